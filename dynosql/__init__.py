@@ -1,0 +1,26 @@
+"""dynosql: a SQL workbench over Amazon DynamoDB.
+
+SQL in, the cheapest DynamoDB calls out, and what each statement cost. The library API is
+``dynosql.Session``; the command line (``dynosql``) and the REPL are thin layers over it.
+Importing the package stays cheap: boto3 and moto load only when a session starts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Session":
+        from .session import Session
+
+        return Session
+    raise AttributeError(name)
+
+
+__all__ = ["Session", "__version__"]

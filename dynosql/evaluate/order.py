@@ -1,0 +1,55 @@
+"""ORDER BY on the client, in DynamoDB order, with a bounded heap for ``ORDER BY … LIMIT n``
+(a true top-n over every row, never "the first n rows, sorted")."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from .. import values
+
+
+class _Desc:
+    """Reverses the order of a sort key inside a tuple (for mixed ASC/DESC keys)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any):
+        self.key = key
+
+    def __lt__(self, other: _Desc) -> bool:
+        return other.key < self.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Desc) and other.key == self.key
+
+
+def row_key(getters: list[tuple[Callable[[Any], Any], bool]]) -> Callable[[Any], tuple]:
+    """A sort key over several (value getter, descending) pairs."""
+
+    def key(row: Any) -> tuple:
+        parts = []
+        for get, desc in getters:
+            k = values.sort_key(get(row))
+            parts.append(_Desc(k) if desc else k)
+        return tuple(parts)
+
+    return key
+
+
+def sort_rows(rows: Iterable[Any], key: Callable[[Any], tuple], limit: int | None) -> Iterator[Any]:
+    """Sorted rows; with a limit, only the best `limit` are kept in memory (stable on ties)."""
+    if limit is None:
+        yield from sorted(rows, key=key)
+        return
+    if limit <= 0:
+        for _ in rows:
+            pass
+        return
+    counter = itertools.count()
+    # nsmallest keeps a heap of `limit` entries; the counter keeps it stable and comparable
+    best = heapq.nsmallest(limit, ((key(r), next(counter), r) for r in rows))
+    for _k, _n, r in best:
+        yield r

@@ -1,0 +1,113 @@
+"""Items → rows for a SELECT: sort, DISTINCT, aggregates, LIMIT and the select list.
+
+Lazy wherever the statement allows: without ORDER BY or aggregates the rows stream, and a
+LIMIT stops the reads underneath.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .. import values
+from ..catalog import TableInfo
+from ..sql import ast
+from ..values import MISSING
+from .aggregate import Group, group
+from .order import row_key, sort_rows
+from .predicate import matches, resolve
+
+
+def columns_of(statement: ast.Select, table: TableInfo) -> list[str]:
+    """The output columns: the select list's names, or the key attributes first for *."""
+    if statement.items is None:
+        return list(table.keys.names)
+    return [item.name for item in statement.items]
+
+
+def whole_item_row(item: dict, key_names: tuple[str, ...]) -> dict:
+    """SELECT *: key attributes first, then the others by name (DynamoDB keeps no order)."""
+    row = {k: item[k] for k in key_names if k in item}
+    for name in sorted(item):
+        if name not in row:
+            row[name] = item[name]
+    return row
+
+
+def project(statement: ast.Select, item: dict, key_names: tuple[str, ...]) -> dict:
+    if statement.items is None:
+        return whole_item_row(item, key_names)
+    row = {}
+    for select_item in statement.items:
+        v = resolve(item, select_item.expr)
+        if v is not MISSING:
+            row[select_item.name] = v
+    return row
+
+
+def select_rows(
+    statement: ast.Select,
+    table: TableInfo,
+    items: Iterable[dict],
+    sort: tuple[ast.OrderItem, ...],
+) -> Iterator[dict]:
+    """Rows of a non-aggregate SELECT from the items the plan read."""
+    keys = table.keys.names
+    limit = statement.limit
+    if sort:
+        key = row_key([(lambda i, e=o.expr: resolve(i, e), o.desc) for o in sort])
+        items = sort_rows(items, key, None if statement.distinct else limit)
+    rows: Iterable[dict] = (project(statement, i, keys) for i in items)
+    if statement.distinct:
+        rows = _distinct(rows)
+    if limit is not None:
+        rows = itertools.islice(rows, limit)
+    return iter(rows)
+
+
+def aggregate_rows(statement: ast.Select, groups: list[Group]) -> Iterator[dict]:
+    """Rows of a GROUP BY/aggregate SELECT: HAVING, ORDER BY, DISTINCT, LIMIT."""
+    if statement.having is not None:
+        groups = [g for g in groups if matches(statement.having, g, _group_value)]
+    if statement.order_by:
+        key = row_key([(lambda g, e=o.expr: g.value(e), o.desc) for o in statement.order_by])
+        groups = list(sort_rows(groups, key, None if statement.distinct else statement.limit))
+    rows: Iterable[dict] = (_group_row(statement, g) for g in groups)
+    if statement.distinct:
+        rows = _distinct(rows)
+    if statement.limit is not None:
+        rows = itertools.islice(rows, statement.limit)
+    return iter(rows)
+
+
+def grouped(statement: ast.Select, items: Iterable[dict]) -> list[Group]:
+    return group(statement, items)
+
+
+def _group_value(operand: Any, g: Group) -> Any:
+    if isinstance(operand, ast.Literal):
+        return operand.value
+    if isinstance(operand, ast.Size):
+        from .predicate import size_of
+
+        return size_of(g.value(operand.path))
+    return g.value(operand)
+
+
+def _group_row(statement: ast.Select, g: Group) -> dict:
+    row = {}
+    for item in statement.items or ():
+        v = g.value(item.expr)
+        if v is not MISSING:
+            row[item.name] = v
+    return row
+
+
+def _distinct(rows: Iterable[dict]) -> Iterator[dict]:
+    seen: set = set()
+    for row in rows:
+        key = tuple(sorted((k, values.hashable(v)) for k, v in row.items()))
+        if key not in seen:
+            seen.add(key)
+            yield row

@@ -1,0 +1,102 @@
+"""SHOW HOT KEYS: which partition-key values hold the most items and bytes (stored skew).
+
+It scans the table (or index) once, in parallel segments where the table is large, and keeps
+one counter per key: memory grows with the number of keys, not of items. It measures what is
+stored, not traffic: for traffic, CloudWatch Contributor Insights is the tool, and the report
+says so.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from . import values
+from .plan.planner import Options, plan_full_scan
+from .result import Result, Stats
+from .sql import ast
+
+DEFAULT_LIMIT = 20
+ITEM_COLLECTION_LIMIT = 10 * 1024**3  # 10 GB per partition-key value when the table has an LSI
+PARTITION_RCU = 3000  # a partition serves at most 3,000 RCU (1,000 WCU) per second
+BAR_WIDTH = 30
+
+
+def hot_keys(session, statement: ast.ShowHotKeys) -> Result:  # noqa: ANN001 - Session (cycle)
+    table = session.describe(statement.table)
+    options = Options(consistent=session.settings.consistent, segments=session.settings.segments)
+    plan = plan_full_scan(table, statement.index, options)
+    session._guard(plan)  # noqa: SLF001 - the same guard as any Scan
+    stats = Stats()
+    limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
+    result = Result(
+        ["key", "items", "bytes", "share", "rcu", "bar"],
+        iter(()),
+        stats,
+        warnings=[
+            f"SHOW HOT KEYS reads every item of {plan.label.split(' ', 1)[1]} ({plan.estimate.text()})"
+        ],
+        human_only=("bar",),
+    )
+    result.rows = _rows(session, plan, stats, limit, result)
+    return result
+
+
+def _rows(session, plan, stats: Stats, limit: int, result: Result):  # noqa: ANN001
+    pk = plan.access.keys.pk
+    counts: dict = {}
+    try:
+        for item in session.executor().items(plan, stats):
+            key = values.hashable(item.get(pk, values.MISSING))
+            entry = counts.get(key)
+            if entry is None:
+                entry = counts[key] = [item.get(pk), 0, 0]
+            entry[1] += 1
+            entry[2] += values.item_size(item)
+    finally:
+        session.total_capacity += stats.capacity
+    total = sum(e[1] for e in counts.values()) or 1
+    ranked = sorted(counts.values(), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
+    top = ranked[0][1] if ranked else 1
+    result.notes.extend(_notes(plan, ranked, total))
+    consistent = plan.consistent
+    for key, items, size in ranked[:limit]:
+        share = (Decimal(items) / Decimal(total)).quantize(Decimal("0.0001"))
+        yield {
+            "key": key,
+            "items": Decimal(items),
+            "bytes": Decimal(size),
+            "share": share,
+            "rcu": values.read_units(size, consistent),
+            "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
+        }
+
+
+def _notes(plan, ranked: list, total: int) -> list[str]:  # noqa: ANN001
+    notes = [
+        "This measures stored skew (items and bytes per partition key), not traffic. "
+        "For the keys that receive the most reads and writes, enable CloudWatch Contributor "
+        "Insights for DynamoDB on this table."
+    ]
+    distinct = len(ranked)
+    if ranked:
+        top_n = max(1, distinct // 100)
+        top_share = sum(e[1] for e in ranked[:top_n]) / total
+        if distinct <= 10 or top_share >= 0.5:
+            notes.append(
+                f"low cardinality: {distinct} distinct {plan.access.keys.pk} value(s); the top "
+                f"{top_n} hold {top_share:.0%} of the items. Requests for those keys all land on "
+                "the same partitions: consider a higher-cardinality key or write sharding."
+            )
+    has_lsi = any(ix.kind == "lsi" for ix in plan.table.indexes)
+    for key, _items, size in ranked:
+        if has_lsi and size >= ITEM_COLLECTION_LIMIT * 0.8:
+            notes.append(
+                f"key {key!s}: item collection {size} bytes is near the 10 GB limit of tables "
+                "with a local secondary index"
+            )
+        if values.read_units(size, True) > PARTITION_RCU:
+            notes.append(
+                f"key {key!s}: reading its whole item collection takes more than the 3,000 RCU "
+                "one partition serves per second"
+            )
+    return notes

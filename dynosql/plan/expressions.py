@@ -1,0 +1,187 @@
+"""Conditions and paths → DynamoDB expression strings.
+
+Every attribute name goes through ExpressionAttributeNames and every value through
+ExpressionAttributeValues, always: reserved words, hyphens and dots in names need no special
+case, and no value ever becomes expression text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .. import values
+from ..sql import ast
+
+_SAFE = re.compile(r"^[A-Za-z0-9_]{1,60}$")
+
+MAX_EXPRESSION_BYTES = 4096
+
+
+class Placeholders:
+    """The names and values of one request; only what an expression really uses is added."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}  # "#PK" -> "PK"
+        self.values: dict[str, dict] = {}  # ":v0" -> {"S": "x"}
+        self._by_name: dict[str, str] = {}
+
+    def name(self, attribute: str) -> str:
+        if attribute not in self._by_name:
+            base = f"#{attribute}" if _SAFE.match(attribute) else f"#n{len(self._by_name)}"
+            while base in self.names:
+                base = f"#n{len(self.names)}_"
+            self._by_name[attribute] = base
+            self.names[base] = attribute
+        return self._by_name[attribute]
+
+    def value(self, value: Any) -> str:
+        key = f":v{len(self.values)}"
+        self.values[key] = values.encode(value)
+        return key
+
+    def path(self, path: ast.Path) -> str:
+        out = ""
+        for element in path.elements:
+            if isinstance(element, int):
+                out += f"[{element}]"
+            else:
+                out += ("." if out else "") + self.name(element)
+        return out
+
+    def into(self, request: dict) -> dict:
+        """Add ExpressionAttributeNames/Values to a request when any were used."""
+        if self.names:
+            request["ExpressionAttributeNames"] = dict(self.names)
+        if self.values:
+            request["ExpressionAttributeValues"] = dict(self.values)
+        return request
+
+
+ORDERED_TYPES = ("S", "N", "B")
+
+
+def expressible(condition: ast.Condition) -> bool:
+    """Whether DynamoDB can evaluate the condition with our semantics exactly.
+
+    What it cannot (LIKE patterns, ordering a BOOL, begins_with on a number, ...) is left to the
+    client-side evaluator, which gives the answer DynamoDB's rules would give.
+    """
+    if isinstance(condition, ast.And | ast.Or):
+        return all(expressible(c) for c in condition.items)
+    if isinstance(condition, ast.Not):
+        return expressible(condition.item)
+    if isinstance(condition, ast.Like):
+        return False
+    if isinstance(condition, ast.IsNull):
+        return True
+    if isinstance(condition, ast.Compare):
+        if condition.op in ("=", "<>"):
+            return all(_value_ok(o, any_type=True) for o in (condition.left, condition.right))
+        return all(_value_ok(o) for o in (condition.left, condition.right))
+    if isinstance(condition, ast.Between):
+        return all(_value_ok(o) for o in (condition.operand, condition.low, condition.high))
+    if isinstance(condition, ast.In):
+        return _value_ok(condition.operand, any_type=True) and all(
+            _value_ok(v, any_type=True) for v in condition.values
+        )
+    if isinstance(condition, ast.Function):
+        if condition.name == "begins_with":
+            return _literal_type(condition.arg) in ("S", "B")
+        if condition.name == "contains":
+            return _literal_type(condition.arg) in ("S", "N", "B")
+        return True
+    return False
+
+
+def _literal_type(operand: Any) -> str | None:
+    if isinstance(operand, ast.Literal):
+        return values.type_of(operand.value)
+    return None
+
+
+def _value_ok(operand: Any, any_type: bool = False) -> bool:
+    if isinstance(operand, ast.Literal):
+        code = values.type_of(operand.value)
+        if code in ("SS", "NS", "BS") and not operand.value:
+            return False  # DynamoDB has no empty sets
+        return any_type or code in ORDERED_TYPES
+    if isinstance(operand, ast.Size):
+        return True
+    return isinstance(operand, ast.Path)
+
+
+def condition_text(condition: ast.Condition, ph: Placeholders, top: bool = True) -> str:
+    """The expression text of a condition (which must be ``expressible``)."""
+    if isinstance(condition, ast.And):
+        text = " AND ".join(condition_text(c, ph, False) for c in condition.items)
+        return text if top else f"({text})"
+    if isinstance(condition, ast.Or):
+        text = " OR ".join(condition_text(c, ph, False) for c in condition.items)
+        return text if top else f"({text})"
+    if isinstance(condition, ast.Not):
+        return f"NOT ({condition_text(condition.item, ph)})"
+    if isinstance(condition, ast.Compare):
+        return (
+            f"{operand_text(condition.left, ph)} {condition.op} {operand_text(condition.right, ph)}"
+        )
+    if isinstance(condition, ast.Between):
+        return (
+            f"{operand_text(condition.operand, ph)} BETWEEN {operand_text(condition.low, ph)}"
+            f" AND {operand_text(condition.high, ph)}"
+        )
+    if isinstance(condition, ast.In):
+        listed = ", ".join(operand_text(v, ph) for v in condition.values)
+        return f"{operand_text(condition.operand, ph)} IN ({listed})"
+    if isinstance(condition, ast.IsNull):
+        return f"attribute_type({ph.path(condition.path)}, {ph.value('NULL')})"
+    if isinstance(condition, ast.Function):
+        if condition.arg is None:
+            return f"{condition.name}({ph.path(condition.path)})"
+        return f"{condition.name}({ph.path(condition.path)}, {operand_text(condition.arg, ph)})"
+    raise TypeError(f"not expressible: {condition!r}")
+
+
+def operand_text(operand: Any, ph: Placeholders) -> str:
+    if isinstance(operand, ast.Path):
+        return ph.path(operand)
+    if isinstance(operand, ast.Literal):
+        return ph.value(operand.value)
+    if isinstance(operand, ast.Size):
+        return f"size({ph.path(operand.path)})"
+    raise TypeError(f"unbound operand: {operand!r}")
+
+
+def projection_text(paths: list[ast.Path], ph: Placeholders) -> str:
+    return ", ".join(ph.path(p) for p in paths)
+
+
+def paths_in(node: Any) -> list[ast.Path]:
+    """Every attribute path a condition or operand reads."""
+    found: list[ast.Path] = []
+    if isinstance(node, ast.Path):
+        found.append(node)
+    elif isinstance(node, ast.Size):
+        found.append(node.path)
+    elif isinstance(node, ast.And | ast.Or):
+        for c in node.items:
+            found.extend(paths_in(c))
+    elif isinstance(node, ast.Not):
+        found.extend(paths_in(node.item))
+    elif isinstance(node, ast.Compare):
+        found.extend(paths_in(node.left) + paths_in(node.right))
+    elif isinstance(node, ast.Between):
+        for o in (node.operand, node.low, node.high):
+            found.extend(paths_in(o))
+    elif isinstance(node, ast.In):
+        found.extend(paths_in(node.operand))
+        for v in node.values:
+            found.extend(paths_in(v))
+    elif isinstance(node, ast.Function):
+        found.append(node.path)
+        found.extend(paths_in(node.arg))
+    elif isinstance(node, ast.Like | ast.IsNull):
+        found.append(node.path)
+    elif isinstance(node, ast.Aggregate) and node.path is not None:
+        found.append(node.path)
+    return found

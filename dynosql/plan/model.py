@@ -1,0 +1,109 @@
+"""A plan: the DynamoDB requests that answer a statement, and what the client does after."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from ..catalog import IndexInfo, TableInfo
+from ..sql import ast
+
+
+@dataclass
+class Request:
+    """One DynamoDB call as boto3 takes it (low-level client, wire-format values).
+
+    ``residual`` is what the client must still check on each item this request returns
+    (conditions DynamoDB cannot evaluate, or may not: a Query's filter cannot name keys).
+    """
+
+    operation: str  # GetItem, BatchGetItem, Query, Scan
+    params: dict[str, Any]
+    residual: ast.Condition | None = None
+
+    def code(self) -> str:
+        """The request as Python you can paste: ``client.query(**{...})``."""
+        method = {"GetItem": "get_item", "BatchGetItem": "batch_get_item"}.get(
+            self.operation, self.operation.lower()
+        )
+        return f"client.{method}(**{json.dumps(_jsonable(self.params), indent=2)})"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        import base64
+
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+@dataclass
+class Estimate:
+    items: int  # items DynamoDB will read (evaluate), before any filter
+    rcu: Decimal
+
+    def text(self) -> str:
+        return f"~{self.items} items, ~{format(self.rcu.normalize(), 'f')} RCU"
+
+
+@dataclass
+class Plan:
+    statement: ast.Select
+    table: TableInfo
+    access: IndexInfo
+    operation: str  # GetItem | BatchGetItem | Query | Scan | Nothing (no item can match)
+    requests: list[Request]
+    estimate: Estimate
+    fetch: Request | None = None  # BatchGetItem template to fetch full items from the base table
+    dedupe: bool = False  # several requests may return the same item
+    sort: tuple[ast.OrderItem, ...] = ()  # client-side ORDER BY; empty when the read order serves
+    count_only: bool = False  # Select=COUNT: only counts come back
+    segments: int = 1
+    consistent: bool = False
+    warnings: list[str] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)  # client-side steps, in words
+
+    @property
+    def is_scan(self) -> bool:
+        return self.operation == "Scan"
+
+    @property
+    def label(self) -> str:
+        target = (
+            self.table.name if self.access.name is None else f"{self.table.name}.{self.access.name}"
+        )
+        n = len(self.requests)
+        if self.operation == "Scan" and self.segments > 1:
+            return f"Scan {target} ({self.segments} segments)"
+        if self.operation in ("Query", "GetItem") and n > 1:
+            return f"{n}× {self.operation} {target}"
+        text = f"{self.operation} {target}"
+        if self.fetch is not None:
+            text += f" + BatchGetItem {self.table.name}"
+        return text
+
+    def describe(self) -> dict[str, Any]:
+        """The plan as JSON data (EXPLAIN --format json)."""
+        return {
+            "operation": self.operation,
+            "table": self.table.name,
+            "index": self.access.name,
+            "requests": [
+                {"operation": r.operation, "params": _jsonable(r.params)} for r in self.requests
+            ],
+            "fetch": None
+            if self.fetch is None
+            else {"operation": "BatchGetItem", "params": _jsonable(self.fetch.params)},
+            "segments": self.segments,
+            "client_steps": list(self.steps),
+            "warnings": list(self.warnings),
+            "estimate": {"items": self.estimate.items, "rcu": str(self.estimate.rcu.normalize())},
+        }

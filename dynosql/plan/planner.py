@@ -1,0 +1,737 @@
+"""The planner: a bound SELECT and a table description in, the cheapest plan out. No I/O.
+
+For each access path (the table, its LSIs, its GSIs) it asks: can a key serve the WHERE
+(partition-key equality, IN, or an OR of keyed branches)? Which sort-key condition is the
+tightest? Does the path hold every item the WHERE can match (sparse indexes) and every
+attribute the statement needs (projections)? Then it prices each candidate from the table's
+size and picks the cheapest; a Scan only when no key serves, and never silently.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .. import values
+from ..catalog import IndexInfo, TableInfo
+from ..errors import PlanError
+from ..sql import ast
+from . import keys as K
+from .expressions import (
+    MAX_EXPRESSION_BYTES,
+    Placeholders,
+    condition_text,
+    expressible,
+    paths_in,
+    projection_text,
+)
+from .model import Estimate, Plan, Request
+
+MAX_BRANCHES = 100  # one request per branch; more than DynamoDB's IN limit is not sensible
+BATCH_GET_KEYS = 100
+SCAN_SEGMENT_BYTES = 256 * 1024 * 1024  # one parallel-scan worker per 256 MB, when not given
+MAX_AUTO_SEGMENTS = 8
+
+
+@dataclass(frozen=True)
+class Options:
+    consistent: bool = False
+    segments: int | None = None  # None: choose from the table size
+
+
+@dataclass
+class _Branch:
+    """One keyed part of the WHERE: the conjuncts that hold for the items it reads."""
+
+    items: list[ast.Condition]
+    pk_value: Any = None
+    sk_condition: K.SortKeyCondition | None = None
+    empty: bool = False
+
+
+@dataclass
+class _Candidate:
+    path: IndexInfo
+    operation: str
+    branches: list[_Branch]
+    fetch: bool
+    est_items: int
+    rcu: Decimal
+    serves_order: bool
+    rank: int
+    notes: list[str] = field(default_factory=list)
+
+
+def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
+    """The cheapest plan for a SELECT whose parameters are bound."""
+    needed = _needed_paths(statement)
+    if statement.index is not None:
+        path = table.index(statement.index)
+        if options.consistent and path.kind == "gsi":
+            raise PlanError(
+                f"index {path.name} is a GSI: GSIs only support eventually consistent reads "
+                f"(drop --consistent, or read the table {table.name})"
+            )
+        paths = [path]
+    else:
+        paths = [p for p in table.access_paths if not (options.consistent and p.kind == "gsi")]
+
+    candidates = [c for p in paths if (c := _keyed_candidate(statement, table, p, needed, options))]
+    # an explicitly named index may lack items; say so, but honour the choice
+    notes: list[str] = []
+    if statement.index is not None:
+        path = paths[0]
+        missing = _sparse_gaps(statement, path, table)
+        if missing:
+            notes.append(
+                f"index {path.name} holds only items that have {' and '.join(missing)}: "
+                "items without them are not read"
+            )
+    if candidates:
+        best = min(candidates, key=lambda c: (c.rcu, not c.serves_order, c.rank))
+    else:
+        best = _scan_candidate(
+            statement, table, paths[0] if statement.index else table.base, needed, options
+        )
+    plan = _build(statement, table, best, needed, options)
+    plan.warnings[:0] = notes
+    if plan.is_scan:
+        plan.warnings.insert(0, _scan_warning(statement, table, plan))
+    return plan
+
+
+# --- what the statement needs ------------------------------------------------------------------
+
+
+def _needed_paths(statement: ast.Select) -> list[ast.Path] | None:
+    """Paths the client needs on each item, or None for whole items (SELECT *)."""
+    if statement.items is None:
+        return None
+    found: list[ast.Path] = []
+    for item in statement.items:
+        found.extend(paths_in(item.expr))
+    for order in statement.order_by:
+        found.extend(paths_in(order.expr))
+    found.extend(statement.group_by)
+    return found
+
+
+def _dedupe_paths(paths: list[ast.Path]) -> list[ast.Path]:
+    """Drop paths that repeat or lie inside another (DynamoDB rejects overlapping paths)."""
+    kept: list[ast.Path] = []
+    for p in sorted(paths, key=lambda p: len(p.elements)):
+        if any(p.elements[: len(k.elements)] == k.elements for k in kept):
+            continue
+        kept.append(p)
+    order = {p.elements: i for i, p in enumerate(paths)}
+    return sorted(kept, key=lambda p: order.get(p.elements, 0))
+
+
+def _attr(name: str) -> ast.Path:
+    return ast.Path((name,), name)
+
+
+# --- branches: the keyed parts of the WHERE ----------------------------------------------------
+
+
+def _branches(statement: ast.Select, path: IndexInfo) -> list[_Branch] | None:
+    """Split the WHERE into branches each with partition-key equality, or None if it cannot."""
+    items = K.conjuncts(statement.where)
+    pk, sk = path.keys.pk, path.keys.sk
+    groups = _expand(items, pk)
+    if groups is None:
+        return None
+    branches: list[_Branch] = []
+    for group in groups:
+        for sub in _expand_sort(group, sk) if sk else [group]:
+            branches.append(_branch(sub, path))
+    if len(branches) > MAX_BRANCHES:
+        return None
+    return _unique(branches)
+
+
+def _expand(items: list[ast.Condition], pk: str) -> list[list[ast.Condition]] | None:
+    found, _value, _c = K.equality_value(items, pk)
+    if found:
+        return [items]
+    for c in items:
+        listed = K.in_values(c, pk)
+        if listed is not None:
+            rest = [x for x in items if x is not c]
+            return [rest + [ast.Compare("=", _attr(pk), ast.Literal(v))] for v in _distinct(listed)]
+    for c in items:
+        if isinstance(c, ast.Or):
+            parts = [K.conjuncts(b) for b in c.items]
+            if all(K.equality_value(p, pk)[0] for p in parts):
+                rest = [x for x in items if x is not c]
+                return [rest + p for p in parts]
+    return None
+
+
+def _expand_sort(items: list[ast.Condition], sk: str) -> list[list[ast.Condition]]:
+    """`sk IN (...)` or an OR of sort-key conditions becomes one branch per alternative."""
+    for c in items:
+        listed = K.in_values(c, sk)
+        if listed is not None and len(listed) > 1:
+            rest = [x for x in items if x is not c]
+            return [rest + [ast.Compare("=", _attr(sk), ast.Literal(v))] for v in _distinct(listed)]
+    return [items]
+
+
+def _distinct(listed: list[Any]) -> list[Any]:
+    seen, out = set(), []
+    for v in listed:
+        h = values.hashable(v)
+        if h not in seen:
+            seen.add(h)
+            out.append(v)
+    return out
+
+
+def _unique(branches: list[_Branch]) -> list[_Branch]:
+    return branches
+
+
+def _branch(items: list[ast.Condition], path: IndexInfo) -> _Branch:
+    keys = path.keys
+    _found, pk_value, _c = K.equality_value(items, keys.pk)
+    branch = _Branch(items, pk_value)
+    if not K.key_value_ok(pk_value, keys.pk_type, K.MAX_PK_BYTES):
+        branch.empty = True
+        return branch
+    # two different equalities on the partition key contradict each other
+    for c in items:
+        m = K.attribute_comparison(c, keys.pk)
+        if m and m[0] == "=" and not values.values_equal(m[1], pk_value):
+            branch.empty = True
+            return branch
+    if keys.sk:
+        conditions = []
+        for c in items:
+            if K.mentions_type_mismatch(c, keys.sk, keys.sk_type):
+                branch.empty = True
+                return branch
+            sc = K.sort_condition_of(c, keys.sk, keys.sk_type)
+            if sc is not None:
+                if sc.op == "=" and not K.key_value_ok(sc.values[0], keys.sk_type, K.MAX_SK_BYTES):
+                    branch.empty = True
+                    return branch
+                conditions.append(sc)
+        try:
+            branch.sk_condition = K.tightest(conditions)
+        except K.Empty:
+            branch.empty = True
+    return branch
+
+
+def _implies_present(items: list[ast.Condition], attribute: str) -> bool:
+    """Whether the conjuncts can only hold for items that have `attribute`."""
+    for c in items:
+        m = K.attribute_comparison(c, attribute)
+        if m and m[0] != "<>":
+            return True
+        if (
+            isinstance(c, ast.Between)
+            and isinstance(c.operand, ast.Path)
+            and c.operand.elements == (attribute,)
+        ):
+            return True
+        if (
+            isinstance(c, ast.In)
+            and isinstance(c.operand, ast.Path)
+            and c.operand.elements == (attribute,)
+        ):
+            return True
+        if (
+            isinstance(c, ast.Function)
+            and c.name != "attribute_not_exists"
+            and c.path.elements == (attribute,)
+        ):
+            return True
+        if isinstance(c, ast.Like | ast.IsNull) and c.path.elements == (attribute,):
+            return True
+        if isinstance(c, ast.Or) and all(
+            _implies_present(K.conjuncts(b), attribute) for b in c.items
+        ):
+            return True
+    return False
+
+
+def _sparse_gaps(statement: ast.Select, path: IndexInfo, table: TableInfo) -> list[str]:
+    """Index key attributes the WHERE does not guarantee (items lacking them are not indexed)."""
+    if path.kind == "table":
+        return []
+    items = K.conjuncts(statement.where)
+    groups = _expand(items, path.keys.pk) or [items]
+    return [
+        name
+        for name in path.keys.names
+        if name not in table.keys.names and not all(_implies_present(g, name) for g in groups)
+    ]
+
+
+# --- candidates and their price ----------------------------------------------------------------
+
+
+def _holds_all(path: IndexInfo, table: TableInfo, needed: list[ast.Path] | None) -> bool:
+    if path.projection == "ALL":
+        return True
+    if needed is None:
+        return False
+    return all(path.holds(p.root, table.keys) for p in needed)
+
+
+def _collection_items(path: IndexInfo, table: TableInfo) -> float:
+    """A guess at the items under one partition-key value: sqrt(N) when nothing better is known."""
+    n = path.item_count or table.item_count or 1000
+    return max(1.0, math.sqrt(n))
+
+
+_SELECTIVITY = {
+    "=": 0.0,
+    "BETWEEN": 0.1,
+    "begins_with": 0.1,
+    "<": 0.3,
+    "<=": 0.3,
+    ">": 0.3,
+    ">=": 0.3,
+}
+
+
+def _avg_size(path: IndexInfo, table: TableInfo) -> int:
+    if path.item_count and path.size_bytes:
+        return max(1, path.size_bytes // path.item_count)
+    return table.average_item_size
+
+
+def _rcu(items: float, size: int, consistent: bool) -> Decimal:
+    units = Decimal(max(1, math.ceil(items * size / 4096)))
+    return units if consistent else units / 2
+
+
+def _keyed_candidate(
+    statement: ast.Select,
+    table: TableInfo,
+    path: IndexInfo,
+    needed: list[ast.Path] | None,
+    options: Options,
+) -> _Candidate | None:
+    if path.kind != "table" and statement.index is None and _sparse_gaps(statement, path, table):
+        return None
+    branches = _branches(statement, path)
+    if branches is None:
+        return None
+    live = [b for b in branches if not b.empty]
+    consistent = options.consistent and path.kind != "gsi"
+    full_key = path.kind == "table" and all(
+        path.keys.sk is None or (b.sk_condition is not None and b.sk_condition.op == "=")
+        for b in live
+    )
+    fetch = not _holds_all(path, table, needed)
+    per_key = _collection_items(path, table)
+    size = _avg_size(path, table)
+    if full_key and live:
+        operation = "GetItem" if len(live) == 1 else "BatchGetItem"
+        est_items = len(live)
+        rcu = sum((_rcu(1, table.average_item_size, consistent) for _ in live), Decimal(0))
+    else:
+        operation = "Query"
+        est_items = 0
+        rcu = Decimal(0)
+        for b in live:
+            op = b.sk_condition.op if b.sk_condition else None
+            if op == "=" and path.kind == "gsi":
+                n = max(1.0, per_key * 0.05)
+            else:
+                n = 1.0 if op == "=" else per_key * _SELECTIVITY.get(op, 1.0)
+            est_items += math.ceil(n)
+            rcu += _rcu(n, size, consistent)
+        if fetch:
+            rcu += sum(
+                (_rcu(1, table.average_item_size, options.consistent) for _ in range(est_items)),
+                Decimal(0),
+            )
+    serves = _serves_order(statement, path)
+    rank = {"table": 0, "lsi": 1, "gsi": 2}[path.kind]
+    if not live:
+        operation, est_items, rcu = "Nothing", 0, Decimal(0)
+    return _Candidate(path, operation, branches, fetch, est_items, rcu, serves, rank)
+
+
+def _serves_order(statement: ast.Select, path: IndexInfo) -> bool:
+    if len(statement.order_by) != 1 or statement.is_aggregate:
+        return False
+    expr = statement.order_by[0].expr
+    return (
+        isinstance(expr, ast.Path) and path.keys.sk is not None and expr.elements == (path.keys.sk,)
+    )
+
+
+def _scan_candidate(
+    statement: ast.Select,
+    table: TableInfo,
+    path: IndexInfo,
+    needed: list[ast.Path] | None,
+    options: Options,
+) -> _Candidate:
+    items = path.item_count or table.item_count
+    consistent = options.consistent and path.kind != "gsi"
+    rcu = _rcu(items, _avg_size(path, table), consistent) if items else Decimal("0.5")
+    fetch = not _holds_all(path, table, needed)
+    branch = _Branch(K.conjuncts(statement.where))
+    return _Candidate(path, "Scan", [branch], fetch, items, rcu, False, 9)
+
+
+# --- building the requests ---------------------------------------------------------------------
+
+
+def _key_of(c: ast.Condition, path: IndexInfo) -> bool:
+    """Whether a conjunct names one of the path's key attributes (a Query filter may not)."""
+    return any(p.root in path.keys.names for p in paths_in(c))
+
+
+def _build(
+    statement: ast.Select,
+    table: TableInfo,
+    cand: _Candidate,
+    needed: list[ast.Path] | None,
+    options: Options,
+) -> Plan:
+    path = cand.path
+    consistent = options.consistent and path.kind != "gsi"
+    live = [b for b in cand.branches if not b.empty]
+    plan = Plan(
+        statement=statement,
+        table=table,
+        access=path,
+        operation=cand.operation,
+        requests=[],
+        estimate=Estimate(cand.est_items, cand.rcu),
+        consistent=consistent,
+    )
+    multi = len(live) > 1
+    plan.dedupe = multi and cand.operation in ("Query",)
+    client_sort = statement.order_by and not (cand.serves_order and cand.operation in ("Query",))
+    count_star = _count_star_only(statement)
+    if cand.operation == "Nothing":
+        plan.steps.append("no item can match the WHERE (contradictory or impossible key values)")
+        _client_steps(plan, statement, client_sort, False)
+        return plan
+
+    if cand.operation in ("GetItem", "BatchGetItem"):
+        _build_gets(plan, statement, table, live, needed, consistent)
+        _client_steps(plan, statement, client_sort, True)
+        return plan
+
+    # Query or Scan: the key condition per branch, what DynamoDB filters, what the client checks
+    fetch = cand.fetch
+    wants_items = not (count_star and not fetch)
+    for b in live:
+        ph = Placeholders()
+        params: dict[str, Any] = {"TableName": table.name}
+        if path.name is not None:
+            params["IndexName"] = path.name
+        remaining = list(b.items)
+        if cand.operation == "Query":
+            params["KeyConditionExpression"] = _key_condition(b, path, ph)
+            remaining = [c for c in remaining if not _served_by_key(c, b, path)]
+            server = [
+                c
+                for c in remaining
+                if expressible(c) and not _key_of(c, path) and _held(c, path, table)
+            ]
+        else:
+            server = [c for c in remaining if expressible(c) and _held(c, path, table)]
+        residual = [c for c in remaining if c not in server]
+        if server:
+            probe = condition_text(K.and_of(server), Placeholders())  # measured, then discarded
+            if len(probe.encode("utf-8")) > MAX_EXPRESSION_BYTES:
+                residual = remaining
+                plan.warnings.append(
+                    "the filter is longer than DynamoDB's 4 KB limit: filtering client-side"
+                )
+            else:
+                params["FilterExpression"] = condition_text(K.and_of(server), ph)
+        if count_star and not residual and not fetch and not multi:
+            params["Select"] = "COUNT"
+            plan.count_only = True
+        elif wants_items or residual or multi:
+            projection = _projection(statement, table, path, needed, residual, fetch, multi)
+            if projection:
+                params["ProjectionExpression"] = projection_text(projection, ph)
+        if cand.operation == "Query" and cand.serves_order:
+            params["ScanIndexForward"] = not statement.order_by[0].desc
+        if consistent:
+            params["ConsistentRead"] = True
+        limit = _request_limit(
+            statement, residual, params, client_sort and not cand.serves_order, fetch
+        )
+        if limit is not None:
+            params["Limit"] = limit
+        params["ReturnConsumedCapacity"] = "TOTAL"
+        ph.into(params)
+        plan.requests.append(Request(cand.operation, params, K.and_of(residual)))
+
+    if cand.operation == "Scan":
+        plan.segments = _segments(table, path, options)
+    if fetch:
+        plan.fetch = _fetch_request(statement, table, needed, consistent=options.consistent)
+        plan.steps.append(
+            f"fetch full items from {table.name} with BatchGetItem ({path.name} does not project "
+            "every attribute needed)"
+        )
+    _client_steps(plan, statement, client_sort, multi)
+    return plan
+
+
+def _held(c: ast.Condition, path: IndexInfo, table: TableInfo) -> bool:
+    """A filter on an index can only see the attributes the index projects."""
+    return all(path.holds(p.root, table.keys) for p in paths_in(c))
+
+
+def _served_by_key(c: ast.Condition, b: _Branch, path: IndexInfo) -> bool:
+    m = K.attribute_comparison(c, path.keys.pk)
+    if m and m[0] == "=" and values.values_equal(m[1], b.pk_value):
+        return True
+    if path.keys.sk and b.sk_condition is not None:
+        sc = K.sort_condition_of(c, path.keys.sk, path.keys.sk_type)
+        if sc is not None and K.implies(b.sk_condition, sc):
+            return True
+    return False
+
+
+def _key_condition(b: _Branch, path: IndexInfo, ph: Placeholders) -> str:
+    text = f"{ph.name(path.keys.pk)} = {ph.value(b.pk_value)}"
+    sc = b.sk_condition
+    if sc is None:
+        return text
+    name = ph.name(path.keys.sk)
+    if sc.op == "BETWEEN":
+        cond = f"{name} BETWEEN {ph.value(sc.values[0])} AND {ph.value(sc.values[1])}"
+    elif sc.op == "begins_with":
+        cond = f"begins_with({name}, {ph.value(sc.values[0])})"
+    else:
+        cond = f"{name} {sc.op} {ph.value(sc.values[0])}"
+    return f"{text} AND {cond}"
+
+
+def _projection(
+    statement: ast.Select,
+    table: TableInfo,
+    path: IndexInfo,
+    needed: list[ast.Path] | None,
+    residual: list[ast.Condition],
+    fetch: bool,
+    multi: bool,
+) -> list[ast.Path] | None:
+    if fetch:
+        # read only the keys through the index; the rest comes from the base table
+        return [_attr(n) for n in table.keys.names]
+    if needed is None:
+        return None
+    paths = list(needed)
+    for c in residual:
+        paths.extend(paths_in(c))
+    if multi:
+        paths.extend(_attr(n) for n in table.keys.names)
+    for order in statement.order_by:
+        paths.extend(paths_in(order.expr))
+    if not paths:
+        # COUNT(*) over a client-filtered read still needs something small per item
+        paths = [_attr(table.keys.pk)]
+    return _dedupe_paths(paths)
+
+
+def _fetch_request(
+    statement: ast.Select, table: TableInfo, needed: list[ast.Path] | None, consistent: bool
+) -> Request:
+    ph = Placeholders()
+    spec: dict[str, Any] = {"Keys": []}
+    if needed is not None:
+        paths = list(needed)
+        for c in K.conjuncts(statement.where):
+            paths.extend(paths_in(c))
+        paths.extend(_attr(n) for n in table.keys.names)
+        spec["ProjectionExpression"] = projection_text(_dedupe_paths(paths), ph)
+    if consistent:
+        spec["ConsistentRead"] = True
+    if ph.names:
+        spec["ExpressionAttributeNames"] = dict(ph.names)
+    return Request(
+        "BatchGetItem",
+        {"RequestItems": {table.name: spec}, "ReturnConsumedCapacity": "TOTAL"},
+        statement.where,
+    )
+
+
+def _build_gets(
+    plan: Plan,
+    statement: ast.Select,
+    table: TableInfo,
+    live: list[_Branch],
+    needed: list[ast.Path] | None,
+    consistent: bool,
+) -> None:
+    """GetItem for one full key, BatchGetItem (100 keys a call) for several."""
+    keys = []
+    seen = set()
+    for b in live:
+        key = {table.keys.pk: values.encode(b.pk_value)}
+        if table.keys.sk:
+            key[table.keys.sk] = values.encode(b.sk_condition.values[0])
+        h = tuple(sorted((k, values.hashable(values.decode(v))) for k, v in key.items()))
+        if h not in seen:
+            seen.add(h)
+            keys.append(key)
+    # BatchGetItem has no filter: the client checks the whole WHERE on what comes back
+    residual = _non_key_conditions(statement, table)
+    paths = None
+    if needed is not None:
+        paths = list(needed)
+        if residual is not None:
+            paths.extend(paths_in(residual))
+        paths.extend(_attr(n) for n in table.keys.names)
+        paths = _dedupe_paths(paths)
+    if len(keys) == 1:
+        ph = Placeholders()
+        params: dict[str, Any] = {"TableName": table.name, "Key": keys[0]}
+        if paths:
+            params["ProjectionExpression"] = projection_text(paths, ph)
+        if consistent:
+            params["ConsistentRead"] = True
+        params["ReturnConsumedCapacity"] = "TOTAL"
+        ph.into(params)
+        plan.requests.append(Request("GetItem", params, residual))
+        return
+    for start in range(0, len(keys), BATCH_GET_KEYS):
+        ph = Placeholders()
+        spec: dict[str, Any] = {"Keys": keys[start : start + BATCH_GET_KEYS]}
+        if paths:
+            spec["ProjectionExpression"] = projection_text(paths, ph)
+        if consistent:
+            spec["ConsistentRead"] = True
+        if ph.names:
+            spec["ExpressionAttributeNames"] = dict(ph.names)
+        plan.requests.append(
+            Request(
+                "BatchGetItem",
+                {"RequestItems": {table.name: spec}, "ReturnConsumedCapacity": "TOTAL"},
+                residual,
+            )
+        )
+
+
+def _non_key_conditions(statement: ast.Select, table: TableInfo) -> ast.Condition | None:
+    """The WHERE, to be re-checked on fetched items (the keys already hold by construction,
+    but an OR can mix keyed branches with other conditions, so the whole WHERE is checked)."""
+    return statement.where
+
+
+def _count_star_only(statement: ast.Select) -> bool:
+    if statement.group_by or statement.items is None or statement.distinct:
+        return False
+    aggs = [i.expr for i in statement.items]
+    return (
+        len(aggs) == 1
+        and isinstance(aggs[0], ast.Aggregate)
+        and aggs[0].func == "COUNT"
+        and aggs[0].path is None
+    )
+
+
+def _request_limit(
+    statement: ast.Select,
+    residual: list[ast.Condition],
+    params: dict[str, Any],
+    client_sort: bool,
+    fetch: bool,
+) -> int | None:
+    """Send Limit only where every item read is a row: no filter, nothing client-side."""
+    if statement.limit is None or statement.is_aggregate or statement.distinct:
+        return None
+    if residual or "FilterExpression" in params or client_sort:
+        return None
+    return max(1, statement.limit)
+
+
+def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
+    if options.segments:
+        return options.segments
+    size = path.size_bytes or table.size_bytes
+    return max(1, min(MAX_AUTO_SEGMENTS, size // SCAN_SEGMENT_BYTES))
+
+
+def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: bool) -> None:
+    residuals = [r for r in plan.requests if r.residual is not None]
+    if residuals and plan.operation in ("Query", "Scan"):
+        plan.steps.append("check conditions DynamoDB cannot evaluate here, client-side")
+    if plan.operation in ("GetItem", "BatchGetItem") and statement.where is not None:
+        plan.steps.append("check the WHERE on the items fetched")
+    if plan.dedupe:
+        plan.steps.append("merge the requests' items, dropping duplicates")
+    if statement.is_aggregate:
+        groups = ", ".join(p.text for p in statement.group_by)
+        plan.steps.append(
+            f"aggregate{' by ' + groups if groups else ''}"
+            + (" (counts only)" if plan.count_only else "")
+        )
+        if statement.having is not None:
+            plan.steps.append("HAVING")
+    if statement.distinct:
+        plan.steps.append("DISTINCT")
+    if client_sort and statement.order_by:
+        keys = ", ".join((o.expr.text) + (" DESC" if o.desc else "") for o in statement.order_by)
+        how = f"top {statement.limit} (bounded heap)" if statement.limit is not None else "sort"
+        plan.steps.append(f"{how} by {keys}, client-side in DynamoDB order")
+        sort = statement.order_by
+        plan.sort = sort
+    elif statement.order_by and multi:
+        plan.sort = statement.order_by
+        plan.steps.append("merge the requests' rows in key order")
+    if statement.limit is not None:
+        plan.steps.append(f"stop after {statement.limit} rows")
+
+
+def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan) -> str:
+    target = table.name if plan.access.name is None else f"{table.name}.{plan.access.name}"
+    hints = []
+    for p in table.access_paths:
+        where = "the table" if p.name is None else f"index {p.name}"
+        hints.append(f"{p.keys.pk} = … ({where})")
+    why = "no condition on a partition key" if statement.where is not None else "no WHERE"
+    return (
+        f"Scan of {target}: {why}; it reads every item ({plan.estimate.text()}). "
+        f"A Query needs one of: {'; '.join(hints)}"
+    )
+
+
+def plan_full_scan(table: TableInfo, index: str | None, options: Options = Options()) -> Plan:
+    """A Scan that reads whole items (or index entries) of a table or index: the hot-key
+    report needs every item's size, so nothing is projected away."""
+    path = table.index(index) if index else table.base
+    if options.consistent and path.kind == "gsi":
+        raise PlanError(
+            f"index {path.name} is a GSI: GSIs only support eventually consistent reads"
+        )
+    consistent = options.consistent and path.kind != "gsi"
+    params: dict[str, Any] = {"TableName": table.name}
+    if path.name is not None:
+        params["IndexName"] = path.name
+    if consistent:
+        params["ConsistentRead"] = True
+    params["ReturnConsumedCapacity"] = "TOTAL"
+    items = path.item_count or table.item_count
+    rcu = _rcu(items, _avg_size(path, table), consistent) if items else Decimal("0.5")
+    statement = ast.Select(table=table.name, index=index, items=None)
+    return Plan(
+        statement=statement,
+        table=table,
+        access=path,
+        operation="Scan",
+        requests=[Request("Scan", params)],
+        estimate=Estimate(items, rcu),
+        segments=_segments(table, path, options),
+        consistent=consistent,
+    )

@@ -1,0 +1,86 @@
+"""What a statement gives back: rows (streamed), and what it cost.
+
+Renderers and front doors see only this module's types, never DynamoDB requests.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+Row = dict[str, Any]  # column name -> decoded DynamoDB value; a missing attribute is absent
+
+
+@dataclass
+class Stats:
+    """Filled in while the rows stream; complete once they are consumed."""
+
+    operations: list[str] = field(
+        default_factory=list
+    )  # e.g. "Query audit", "Scan drive (4 segments)"
+    requests: int = 0
+    items_scanned: int = 0
+    rows: int = 0
+    capacity: Decimal = Decimal(0)
+    capacity_estimated: bool = False
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+
+    def finish(self) -> None:
+        if self.finished is None:
+            self.finished = time.monotonic()
+
+    @property
+    def elapsed(self) -> float:
+        end = self.finished if self.finished is not None else time.monotonic()
+        return end - self.started
+
+    def capacity_text(self) -> str:
+        value = format_capacity(self.capacity)
+        return f"~{value} RCU est." if self.capacity_estimated else f"{value} RCU"
+
+    def footer(self) -> str:
+        parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"]
+        if self.operations:
+            parts.append(", ".join(self.operations))
+        if self.requests:
+            parts.append(f"{self.items_scanned} items scanned")
+            parts.append(self.capacity_text())
+        parts.append(f"{self.elapsed:.3f}s")
+        return " · ".join(parts)
+
+
+def format_capacity(value: Decimal) -> str:
+    text = format(value.normalize(), "f") if value else "0"
+    return text
+
+
+@dataclass
+class Result:
+    """A statement's answer. ``rows`` may be a one-shot generator: iterate it once."""
+
+    columns: list[str]
+    rows: Iterable[Row]
+    stats: Stats = field(default_factory=Stats)
+    warnings: list[str] = field(default_factory=list)
+    # "rows" for data, "status" for a statement with nothing to show (SET), "plan" for EXPLAIN
+    kind: str = "rows"
+    title: str | None = None  # a line shown above a table (DESCRIBE, hot keys)
+    notes: list[str] = field(default_factory=list)  # shown after the rows (stderr for scripts)
+    # SELECT *: `columns` holds the keys only; rows may carry any other attributes
+    open_columns: bool = False
+    document: Any = None  # EXPLAIN's plan as JSON data, for --format json
+    human_only: tuple[str, ...] = ()  # columns the machine formats leave out (text bars)
+
+    def __iter__(self) -> Iterator[Row]:
+        for row in self.rows:
+            self.stats.rows += 1
+            yield row
+        self.stats.finish()
+
+    def all(self) -> list[Row]:
+        """Consume every row (tests, table renderers)."""
+        return list(self)

@@ -1,0 +1,386 @@
+"""The library API: ``Session(...).execute(sql)``. The CLI and the REPL are thin over this.
+
+A Session owns one DynamoDB client, the catalog cache and the settings a user can change
+(``SET segments = 4``). It runs the one direction of flow: parse → plan → execute → evaluate,
+handing back ``Result`` objects whose rows stream.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from typing import Any
+
+from . import values
+from .catalog import Catalog, TableInfo
+from .errors import GuardError, PlanError, SqlError
+from .evaluate.aggregate import count_group
+from .evaluate.pipeline import aggregate_rows, columns_of, grouped, select_rows
+from .execute import Executor, Limits, translate_error
+from .plan.model import Plan
+from .plan.planner import Options, plan_select
+from .result import Result, Stats
+from .sql import ast, parse_script
+
+BOOLEAN_WORDS = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
+
+SETTINGS_HELP = {
+    "consistent": "strongly consistent reads (on/off)",
+    "segments": "parallel Scan workers (a number, or auto)",
+    "max_rcu": "stop a statement that consumes more RCU than this (a number, or off)",
+    "rate_limit": "read at most this many RCU per second (a number, or off)",
+    "fail_on_scan": "refuse statements that would Scan (on/off)",
+    "format": "output format of the front end (table, csv, tsv, json, jsonl, markdown, vertical)",
+}
+
+
+@dataclasses.dataclass
+class Settings:
+    consistent: bool = False
+    segments: int | None = None
+    max_rcu: Decimal | None = None
+    rate_limit: Decimal | None = None
+    fail_on_scan: bool = False
+    format: str = "table"
+
+
+def make_client(
+    endpoint_url: str | None = None,
+    region: str | None = None,
+    profile: str | None = None,
+    credentials: tuple[str, str] | None = None,
+) -> Any:
+    """A low-level DynamoDB client; the usual AWS environment applies (AWS_PROFILE, AWS_REGION,
+    AWS_ENDPOINT_URL_DYNAMODB, SSO and role profiles through boto3 sessions)."""
+    import boto3
+    from botocore.config import Config
+
+    try:
+        session = boto3.Session(profile_name=profile, region_name=region)
+    except Exception as err:  # ProfileNotFound and friends
+        raise translate_error(err) from None
+    if session.region_name is None and endpoint_url:
+        region = "us-east-1"  # a local endpoint does not care, but botocore insists on one
+    config = Config(
+        retries={"mode": "adaptive", "max_attempts": 10},
+        connect_timeout=5,
+        read_timeout=60,
+        max_pool_connections=32,
+    )
+    kwargs: dict[str, Any] = {"config": config}
+    if endpoint_url:
+        kwargs["endpoint_url"] = endpoint_url
+    if region:
+        kwargs["region_name"] = region
+    if credentials:
+        kwargs["aws_access_key_id"], kwargs["aws_secret_access_key"] = credentials
+    try:
+        return session.client("dynamodb", **kwargs)
+    except Exception as err:
+        raise translate_error(err) from None
+
+
+class Session:
+    """One connection's worth of state. Thread-compatible, not thread-safe."""
+
+    def __init__(
+        self,
+        client: Any | None = None,
+        *,
+        endpoint_url: str | None = None,
+        region: str | None = None,
+        profile: str | None = None,
+        estimate_capacity: bool = False,
+        settings: Settings | None = None,
+        params: dict[str, Any] | None = None,
+        progress: Callable[[Stats], None] | None = None,
+    ):
+        self.client = client if client is not None else make_client(endpoint_url, region, profile)
+        self.catalog = Catalog(self.client)
+        self.estimate_capacity = estimate_capacity
+        self.settings = settings or Settings()
+        self.params = dict(params or {})
+        self.progress = progress
+        self.total_capacity = Decimal(0)
+        self.local = None  # the embedded server, when Session.local() started one
+
+    @classmethod
+    def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
+        """A session on the embedded DynamoDB (moto, in-process), loaded with the examples."""
+        from .local import start_local
+
+        server = start_local(load_examples=load_examples)
+        session = cls(server.client(), estimate_capacity=True, **kwargs)
+        session.local = server
+        return session
+
+    def close(self) -> None:
+        if self.local is not None:
+            self.local.stop()
+            self.local = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def endpoint(self) -> str:
+        return str(getattr(self.client.meta, "endpoint_url", ""))
+
+    @property
+    def region(self) -> str:
+        return str(getattr(self.client.meta, "region_name", ""))
+
+    # --- running SQL ---------------------------------------------------------------------------
+
+    def execute(self, sql: str, params: dict[str, Any] | None = None) -> Result:
+        """Run exactly one statement (a trailing `;` is fine)."""
+        statements = parse_script(sql)
+        if len(statements) != 1:
+            raise SqlError(f"expected one statement, found {len(statements)}")
+        return self.run_statement(statements[0], params)
+
+    def run(self, script: str, params: dict[str, Any] | None = None) -> Iterator[Result]:
+        """Run a script: every statement is parsed before the first one is sent, so a typo
+        in the last line fails before any read. Consume each Result before the next."""
+        statements = parse_script(script)
+        for statement in statements:
+            yield self.run_statement(statement, params)
+
+    def run_statement(
+        self, statement: ast.Statement, params: dict[str, Any] | None = None
+    ) -> Result:
+        bound = bind(statement, {**self.params, **(params or {})})
+        if isinstance(bound, ast.Select):
+            return self._select(bound)
+        if isinstance(bound, ast.Explain):
+            return self._explain(bound)
+        if isinstance(bound, ast.ShowTables):
+            return self._show_tables()
+        if isinstance(bound, ast.Describe):
+            from .describe import describe_result
+
+            return describe_result(self.catalog.describe(bound.table))
+        if isinstance(bound, ast.ShowHotKeys):
+            from .hotkeys import hot_keys
+
+            return hot_keys(self, bound)
+        if isinstance(bound, ast.SetOption):
+            return self._set(bound)
+        raise SqlError(f"cannot run {type(bound).__name__}")
+
+    def plan(self, statement: ast.Select) -> Plan:
+        """The plan for a bound SELECT (no reads beyond the cached DescribeTable)."""
+        table = self.describe(statement.table)
+        options = Options(consistent=self.settings.consistent, segments=self.settings.segments)
+        return plan_select(statement, table, options)
+
+    def describe(self, name: str) -> TableInfo:
+        return self.catalog.describe(name)
+
+    def executor(self) -> Executor:
+        limits = Limits(max_rcu=self.settings.max_rcu, rate_limit=self.settings.rate_limit)
+        return Executor(self.client, self.estimate_capacity, limits, self.progress)
+
+    def _select(self, statement: ast.Select) -> Result:
+        plan = self.plan(statement)
+        self._guard(plan)
+        stats = Stats()
+        result = Result(columns_of(statement, plan.table), iter(()), stats, list(plan.warnings))
+        result.open_columns = statement.items is None
+        result.rows = self._rows(plan, stats)
+        return result
+
+    def _rows(self, plan: Plan, stats: Stats) -> Iterator[dict]:
+        statement = plan.statement
+        executor = self.executor()
+        try:
+            if plan.count_only:
+                groups = count_group(statement, executor.count(plan, stats))
+                yield from aggregate_rows(statement, groups)
+            elif statement.is_aggregate:
+                groups = grouped(statement, executor.items(plan, stats))
+                yield from aggregate_rows(statement, groups)
+            else:
+                yield from select_rows(
+                    statement, plan.table, executor.items(plan, stats), plan.sort
+                )
+        finally:
+            self.total_capacity += stats.capacity
+
+    def _guard(self, plan: Plan) -> None:
+        if plan.is_scan and self.settings.fail_on_scan:
+            raise GuardError(
+                f"refused: this statement would Scan {plan.table.name} ({plan.estimate.text()}) "
+                "and --fail-on-scan is set"
+            )
+
+    def _explain(self, explain: ast.Explain) -> Result:
+        plan = self.plan(explain.statement)
+        document = plan.describe()
+        lines = explain_lines(plan)
+        stats = Stats()
+        if explain.analyze:
+            self._guard(plan)
+            rows = 0
+            for _row in self._rows(plan, stats):
+                rows += 1
+            stats.rows = rows
+            stats.finish()
+            document["actual"] = {
+                "requests": stats.requests,
+                "items_scanned": stats.items_scanned,
+                "rows": rows,
+                "consumed_capacity": str(stats.capacity.normalize()),
+                "capacity_estimated": stats.capacity_estimated,
+                "seconds": round(stats.elapsed, 6),
+            }
+            lines.append(
+                f"actual: {stats.requests} request(s), {stats.items_scanned} items scanned, "
+                f"{rows} rows, {stats.capacity_text()}, {stats.elapsed:.3f}s"
+            )
+        result = Result(
+            ["plan"], iter([{"plan": line} for line in lines]), Stats(), [], kind="plan"
+        )
+        result.document = document
+        if explain.analyze:
+            result.stats = stats
+            stats.rows = 0
+        return result
+
+    def _show_tables(self) -> Result:
+        self.catalog.refresh()
+        names = self.catalog.table_names()
+        return Result(["table"], iter([{"table": n} for n in names]))
+
+    def _set(self, option: ast.SetOption) -> Result:
+        name, raw = option.name, option.value.strip()
+        s = self.settings
+        try:
+            if name in ("consistent", "fail_on_scan"):
+                setattr(s, name, BOOLEAN_WORDS[raw.lower()])
+            elif name == "segments":
+                s.segments = None if raw.lower() == "auto" else _positive_int(raw)
+            elif name in ("max_rcu", "rate_limit"):
+                setattr(s, name, None if raw.lower() in ("off", "none") else _positive_decimal(raw))
+            elif name == "format":
+                from .render import FORMATS
+
+                if raw.lower() not in FORMATS:
+                    raise ValueError(f"one of {', '.join(FORMATS)}")
+                s.format = raw.lower()
+            else:
+                known = ", ".join(SETTINGS_HELP)
+                raise SqlError(
+                    f"unknown setting {name} (settings: {known})", option.pos.line, option.pos.col
+                )
+        except (KeyError, ValueError) as err:
+            detail = str(err).strip("'") if isinstance(err, ValueError) else "on or off"
+            raise SqlError(
+                f"bad value {raw!r} for {name}: {detail}", option.pos.line, option.pos.col
+            ) from None
+        return Result([], iter(()), kind="status", title=f"SET {name} = {raw}")
+
+
+def _positive_int(raw: str) -> int:
+    n = int(raw)
+    if n < 1 or n > 1000000:
+        raise ValueError("a whole number from 1 to 1000000")
+    return n
+
+
+def _positive_decimal(raw: str) -> Decimal:
+    try:
+        d = Decimal(raw)
+    except Exception:
+        raise ValueError("a positive number") from None
+    if not d.is_finite() or d <= 0:
+        raise ValueError("a positive number")
+    return d
+
+
+def explain_lines(plan: Plan) -> list[str]:
+    """EXPLAIN for people: the operation, the exact requests, the client's steps, the cost."""
+    lines = [f"{plan.label}"]
+    lines.append(
+        f"estimate: {plan.estimate.text()}" + (" (strongly consistent)" if plan.consistent else "")
+    )
+    shown = plan.requests[:5]
+    for i, request in enumerate(shown, 1):
+        title = "request" if len(plan.requests) == 1 else f"request {i} of {len(plan.requests)}"
+        if request.operation == "Scan" and plan.segments > 1:
+            title += f" (sent as Segment 0..{plan.segments - 1} of TotalSegments {plan.segments})"
+        lines.append(f"{title}:")
+        lines.extend("  " + line for line in request.code().splitlines())
+    if len(plan.requests) > len(shown):
+        lines.append(f"… and {len(plan.requests) - len(shown)} more requests like these")
+    if plan.fetch is not None:
+        lines.append("then, for the items found (keys filled in, 100 a call):")
+        lines.extend("  " + line for line in plan.fetch.code().splitlines())
+    if plan.steps:
+        lines.append("client-side:")
+        lines.extend(f"  - {step}" for step in plan.steps)
+    for warning in plan.warnings:
+        lines.append(f"warning: {warning}")
+    return lines
+
+
+# --- parameters ----------------------------------------------------------------------------------
+
+
+def parse_param(text: str) -> tuple[str, Any]:
+    """``name=value`` (a number if it reads as one, else a string) or ``name:=json``."""
+    if ":=" in text and ("=" not in text.split(":=", 1)[0]):
+        name, raw = text.split(":=", 1)
+        try:
+            value = json.loads(raw, parse_float=Decimal, parse_int=Decimal)
+        except json.JSONDecodeError:
+            raise ValueError(f"-v {name}:= takes a JSON value, got {raw!r}") from None
+        return name.strip(), _from_json(value)
+    if "=" not in text:
+        raise ValueError(f"-v takes name=value, got {text!r}")
+    name, raw = text.split("=", 1)
+    try:
+        return name.strip(), values.number(raw.strip())
+    except ValueError:
+        return name.strip(), raw
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _from_json(v) for k, v in value.items()}
+    return value
+
+
+def bind(statement: Any, params: dict[str, Any]) -> Any:
+    """Replace every :name with its value; an unbound one is an error with its position."""
+    if isinstance(statement, ast.Param):
+        if statement.name not in params:
+            raise SqlError(
+                f"no value for :{statement.name} (give one with -v {statement.name}=value)",
+                statement.pos.line,
+                statement.pos.col,
+            )
+        return ast.Literal(params[statement.name], statement.pos)
+    if isinstance(statement, tuple):
+        return tuple(bind(x, params) for x in statement)
+    if dataclasses.is_dataclass(statement) and not isinstance(statement, type):
+        changes = {}
+        for f in dataclasses.fields(statement):
+            current = getattr(statement, f.name)
+            if isinstance(current, ast.Pos):
+                continue
+            new = bind(current, params)
+            if new is not current:
+                changes[f.name] = new
+        return dataclasses.replace(statement, **changes) if changes else statement
+    return statement
+
+
+__all__ = ["PlanError", "Session", "Settings", "bind", "make_client", "parse_param"]

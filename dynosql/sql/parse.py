@@ -1,0 +1,583 @@
+"""SQL text → our typed statements (``dynosql.sql.ast``), with errors that say line and column.
+
+sqlglot tokenises and parses SELECT; the statements sqlglot has no grammar for (EXPLAIN, SHOW,
+DESCRIBE, SET) are recognised here by their leading words. Everything outside the supported
+grammar (see ``grammar/README.md``) is refused with one sentence naming the construct.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from decimal import Decimal
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
+from sqlglot.errors import ParseError, TokenError
+
+from .. import values
+from ..errors import SqlError
+from . import ast
+from .split import Chunk, split_script, strip_comments
+
+# sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+class DynoSQL(Dialect):
+    """Our dialect: DynamoDB attribute names are case-sensitive; 'strings', "identifiers"."""
+
+    NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_SENSITIVE
+
+
+CONDITION_FUNCTIONS = {
+    "begins_with": 2,
+    "contains": 2,
+    "attribute_exists": 1,
+    "attribute_not_exists": 1,
+    "attribute_type": 2,
+}
+AGGREGATES = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Avg: "AVG", exp.Min: "MIN", exp.Max: "MAX"}
+COMPARISONS = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
+_UNSUPPORTED_CLAUSES = {
+    "joins": "JOIN is not supported: DynamoDB has no joins; query each table separately",
+    "with_": "WITH (common table expressions) is not supported",
+    "offset": "OFFSET is not supported: DynamoDB pages by key, not by position",
+    "windows": "WINDOW is not supported",
+    "laterals": "LATERAL is not supported",
+    "qualify": "QUALIFY is not supported",
+    "into": "SELECT INTO is not supported: dynosql only reads",
+}
+_NOT_SELECT = {
+    exp.Union: "UNION is not supported",
+    exp.Intersect: "INTERSECT is not supported",
+    exp.Except: "EXCEPT is not supported",
+    exp.Insert: "INSERT is not supported: dynosql only reads",
+    exp.Update: "UPDATE is not supported: dynosql only reads",
+    exp.Delete: "DELETE is not supported: dynosql only reads",
+    exp.Create: "CREATE is not supported: dynosql only reads",
+    exp.Drop: "DROP is not supported: dynosql only reads",
+}
+
+
+def parse_script(script: str) -> list[ast.Statement]:
+    """Every statement of a script, parsed; the first bad one raises SqlError."""
+    return [parse_chunk(chunk) for chunk in split_script(script)]
+
+
+def parse(sql: str) -> ast.Statement:
+    """Exactly one statement (a trailing `;` is fine)."""
+    chunks = split_script(sql)
+    if not chunks:
+        raise SqlError("empty statement")
+    if len(chunks) > 1:
+        line, col = chunks[1].line, chunks[1].col
+        raise SqlError("expected one statement, found several", line, col)
+    return parse_chunk(chunks[0])
+
+
+# --- leading-word statements -------------------------------------------------------------------
+
+_IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_\-]*)'
+_NAME = rf"({_IDENT})(?:\s*\.\s*({_IDENT}))?"
+_SHOW_TABLES = re.compile(r"\s*SHOW\s+TABLES\s*$", re.I)
+_DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{_NAME}\s*$", re.I)
+_HOT_KEYS = re.compile(rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}(?:\s+LIMIT\s+(\d+))?\s*$", re.I)
+_SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
+_EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
+
+
+def _unquote(name: str | None) -> str | None:
+    if name and name.startswith('"'):
+        return name[1:-1].replace('""', '"')
+    return name
+
+
+def parse_chunk(chunk: Chunk) -> ast.Statement:
+    code = strip_comments(chunk.text)
+    if m := _SHOW_TABLES.match(code):
+        return ast.ShowTables()
+    if m := _DESCRIBE.match(code):
+        if m.group(2):
+            raise _error(chunk, code, m.start(2), "DESCRIBE takes a table name, not an index")
+        return ast.Describe(_unquote(m.group(1)), _pos(chunk, code, m.start(1)))
+    if m := _HOT_KEYS.match(code):
+        limit = int(m.group(3)) if m.group(3) else None
+        return ast.ShowHotKeys(
+            _unquote(m.group(1)), _unquote(m.group(2)), limit, _pos(chunk, code, m.start(1))
+        )
+    if re.match(r"\s*SHOW\b", code, re.I):
+        raise _error(chunk, code, _first(code), "expected SHOW TABLES or SHOW HOT KEYS FROM table")
+    if m := _SET.match(code):
+        value = m.group(2).strip()
+        if len(value) >= 2 and value[0] == value[-1] == "'":
+            value = value[1:-1].replace("''", "'")
+        return ast.SetOption(m.group(1).lower(), value, _pos(chunk, code, m.start(1)))
+    if m := _EXPLAIN.match(code):
+        # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
+        blanked = " " * m.end() + chunk.text[m.end() :]
+        statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
+        return ast.Explain(statement, analyze=bool(m.group(1)))
+    return _parse_select(chunk)
+
+
+def _first(code: str) -> int:
+    return len(code) - len(code.lstrip())
+
+
+def _pos(chunk: Chunk, text: str, index: int) -> ast.Pos:
+    line = text.count("\n", 0, index) + 1
+    col = index - (text.rfind("\n", 0, index) + 1) + 1
+    return ast.Pos(*chunk.to_script(line, col))
+
+
+def _error(chunk: Chunk, text: str, index: int, message: str) -> SqlError:
+    pos = _pos(chunk, text, index)
+    return SqlError(message, pos.line, pos.col)
+
+
+# --- SELECT ------------------------------------------------------------------------------------
+
+
+def _parse_select(chunk: Chunk) -> ast.Select:
+    try:
+        trees = sqlglot.parse(chunk.text, read=DynoSQL)
+    except (ParseError, TokenError) as err:
+        raise _syntax_error(chunk, err) from None
+    trees = [t for t in trees if t is not None]
+    if len(trees) != 1:
+        raise SqlError("expected one statement", chunk.line, chunk.col)
+    return _Converter(chunk).select(trees[0])
+
+
+def _syntax_error(chunk: Chunk, err: Exception) -> SqlError:
+    details = getattr(err, "errors", None) or []
+    if details:
+        d = details[0]
+        highlight = d.get("highlight") or ""
+        line, col = d.get("line") or 1, d.get("col") or 1
+        col = max(1, col - len(highlight) + 1)  # sqlglot points at the token's last character
+        description = d.get("description") or "syntax error"
+        message = _describe(description, highlight)
+        return SqlError(message, *chunk.to_script(line, col))
+    text = str(err).splitlines()[0]
+    m = re.search(r"[Ll]ine (\d+), [Cc]ol(?:umn)?:? (\d+)", text)
+    if m:
+        return SqlError(
+            "cannot read this text as SQL: " + text.split(".")[0],
+            *chunk.to_script(int(m.group(1)), int(m.group(2))),
+        )
+    return SqlError("cannot read this text as SQL: " + text, chunk.line, chunk.col)
+
+
+def _describe(description: str, highlight: str) -> str:
+    description = re.sub(r"\s*but got <Token[^>]*>", "", description)
+    near = f" near '{highlight}'" if highlight else ""
+    if description.startswith("Expecting "):
+        return f"expected {description[len('Expecting ') :]}{near}"
+    if description.startswith("Required keyword"):
+        return f"incomplete expression{near}"
+    if "Invalid expression / Unexpected token" in description:
+        return f"unexpected{near or ' end of statement'}"
+    return f"{description[:1].lower()}{description[1:]}{near}"
+
+
+class _Converter:
+    """sqlglot tree → ast, refusing what we do not support, with positions."""
+
+    def __init__(self, chunk: Chunk):
+        self.chunk = chunk
+
+    # positions
+    def pos(self, node: exp.Expression | None) -> ast.Pos:
+        for candidate in [node, *(node.find_all(exp.Identifier) if node is not None else [])]:
+            meta = getattr(candidate, "meta", None) or {}
+            if "line" in meta and "col" in meta:
+                col = meta["col"]
+                if "start" in meta and "end" in meta:
+                    col -= meta["end"] - meta["start"]
+                return ast.Pos(*self.chunk.to_script(meta["line"], col))
+        return ast.Pos(self.chunk.line, self.chunk.col)
+
+    def fail(self, message: str, node: exp.Expression | None = None) -> SqlError:
+        p = self.pos(node)
+        return SqlError(message, p.line, p.col)
+
+    # statement
+    def select(self, tree: exp.Expression) -> ast.Select:
+        for kind, message in _NOT_SELECT.items():
+            if isinstance(tree, kind):
+                raise self.fail(message, tree)
+        if isinstance(tree, exp.Describe):
+            raise self.fail("DESCRIBE takes a table name", tree)
+        if not isinstance(tree, exp.Select):
+            word = tree.key.upper() if isinstance(tree, exp.Expression) else "this"
+            if isinstance(tree, exp.Command):
+                word = str(tree.this).upper()
+            raise self.fail(
+                f"{word} is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, "
+                "SHOW HOT KEYS, DESCRIBE and SET",
+                tree,
+            )
+        for arg, message in _UNSUPPORTED_CLAUSES.items():
+            if tree.args.get(arg):
+                raise self.fail(message, tree.args[arg] if arg != "joins" else tree.args[arg][0])
+        for sub in tree.find_all(exp.Subquery, exp.Exists):
+            raise self.fail("subqueries are not supported", sub)
+        for sub in tree.find_all(exp.Select):
+            if sub is not tree:
+                raise self.fail("subqueries are not supported", sub)
+        for window in tree.find_all(exp.Window):
+            raise self.fail("window functions are not supported", window)
+
+        table, index, table_pos = self.from_(tree)
+        items = self.select_list(tree.expressions)
+        where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
+        group_by = tuple(
+            self.path(g) for g in (tree.args["group"].expressions if tree.args.get("group") else [])
+        )
+        aliases = {i.alias: i for i in items or () if i.alias}
+        having = None
+        if tree.args.get("having"):
+            having = self.condition(
+                tree.args["having"].this, aliases=aliases, allow_aggregates=True
+            )
+        order_by = tuple(
+            self.order_item(o, items, aliases)
+            for o in (tree.args["order"].expressions if tree.args.get("order") else [])
+        )
+        limit = self.limit(tree.args.get("limit"))
+        distinct = tree.args.get("distinct")
+        if distinct is not None and distinct.args.get("on"):
+            raise self.fail("DISTINCT ON is not supported", distinct)
+        statement = ast.Select(
+            table=table,
+            index=index,
+            items=items,
+            where=where,
+            distinct=distinct is not None,
+            group_by=group_by,
+            having=having,
+            order_by=order_by,
+            limit=limit,
+            pos=ast.Pos(self.chunk.line, self.chunk.col),
+            table_pos=table_pos,
+        )
+        self.check_grouping(statement, tree)
+        return statement
+
+    def from_(self, tree: exp.Select) -> tuple[str, str | None, ast.Pos]:
+        source = tree.args.get("from_") or tree.args.get("from")
+        if source is None:
+            raise self.fail("expected FROM table", tree)
+        node = source.this
+        if not isinstance(node, exp.Table):
+            raise self.fail("FROM takes a table name (or table.index)", node)
+        if node.args.get("catalog"):
+            raise self.fail("FROM takes table or table.index, not three names", node)
+        if node.args.get("alias"):
+            raise self.fail("table aliases are not supported", node.args["alias"])
+        if node.db:
+            return node.db, node.name, self.pos(node)
+        return node.name, None, self.pos(node)
+
+    def check_grouping(self, statement: ast.Select, tree: exp.Select) -> None:
+        if not statement.is_aggregate:
+            if statement.having is not None:
+                raise self.fail("HAVING needs GROUP BY or an aggregate", tree.args["having"])
+            return
+        if statement.items is None:
+            raise self.fail("SELECT * cannot be combined with GROUP BY or aggregates", tree)
+        grouped = set(statement.group_by)
+        for item in statement.items:
+            if isinstance(item.expr, ast.Path) and item.expr not in grouped:
+                p = item.expr.pos
+                raise SqlError(
+                    f"{item.expr.text} must appear in GROUP BY or be inside an aggregate",
+                    p.line,
+                    p.col,
+                )
+        for order in statement.order_by:
+            if isinstance(order.expr, ast.Path) and order.expr not in grouped:
+                names = {i.name for i in statement.items}
+                if order.expr.text not in names:
+                    p = order.expr.pos
+                    raise SqlError(
+                        f"ORDER BY {order.expr.text}: order by a grouped column or an aggregate",
+                        p.line,
+                        p.col,
+                    )
+
+    def select_list(self, expressions: list[exp.Expression]) -> tuple[ast.SelectItem, ...] | None:
+        if len(expressions) == 1 and isinstance(expressions[0], exp.Star):
+            return None
+        items = []
+        for e in expressions:
+            alias = None
+            if isinstance(e, exp.Alias):
+                alias = e.alias
+                e = e.this
+            if isinstance(e, exp.Star):
+                raise self.fail("* cannot be combined with other columns", e)
+            items.append(ast.SelectItem(self.expr(e), alias))
+        return tuple(items)
+
+    def expr(self, e: exp.Expression) -> ast.Expr:
+        for kind, name in AGGREGATES.items():
+            if type(e) is kind:
+                return self.aggregate(e, name)
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket):
+            return self.path(e)
+        raise self.fail(
+            f"{_sql(e)} is not supported in the select list: select attribute paths or aggregates",
+            e,
+        )
+
+    def aggregate(self, e: exp.Expression, name: str) -> ast.Aggregate:
+        arg = e.this
+        distinct = False
+        if isinstance(arg, exp.Distinct):
+            if len(arg.expressions) != 1:
+                raise self.fail(f"{name}(DISTINCT …) takes one path", e)
+            distinct, arg = True, arg.expressions[0]
+        if isinstance(arg, exp.Star):
+            if name != "COUNT" or distinct:
+                raise self.fail(f"{name}(*) is not supported; only COUNT(*)", e)
+            path = None
+        else:
+            if not isinstance(arg, exp.Column | exp.Dot | exp.Bracket):
+                raise self.fail(f"{name}() takes an attribute path", e)
+            path = self.path(arg)
+        if e.args.get("expressions"):
+            raise self.fail(f"{name}() takes one argument", e)
+        inner = "*" if path is None else path.text
+        text = f"{name}({'DISTINCT ' if distinct else ''}{inner})"
+        return ast.Aggregate(name, path, distinct, text, self.pos(e))
+
+    def order_item(
+        self, o: exp.Ordered, items: tuple[ast.SelectItem, ...] | None, aliases: dict
+    ) -> ast.OrderItem:
+        e = o.this
+        desc = bool(o.args.get("desc"))
+        if isinstance(e, exp.Literal) and not e.is_string:
+            n = int(e.this) if e.this.isdigit() else 0
+            if not items or not 1 <= n <= len(items):
+                raise self.fail(f"ORDER BY {e.this}: no such column position", e)
+            return ast.OrderItem(items[n - 1].expr, desc)
+        if isinstance(e, exp.Column) and not e.table and e.name in aliases:
+            return ast.OrderItem(aliases[e.name].expr, desc)
+        return ast.OrderItem(self.expr(e), desc)
+
+    def limit(self, node: exp.Expression | None) -> int | None:
+        if node is None:
+            return None
+        value = node.args.get("expression") or node.this
+        if isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit():
+            return int(value.this)
+        raise self.fail("LIMIT takes a whole number", value or node)
+
+    # paths
+    def path(self, e: exp.Expression) -> ast.Path:
+        elements = self._path_elements(e)
+        text = _path_text(elements)
+        return ast.Path(tuple(elements), text, self.pos(e))
+
+    def _path_elements(self, e: exp.Expression) -> list[str | int]:
+        if isinstance(e, exp.Column):
+            parts = [e.args.get(k) for k in ("catalog", "db", "table", "this")]
+            names: list[str | int] = []
+            for part in parts:
+                if part is None:
+                    continue
+                if isinstance(part, exp.Star):
+                    raise self.fail("* is not an attribute path", e)
+                names.append(part.name)
+            return names
+        if isinstance(e, exp.Dot):
+            right = e.expression
+            if not isinstance(right, exp.Identifier):
+                raise self.fail(f"{_sql(e)} is not an attribute path", e)
+            return [*self._path_elements(e.this), right.name]
+        if isinstance(e, exp.Bracket):
+            if len(e.expressions) != 1:
+                raise self.fail("a list index takes one number: a[0]", e)
+            index = e.expressions[0]
+            if not (
+                isinstance(index, exp.Literal) and not index.is_string and index.this.isdigit()
+            ):
+                raise self.fail("a list index must be a whole number: a[0]", e)
+            return [*self._path_elements(e.this), int(index.this)]
+        if isinstance(e, exp.Paren):
+            return self._path_elements(e.this)
+        raise self.fail(f"expected an attribute path, found {_sql(e)}", e)
+
+    # conditions
+    def condition(
+        self, e: exp.Expression, aliases: dict | None = None, allow_aggregates: bool = False
+    ) -> ast.Condition:
+        c = lambda x: self.condition(x, aliases, allow_aggregates)  # noqa: E731
+        o = lambda x: self.operand(x, aliases, allow_aggregates)  # noqa: E731
+        if isinstance(e, exp.Paren):
+            return c(e.this)
+        if isinstance(e, exp.And):
+            return ast.And(tuple(_flatten(exp.And, e, c)))
+        if isinstance(e, exp.Or):
+            return ast.Or(tuple(_flatten(exp.Or, e, c)))
+        if isinstance(e, exp.Not):
+            return ast.Not(c(e.this))
+        for kind, op in COMPARISONS.items():
+            if type(e) is kind:
+                left, right = o(e.this), o(e.expression)
+                if isinstance(left, ast.Literal | ast.Param) and isinstance(
+                    right, ast.Literal | ast.Param
+                ):
+                    raise self.fail("a comparison needs an attribute on one side", e)
+                return ast.Compare(op, left, right, self.pos(e))
+        if isinstance(e, exp.Between):
+            return ast.Between(o(e.this), o(e.args["low"]), o(e.args["high"]), self.pos(e))
+        if isinstance(e, exp.In):
+            if e.args.get("query") or e.args.get("unnest") or e.args.get("field"):
+                raise self.fail("IN takes a list of values, not a subquery", e)
+            operands = tuple(o(v) for v in e.expressions)
+            if not operands:
+                raise self.fail("IN needs at least one value", e)
+            if len(operands) > 100:
+                raise self.fail(
+                    f"IN takes at most 100 values (DynamoDB's limit), found {len(operands)}", e
+                )
+            return ast.In(o(e.this), operands, self.pos(e))
+        if isinstance(e, exp.Like):
+            return self.like(e)
+        if isinstance(e, exp.Escape):
+            raise self.fail("LIKE … ESCAPE is not supported", e)
+        if isinstance(e, exp.ILike):
+            raise self.fail("ILIKE is not supported: DynamoDB compares strings exactly", e)
+        if isinstance(e, exp.Is):
+            if not isinstance(e.expression, exp.Null):
+                raise self.fail("IS takes NULL or NOT NULL", e)
+            return ast.IsNull(self.path(e.this), self.pos(e))
+        if isinstance(e, exp.Contains):
+            return ast.Function("contains", self.path(e.this), o(e.expression), self.pos(e))
+        if isinstance(e, exp.Anonymous | exp.Func) and not isinstance(e, tuple(AGGREGATES)):
+            return self.function(e)
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket | exp.Boolean):
+            raise self.fail(f"{_sql(e)} is not a condition: compare it, e.g. {_sql(e)} = TRUE", e)
+        raise self.fail(f"{_sql(e)} is not supported in a condition", e)
+
+    def like(self, e: exp.Like) -> ast.Condition:
+        pattern = e.expression
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+            raise self.fail("LIKE takes a string pattern", e)
+        path = self.path(e.this)
+        text = pattern.this
+        body, wildcards = text.rstrip("%"), text[len(text.rstrip("%")) :]
+        if "%" not in body and "_" not in body:
+            if not wildcards:
+                return ast.Compare("=", path, ast.Literal(text, self.pos(pattern)), self.pos(e))
+            if body:
+                return ast.Function(
+                    "begins_with", path, ast.Literal(body, self.pos(pattern)), self.pos(e)
+                )
+        return ast.Like(path, text, self.pos(e))
+
+    def function(self, e: exp.Expression) -> ast.Condition:
+        name = (e.name if isinstance(e, exp.Anonymous) else e.sql_name()).lower()
+        args = (
+            list(e.expressions)
+            if isinstance(e, exp.Anonymous)
+            else [a for a in e.args.values() if isinstance(a, exp.Expression)]
+        )
+        if name not in CONDITION_FUNCTIONS:
+            if name == "size":
+                raise self.fail("size() must be compared: size(p) > 3", e)
+            raise self.fail(f"unknown function {name}()", e)
+        want = CONDITION_FUNCTIONS[name]
+        if len(args) != want:
+            raise self.fail(f"{name}() takes {want} argument{'s' if want > 1 else ''}", e)
+        path = self.path(args[0])
+        arg = None
+        if want == 2:
+            arg = self.operand(args[1])
+            if name == "attribute_type":
+                if not isinstance(arg, ast.Literal | ast.Param):
+                    raise self.fail("attribute_type() takes a type name: 'S', 'N', ...", e)
+                if isinstance(arg, ast.Literal) and arg.value not in values.TYPE_CODES:
+                    raise self.fail(
+                        f"attribute_type(): unknown type {arg.value!r}; one of {', '.join(values.TYPE_CODES)}",
+                        e,
+                    )
+        return ast.Function(name, path, arg, self.pos(e))
+
+    def operand(
+        self, e: exp.Expression, aliases: dict | None = None, allow_aggregates: bool = False
+    ) -> ast.Operand:
+        if isinstance(e, exp.Paren):
+            return self.operand(e.this, aliases, allow_aggregates)
+        if isinstance(e, exp.Literal):
+            if e.is_string:
+                return ast.Literal(e.this, self.pos(e))
+            return ast.Literal(self.number(e.this, e), self.pos(e))
+        if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
+            return ast.Literal(-self.number(e.this.this, e), self.pos(e))
+        if isinstance(e, exp.Boolean):
+            return ast.Literal(bool(e.this), self.pos(e))
+        if isinstance(e, exp.Null):
+            return ast.Literal(None, self.pos(e))
+        if isinstance(e, exp.Placeholder):
+            if not e.name or e.name == "?":
+                raise self.fail("parameters are named: :name", e)
+            return ast.Param(e.name, self.pos(e))
+        if isinstance(e, exp.Anonymous) and e.name.lower() == "size":
+            if len(e.expressions) != 1:
+                raise self.fail("size() takes 1 argument", e)
+            return ast.Size(self.path(e.expressions[0]), self.pos(e))
+        if allow_aggregates:
+            for kind, name in AGGREGATES.items():
+                if type(e) is kind:
+                    return self.aggregate(e, name)  # type: ignore[return-value]
+            if isinstance(e, exp.Column) and not e.table and aliases and e.name in aliases:
+                return aliases[e.name].expr
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket):
+            return self.path(e)
+        if type(e) in AGGREGATES:
+            raise self.fail("aggregates are not allowed in WHERE; use HAVING", e)
+        raise self.fail(f"{_sql(e)} is not supported here: use an attribute path or a literal", e)
+
+    def number(self, text: str, node: exp.Expression) -> Decimal:
+        try:
+            return values.number(text)
+        except ValueError as err:
+            raise self.fail(str(err), node) from None
+
+
+def _flatten(kind: type, e: exp.Expression, convert) -> list:
+    out = []
+    for side in (e.this, e.expression):
+        if isinstance(side, kind):
+            out.extend(_flatten(kind, side, convert))
+        else:
+            out.append(convert(side))
+    return out
+
+
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _path_text(elements: list[str | int]) -> str:
+    out = ""
+    for el in elements:
+        if isinstance(el, int):
+            out += f"[{el}]"
+        else:
+            name = el if _PLAIN.match(el) or not re.search(r"[.\[\]]", el) else f'"{el}"'
+            out += name if not out else f".{name}"
+    return out
+
+
+def _sql(e: exp.Expression) -> str:
+    try:
+        text = e.sql()
+    except Exception:  # noqa: BLE001 - only used to name the construct in a message
+        text = e.key.upper()
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,329 @@
+"""DynamoDB values in Python, and the rules DynamoDB applies to them.
+
+One representation end to end (decoded once from the wire, encoded once back):
+
+=========  ==================================
+DynamoDB   Python
+=========  ==================================
+S          ``str``
+N          ``decimal.Decimal`` (never float)
+B          ``bytes``
+BOOL       ``bool``
+NULL       ``None``
+L          ``list``
+M          ``dict``
+SS/NS/BS   ``StringSet`` / ``NumberSet`` / ``BinarySet`` (frozensets that keep their type)
+=========  ==================================
+
+A missing attribute is simply absent from the item dict; the sentinel ``MISSING`` stands for it
+where a value is needed (path resolution, ordering).
+"""
+
+from __future__ import annotations
+
+import base64
+import decimal
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+# 38 significant digits is DynamoDB's limit; arithmetic (SUM, AVG) gets more head-room.
+DECIMAL_CONTEXT = decimal.Context(prec=60, Emax=999999, Emin=-999999)
+
+MAX_NUMBER_DIGITS = 38
+
+
+class _Missing:
+    """The absence of an attribute: never equal to any value, not even NULL."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+
+class StringSet(frozenset):
+    """An SS value."""
+
+    type_code = "SS"
+
+
+class NumberSet(frozenset):
+    """An NS value (its elements are Decimals)."""
+
+    type_code = "NS"
+
+
+class BinarySet(frozenset):
+    """A BS value."""
+
+    type_code = "BS"
+
+
+SET_TYPES = (StringSet, NumberSet, BinarySet)
+
+TYPE_CODES = ("S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS")
+
+
+def type_of(value: Any) -> str | None:
+    """The DynamoDB type code of a decoded value (None for MISSING)."""
+    if value is MISSING:
+        return None
+    if isinstance(value, bool):
+        return "BOOL"
+    if isinstance(value, str):
+        return "S"
+    if isinstance(value, Decimal):
+        return "N"
+    if isinstance(value, bytes | bytearray):
+        return "B"
+    if value is None:
+        return "NULL"
+    if isinstance(value, SET_TYPES):
+        return value.type_code
+    if isinstance(value, list):
+        return "L"
+    if isinstance(value, dict):
+        return "M"
+    if isinstance(value, int | float):
+        return "N"
+    raise TypeError(f"not a DynamoDB value: {value!r}")
+
+
+def number(text: str | int | Decimal) -> Decimal:
+    """Parse a DynamoDB number exactly; refuse more than 38 significant digits."""
+    try:
+        value = Decimal(str(text))
+    except decimal.InvalidOperation:
+        raise ValueError(f"not a number: {text!r}") from None
+    if not value.is_finite():
+        raise ValueError(f"not a number: {text!r}")
+    if len(value.normalize(DECIMAL_CONTEXT).as_tuple().digits) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"number {text} has more than {MAX_NUMBER_DIGITS} significant digits")
+    return value
+
+
+def format_number(value: Decimal) -> str:
+    """Canonical text of a number as DynamoDB returns it: no exponent, no trailing zeros."""
+    if value == 0:
+        return "0"
+    normal = value.normalize(DECIMAL_CONTEXT)
+    return format(normal, "f")
+
+
+# --- wire format -------------------------------------------------------------------------------
+
+
+def decode(wire: Mapping[str, Any]) -> Any:
+    """One AttributeValue from the low-level client to its Python value."""
+    ((code, raw),) = wire.items()
+    if code == "S":
+        return raw
+    if code == "N":
+        return Decimal(raw)
+    if code == "B":
+        return bytes(raw)
+    if code == "BOOL":
+        return bool(raw)
+    if code == "NULL":
+        return None
+    if code == "L":
+        return [decode(v) for v in raw]
+    if code == "M":
+        return {k: decode(v) for k, v in raw.items()}
+    if code == "SS":
+        return StringSet(raw)
+    if code == "NS":
+        return NumberSet(Decimal(v) for v in raw)
+    if code == "BS":
+        return BinarySet(bytes(v) for v in raw)
+    raise ValueError(f"unknown DynamoDB type {code!r}")
+
+
+def decode_item(wire: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    return {name: decode(v) for name, v in wire.items()}
+
+
+def encode(value: Any) -> dict[str, Any]:
+    """A Python value to an AttributeValue for the low-level client."""
+    code = type_of(value)
+    if code == "S":
+        return {"S": value}
+    if code == "N":
+        return {"N": format_number(number(value))}
+    if code == "B":
+        return {"B": bytes(value)}
+    if code == "BOOL":
+        return {"BOOL": value}
+    if code == "NULL":
+        return {"NULL": True}
+    if code == "L":
+        return {"L": [encode(v) for v in value]}
+    if code == "M":
+        return {"M": {k: encode(v) for k, v in value.items()}}
+    if code == "SS":
+        return {"SS": sorted(value)}
+    if code == "NS":
+        return {"NS": [format_number(number(v)) for v in sorted(value)]}
+    if code == "BS":
+        return {"BS": sorted(bytes(v) for v in value)}
+    raise TypeError(f"cannot encode {value!r}")
+
+
+def encode_item(item: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {name: encode(v) for name, v in item.items()}
+
+
+# --- JSON-friendly form (renderers, example datasets) ------------------------------------------
+
+
+def to_json(value: Any) -> Any:
+    """A value as plain JSON data: numbers stay Decimal (the caller keeps their digits)."""
+    code = type_of(value)
+    if code == "B":
+        return base64.b64encode(value).decode("ascii")
+    if code in ("SS", "NS"):
+        return sorted(value, key=sort_key)
+    if code == "BS":
+        return [base64.b64encode(v).decode("ascii") for v in sorted(value)]
+    if code == "L":
+        return [to_json(v) for v in value]
+    if code == "M":
+        return {k: to_json(v) for k, v in value.items()}
+    return value
+
+
+# --- ordering ----------------------------------------------------------------------------------
+
+# Where values of different types meet in one client-side ORDER BY (DynamoDB itself never orders
+# them, keys having one type), the stated rule: numbers, then strings, then binary, then
+# booleans (false < true), NULL, lists, maps, sets; a missing attribute sorts after everything
+# (so it comes last ascending and first descending, like SQL's NULLS LAST/FIRST default).
+_TYPE_RANK = {
+    t: i for i, t in enumerate(("N", "S", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"))
+}
+
+
+def sort_key(value: Any) -> tuple:
+    """A key that orders values as DynamoDB does: numbers numerically, strings by UTF-8 bytes,
+    binary by unsigned bytes; mixed types by the rule above."""
+    code = type_of(value)
+    if code is None:
+        return (len(_TYPE_RANK),)
+    rank = _TYPE_RANK[code]
+    if code == "N":
+        return (rank, value)
+    if code == "S":
+        return (rank, value.encode("utf-8"))
+    if code == "B":
+        return (rank, bytes(value))
+    if code == "BOOL":
+        return (rank, int(value))
+    if code == "NULL":
+        return (rank,)
+    if code == "L":
+        return (rank, tuple(sort_key(v) for v in value))
+    if code == "M":
+        return (rank, tuple((k.encode("utf-8"), sort_key(v)) for k, v in sorted(value.items())))
+    return (rank, tuple(sorted(sort_key(v) for v in value)))
+
+
+def scalar_key(value: Any) -> tuple | None:
+    """The ordering key for `<`/`>`/BETWEEN, or None when DynamoDB cannot order the value
+    (only N, S and B are ordered)."""
+    code = type_of(value)
+    if code == "N":
+        return ("N", value)
+    if code == "S":
+        return ("S", value.encode("utf-8"))
+    if code == "B":
+        return ("B", bytes(value))
+    return None
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    """DynamoDB equality: same type and same value (sets as sets, lists and maps deeply)."""
+    if a is MISSING or b is MISSING:
+        return False
+    ta, tb = type_of(a), type_of(b)
+    if ta != tb:
+        return False
+    if ta == "L":
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=True))
+    if ta == "M":
+        return a.keys() == b.keys() and all(values_equal(a[k], b[k]) for k in a)
+    if ta == "B":
+        return bytes(a) == bytes(b)
+    return a == b
+
+
+def hashable(value: Any) -> Any:
+    """A hashable, type-preserving stand-in for a value (DISTINCT, GROUP BY keys)."""
+    code = type_of(value)
+    if code is None:
+        return ("MISSING",)
+    if code == "L":
+        return ("L", tuple(hashable(v) for v in value))
+    if code == "M":
+        return ("M", tuple(sorted((k, hashable(v)) for k, v in value.items())))
+    if code == "N":
+        return ("N", value.normalize(DECIMAL_CONTEXT))
+    if code in ("SS", "NS", "BS"):
+        return (code, frozenset(value))
+    return (code, value)
+
+
+# --- size --------------------------------------------------------------------------------------
+
+
+def number_size(value: Decimal) -> int:
+    """Bytes DynamoDB bills for a number: about one per two significant digits, plus one."""
+    if value == 0:
+        return 1
+    sign, digits, exponent = value.normalize(DECIMAL_CONTEXT).as_tuple()
+    n = len(digits)
+    # Digits are stored in pairs aligned on the decimal point; an odd alignment costs a byte.
+    first_digit_exponent = n + exponent - 1
+    size = 1 + (n + 1) // 2 + (0 if n % 2 or first_digit_exponent % 2 else 1)
+    return min(size + (1 if sign else 0), 21)
+
+
+def value_size(value: Any) -> int:
+    code = type_of(value)
+    if code == "S":
+        return len(value.encode("utf-8"))
+    if code == "N":
+        return number_size(value)
+    if code == "B":
+        return len(value)
+    if code in ("BOOL", "NULL"):
+        return 1
+    if code == "L":
+        return 3 + sum(value_size(v) + 1 for v in value)
+    if code == "M":
+        return 3 + sum(len(k.encode("utf-8")) + value_size(v) + 1 for k, v in value.items())
+    if code in ("SS", "NS", "BS"):
+        return sum(value_size(v) for v in value)
+    return 0
+
+
+def item_size(item: Mapping[str, Any]) -> int:
+    """An item's size as DynamoDB bills it: attribute names plus values, in bytes."""
+    return sum(len(name.encode("utf-8")) + value_size(v) for name, v in item.items())
+
+
+def read_units(size: int, consistent: bool = False) -> Decimal:
+    """RCU for reading `size` bytes in one unit of billing (4 KB rounding, half if eventual)."""
+    units = Decimal(max(1, -(-size // 4096)))
+    return units if consistent else units / 2
