@@ -114,6 +114,7 @@ class Executor:
                 if matches(request.residual, item):
                     yield item
             return
+        produced = 0
         for page in self._pages(plan, op, params, stats):
             items = [values.decode_item(i) for i in page.get("Items", [])]
             if plan.fetch is not None:
@@ -121,6 +122,9 @@ class Executor:
             for item in items:
                 if matches(request.residual, item):
                     yield item
+                    produced += 1
+            if request.max_items is not None and produced >= request.max_items:
+                return
 
     def _pages(self, plan: Plan, op: str, params: dict, stats: Stats) -> Iterator[dict]:
         method = "query" if op == "Query" else "scan"

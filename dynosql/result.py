@@ -26,6 +26,7 @@ class Stats:
     rows: int = 0
     capacity: Decimal = Decimal(0)
     capacity_estimated: bool = False
+    expected_items: int | None = None  # the plan's estimate, for a progress line
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
 
@@ -42,8 +43,8 @@ class Stats:
         value = format_capacity(self.capacity)
         return f"~{value} RCU est." if self.capacity_estimated else f"{value} RCU"
 
-    def footer(self) -> str:
-        parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"]
+    def footer(self, rows: bool = True) -> str:
+        parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"] if rows else []
         if self.operations:
             parts.append(", ".join(self.operations))
         if self.requests:

@@ -189,7 +189,7 @@ class Session:
     def _select(self, statement: ast.Select) -> Result:
         plan = self.plan(statement)
         self._guard(plan)
-        stats = Stats()
+        stats = Stats(expected_items=plan.estimate.items if plan.is_scan else None)
         result = Result(columns_of(statement, plan.table), iter(()), stats, list(plan.warnings))
         result.open_columns = statement.items is None
         result.rows = self._rows(plan, stats)
@@ -249,7 +249,6 @@ class Session:
         result.document = document
         if explain.analyze:
             result.stats = stats
-            stats.rows = 0
         return result
 
     def _show_tables(self) -> Result:

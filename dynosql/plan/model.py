@@ -22,6 +22,8 @@ class Request:
     operation: str  # GetItem, BatchGetItem, Query, Scan
     params: dict[str, Any]
     residual: ast.Condition | None = None
+    # stop paginating after this many items (a pushed-down LIMIT: every item read is a row)
+    max_items: int | None = None
 
     def code(self) -> str:
         """The request as Python you can paste: ``client.query(**{...})``."""

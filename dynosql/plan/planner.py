@@ -472,7 +472,7 @@ def _build(
             params["Limit"] = limit
         params["ReturnConsumedCapacity"] = "TOTAL"
         ph.into(params)
-        plan.requests.append(Request(cand.operation, params, K.and_of(residual)))
+        plan.requests.append(Request(cand.operation, params, K.and_of(residual), limit))
 
     if cand.operation == "Scan":
         plan.segments = _segments(table, path, options)
