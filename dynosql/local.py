@@ -1,0 +1,179 @@
+"""The embedded backend: a moto DynamoDB server on 127.0.0.1, in this process.
+
+``dynosql --local`` and the in-process tests talk to it over real HTTP with an ordinary boto3
+client, exactly as they would to AWS. We run ``moto.server.ThreadedMotoServer`` rather than
+``mock_aws`` because ``mock_aws`` patches botocore for the whole process: it would also capture
+clients meant for another endpoint (a dynalite server, or AWS itself).
+
+Two things the plain ``ThreadedMotoServer`` does not give us, added here:
+
+- **Isolation.** moto keeps its state in process-global backends keyed by account id, so two
+  servers in one process would share every table. Each :class:`LocalDynamo` therefore gets its
+  own account id, injected into each request it serves (moto's ``x-moto-account-id`` header),
+  and forgets that account's tables on :meth:`LocalDynamo.stop`.
+- **Quiet.** werkzeug logs every request to stderr; the server's handler drops those lines.
+
+boto3 and moto are imported inside the functions that need them: importing this module must
+stay cheap for commands that never start a local server.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from typing import Any
+
+REGION = "us-east-1"
+# Dummy credentials, set on each client only (never in os.environ): moto accepts any.
+ACCESS_KEY_ID = "dynosql-local"
+SECRET_ACCESS_KEY = "dynosql-local"
+
+_account_ids = itertools.count(100000000001)
+_account_lock = threading.Lock()
+
+
+def _next_account_id() -> str:
+    with _account_lock:
+        return f"{next(_account_ids):012d}"
+
+
+class _AccountMiddleware:
+    """WSGI wrapper that pins every request to one moto account (see module docstring)."""
+
+    def __init__(self, app: Any, account_id: str):
+        self.app = app
+        self.account_id = account_id
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        environ["HTTP_X_MOTO_ACCOUNT_ID"] = self.account_id
+        return self.app(environ, start_response)
+
+
+class LocalDynamo:
+    """A moto DynamoDB server on 127.0.0.1 and a free port, with its own (empty) account.
+
+    Use as a context manager, or call :meth:`start` and :meth:`stop`::
+
+        with LocalDynamo() as local:
+            client = local.client()
+            ...
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0):
+        self.host = host
+        self.port = port
+        self._requested_port = port  # 0: a free port, chosen again on every start()
+        self.region = REGION
+        self.account_id = _next_account_id()
+        self.loaded: dict[str, int] = {}
+        self.load_seconds = 0.0
+        self._server: Any = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> LocalDynamo:
+        """Start the server thread; returns self. Port 0 picks a free port."""
+        if self._server is not None:
+            return self
+        from moto.server import ThreadedMotoServer
+
+        server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
+        server.start()  # returns once the socket is bound; nobody knows the port before this
+        wsgi = server._server  # werkzeug's ThreadedWSGIServer, read per request
+        wsgi.app = _AccountMiddleware(wsgi.app, self.account_id)
+        handler = wsgi.RequestHandlerClass
+        wsgi.RequestHandlerClass = type(
+            "QuietRequestHandler", (handler,), {"log_request": lambda self, *a, **k: None}
+        )
+        self.port = server.get_host_and_port()[1]
+        self._server = server
+        return self
+
+    def stop(self) -> None:
+        """Stop the server and drop this account's tables from moto's global state.
+
+        Takes up to half a second: werkzeug's serve_forever notices shutdown on its next poll.
+        """
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.stop()
+        from moto.dynamodb.models import dynamodb_backends
+
+        if self.account_id in list(dynamodb_backends.keys()):
+            dynamodb_backends[self.account_id].reset()
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def __enter__(self) -> LocalDynamo:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = self.endpoint_url if self.running else "stopped"
+        return f"<LocalDynamo {state} account={self.account_id}>"
+
+    # -- access ---------------------------------------------------------------------------------
+
+    @property
+    def endpoint_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("LocalDynamo is not running; call start() first")
+        return f"http://{self.host}:{self.port}"
+
+    def client(self, **config: Any) -> Any:
+        """A boto3 low-level DynamoDB client for this server.
+
+        Region us-east-1 and dummy credentials are given to the client itself, so nothing is
+        read from or written to the environment. ``config`` goes to ``botocore.config.Config``
+        (e.g. ``retries={"max_attempts": 2}``); the connection pool defaults to 16 so several
+        threads may share the client.
+        """
+        import boto3
+        from botocore.config import Config
+
+        config.setdefault("max_pool_connections", 16)
+        config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
+        session = boto3.session.Session()
+        return session.client(
+            "dynamodb",
+            endpoint_url=self.endpoint_url,
+            region_name=self.region,
+            aws_access_key_id=ACCESS_KEY_ID,
+            aws_secret_access_key=SECRET_ACCESS_KEY,
+            config=Config(**config),
+        )
+
+    def load_examples(self, names: list[str] | None = None) -> dict[str, int]:
+        """Create and fill the example tables (:mod:`dynosql.datasets`); returns item counts."""
+        from dynosql import datasets
+
+        # Real BatchWriteItem requests, but botocore's client-side parameter validation is off:
+        # the items are ours and the server validates them anyway, and with client and server
+        # sharing one GIL that validation is about a fifth of the load time.
+        counts = datasets.load(self.client(parameter_validation=False), names)
+        self.loaded.update(counts)
+        return counts
+
+
+def start_local(load_examples: bool = True) -> LocalDynamo:
+    """Start a :class:`LocalDynamo` and, by default, load the four example datasets.
+
+    The server is stopped again if loading fails. ``local.loaded`` holds the item counts and
+    ``local.load_seconds`` how long start + load took.
+    """
+    began = time.perf_counter()
+    local = LocalDynamo().start()
+    try:
+        if load_examples:
+            local.load_examples()
+    except BaseException:
+        local.stop()
+        raise
+    local.load_seconds = time.perf_counter() - began
+    return local

@@ -1,0 +1,200 @@
+"""The two DynamoDB servers the execution tests run against.
+
+- ``moto``: a :class:`dynosql.local.LocalDynamo` in this process (its own moto account, so it
+  shares no tables with other servers started by the tests).
+- ``dynalite``: the npm package (pinned in package.json, installed by ``npm ci``), a separate
+  DynamoDB implementation that validates and computes capacity like AWS.
+
+Both are reached the same way: an ordinary boto3 low-level client with dummy credentials
+pointed at ``endpoint_url``. Tests assert on dynosql's behaviour, not on one server's quirks.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from dynosql import datasets
+from dynosql.local import LocalDynamo
+
+ROOT = Path(__file__).resolve().parent.parent
+DYNALITE_CLI = ROOT / "node_modules" / "dynalite" / "cli.js"
+REGION = "us-east-1"
+READY_TIMEOUT = 10.0
+
+
+class Backend:
+    """One running server: how to reach it, and the few admin calls tests need."""
+
+    def __init__(self, name: str, endpoint_url: str):
+        self.name = name
+        self.endpoint_url = endpoint_url
+        self.datasets: dict[str, int] = {}  # example tables loaded here, with item counts
+
+    def __repr__(self) -> str:
+        return f"<Backend {self.name} {self.endpoint_url}>"
+
+    def client(self, **config: Any) -> Any:
+        """A boto3 low-level DynamoDB client: dummy credentials, us-east-1, modest retries."""
+        import boto3
+        from botocore.config import Config
+
+        config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
+        config.setdefault("connect_timeout", 5)
+        config.setdefault("read_timeout", 30)
+        return boto3.session.Session().client(
+            "dynamodb",
+            endpoint_url=self.endpoint_url,
+            region_name=REGION,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+            config=Config(**config),
+        )
+
+    def create_table(self, **kwargs: Any) -> dict[str, Any]:
+        """CreateTable with boto3's kwargs; returns the description once ACTIVE."""
+        return datasets.create_table(self.client(), kwargs)
+
+    def put_items(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
+        """Write decoded items (dynosql.values) with BatchWriteItem; returns how many."""
+        return datasets.write_items(self.client(), table, items)
+
+    def delete_table(self, name: str) -> None:
+        self.client().delete_table(TableName=name)
+
+    def load_examples(self, names: Iterable[str] | None = None) -> dict[str, int]:
+        counts = datasets.load(self.client(), names)
+        self.datasets.update(counts)
+        return counts
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+
+class MotoBackend(Backend):
+    def __init__(self) -> None:
+        self.local = LocalDynamo().start()
+        super().__init__("moto", self.local.endpoint_url)
+
+    def stop(self) -> None:
+        self.local.stop()
+
+
+def free_port() -> int:
+    """A port nobody listens on right now (the OS picks it for a socket bound to port 0)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class DynaliteBackend(Backend):
+    """``node node_modules/dynalite/cli.js`` on 127.0.0.1 and a free port, in memory."""
+
+    def __init__(self) -> None:
+        node = shutil.which("node")
+        if node is None:
+            raise RuntimeError("dynalite needs Node.js >= 20 on PATH (`node` not found)")
+        if not DYNALITE_CLI.exists():
+            raise RuntimeError(
+                f"{DYNALITE_CLI.relative_to(ROOT)} is missing: run `npm ci` in {ROOT} "
+                "to install the dynalite test server (see package.json)"
+            )
+        self.process: subprocess.Popen | None = None
+        self.log = tempfile.TemporaryFile()
+        last_error = ""
+        for _ in range(3):  # another process may grab the free port before dynalite binds it
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            self.process = subprocess.Popen(
+                [
+                    node,
+                    str(DYNALITE_CLI),
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--createTableMs",
+                    "0",
+                    "--deleteTableMs",
+                    "0",
+                    "--updateTableMs",
+                    "0",
+                ],
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+            )
+            if self._wait_ready(url):
+                super().__init__("dynalite", url)
+                # Belt and braces: never let the child outlive an interrupted test run.
+                atexit.register(self._terminate)
+                return
+            last_error = self._output()
+            self._terminate()
+        raise RuntimeError(f"dynalite did not become ready within {READY_TIMEOUT} s:\n{last_error}")
+
+    def _wait_ready(self, url: str) -> bool:
+        """Poll ``GET /`` until it answers 200; False if dynalite exits or the time is up."""
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return False
+            try:
+                with urllib.request.urlopen(url + "/", timeout=1) as response:
+                    if response.status == 200:
+                        return True
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.05)
+        return False
+
+    def _output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")[-2000:]
+
+    def _terminate(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def stop(self) -> None:
+        self._terminate()
+        self.log.close()
+
+
+def start(name: str) -> Backend:
+    """Start a fresh, empty server: ``"moto"`` or ``"dynalite"``."""
+    if name == "moto":
+        return MotoBackend()
+    if name == "dynalite":
+        return DynaliteBackend()
+    raise ValueError(f"unknown backend {name!r}")
+
+
+BACKEND_NAMES = ("moto", "dynalite")
+
+
+def unique_name(prefix: str = "t") -> str:
+    """A table name no other test uses on the shared servers (3-255 chars, [a-zA-Z0-9_.-])."""
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"

@@ -1,0 +1,75 @@
+"""Session-wide DynamoDB servers for the tests (see tests/backends.py).
+
+Fixtures:
+
+- ``moto_backend``, ``dynalite_backend``: one empty server each per session, shared by all
+  tests. Tests that create tables use unique names (``unique_name()``; 3+ characters, as
+  dynalite and AWS require) and may delete them afterwards.
+- ``backend``: session-scoped, parametrized over both (ids ``moto``, ``dynalite``).
+- ``examples_backend``: session-scoped, parametrized over both; separate servers with the four
+  example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends on
+  test order). Treat them as read-only.
+- ``table_name``: a fresh unique table name (``backends.unique_name()``).
+
+dynalite is never silently skipped: if node_modules is missing the fixture fails and says to
+run ``npm ci``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+# No instance-metadata lookups from botocore (slow timeouts off EC2); clients get explicit
+# dummy credentials anyway.
+os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+
+from backends import BACKEND_NAMES, Backend, start, unique_name  # noqa: E402
+
+
+def _serve(name: str, examples: bool = False) -> Iterator[Backend]:
+    server = start(name)
+    try:
+        if examples:
+            server.load_examples()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def moto_backend() -> Iterator[Backend]:
+    yield from _serve("moto")
+
+
+@pytest.fixture(scope="session")
+def dynalite_backend() -> Iterator[Backend]:
+    yield from _serve("dynalite")
+
+
+@pytest.fixture(scope="session", params=BACKEND_NAMES)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    return request.getfixturevalue(f"{request.param}_backend")
+
+
+@pytest.fixture(scope="session")
+def moto_examples_backend() -> Iterator[Backend]:
+    yield from _serve("moto", examples=True)
+
+
+@pytest.fixture(scope="session")
+def dynalite_examples_backend() -> Iterator[Backend]:
+    yield from _serve("dynalite", examples=True)
+
+
+@pytest.fixture(scope="session", params=BACKEND_NAMES)
+def examples_backend(request: pytest.FixtureRequest) -> Backend:
+    return request.getfixturevalue(f"{request.param}_examples_backend")
+
+
+@pytest.fixture
+def table_name() -> str:
+    """A fresh unique table name for a test that creates its own table."""
+    return unique_name()
