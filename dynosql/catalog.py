@@ -11,6 +11,8 @@ from typing import Any
 
 from .errors import PlanError
 
+SAMPLE_ITEMS = 100
+
 
 @dataclass(frozen=True)
 class KeySchema:
@@ -131,8 +133,11 @@ def table_info(description: dict[str, Any]) -> TableInfo:
 class Catalog:
     """DescribeTable/ListTables through one client, cached per session (``refresh`` forgets)."""
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, sample_sizes: bool = False):
         self.client = client
+        # A backend that reports no table size (moto) gets one measured from a sample read,
+        # so that estimates have something to stand on. Never used against AWS.
+        self.sample_sizes = sample_sizes
         self._tables: dict[str, TableInfo] = {}
         self._names: list[str] | None = None
 
@@ -159,8 +164,23 @@ class Catalog:
                 if "ResourceNotFound" in type(err).__name__ or "ValidationException" in str(err):
                     raise PlanError(self._unknown(name)) from None
                 raise
-            self._tables[name] = table_info(description)
+            info = table_info(description)
+            if self.sample_sizes and info.item_count and not info.size_bytes:
+                info = self._with_sampled_size(info)
+            self._tables[name] = info
         return self._tables[name]
+
+    def _with_sampled_size(self, info: TableInfo) -> TableInfo:
+        from dataclasses import replace
+
+        from .values import decode_item, item_size
+
+        page = self.client.scan(TableName=info.name, Limit=SAMPLE_ITEMS)
+        sample = [item_size(decode_item(i)) for i in page.get("Items", [])]
+        if not sample:
+            return info
+        average = sum(sample) // len(sample)
+        return replace(info, size_bytes=average * info.item_count)
 
     def _unknown(self, name: str) -> str:
         try:

@@ -234,11 +234,7 @@ class Executor:
         if items is not None and not _has_projection(params) and "FilterExpression" not in params:
             size = sum(values.item_size(values.decode_item(i)) for i in items)
         else:
-            size = scanned * (
-                plan.access.size_bytes // plan.access.item_count
-                if plan.access.item_count
-                else plan.table.average_item_size
-            )
+            size = scanned * _average_size(plan)
         units = Decimal(max(1, math.ceil(size / 4096)))
         self._add_capacity(stats, units if plan.consistent else units / 2)
 

@@ -98,7 +98,7 @@ class Session:
         progress: Callable[[Stats], None] | None = None,
     ):
         self.client = client if client is not None else make_client(endpoint_url, region, profile)
-        self.catalog = Catalog(self.client)
+        self.catalog = Catalog(self.client, sample_sizes=estimate_capacity)
         self.estimate_capacity = estimate_capacity
         self.settings = settings or Settings()
         self.params = dict(params or {})
@@ -192,10 +192,10 @@ class Session:
         stats = Stats(expected_items=plan.estimate.items if plan.is_scan else None)
         result = Result(columns_of(statement, plan.table), iter(()), stats, list(plan.warnings))
         result.open_columns = statement.items is None
-        result.rows = self._rows(plan, stats)
+        result.rows = self._rows(plan, stats, result.notes)
         return result
 
-    def _rows(self, plan: Plan, stats: Stats) -> Iterator[dict]:
+    def _rows(self, plan: Plan, stats: Stats, notes: list[str] | None = None) -> Iterator[dict]:
         statement = plan.statement
         executor = self.executor()
         try:

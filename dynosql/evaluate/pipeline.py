@@ -46,24 +46,42 @@ def project(statement: ast.Select, item: dict, key_names: tuple[str, ...]) -> di
     return row
 
 
+SORT_WARNING_ROWS = 10_000
+
+
 def select_rows(
     statement: ast.Select,
     table: TableInfo,
     items: Iterable[dict],
     sort: tuple[ast.OrderItem, ...],
+    notes: list[str] | None = None,
 ) -> Iterator[dict]:
-    """Rows of a non-aggregate SELECT from the items the plan read."""
+    """Rows of a non-aggregate SELECT from the items the plan read. A client-side sort of
+    many rows adds a note (the caller shows notes after the rows)."""
     keys = table.keys.names
     limit = statement.limit
     if sort:
         key = row_key([(lambda i, e=o.expr: resolve(i, e), o.desc) for o in sort])
-        items = sort_rows(items, key, None if statement.distinct else limit)
+        items = sort_rows(_counted(items, notes, sort), key, None if statement.distinct else limit)
     rows: Iterable[dict] = (project(statement, i, keys) for i in items)
     if statement.distinct:
         rows = _distinct(rows)
     if limit is not None:
         rows = itertools.islice(rows, limit)
     return iter(rows)
+
+
+def _counted(items: Iterable[dict], notes: list[str] | None, sort: tuple) -> Iterator[dict]:
+    n = 0
+    for item in items:
+        n += 1
+        yield item
+    if notes is not None and n > SORT_WARNING_ROWS:
+        by = ", ".join(o.expr.text for o in sort)
+        notes.append(
+            f"sorted {n} rows client-side by {by}: a table or index with {by} as its sort key "
+            "would return them in order"
+        )
 
 
 def aggregate_rows(statement: ast.Select, groups: list[Group]) -> Iterator[dict]:
