@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -331,6 +332,10 @@ def explain_lines(plan: Plan) -> list[str]:
 # --- parameters ----------------------------------------------------------------------------------
 
 
+# A value reads as a number only in canonical form: "0042" stays a string (an ID, a zip code).
+_NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$")
+
+
 def parse_param(text: str) -> tuple[str, Any]:
     """``name=value`` (a number if it reads as one, else a string) or ``name:=json``."""
     if ":=" in text and ("=" not in text.split(":=", 1)[0]):
@@ -343,10 +348,9 @@ def parse_param(text: str) -> tuple[str, Any]:
     if "=" not in text:
         raise ValueError(f"-v takes name=value, got {text!r}")
     name, raw = text.split("=", 1)
-    try:
+    if _NUMBER.match(raw.strip()):
         return name.strip(), values.number(raw.strip())
-    except ValueError:
-        return name.strip(), raw
+    return name.strip(), raw
 
 
 def _from_json(value: Any) -> Any:

@@ -83,6 +83,8 @@ class Plan:
             self.table.name if self.access.name is None else f"{self.table.name}.{self.access.name}"
         )
         n = len(self.requests)
+        if self.operation == "Nothing":
+            return "no request (no item can match)"
         if self.operation == "Scan" and self.segments > 1:
             return f"Scan {target} ({self.segments} segments)"
         if self.operation in ("Query", "GetItem") and n > 1:

@@ -49,6 +49,7 @@ class _Branch:
     pk_value: Any = None
     sk_condition: K.SortKeyCondition | None = None
     empty: bool = False
+    reason: str | None = None  # why no item can match, for a warning
 
 
 @dataclass
@@ -149,7 +150,7 @@ def _branches(statement: ast.Select, path: IndexInfo) -> list[_Branch] | None:
             branches.append(_branch(sub, path))
     if len(branches) > MAX_BRANCHES:
         return None
-    return _unique(branches)
+    return branches
 
 
 def _expand(items: list[ast.Condition], pk: str) -> list[list[ast.Condition]] | None:
@@ -190,16 +191,13 @@ def _distinct(listed: list[Any]) -> list[Any]:
     return out
 
 
-def _unique(branches: list[_Branch]) -> list[_Branch]:
-    return branches
-
-
 def _branch(items: list[ast.Condition], path: IndexInfo) -> _Branch:
     keys = path.keys
     _found, pk_value, _c = K.equality_value(items, keys.pk)
     branch = _Branch(items, pk_value)
     if not K.key_value_ok(pk_value, keys.pk_type, K.MAX_PK_BYTES):
         branch.empty = True
+        branch.reason = _key_mismatch(keys.pk, keys.pk_type, pk_value, K.MAX_PK_BYTES)
         return branch
     # two different equalities on the partition key contradict each other
     for c in items:
@@ -212,6 +210,8 @@ def _branch(items: list[ast.Condition], path: IndexInfo) -> _Branch:
         for c in items:
             if K.mentions_type_mismatch(c, keys.sk, keys.sk_type):
                 branch.empty = True
+                value = K.attribute_comparison(c, keys.sk)[1]
+                branch.reason = _key_mismatch(keys.sk, keys.sk_type, value, K.MAX_SK_BYTES)
                 return branch
             sc = K.sort_condition_of(c, keys.sk, keys.sk_type)
             if sc is not None:
@@ -224,6 +224,20 @@ def _branch(items: list[ast.Condition], path: IndexInfo) -> _Branch:
         except K.Empty:
             branch.empty = True
     return branch
+
+
+_TYPE_WORDS = {"S": "a string", "N": "a number", "B": "binary", "BOOL": "a boolean", "NULL": "NULL"}
+
+
+def _key_mismatch(name: str, key_type: str, value: Any, max_bytes: int) -> str:
+    got = values.type_of(value)
+    if got != key_type:
+        hint = f" (quote it: '{value}')" if key_type == "S" and got == "N" else ""
+        return (
+            f"{name} is a key of type {key_type}, and {_TYPE_WORDS.get(got, got)} never equals "
+            f"{_TYPE_WORDS[key_type]}: no item can match{hint}"
+        )
+    return f"{name} = {value!r}: a key value must be 1 to {max_bytes} bytes, so no item can match"
 
 
 def _implies_present(items: list[ast.Condition], attribute: str) -> bool:
@@ -417,6 +431,8 @@ def _build(
     count_star = _count_star_only(statement)
     if cand.operation == "Nothing":
         plan.steps.append("no item can match the WHERE (contradictory or impossible key values)")
+        reasons = dict.fromkeys(b.reason for b in cand.branches if b.reason)
+        plan.warnings.extend(reasons)
         _client_steps(plan, statement, client_sort, False)
         return plan
 
