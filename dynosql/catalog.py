@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import PlanError
+from .errors import PlanError, translate_error
 
 SAMPLE_ITEMS = 100
 
@@ -146,7 +146,10 @@ class Catalog:
             names: list[str] = []
             kwargs: dict[str, Any] = {}
             while True:
-                page = self.client.list_tables(**kwargs)
+                try:
+                    page = self.client.list_tables(**kwargs)
+                except Exception as err:
+                    raise translate_error(err) from None
                 names.extend(page.get("TableNames", []))
                 if not page.get("LastEvaluatedTableName"):
                     break
@@ -158,12 +161,12 @@ class Catalog:
         if name not in self._tables:
             try:
                 description = self.client.describe_table(TableName=name)["Table"]
-            except self.client.exceptions.ResourceNotFoundException:
-                raise PlanError(self._unknown(name)) from None
-            except Exception as err:  # validation of odd names: still "no such table"
-                if "ResourceNotFound" in type(err).__name__ or "ValidationException" in str(err):
+            except Exception as err:
+                code = (getattr(err, "response", None) or {}).get("Error", {}).get("Code", "")
+                if code in ("ResourceNotFoundException", "ValidationException"):
+                    # a name DynamoDB cannot even validate is still "no such table"
                     raise PlanError(self._unknown(name)) from None
-                raise
+                raise translate_error(err) from None
             info = table_info(description)
             if self.sample_sizes and info.item_count and not info.size_bytes:
                 info = self._with_sampled_size(info)
@@ -175,7 +178,10 @@ class Catalog:
 
         from .values import decode_item, item_size
 
-        page = self.client.scan(TableName=info.name, Limit=SAMPLE_ITEMS)
+        try:
+            page = self.client.scan(TableName=info.name, Limit=SAMPLE_ITEMS)
+        except Exception as err:
+            raise translate_error(err) from None
         sample = [item_size(decode_item(i)) for i in page.get("Items", [])]
         if not sample:
             return info

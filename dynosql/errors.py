@@ -36,3 +36,53 @@ class GuardError(DynosqlError):
 
 class ExecutionError(DynosqlError):
     """DynamoDB (or the connection to it) failed and retries could not help."""
+
+
+def translate_error(err: Exception) -> Exception:
+    """An AWS or connection error as one sentence for the user."""
+    if isinstance(err, DynosqlError):
+        return err
+    name = type(err).__name__
+    response = getattr(err, "response", None)
+    if isinstance(response, dict) and "Error" in response:
+        code = response["Error"].get("Code", name)
+        message = response["Error"].get("Message", "")
+        if code in (
+            "ProvisionedThroughputExceededException",
+            "ThrottlingException",
+            "RequestLimitExceeded",
+        ):
+            return ExecutionError(
+                f"DynamoDB kept throttling the reads after retries ({code}): {message}"
+            )
+        if code in (
+            "UnrecognizedClientException",
+            "InvalidSignatureException",
+            "ExpiredTokenException",
+            "ExpiredToken",
+        ):
+            return ExecutionError(f"AWS rejected the credentials ({code}): {message}")
+        if code == "ResourceNotFoundException":
+            return ExecutionError(f"DynamoDB: {message or 'table or index not found'}")
+        return ExecutionError(f"DynamoDB refused the request ({code}): {message}")
+    if name == "NoCredentialsError":
+        return ExecutionError(
+            "no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID, or use --local"
+        )
+    if name in (
+        "EndpointConnectionError",
+        "ConnectionClosedError",
+        "ConnectTimeoutError",
+        "ReadTimeoutError",
+    ):
+        return ExecutionError(f"cannot reach DynamoDB: {err}")
+    if name == "NoRegionError":
+        return ExecutionError("no AWS region set: use --region or AWS_REGION")
+    if name in (
+        "ProfileNotFound",
+        "TokenRetrievalError",
+        "SSOTokenLoadError",
+        "UnauthorizedSSOTokenError",
+    ):
+        return ExecutionError(str(err))
+    return err

@@ -19,12 +19,23 @@ from decimal import Decimal
 from typing import Any
 
 from . import values
-from .errors import ExecutionError, GuardError
+from .errors import ExecutionError, GuardError, translate_error
 from .evaluate.predicate import matches
 from .plan.model import Plan, Request
 from .result import Stats
 
 MAX_UNPROCESSED_ROUNDS = 12
+RETRY_ROUNDS = 6  # on top of botocore's own attempts
+RETRY_BASE_SECONDS = 0.2
+RETRY_CAP_SECONDS = 5.0
+RETRYABLE_CODES = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+    "ServiceUnavailable",
+    "InternalFailure",
+}
 QUEUE_DEPTH = 4096
 
 
@@ -195,10 +206,18 @@ class Executor:
     # --- calls, errors, capacity ------------------------------------------------------------
 
     def _call(self, method: str, params: dict, stats: Stats, plan: Plan) -> dict:
-        try:
-            response = getattr(self.client, method)(**params)
-        except Exception as err:  # one place turns AWS and connection errors into sentences
-            raise translate_error(err) from err
+        for attempt in range(RETRY_ROUNDS + 1):
+            try:
+                response = getattr(self.client, method)(**params)
+                break
+            except Exception as err:  # one place turns AWS and connection errors into sentences
+                if attempt == RETRY_ROUNDS or not retryable(err):
+                    raise translate_error(err) from err
+                # exponential backoff with full jitter; the same request again (pagination
+                # resumes from the same ExclusiveStartKey, so nothing is read twice)
+                time.sleep(
+                    random.uniform(0, min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2**attempt))
+                )
         stats_add(self._lock, stats, requests=1)
         if not self.estimate_capacity:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
@@ -257,6 +276,15 @@ class Executor:
                 time.sleep(ahead)
         if self.progress is not None:
             self.progress(stats)
+
+
+def retryable(err: Exception) -> bool:
+    """Throttles, server errors and dropped connections: worth the same request again."""
+    response = getattr(err, "response", None)
+    if isinstance(response, dict) and "Error" in response:
+        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        return response["Error"].get("Code") in RETRYABLE_CODES or status >= 500
+    return type(err).__name__ in ("ConnectionClosedError", "ReadTimeoutError", "ProtocolError")
 
 
 def stats_add(lock: threading.Lock, stats: Stats, requests: int = 0, scanned: int = 0) -> None:
@@ -356,55 +384,3 @@ def _concurrent(streams: list[Callable[[], Iterator[dict]]], workers: int = 8) -
                 out.get_nowait()
             except queue.Empty:
                 break
-
-
-def translate_error(err: Exception) -> Exception:
-    """An AWS or connection error as one sentence for the user."""
-    from .errors import DynosqlError
-
-    if isinstance(err, DynosqlError):
-        return err
-    name = type(err).__name__
-    response = getattr(err, "response", None)
-    if isinstance(response, dict) and "Error" in response:
-        code = response["Error"].get("Code", name)
-        message = response["Error"].get("Message", "")
-        if code in (
-            "ProvisionedThroughputExceededException",
-            "ThrottlingException",
-            "RequestLimitExceeded",
-        ):
-            return ExecutionError(
-                f"DynamoDB kept throttling the reads after retries ({code}): {message}"
-            )
-        if code in (
-            "UnrecognizedClientException",
-            "InvalidSignatureException",
-            "ExpiredTokenException",
-            "ExpiredToken",
-        ):
-            return ExecutionError(f"AWS rejected the credentials ({code}): {message}")
-        if code == "ResourceNotFoundException":
-            return ExecutionError(f"DynamoDB: {message or 'table or index not found'}")
-        return ExecutionError(f"DynamoDB refused the request ({code}): {message}")
-    if name == "NoCredentialsError":
-        return ExecutionError(
-            "no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID, or use --local"
-        )
-    if name in (
-        "EndpointConnectionError",
-        "ConnectionClosedError",
-        "ConnectTimeoutError",
-        "ReadTimeoutError",
-    ):
-        return ExecutionError(f"cannot reach DynamoDB: {err}")
-    if name == "NoRegionError":
-        return ExecutionError("no AWS region set: use --region or AWS_REGION")
-    if name in (
-        "ProfileNotFound",
-        "TokenRetrievalError",
-        "SSOTokenLoadError",
-        "UnauthorizedSSOTokenError",
-    ):
-        return ExecutionError(str(err))
-    return err

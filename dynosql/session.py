@@ -16,10 +16,10 @@ from typing import Any
 
 from . import values
 from .catalog import Catalog, TableInfo
-from .errors import GuardError, PlanError, SqlError
+from .errors import GuardError, PlanError, SqlError, translate_error
 from .evaluate.aggregate import count_group
 from .evaluate.pipeline import aggregate_rows, columns_of, grouped, select_rows
-from .execute import Executor, Limits, translate_error
+from .execute import Executor, Limits
 from .plan.model import Plan
 from .plan.planner import Options, plan_select
 from .result import Result, Stats
@@ -64,9 +64,11 @@ def make_client(
         raise translate_error(err) from None
     if session.region_name is None and endpoint_url:
         region = "us-east-1"  # a local endpoint does not care, but botocore insists on one
+    # botocore retries a few times quickly (an unreachable endpoint fails in seconds); the
+    # executor keeps retrying throttles, 5xx and dropped connections with longer backoff.
     config = Config(
-        retries={"mode": "adaptive", "max_attempts": 10},
-        connect_timeout=5,
+        retries={"mode": "standard", "max_attempts": 3},
+        connect_timeout=3,
         read_timeout=60,
         max_pool_connections=32,
     )

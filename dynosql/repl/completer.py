@@ -1,0 +1,466 @@
+"""Context-aware completion for the REPL.
+
+`suggest(text_before_cursor, text_after_cursor, metadata)` is pure: it reads the statement
+around the cursor and asks `metadata` (anything with the `Metadata` methods) for names. What it
+offers depends on where the cursor stands:
+
+- the start of a statement: statement keywords; a ``\\`` starts a backslash command;
+- after FROM, DESCRIBE, ``\\d``: table names; ``table.`` after FROM: that table's indexes;
+- after SELECT, WHERE/AND/OR/NOT, ORDER BY, GROUP BY, HAVING and commas in those clauses:
+  the attributes of the statement's table (key attributes from DescribeTable plus names seen
+  in a small sample read), functions, and a few keywords;
+- after SET: setting names, then their values; after ``\\format``: formats;
+- elsewhere: keywords and functions. Nothing inside strings or comments.
+
+`SessionMetadata` is the live source (cached; `refresh` forgets); `StaticMetadata` serves
+tests and anything offline.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Protocol
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
+from prompt_toolkit.document import Document
+
+from .highlight import FUNCTIONS, KEYWORD_SET, Token, significant, statement_start, tokenize
+
+STARTERS = ("SELECT", "EXPLAIN", "SHOW", "DESCRIBE", "SET")
+AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
+CONDITION_FUNCTIONS = tuple(f for f in FUNCTIONS if f not in AGGREGATES)
+SETTINGS = ("consistent", "segments", "max_rcu", "rate_limit", "fail_on_scan", "format")
+FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "vertical")
+SETTING_VALUES = {
+    "consistent": ("on", "off"),
+    "fail_on_scan": ("on", "off"),
+    "segments": ("auto",),
+    "max_rcu": ("off",),
+    "rate_limit": ("off",),
+    "format": FORMATS,
+}
+COMPARISONS = {"=", "<>", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "LIKE"}
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class Metadata(Protocol):
+    def table_names(self) -> list[str]: ...
+
+    def table(self, name: str) -> Any: ...  # TableInfo or None
+
+    def attributes(self, name: str) -> list[str]: ...
+
+    def cached_attributes(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    text: str  # what is inserted
+    kind: str  # keyword, function, table, index, attribute, command, setting, value
+    start: int  # characters before the cursor that `text` replaces (as a negative offset)
+    meta: str = ""
+
+    @property
+    def display(self) -> str:
+        return self.text
+
+
+def key_attributes(info: Any) -> list[str]:
+    """Key attributes of the table and its indexes, and INCLUDE'd attributes, in that order."""
+    names: dict[str, None] = {}
+    for path in info.access_paths:
+        for name in path.keys.names:
+            names[name] = None
+    for path in info.indexes:
+        for name in path.included:
+            names[name] = None
+    return list(names)
+
+
+class StaticMetadata:
+    """In-memory metadata: TableInfo objects and, per table, attribute names seen in items."""
+
+    def __init__(self, tables: Iterable[Any], samples: dict[str, list[str]] | None = None):
+        self.tables = {t.name: t for t in tables}
+        self.samples = samples or {}
+
+    def table_names(self) -> list[str]:
+        return list(self.tables)
+
+    def table(self, name: str) -> Any:
+        return self.tables.get(name)
+
+    def attributes(self, name: str) -> list[str]:
+        info = self.tables.get(name)
+        if info is None:
+            return []
+        keys = key_attributes(info)
+        return keys + sorted(set(self.samples.get(name, ())) - set(keys))
+
+    def cached_attributes(self) -> list[str]:
+        names: dict[str, None] = {}
+        for name in self.tables:
+            names.update(dict.fromkeys(self.attributes(name)))
+        return list(names)
+
+
+class SessionMetadata:
+    """Names from a live session: ListTables and DescribeTable through the session's catalog,
+    and attribute names from one small Scan per table (``sample_rows`` items, read once per
+    session, its capacity added to the session's total). Failures complete nothing rather
+    than disturb the prompt. `refresh` forgets everything (``\\refresh``)."""
+
+    def __init__(self, session: Any, sample_rows: int = 20):
+        self.session = session
+        self.sample_rows = sample_rows
+        self._lock = threading.RLock()
+        self._names: list[str] | None = None
+        self._tables: dict[str, Any] = {}
+        self._samples: dict[str, list[str]] = {}
+
+    def refresh(self) -> None:
+        with self._lock:
+            self._names = None
+            self._tables.clear()
+            self._samples.clear()
+            self.session.catalog.refresh()
+
+    def table_names(self) -> list[str]:
+        with self._lock:
+            if self._names is None:
+                try:
+                    self._names = list(self.session.catalog.table_names())
+                except Exception:  # noqa: BLE001 - completion must never break the prompt
+                    return []
+            return self._names
+
+    def table(self, name: str) -> Any:
+        with self._lock:
+            if name not in self._tables:
+                try:
+                    self._tables[name] = self.session.describe(name)
+                except Exception:  # noqa: BLE001
+                    self._tables[name] = None
+            return self._tables[name]
+
+    def attributes(self, name: str) -> list[str]:
+        info = self.table(name)
+        if info is None:
+            return []
+        with self._lock:
+            if name not in self._samples:
+                self._samples[name] = self._sample(name)
+            sampled = self._samples[name]
+        keys = key_attributes(info)
+        return keys + [a for a in sampled if a not in keys]
+
+    def cached_attributes(self) -> list[str]:
+        with self._lock:
+            names: dict[str, None] = {}
+            for table, info in self._tables.items():
+                if info is not None:
+                    names.update(dict.fromkeys(key_attributes(info)))
+                    names.update(dict.fromkeys(self._samples.get(table, ())))
+            return list(names)
+
+    def _sample(self, name: str) -> list[str]:
+        if self.sample_rows <= 0:
+            return []
+        from dynosql import values
+
+        try:
+            page = self.session.client.scan(
+                TableName=name, Limit=self.sample_rows, ReturnConsumedCapacity="TOTAL"
+            )
+        except Exception:  # noqa: BLE001
+            return []
+        items = [values.decode_item(item) for item in page.get("Items", [])]
+        if getattr(self.session, "estimate_capacity", False):
+            used = values.read_units(sum(values.item_size(i) for i in items))
+        else:
+            used = Decimal(str((page.get("ConsumedCapacity") or {}).get("CapacityUnits") or 0))
+        self.session.total_capacity += used
+        names: set[str] = set()
+        for item in items:
+            names.update(item)
+        return sorted(names)
+
+
+# --- the pure part -------------------------------------------------------------------------------
+
+
+def quote_name(name: str) -> str:
+    """An attribute or table name as it must be written in SQL."""
+    if _PLAIN.match(name) and name.upper() not in KEYWORD_SET:
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _unquote(text: str) -> str:
+    if text.startswith('"'):
+        body = text[1:-1] if len(text) > 1 and text.endswith('"') else text[1:]
+        return body.replace('""', '"')
+    return text
+
+
+def _case(word: str, prefix: str) -> str:
+    """Keywords follow the user's case: lower case if they type lower case."""
+    if prefix and prefix.isalpha() and prefix == prefix.lower():
+        return word.lower()
+    return word
+
+
+def _match(prefix: str, candidates: Iterable[str]) -> list[str]:
+    """Prefix matches first (in the given order), then names containing the prefix."""
+    p = prefix.lower()
+    seen: dict[str, None] = {}
+    first, then = [], []
+    for c in candidates:
+        if c in seen:
+            continue
+        seen[c] = None
+        low = c.lower()
+        if low.startswith(p):
+            first.append(c)
+        elif p and p in low:
+            then.append(c)
+    return first + then
+
+
+def statement_table(tokens: list[Token]) -> tuple[str | None, str | None]:
+    """The table (and index) after the first FROM of a statement's tokens."""
+    sig = significant(tokens)
+    for i, t in enumerate(sig):
+        if t.kind == "keyword" and t.upper == "FROM" and i + 1 < len(sig):
+            name = sig[i + 1]
+            if name.kind in ("word", "function", "identifier") or (
+                name.kind == "keyword" and name.upper not in ("WHERE", "ORDER", "GROUP", "LIMIT")
+            ):
+                index = None
+                if i + 3 < len(sig) and sig[i + 2].text == ".":
+                    index = _unquote(sig[i + 3].text)
+                return _unquote(name.text), index
+    return None, None
+
+
+def _clause(prev: list[Token]) -> str | None:
+    """The clause the cursor is in: SELECT, FROM, WHERE, ORDER BY, GROUP BY, HAVING, LIMIT, ..."""
+    for i in range(len(prev) - 1, -1, -1):
+        t = prev[i]
+        if t.kind != "keyword":
+            continue
+        word = t.upper
+        if word == "BY" and i > 0 and prev[i - 1].upper in ("ORDER", "GROUP"):
+            return prev[i - 1].upper + " BY"
+        if word in ("SELECT", "FROM", "WHERE", "HAVING", "LIMIT", "SET", "SHOW"):
+            return word
+    return None
+
+
+def suggest(
+    before: str,
+    after: str,
+    metadata: Metadata,
+    commands: dict[str, str] | None = None,
+    command_args: dict[str, str] | None = None,
+) -> list[Suggestion]:
+    """What to offer at the cursor. `commands`: backslash command -> help; `command_args`:
+    command -> what its argument is ("table", "format", "onoff")."""
+    start = statement_start(before)
+    text = before[start:]
+    tokens = tokenize(text)
+    if tokens:
+        last = tokens[-1]
+        if last.kind == "comment" and (not last.closed or last.text.startswith("--")):
+            return []
+        if last.kind == "string":
+            return []
+    sig = significant(tokens)
+
+    # what is being typed: a word, a quoted name, or nothing after a space/operator
+    prefix, quoted, parent = "", False, None
+    prev = sig
+    if sig and tokens[-1] is sig[-1]:
+        last = sig[-1]
+        if last.kind in ("word", "keyword", "function"):
+            prefix, prev = last.text, sig[:-1]
+        elif last.kind == "identifier":
+            if last.closed:
+                return []
+            prefix, quoted, prev = last.text[1:].replace('""', '"'), True, sig[:-1]
+        elif last.kind == "command":
+            prefix, prev = last.text, sig[:-1]
+        elif last.kind in ("number", "parameter") or (
+            last.kind == "operator" and last.text == "*"
+        ):
+            return []
+    if len(prev) >= 2 and prev[-1].text == "." and prev[-2].kind in (
+        "word",
+        "keyword",
+        "function",
+        "identifier",
+    ):
+        if len(prev) < 2 or tokens[-1].text == " ":
+            pass
+        parent, prev = _unquote(prev[-2].text), prev[:-2]
+    width = len(prefix) + (1 if quoted else 0)
+
+    def out(names: Iterable[str], kind: str, meta: str = "", quote: bool = True) -> list:
+        found = []
+        for name in _match(prefix, names):
+            insert = quote_name(name) if quote else name
+            if quoted:
+                insert = '"' + name.replace('"', '""') + '"'
+            found.append(Suggestion(insert, kind, -width, meta))
+        return found
+
+    def keywords(words: Iterable[str]) -> list[Suggestion]:
+        if quoted:
+            return []
+        return [
+            Suggestion(_case(w, prefix), "keyword", -width, "keyword") for w in _match(prefix, words)
+        ]
+
+    def functions(names: Iterable[str]) -> list[Suggestion]:
+        if quoted:
+            return []
+        return [
+            Suggestion(_case(f, prefix) if f.isupper() else f, "function", -width, "function")
+            for f in _match(prefix, names)
+        ]
+
+    # backslash commands
+    if prefix.startswith("\\") and not prev:
+        return [Suggestion(c, "command", -width, h) for c, h in _cmd_match(prefix, commands or {})]
+    if prev and prev[0].kind == "command":
+        kind = (command_args or {}).get(prev[0].text)
+        if len(prev) > 1 or kind is None:
+            return []
+        if kind == "table":
+            return out(metadata.table_names(), "table", "table")
+        if kind == "format":
+            return out(FORMATS, "value", "format", quote=False)
+        if kind == "onoff":
+            return out(("on", "off"), "value", "", quote=False)
+        return []
+
+    if parent is not None:
+        if prev and prev[-1].upper == "FROM":
+            info = metadata.table(parent)
+            if info is None:
+                return []
+            return out([ix.name for ix in info.indexes], "index", f"{ix_kinds(info)}")
+        return []  # a nested attribute path: names inside maps are not known
+
+    if not prev:
+        return keywords(STARTERS)
+    p1 = prev[-1]
+    first = prev[0].upper
+    word = p1.upper if p1.kind in ("keyword", "function", "word") else p1.text
+
+    # table names
+    if word == "FROM" or (
+        first in ("DESCRIBE", "DESC")
+        and (len(prev) == 1 or (len(prev) == 2 and word == "TABLE"))
+    ):
+        names = out(metadata.table_names(), "table", "table")
+        if first in ("DESCRIBE", "DESC") and len(prev) == 1:
+            names += keywords(["TABLE"])
+        return names
+
+    clause = _clause(prev)
+    if first == "SET" and clause == "SET":
+        if len(prev) == 1:
+            return out(SETTINGS, "setting", "setting", quote=False)
+        if len(prev) >= 2 and word in ("=", "TO"):
+            return out(SETTING_VALUES.get(prev[1].text.lower(), ()), "value", "", quote=False)
+        return []
+    if clause == "SHOW":
+        if word == "SHOW":
+            return keywords(["TABLES", "HOT KEYS FROM"])
+        if word == "HOT":
+            return keywords(["KEYS FROM"])
+        if word == "KEYS":
+            return keywords(["FROM"])
+        return []
+    if first == "EXPLAIN" and word in ("EXPLAIN", "ANALYZE"):
+        return keywords(["SELECT"] + (["ANALYZE"] if word == "EXPLAIN" else []))
+
+    table, _index = statement_table(tokenize(text + after.split(";", 1)[0]))
+
+    def attributes() -> list[Suggestion]:
+        if table is not None:
+            names = metadata.attributes(table)
+        else:
+            names = metadata.cached_attributes()
+        return out(names, "attribute", "attribute")
+
+    if clause == "SELECT":
+        if word in ("SELECT", "DISTINCT", ",", "("):
+            extra = ["DISTINCT"] if word == "SELECT" else []
+            return attributes() + functions(AGGREGATES) + keywords(extra)
+        return keywords(["FROM", "AS"])
+    if clause == "FROM":
+        return keywords(["WHERE", "GROUP BY", "ORDER BY", "LIMIT"])
+    if clause in ("WHERE", "HAVING"):
+        if word in ("WHERE", "HAVING", "AND", "OR", "NOT", "(", ","):
+            extra = [] if word == "NOT" else ["NOT"]
+            funcs = AGGREGATES if clause == "HAVING" else CONDITION_FUNCTIONS
+            return attributes() + functions(funcs) + keywords(extra)
+        if word in COMPARISONS:
+            return keywords(["TRUE", "FALSE", "NULL"]) if word in ("=", "<>", "!=") else []
+        if word == "IS":
+            return keywords(["NULL", "NOT NULL"])
+        return keywords(
+            ["AND", "OR", "BETWEEN", "IN", "LIKE", "IS", "GROUP BY", "ORDER BY", "LIMIT"]
+        )
+    if clause in ("ORDER BY", "GROUP BY"):
+        if word in ("BY", ","):
+            funcs = AGGREGATES if clause == "ORDER BY" else ()
+            return attributes() + functions(funcs)
+        follow = ["ASC", "DESC", "LIMIT"] if clause == "ORDER BY" else ["HAVING", "ORDER BY"]
+        return keywords(follow + ["LIMIT"] if "LIMIT" not in follow else follow)
+    if clause == "LIMIT":
+        return []
+    return keywords(sorted(KEYWORD_SET)) + functions(FUNCTIONS)
+
+
+def ix_kinds(info: Any) -> str:
+    return "index"
+
+
+def _cmd_match(prefix: str, commands: dict[str, str]) -> list[tuple[str, str]]:
+    return [(name, commands[name]) for name in _match(prefix, commands) if name.startswith(prefix)]
+
+
+class SqlCompleter(Completer):
+    """prompt_toolkit adapter over `suggest`; file names for ``\\i`` and ``\\o``."""
+
+    def __init__(
+        self,
+        metadata: Metadata,
+        commands: dict[str, str] | None = None,
+        command_args: dict[str, str] | None = None,
+    ):
+        self.metadata = metadata
+        self.commands = commands or {}
+        self.command_args = command_args or {}
+        self.paths = PathCompleter(expanduser=True)
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterator[Completion]:
+        before = document.text_before_cursor
+        head = before.lstrip()
+        if head.startswith("\\"):
+            name, _, arg = head.partition(" ")
+            if self.command_args.get(name) == "path" and " " in head:
+                sub = Document(arg.lstrip(), len(arg.lstrip()))
+                yield from self.paths.get_completions(sub, complete_event)
+                return
+        for s in suggest(before, document.text_after_cursor, self.metadata, self.commands, self.command_args):
+            yield Completion(s.text, s.start, display_meta=s.meta or s.kind)
