@@ -1,0 +1,705 @@
+"""The SQL front end: statement splitting, parsing into our AST, and every refusal message.
+
+What is accepted is written down in grammar/README.md; these tests pin it, with exact messages
+and the line and column each error points at.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from dynosql.errors import SqlError
+from dynosql.session import bind
+from dynosql.sql import ast, is_complete, parse, parse_script, split_script
+from dynosql.sql.split import strip_comments
+
+
+def where(condition: str) -> ast.Condition:
+    statement = parse(f"SELECT * FROM t WHERE {condition}")
+    assert isinstance(statement, ast.Select)
+    return statement.where
+
+
+def error(sql: str) -> SqlError:
+    with pytest.raises(SqlError) as info:
+        parse_script(sql)
+    return info.value
+
+
+def P(*elements: str | int) -> tuple:
+    return elements
+
+
+# --- paths -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written, elements, text",
+    [
+        ("a", P("a"), "a"),
+        ("a.b.c", P("a", "b", "c"), "a.b.c"),
+        ("a[0]", P("a", 0), "a[0]"),
+        ("a[0][12]", P("a", 0, 12), "a[0][12]"),
+        ("a.b[2].c", P("a", "b", 2, "c"), "a.b[2].c"),
+        ('"list-price"', P("list-price"), "list-price"),
+        ('"status"', P("status"), "status"),
+        ("status", P("status"), "status"),
+        ("size", P("size"), "size"),
+        ('"a.b"', P("a.b"), '"a.b"'),
+        ('"a[1]"', P("a[1]"), '"a[1]"'),
+        ('"x"."y"', P("x", "y"), "x.y"),
+        ('"my-attr".x[3]', P("my-attr", "x", 3), "my-attr.x[3]"),
+        ('"we""ird"', P('we"ird'), 'we"ird'),
+        ("Mixed_Case", P("Mixed_Case"), "Mixed_Case"),
+        ("meta.geo.country", P("meta", "geo", "country"), "meta.geo.country"),
+    ],
+)
+def test_paths_are_normalised(written: str, elements: tuple, text: str) -> None:
+    statement = parse(f"SELECT {written} FROM t WHERE {written} = 1 ORDER BY {written}")
+    (item,) = statement.items
+    assert item.expr.elements == elements
+    assert item.expr.text == text
+    assert statement.where.left.elements == elements
+    assert statement.order_by[0].expr.elements == elements
+
+
+def test_path_equality_ignores_position() -> None:
+    s = parse("SELECT a.b FROM t WHERE a.b = 1")
+    assert s.items[0].expr == s.where.left
+    assert s.items[0].expr.pos != s.where.left.pos
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("SELECT * FROM t WHERE x[y] = 1", "a list index must be a whole number: a[0]"),
+        ("SELECT * FROM t WHERE x[1, 2] = 1", "a list index takes one number: a[0]"),
+        ("SELECT a.* FROM t", "* is not an attribute path"),
+    ],
+)
+def test_bad_paths(sql: str, message: str) -> None:
+    assert error(sql).message == message
+
+
+# --- the select list ---------------------------------------------------------------------------
+
+
+def test_column_names_are_path_text_or_alias() -> None:
+    s = parse('SELECT a.b.c, a[0], "list-price", "a.b", meta.geo.country AS country, x y FROM t')
+    assert [i.name for i in s.items] == ["a.b.c", "a[0]", "list-price", '"a.b"', "country", "y"]
+    s = parse("SELECT COUNT(*), count(DISTINCT a.b), sum(n), AVG(n) AS mean, MIN(s), MAX(s) FROM t")
+    assert [i.name for i in s.items] == [
+        "COUNT(*)",
+        "COUNT(DISTINCT a.b)",
+        "SUM(n)",
+        "mean",
+        "MIN(s)",
+        "MAX(s)",
+    ]
+
+
+def test_aggregates() -> None:
+    s = parse("SELECT COUNT(*), COUNT(x), COUNT(DISTINCT a.b), SUM(DISTINCT n), MAX(s) FROM t")
+    got = [(a.func, a.path and a.path.elements, a.distinct) for a in (i.expr for i in s.items)]
+    assert got == [
+        ("COUNT", None, False),
+        ("COUNT", ("x",), False),
+        ("COUNT", ("a", "b"), True),
+        ("SUM", ("n",), True),
+        ("MAX", ("s",), False),
+    ]
+    assert s.is_aggregate and not s.group_by
+
+
+def test_select_star_distinct_limit_order() -> None:
+    s = parse("SELECT * FROM t LIMIT 10")
+    assert (s.items, s.limit, s.distinct, s.table, s.index) == (None, 10, False, "t", None)
+    s = parse("SELECT DISTINCT x FROM t ORDER BY x DESC, y, 1")
+    assert s.distinct
+    assert [(o.expr.elements, o.desc) for o in s.order_by] == [
+        (("x",), True),
+        (("y",), False),
+        (("x",), False),
+    ]
+
+
+def test_order_by_alias_resolves_to_its_expression() -> None:
+    s = parse("SELECT x AS y FROM t ORDER BY y")
+    assert s.order_by[0].expr.elements == ("x",)
+    s = parse("SELECT g, COUNT(*) AS n FROM t GROUP BY g HAVING n > 2 ORDER BY n DESC")
+    assert s.order_by[0].expr == ast.Aggregate("COUNT", None, False, "COUNT(*)")
+    assert s.having.left == ast.Aggregate("COUNT", None, False, "COUNT(*)")
+    s = parse("SELECT g, COUNT(*) FROM t GROUP BY g HAVING COUNT(*) > 2 ORDER BY COUNT(*)")
+    assert s.group_by == (ast.Path(("g",), "g"),)
+
+
+@pytest.mark.parametrize(
+    "sql, table, index",
+    [
+        ("SELECT * FROM t", "t", None),
+        ("SELECT * FROM t.idx", "t", "idx"),
+        ('SELECT * FROM "my-table"."my-index"', "my-table", "my-index"),
+        ('SELECT * FROM "t.x"', "t.x", None),
+        ("select * from Orders", "Orders", None),
+    ],
+)
+def test_from_table_and_index(sql: str, table: str, index: str | None) -> None:
+    s = parse(sql)
+    assert (s.table, s.index) == (table, index)
+
+
+# --- conditions --------------------------------------------------------------------------------
+
+
+def test_comparisons() -> None:
+    c = where("x = 1 AND x <> 2 AND x != 3 AND x < 4 AND x <= 5 AND x > 6 AND x >= 7 AND 8 < x")
+    assert [
+        (i.op, i.right.value if isinstance(i.right, ast.Literal) else None) for i in c.items
+    ] == [
+        ("=", 1),
+        ("<>", 2),
+        ("<>", 3),
+        ("<", 4),
+        ("<=", 5),
+        (">", 6),
+        (">=", 7),
+        ("<", None),
+    ]
+    assert c.items[-1].left.value == 8 and c.items[-1].right.elements == ("x",)
+
+
+def test_boolean_structure_and_negations() -> None:
+    c = where("NOT (x = 1 OR y = 2) AND (a = 1 OR b = 2 OR c = 3)")
+    assert isinstance(c, ast.And)
+    assert isinstance(c.items[0], ast.Not) and isinstance(c.items[0].item, ast.Or)
+    assert len(c.items[1].items) == 3
+    c = where("x = 1 AND y = 'a' OR z = 2")  # AND binds tighter than OR
+    assert isinstance(c, ast.Or) and isinstance(c.items[0], ast.And)
+    assert isinstance(where("x NOT IN (1, 2)"), ast.Not)
+    assert isinstance(where("x NOT BETWEEN 1 AND 2").item, ast.Between)
+    assert where("x IS NOT NULL") == ast.Not(ast.IsNull(ast.Path(("x",), "x")))
+    assert where("x IS NULL") == ast.IsNull(ast.Path(("x",), "x"))
+
+
+def test_between_in_and_functions() -> None:
+    b = where("x BETWEEN 1 AND 'z'")
+    assert (b.low.value, b.high.value) == (Decimal(1), "z")
+    i = where("x IN (1, 'a', TRUE)")
+    assert [v.value for v in i.values] == [Decimal(1), "a", True]
+    c = where(
+        "contains(x, 'a') AND attribute_exists(y) AND attribute_not_exists(z.w) "
+        "AND attribute_type(q, 'SS') AND begins_with(r, 'p') AND BEGINS_WITH(s, 'q')"
+    )
+    assert [(f.name, f.path.elements, f.arg and f.arg.value) for f in c.items] == [
+        ("contains", ("x",), "a"),
+        ("attribute_exists", ("y",), None),
+        ("attribute_not_exists", ("z", "w"), None),
+        ("attribute_type", ("q",), "SS"),
+        ("begins_with", ("r",), "p"),
+        ("begins_with", ("s",), "q"),
+    ]
+
+
+def test_size_is_an_operand() -> None:
+    c = where("size(x) > 3 AND 3 < size(y.z) AND size(a) = size(b)")
+    assert c.items[0].left == ast.Size(ast.Path(("x",), "x"))
+    assert c.items[1].right == ast.Size(ast.Path(("y", "z"), "y.z"))
+    assert isinstance(c.items[2].left, ast.Size) and isinstance(c.items[2].right, ast.Size)
+
+
+def test_literals() -> None:
+    c = where(
+        "a = TRUE AND b = FALSE AND c = NULL AND d = -1.50 AND e = 1e3 AND f = 'it''s' "
+        "AND g = 12345678901234567890123456789012345678 AND h = '' AND i = 'ünï'"
+    )
+    got = [i.right.value for i in c.items]
+    assert got == [
+        True,
+        False,
+        None,
+        Decimal("-1.50"),
+        Decimal("1E+3"),
+        "it's",
+        Decimal("12345678901234567890123456789012345678"),
+        "",
+        "ünï",
+    ]
+    assert str(got[3]) == "-1.50"  # exact digits, never a float
+    assert all(not isinstance(v, float) for v in got)
+
+
+@pytest.mark.parametrize(
+    "pattern, expected",
+    [
+        ("abc", ast.Compare("=", ast.Path(("x",), "x"), ast.Literal("abc"))),
+        ("", ast.Compare("=", ast.Path(("x",), "x"), ast.Literal(""))),
+        ("abc%", ast.Function("begins_with", ast.Path(("x",), "x"), ast.Literal("abc"))),
+        ("abc%%", ast.Function("begins_with", ast.Path(("x",), "x"), ast.Literal("abc"))),
+        ("%abc", ast.Like(ast.Path(("x",), "x"), "%abc")),
+        ("a_c%", ast.Like(ast.Path(("x",), "x"), "a_c%")),
+        ("a%c", ast.Like(ast.Path(("x",), "x"), "a%c")),
+        ("%", ast.Like(ast.Path(("x",), "x"), "%")),
+        ("_", ast.Like(ast.Path(("x",), "x"), "_")),
+    ],
+)
+def test_like_forms(pattern: str, expected: ast.Condition) -> None:
+    assert where(f"x LIKE '{pattern}'") == expected
+    assert where(f"NOT x LIKE '{pattern}'") == ast.Not(expected)
+
+
+@pytest.mark.xfail(
+    reason="BUG: sqlglot marks `x NOT LIKE p` with negate=True on exp.Like and the parser "
+    "ignores it, so NOT LIKE means LIKE (wrong results)",
+    strict=True,
+)
+@pytest.mark.parametrize("pattern", ["abc", "abc%", "%abc"])
+def test_not_like_is_negated(pattern: str) -> None:
+    assert where(f"x NOT LIKE '{pattern}'") == ast.Not(where(f"x LIKE '{pattern}'"))
+
+
+def test_like_refusals() -> None:
+    assert error("SELECT * FROM t WHERE x LIKE y").message == "LIKE takes a string pattern"
+    assert error("SELECT * FROM t WHERE x ILIKE 'a%'").message == (
+        "ILIKE is not supported: DynamoDB compares strings exactly"
+    )
+    assert error("SELECT * FROM t WHERE x LIKE 'a%' ESCAPE '!'").message == (
+        "LIKE … ESCAPE is not supported"
+    )
+
+
+# --- parameters --------------------------------------------------------------------------------
+
+
+def test_parameters_parse_and_bind() -> None:
+    s = parse("SELECT * FROM t WHERE x = :v AND y IN (:a, :b) AND z BETWEEN :lo AND :hi")
+    params = [
+        s.where.items[0].right,
+        *s.where.items[1].values,
+        s.where.items[2].low,
+        s.where.items[2].high,
+    ]
+    assert [p.name for p in params] == ["v", "a", "b", "lo", "hi"]
+    assert all(isinstance(p, ast.Param) for p in params)
+    bound = bind(s, {"v": "x' OR '1'='1", "a": Decimal(1), "b": "2", "lo": 0, "hi": True})
+    assert bound.where.items[0].right.value == "x' OR '1'='1"
+    assert [v.value for v in bound.where.items[1].values] == [Decimal(1), "2"]
+    assert (bound.where.items[2].low.value, bound.where.items[2].high.value) == (0, True)
+
+
+def test_unbound_parameter_is_an_error_naming_it() -> None:
+    s = parse("SELECT * FROM t WHERE x = :missing")
+    with pytest.raises(SqlError) as info:
+        bind(s, {})
+    assert info.value.message == "no value for :missing (give one with -v missing=value)"
+
+
+@pytest.mark.xfail(
+    reason="BUG: parameters carry no position (the statement's start), so an unbound "
+    ":name error points at line 1, column 1",
+    strict=True,
+)
+def test_parameter_positions() -> None:
+    s = parse("SELECT * FROM t\nWHERE x = :v AND\n  y = :w")
+    assert s.where.items[0].right.pos == ast.Pos(2, 11)
+    assert s.where.items[1].right.pos == ast.Pos(3, 7)
+
+
+def test_positional_parameters_are_refused() -> None:
+    assert error("SELECT * FROM t WHERE x = ?").message == "parameters are named: :name"
+
+
+# --- positions ---------------------------------------------------------------------------------
+
+
+def test_positions_of_single_paths_literals_and_tables() -> None:
+    s = parse("SELECT x,\n  y\n  FROM t\n WHERE z = 'v'")
+    assert [i.expr.pos for i in s.items] == [ast.Pos(1, 8), ast.Pos(2, 3)]
+    assert s.table_pos == ast.Pos(3, 8)
+    assert s.where.left.pos == ast.Pos(4, 8)
+    assert s.where.right.pos == ast.Pos(4, 12)
+
+
+@pytest.mark.xfail(
+    reason="BUG: a dotted path's position is its last name's (a.b.c points at c)", strict=True
+)
+def test_dotted_path_position_is_its_first_name() -> None:
+    s = parse('SELECT a.b.c, "x"."y" FROM t')
+    assert [i.expr.pos for i in s.items] == [ast.Pos(1, 8), ast.Pos(1, 15)]
+
+
+# --- statement splitting -----------------------------------------------------------------------
+
+
+def test_split_ignores_semicolons_in_strings_identifiers_and_comments() -> None:
+    script = (
+        "SELECT 'a;b' FROM t; -- c;\n"
+        'SELECT "x;y" FROM u /* ; */;\n'
+        "\n"
+        "  SELECT 'it''s;' FROM v;;  ; -- end\n"
+    )
+    chunks = split_script(script)
+    assert [c.text.strip() for c in chunks] == [
+        "SELECT 'a;b' FROM t",
+        '-- c;\nSELECT "x;y" FROM u /* ; */',
+        "SELECT 'it''s;' FROM v",
+    ]
+    assert [(c.line, c.col) for c in chunks] == [(1, 1), (1, 21), (2, 29)]
+
+
+def test_split_skips_empty_statements() -> None:
+    assert split_script("") == []
+    assert split_script("  ;; -- only a comment\n/* and ; this */ ;") == []
+    assert parse_script("  -- only\n;;") == []
+
+
+def test_chunk_positions_map_back_to_the_script() -> None:
+    (first, second) = split_script("SELECT * FROM a;\n  SELECT *\nFROM b")
+    assert (second.line, second.col) == (1, 17)
+    assert second.to_script(1, 3) == (1, 19)
+    assert second.to_script(3, 6) == (3, 6)
+
+
+def test_parse_script_positions_across_lines_and_statements() -> None:
+    statements = parse_script("SELECT a FROM t1;\nSELECT b\n  FROM t2; SELECT c FROM t3")
+    assert [s.table for s in statements] == ["t1", "t2", "t3"]
+    assert statements[1].items[0].expr.pos == ast.Pos(2, 8)
+    assert statements[1].table_pos == ast.Pos(3, 8)
+    assert statements[2].items[0].expr.pos == ast.Pos(3, 19)
+
+
+def test_is_complete() -> None:
+    assert is_complete("SELECT 1;")
+    assert is_complete("SELECT 1; -- trailing comment")
+    assert is_complete("SELECT 1;\n")
+    assert not is_complete("SELECT ';'")
+    assert not is_complete("SELECT 1 /* ; */")
+    assert not is_complete('SELECT "a;')
+    assert not is_complete("SELECT 1")
+
+
+def test_strip_comments_keeps_positions() -> None:
+    text = "a -- b\nc /* d\ne */ 'f -- g' \"h /* i */\""
+    stripped = strip_comments(text)
+    assert len(stripped) == len(text)
+    assert stripped == "a     \nc     \n     'f -- g' \"h /* i */\""
+
+
+def test_parse_takes_exactly_one_statement() -> None:
+    assert isinstance(parse("SELECT * FROM t;"), ast.Select)
+    with pytest.raises(SqlError) as info:
+        parse("SELECT * FROM a;\nSELECT * FROM b")
+    assert str(info.value) == "line 1, column 17: expected one statement, found several"
+    with pytest.raises(SqlError) as info:
+        parse("  -- nothing\n")
+    assert str(info.value) == "empty statement"
+
+
+# --- other statements --------------------------------------------------------------------------
+
+
+def test_explain() -> None:
+    e = parse("EXPLAIN SELECT * FROM t WHERE x = 1")
+    assert isinstance(e, ast.Explain) and not e.analyze
+    assert e.statement.where.left.pos == ast.Pos(1, 31)
+    e = parse("explain analyze select x from t")
+    assert e.analyze and e.statement.items[0].expr.elements == ("x",)
+
+
+def test_explain_keeps_positions_on_one_line() -> None:
+    assert str(error("EXPLAIN SELECT * FROM a WHERE x = = 1")) == (
+        "line 1, column 35: incomplete expression near '='"
+    )
+
+
+@pytest.mark.xfail(
+    reason="BUG: EXPLAIN blanks its words with spaces, dropping their newline, so errors "
+    "after `EXPLAIN\\n ANALYZE` are reported one line too high",
+    strict=True,
+)
+def test_explain_keeps_positions_across_lines() -> None:
+    err = error("EXPLAIN\n  ANALYZE SELECT * FROM a\n WHERE x == = 1")
+    assert (err.line, err.col) == (3, 13)
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("SHOW TABLES", ast.ShowTables()),
+        ("show tables;", ast.ShowTables()),
+        ("DESCRIBE orders", ast.Describe("orders")),
+        ("DESC orders", ast.Describe("orders")),
+        ('describe table "my-t"', ast.Describe("my-t")),
+        ("SHOW HOT KEYS FROM t", ast.ShowHotKeys("t")),
+        ("SHOW HOT KEYS FROM t.idx LIMIT 5", ast.ShowHotKeys("t", "idx", 5)),
+        ('show hot keys from "a-b"."c" limit 3', ast.ShowHotKeys("a-b", "c", 3)),
+        ("SET segments = 4", ast.SetOption("segments", "4")),
+        ("SET consistent TO on", ast.SetOption("consistent", "on")),
+        ("SET format = 'json'", ast.SetOption("format", "json")),
+        ("set Max_RCU = 10", ast.SetOption("max_rcu", "10")),
+    ],
+)
+def test_other_statements(sql: str, expected: ast.Statement) -> None:
+    assert parse(sql) == expected
+
+
+def test_other_statement_refusals() -> None:
+    assert (
+        str(error("DESCRIBE a.b")) == "line 1, column 12: DESCRIBE takes a table name, not an index"
+    )
+    assert str(error("SHOW COLUMNS")) == (
+        "line 1, column 1: expected SHOW TABLES or SHOW HOT KEYS FROM table"
+    )
+    assert error("EXPLAIN SHOW TABLES").message == (
+        "SHOW is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, "
+        "DESCRIBE and SET"
+    )
+
+
+# --- refusals: every message, exactly ----------------------------------------------------------
+
+OTHERS = "dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, DESCRIBE and SET"
+JOIN = "JOIN is not supported: DynamoDB has no joins; query each table separately"
+DIGITS39 = "123456789012345678901234567890123456789"
+IN101 = ", ".join(str(n) for n in range(101))
+
+# (sql, message, line): the message exactly, and the line it is reported on
+REFUSALS = [
+    ("SELECT * FROM a JOIN b ON a.x = b.x", JOIN, 1),
+    ("SELECT * FROM a;\nSELECT * FROM b\n  JOIN c ON b.x = c.x", JOIN, 3),
+    ("SELECT * FROM a LEFT JOIN b ON a.x = b.x", JOIN, 1),
+    ("SELECT * FROM a, b", JOIN, 1),
+    ("SELECT * FROM a WHERE x IN (SELECT y FROM b)", "subqueries are not supported", 1),
+    ("SELECT * FROM a;\nSELECT * FROM b WHERE x IN (\n  SELECT y FROM c)", "subqueries are not supported", 3),
+    ("SELECT * FROM (SELECT * FROM a)", "subqueries are not supported", 1),
+    ("SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b)", "subqueries are not supported", 1),
+    ("SELECT x FROM a UNION SELECT x FROM b", "UNION is not supported", 1),
+    ("SELECT x FROM a UNION ALL SELECT x FROM b", "UNION is not supported", 1),
+    ("SELECT x FROM a INTERSECT SELECT x FROM b", "INTERSECT is not supported", 1),
+    ("SELECT x FROM a EXCEPT SELECT x FROM b", "EXCEPT is not supported", 1),
+    ("SELECT ROW_NUMBER() OVER (ORDER BY x) FROM a", "window functions are not supported", 1),
+    ("SELECT * FROM a WHERE RANK() OVER (ORDER BY x) = 1", "window functions are not supported", 1),
+    ("SELECT x FROM a WHERE y = 1 QUALIFY ROW_NUMBER() OVER (ORDER BY x) = 1", "QUALIFY is not supported", 1),
+    ("WITH t AS (SELECT * FROM a) SELECT * FROM t", "WITH (common table expressions) is not supported", 1),
+    ("SELECT * FROM a LIMIT 5 OFFSET 3", "OFFSET is not supported: DynamoDB pages by key, not by position", 1),
+    ("SELECT * FROM a LIMIT 1, 2", "OFFSET is not supported: DynamoDB pages by key, not by position", 1),
+    ("INSERT INTO a (x) VALUES (1)", "INSERT is not supported: dynosql only reads", 1),
+    ("UPDATE a SET x = 1", "UPDATE is not supported: dynosql only reads", 1),
+    ("DELETE FROM a WHERE x = 1", "DELETE is not supported: dynosql only reads", 1),
+    ("CREATE TABLE a (x INT)", "CREATE is not supported: dynosql only reads", 1),
+    ("DROP TABLE a", "DROP is not supported: dynosql only reads", 1),
+    ("SELECT x INTO b FROM a", "SELECT INTO is not supported: dynosql only reads", 1),
+    ("EXPLAIN INSERT INTO a VALUES (1)", "INSERT is not supported: dynosql only reads", 1),
+    ("GRANT ALL ON a TO b", f"GRANT is not supported: {OTHERS}", 1),
+    ("MERGE INTO a USING b ON a.x = b.x WHEN MATCHED THEN DELETE", f"MERGE is not supported: {OTHERS}", 1),
+    ("ALTER TABLE a ADD COLUMN x INT", f"ALTER is not supported: {OTHERS}", 1),
+    ("SELECT * FROM a WHERE foo(x)", "unknown function foo()", 1),
+    ("SELECT * FROM a WHERE lower(x) = 'a'", "LOWER(x) is not supported here: use an attribute path or a literal", 1),
+    ("SELECT * FROM a WHERE foo(x) = 1", "FOO(x) is not supported here: use an attribute path or a literal", 1),
+    ("SELECT * FROM a WHERE x = 'a' || 'b'", "'a' || 'b' is not supported here: use an attribute path or a literal", 1),
+    ("SELECT * FROM a WHERE x::int = 1", "CAST(x AS INT) is not supported here: use an attribute path or a literal", 1),
+    ("SELECT upper(x) FROM a", "UPPER(x) is not supported in the select list: select attribute paths or aggregates", 1),
+    ("SELECT x + 1 FROM a", "x + 1 is not supported in the select list: select attribute paths or aggregates", 1),
+    ("SELECT CAST(x AS INT) FROM a", "CAST(x AS INT) is not supported in the select list: select attribute paths or aggregates", 1),
+    (f"SELECT * FROM a WHERE x = {DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 1),
+    (f"SELECT * FROM a WHERE x = -{DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 1),
+    (f"SELECT *\n  FROM a\n WHERE x =\n   {DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 4),
+    (f"SELECT * FROM a WHERE x IN ({IN101})", "IN takes at most 100 values (DynamoDB's limit), found 101", 1),
+    ("SELECT * FROM a WHERE x IN ()", "IN needs at least one value", 1),
+    ("SELECT * FROM a GROUP BY x", "SELECT * cannot be combined with GROUP BY or aggregates", 1),
+    ("SELECT *, COUNT(*) FROM a", "* cannot be combined with other columns", 1),
+    ("SELECT x, y FROM a GROUP BY x", "y must appear in GROUP BY or be inside an aggregate", 1),
+    ("SELECT x,\n  y\nFROM a GROUP BY x", "y must appear in GROUP BY or be inside an aggregate", 2),
+    ("SELECT x, COUNT(*) FROM a", "x must appear in GROUP BY or be inside an aggregate", 1),
+    ("SELECT x FROM a HAVING x > 1", "HAVING needs GROUP BY or an aggregate", 1),
+    ("SELECT x, COUNT(*) FROM a GROUP BY x ORDER BY y", "ORDER BY y: order by a grouped column or an aggregate", 1),
+    ("SELECT x FROM a GROUP BY 1", "expected an attribute path, found 1", 1),
+    ("SELECT * FROM a WHERE COUNT(*) > 1", "aggregates are not allowed in WHERE; use HAVING", 1),
+    ("SELECT SUM(*) FROM a", "SUM(*) is not supported; only COUNT(*)", 1),
+    ("SELECT COUNT(x, y) FROM a", "COUNT() takes one argument", 1),
+    ("SELECT DISTINCT ON (x) x FROM a", "DISTINCT ON is not supported", 1),
+    ("SELECT * FROM a t", "table aliases are not supported", 1),
+    ("SELECT * FROM c.d.e", "FROM takes table or table.index, not three names", 1),
+    ("SELECT 1", "expected FROM table", 1),
+    ("SELECT * FROM a ORDER BY 3", "ORDER BY 3: no such column position", 1),
+    ("SELECT * FROM a LIMIT 'x'", "LIMIT takes a whole number", 1),
+    ("SELECT * FROM a LIMIT -1", "LIMIT takes a whole number", 1),
+    ("SELECT * FROM a WHERE x IS 5", "IS takes NULL or NOT NULL", 1),
+    ("SELECT * FROM a WHERE x IS DISTINCT FROM 1", "x IS DISTINCT FROM 1 is not supported in a condition", 1),
+    ("SELECT * FROM a WHERE 1 = 1", "a comparison needs an attribute on one side", 1),
+    ("SELECT * FROM a WHERE x", "x is not a condition: compare it, e.g. x = TRUE", 1),
+    ("SELECT * FROM a WHERE size(x)", "size() must be compared: size(p) > 3", 1),
+    ("SELECT * FROM a WHERE begins_with(x)", "begins_with() takes 2 arguments", 1),
+    ("SELECT * FROM a WHERE attribute_exists(x, y)", "attribute_exists() takes 1 argument", 1),
+    ("SELECT * FROM a WHERE attribute_type(x, y)", "attribute_type() takes a type name: 'S', 'N', ...", 1),
+    ("SELECT * FROM a WHERE attribute_type(x, 'Q')", "attribute_type(): unknown type 'Q'; one of S, N, B, BOOL, NULL, L, M, SS, NS, BS", 1),
+    ("SELECT * FROM a WHERE x IN (SELECT 1)", "subqueries are not supported", 1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("sql, message, line", REFUSALS)
+def test_refusal_messages(sql: str, message: str, line: int) -> None:
+    err = error(sql)
+    assert err.message == message
+    assert err.line == line
+    assert str(err).startswith(f"line {line}, column ")
+
+
+# (sql, the whole error text): refusals whose column already points at the construct
+REFUSALS_AT = [
+    ("SELECT * FROM a, b", f"line 1, column 18: {JOIN}"),
+    ("SELECT * FROM a WHERE foo(x)", "line 1, column 23: unknown function foo()"),
+    ("SELECT x + 1 FROM a", "line 1, column 8: x + 1 is not supported in the select list: select attribute paths or aggregates"),
+    (f"SELECT * FROM a WHERE x = {DIGITS39}", f"line 1, column 27: number {DIGITS39} has more than 38 significant digits"),
+    (f"SELECT *\n  FROM a\n WHERE x =\n   {DIGITS39}", f"line 4, column 4: number {DIGITS39} has more than 38 significant digits"),
+    (f"SELECT * FROM a WHERE x IN ({IN101})", "line 1, column 23: IN takes at most 100 values (DynamoDB's limit), found 101"),
+    ("SELECT x,\n  y\nFROM a GROUP BY x", "line 2, column 3: y must appear in GROUP BY or be inside an aggregate"),
+    ("SELECT x, COUNT(*) FROM a GROUP BY x ORDER BY y", "line 1, column 47: ORDER BY y: order by a grouped column or an aggregate"),
+    ("SELECT * FROM a WHERE COUNT(*) > 1", "line 1, column 23: aggregates are not allowed in WHERE; use HAVING"),
+    ("SELECT * FROM a t", "line 1, column 17: table aliases are not supported"),
+    ("SELECT * FROM a ORDER BY 3", "line 1, column 26: ORDER BY 3: no such column position"),
+    ("SELECT * FROM a WHERE x ILIKE 'a%'", "line 1, column 23: ILIKE is not supported: DynamoDB compares strings exactly"),
+    ("SELECT * FROM a;\nSELECT x\n  FROM t\n WHERE y = 1 AND foo(z);", "line 4, column 18: unknown function foo()"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("sql, text", REFUSALS_AT)
+def test_refusal_positions(sql: str, text: str) -> None:
+    assert str(error(sql)) == text
+
+
+# (sql, acceptable columns on line 1): where the column should point but does not yet
+REFUSALS_MISPLACED = [
+    ("SELECT * FROM a JOIN b ON a.x = b.x", {17}),
+    ("SELECT * FROM a WHERE x IN (SELECT y FROM b)", {28, 29}),
+    ("SELECT * FROM (SELECT * FROM a)", {15, 16}),
+    ("SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b)", {23, 30, 31}),
+    ("SELECT x FROM a UNION SELECT x FROM b", {17}),
+    ("SELECT ROW_NUMBER() OVER (ORDER BY x) FROM a", {8, 21}),
+    ("INSERT INTO a (x) VALUES (1)", {1}),
+    ("UPDATE a SET x = 1", {1}),
+    ("DELETE FROM a WHERE x = 1", {1}),
+    ("WITH t AS (SELECT * FROM a) SELECT * FROM t", {1}),
+    ("SELECT * FROM a LIMIT 5 OFFSET 3", {25, 32}),
+    ("GRANT ALL ON a TO b", {1}),
+    ("SELECT * FROM a GROUP BY x", {8}),
+    ("SELECT * FROM a WHERE x = ?", {27}),
+    ("SELECT * FROM a WHERE 1 = 1", {23}),
+]
+
+
+@pytest.mark.xfail(
+    reason="BUG: statement-level refusals and some others point at a name inside the "
+    "construct (or the statement start), not at the construct itself",
+    strict=True,
+)
+@pytest.mark.parametrize("sql, columns", REFUSALS_MISPLACED)
+def test_refusal_points_at_the_construct(sql: str, columns: set[int]) -> None:
+    err = error(sql)
+    assert err.line == 1 and err.col in columns
+
+
+@pytest.mark.xfail(
+    reason="BUG: COUNT(DISTINCT *) is refused as 'COUNT(*) is not supported; only COUNT(*)'",
+    strict=True,
+)
+def test_count_distinct_star_message() -> None:
+    assert error("SELECT COUNT(DISTINCT *) FROM a").message == (
+        "COUNT(DISTINCT *) is not supported; only COUNT(*)"
+    )
+
+
+@pytest.mark.xfail(
+    reason="BUG: TRUNCATE TABLE is refused as 'TRUNCATETABLE is not supported: dynosql runs …'",
+    strict=True,
+)
+def test_truncate_message() -> None:
+    assert error("TRUNCATE TABLE a").message == "TRUNCATE is not supported: dynosql only reads"
+
+
+@pytest.mark.xfail(
+    reason="BUG: ORDER BY x NULLS FIRST/LAST is accepted and silently ignored", strict=True
+)
+@pytest.mark.parametrize("nulls", ["NULLS FIRST", "NULLS LAST"])
+def test_nulls_first_last_is_not_silently_ignored(nulls: str) -> None:
+    assert "NULLS" in error(f"SELECT x FROM t ORDER BY x DESC {nulls}").message
+
+
+@pytest.mark.xfail(
+    reason="BUG: numbers outside DynamoDB's range (1E-130 .. 9.99E+125) are accepted", strict=True
+)
+@pytest.mark.parametrize("number", ["1e500", "1e-200"])
+def test_number_out_of_range_is_refused(number: str) -> None:
+    assert "range" in error(f"SELECT * FROM t WHERE x = {number}").message
+
+
+# --- syntax errors -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "script, line, col, near",
+    [
+        ("SELECT * FROM a;\nSELECT * FROM b;\nSELECT * FROM c WHERE x = = 1;", 3, 27, "'='"),
+        ("SELECT * FROM a;\nSELECT * FROM b; SELECT * FROM c WHERE x = = 1;", 2, 44, "'='"),
+        (
+            "SELECT * FROM a;\n-- comment; with semicolon\n/* block ; comment */ SELECT * FROM b\n"
+            "  WHERE x = 'a;b' AND\n    y === 2;",
+            5,
+            9,
+            "'='",
+        ),
+        ("-- hi\nSELECT * FROM a WHERE x = = 1", 2, 27, "'='"),
+        ("SELECT * FROM a;\nSELECT *\nFROM b\nWHERE x = :", 4, 11, "':'"),
+        ("SELECT * FROM a;\nSELECT * FROM b;\n\n  SELEC * FROM c", 4, 11, "'FROM'"),
+        ("SELECT * FROM a WHERE", 1, 17, "'WHERE'"),
+        ("SELECT * FROM a WHERE x = 1)", 1, 28, "')'"),
+        ("SELECT * FROM a WHERE (x = 1", 1, 28, "'1'"),
+        ("SELECT * FROM a WHERE x BETWEEN 1", 1, 33, "'1'"),
+        ("SELECT * FORM a", 1, 15, "'a'"),
+    ],
+)
+def test_syntax_errors_point_at_line_and_column(
+    script: str, line: int, col: int, near: str
+) -> None:
+    err = error(script)
+    assert (err.line, err.col) == (line, col)
+    assert f"near {near}" in err.message
+    assert str(err) == f"line {line}, column {col}: {err.message}"
+
+
+def test_syntax_error_messages() -> None:
+    assert error("SELECT * FROM a WHERE x = = 1").message == "incomplete expression near '='"
+    assert error("SELECT * FROM a WHERE x = 1)").message == "unexpected near ')'"
+    assert error("SELECT * FROM a WHERE (x = 1").message == "expected ) near '1'"
+
+
+def test_errors_stop_the_whole_script_before_anything_runs() -> None:
+    with pytest.raises(SqlError) as info:
+        parse_script("SELECT * FROM a;\nSELECT * FROM b;\nSELECT * FROM c WHERE foo(x);")
+    assert (info.value.line, info.value.message) == (3, "unknown function foo()")
+
+
+@pytest.mark.xfail(
+    reason="BUG: an unterminated string or quoted name is reported at column 1 as "
+    "\"cannot read this text as SQL: Error tokenizing '…'\"",
+    strict=True,
+)
+@pytest.mark.parametrize(
+    "script, line, col",
+    [
+        ("SELECT * FROM a WHERE x = 'unterminated", 1, 27),
+        ('SELECT * FROM a;\nSELECT * FROM t WHERE "x = 1', 2, 23),
+    ],
+)
+def test_unterminated_quotes(script: str, line: int, col: int) -> None:
+    err = error(script)
+    assert (err.line, err.col) == (line, col)
+    assert "unterminated" in err.message
+
+
+@pytest.mark.xfail(
+    reason="BUG: `SELECT a,, b` is accepted (the empty column is dropped)", strict=True
+)
+def test_empty_column_is_a_syntax_error() -> None:
+    assert error("SELECT a,, b FROM t").line == 1
