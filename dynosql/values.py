@@ -31,6 +31,8 @@ from typing import Any
 DECIMAL_CONTEXT = decimal.Context(prec=60, Emax=999999, Emin=-999999)
 
 MAX_NUMBER_DIGITS = 38
+MIN_MAGNITUDE = Decimal("1E-130")
+MAX_MAGNITUDE = Decimal("9.9999999999999999999999999999999999999E+125")
 
 
 class _Missing:
@@ -111,6 +113,10 @@ def number(text: str | int | Decimal) -> Decimal:
         raise ValueError(f"not a number: {text!r}")
     if len(value.normalize(DECIMAL_CONTEXT).as_tuple().digits) > MAX_NUMBER_DIGITS:
         raise ValueError(f"number {text} has more than {MAX_NUMBER_DIGITS} significant digits")
+    if value and not (MIN_MAGNITUDE <= abs(value) <= MAX_MAGNITUDE):
+        raise ValueError(
+            f"number {text} is out of DynamoDB's range (1E-130 to 9.9999999999999999999999999999999999999E+125)"
+        )
     return value
 
 

@@ -172,7 +172,7 @@ def sort_condition_of(c: ast.Condition, sk: str, sk_type: str) -> SortKeyConditi
             and values.type_of(c.low.value) == sk_type == values.type_of(c.high.value)
         ):
             if _key(c.low.value) > _key(c.high.value):
-                return None  # DynamoDB rejects it; the client evaluates it (always false)
+                raise Empty()  # low above high: DynamoDB rejects it, and nothing can match
             return SortKeyCondition("BETWEEN", (c.low.value, c.high.value))
     if isinstance(c, ast.Function) and c.name == "begins_with" and c.path.elements == (sk,):
         if sk_type in ("S", "B") and isinstance(c.arg, ast.Literal):
@@ -181,12 +181,25 @@ def sort_condition_of(c: ast.Condition, sk: str, sk_type: str) -> SortKeyConditi
     return None
 
 
-def mentions_type_mismatch(c: ast.Condition, attribute: str, key_type: str) -> bool:
-    """`key op literal` where the literal's type can never equal the key's: always false."""
+def mentions_type_mismatch(c: ast.Condition, attribute: str, key_type: str) -> Any:
+    """The literal of `key op literal` (or BETWEEN, begins_with) whose type can never match
+    the key's, making the conjunct always false; None when there is none."""
     m = attribute_comparison(c, attribute)
-    if m and m[0] in ("=", "<", "<=", ">", ">="):
-        return values.type_of(m[1]) != key_type
-    return False
+    if m and m[0] in ("=", "<", "<=", ">", ">=") and values.type_of(m[1]) != key_type:
+        return m[1]
+    if (
+        isinstance(c, ast.Between)
+        and isinstance(c.operand, ast.Path)
+        and c.operand.elements == (attribute,)
+    ):
+        for bound in (c.low, c.high):
+            if isinstance(bound, ast.Literal) and values.type_of(bound.value) != key_type:
+                return bound.value
+    if isinstance(c, ast.Function) and c.name == "begins_with" and c.path.elements == (attribute,):
+        if isinstance(c.arg, ast.Literal):
+            if key_type not in ("S", "B") or values.type_of(c.arg.value) != key_type:
+                return c.arg.value
+    return None
 
 
 def implies(k: SortKeyCondition, c: SortKeyCondition) -> bool:
@@ -251,6 +264,9 @@ def tightest(conditions: list[SortKeyCondition]) -> SortKeyCondition | None:
         return None
     equal = [c for c in conditions if c.op == "="]
     if equal:
+        # one equality decides; every other condition must hold for its value, or nothing can
+        if not all(implies(equal[0], c) for c in conditions):
+            raise Empty()
         return equal[0]
     lo: Bound | None = None
     hi: Bound | None = None

@@ -109,5 +109,8 @@ class Plan:
             "segments": self.segments,
             "client_steps": list(self.steps),
             "warnings": list(self.warnings),
-            "estimate": {"items": self.estimate.items, "rcu": str(self.estimate.rcu.normalize())},
+            "estimate": {
+                "items": self.estimate.items,
+                "rcu": format(self.estimate.rcu.normalize(), "f"),
+            },
         }

@@ -29,7 +29,7 @@ from .expressions import (
 )
 from .model import Estimate, Plan, Request
 
-MAX_BRANCHES = 100  # one request per branch; more than DynamoDB's IN limit is not sensible
+MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100
 SCAN_SEGMENT_BYTES = 256 * 1024 * 1024  # one parallel-scan worker per 256 MB, when not given
 MAX_AUTO_SEGMENTS = 8
@@ -57,6 +57,7 @@ class _Candidate:
     path: IndexInfo
     operation: str
     branches: list[_Branch]
+    disjoint: bool  # no item can be read by two branches (distinct key values)
     fetch: bool
     est_items: int
     rcu: Decimal
@@ -99,7 +100,7 @@ def plan_select(statement: ast.Select, table: TableInfo, options: Options = Opti
     plan = _build(statement, table, best, needed, options)
     plan.warnings[:0] = notes
     if plan.is_scan:
-        plan.warnings.insert(0, _scan_warning(statement, table, plan))
+        plan.warnings.insert(0, _scan_warning(statement, table, plan, options))
     return plan
 
 
@@ -137,20 +138,28 @@ def _attr(name: str) -> ast.Path:
 # --- branches: the keyed parts of the WHERE ----------------------------------------------------
 
 
-def _branches(statement: ast.Select, path: IndexInfo) -> list[_Branch] | None:
-    """Split the WHERE into branches each with partition-key equality, or None if it cannot."""
+def _branches(statement: ast.Select, path: IndexInfo) -> tuple[list[_Branch], bool] | None:
+    """Split the WHERE into branches each with partition-key equality, or None if it cannot.
+    Also says whether the branches are disjoint (they come from distinct key values)."""
     items = K.conjuncts(statement.where)
     pk, sk = path.keys.pk, path.keys.sk
     groups = _expand(items, pk)
     if groups is None:
         return None
+    disjoint = len(groups) == 1 or _by_values(items, pk)
     branches: list[_Branch] = []
     for group in groups:
-        for sub in _expand_sort(group, sk) if sk else [group]:
-            branches.append(_branch(sub, path))
+        subs = _expand_sort(group, sk) if sk else [group]
+        disjoint = disjoint and (len(subs) == 1 or _by_values(group, sk))
+        branches.extend(_branch(sub, path) for sub in subs)
     if len(branches) > MAX_BRANCHES:
         return None
-    return branches
+    return branches, disjoint
+
+
+def _by_values(items: list[ast.Condition], attribute: str) -> bool:
+    """Whether the expansion on `attribute` came from IN / OR of equalities (distinct values)."""
+    return any(K.in_values(c, attribute) is not None for c in items)
 
 
 def _expand(items: list[ast.Condition], pk: str) -> list[list[ast.Condition]] | None:
@@ -175,7 +184,7 @@ def _expand_sort(items: list[ast.Condition], sk: str) -> list[list[ast.Condition
     """`sk IN (...)` or an OR of sort-key conditions becomes one branch per alternative."""
     for c in items:
         listed = K.in_values(c, sk)
-        if listed is not None and len(listed) > 1:
+        if listed is not None:
             rest = [x for x in items if x is not c]
             return [rest + [ast.Compare("=", _attr(sk), ast.Literal(v))] for v in _distinct(listed)]
     return [items]
@@ -208,12 +217,16 @@ def _branch(items: list[ast.Condition], path: IndexInfo) -> _Branch:
     if keys.sk:
         conditions = []
         for c in items:
-            if K.mentions_type_mismatch(c, keys.sk, keys.sk_type):
+            wrong = K.mentions_type_mismatch(c, keys.sk, keys.sk_type)
+            if wrong is not None:
                 branch.empty = True
-                value = K.attribute_comparison(c, keys.sk)[1]
-                branch.reason = _key_mismatch(keys.sk, keys.sk_type, value, K.MAX_SK_BYTES)
+                branch.reason = _key_mismatch(keys.sk, keys.sk_type, wrong, K.MAX_SK_BYTES)
                 return branch
-            sc = K.sort_condition_of(c, keys.sk, keys.sk_type)
+            try:
+                sc = K.sort_condition_of(c, keys.sk, keys.sk_type)
+            except K.Empty:
+                branch.empty = True
+                return branch
             if sc is not None:
                 if sc.op == "=" and not K.key_value_ok(sc.values[0], keys.sk_type, K.MAX_SK_BYTES):
                     branch.empty = True
@@ -231,6 +244,10 @@ _TYPE_WORDS = {"S": "a string", "N": "a number", "B": "binary", "BOOL": "a boole
 
 def _key_mismatch(name: str, key_type: str, value: Any, max_bytes: int) -> str:
     got = values.type_of(value)
+    if got == key_type == "N":
+        return (
+            f"begins_with needs a string or binary key, and {name} is a number: no item can match"
+        )
     if got != key_type:
         hint = f" (quote it: '{value}')" if key_type == "S" and got == "N" else ""
         return (
@@ -289,12 +306,17 @@ def _sparse_gaps(statement: ast.Select, path: IndexInfo, table: TableInfo) -> li
 # --- candidates and their price ----------------------------------------------------------------
 
 
-def _holds_all(path: IndexInfo, table: TableInfo, needed: list[ast.Path] | None) -> bool:
+def _holds_all(
+    path: IndexInfo, table: TableInfo, needed: list[ast.Path] | None, statement: ast.Select
+) -> bool:
+    """Whether items read through `path` carry every attribute the statement reads,
+    its WHERE included (a condition on a missing attribute would silently drop items)."""
     if path.projection == "ALL":
         return True
     if needed is None:
         return False
-    return all(path.holds(p.root, table.keys) for p in needed)
+    wanted = [*needed, *paths_in(statement.where)]
+    return all(path.holds(p.root, table.keys) for p in wanted)
 
 
 def _collection_items(path: IndexInfo, table: TableInfo) -> float:
@@ -334,16 +356,17 @@ def _keyed_candidate(
 ) -> _Candidate | None:
     if path.kind != "table" and statement.index is None and _sparse_gaps(statement, path, table):
         return None
-    branches = _branches(statement, path)
-    if branches is None:
+    found = _branches(statement, path)
+    if found is None:
         return None
+    branches, disjoint = found
     live = [b for b in branches if not b.empty]
     consistent = options.consistent and path.kind != "gsi"
     full_key = path.kind == "table" and all(
         path.keys.sk is None or (b.sk_condition is not None and b.sk_condition.op == "=")
         for b in live
     )
-    fetch = not _holds_all(path, table, needed)
+    fetch = not _holds_all(path, table, needed, statement)
     per_key = _collection_items(path, table)
     size = _avg_size(path, table)
     if full_key and live:
@@ -354,12 +377,17 @@ def _keyed_candidate(
         operation = "Query"
         est_items = 0
         rcu = Decimal(0)
+        serves = _serves_order(statement, path)
+        limited = statement.limit is not None and not statement.is_aggregate
+        limited = limited and (not statement.order_by or serves)
         for b in live:
             op = b.sk_condition.op if b.sk_condition else None
             if op == "=" and path.kind == "gsi":
                 n = max(1.0, per_key * 0.05)
             else:
                 n = 1.0 if op == "=" else per_key * _SELECTIVITY.get(op, 1.0)
+            if limited:
+                n = min(n, float(max(1, statement.limit)))
             est_items += math.ceil(n)
             rcu += _rcu(n, size, consistent)
         if fetch:
@@ -371,7 +399,13 @@ def _keyed_candidate(
     rank = {"table": 0, "lsi": 1, "gsi": 2}[path.kind]
     if not live:
         operation, est_items, rcu = "Nothing", 0, Decimal(0)
-    return _Candidate(path, operation, branches, fetch, est_items, rcu, serves, rank)
+    if (
+        statement.limit is not None
+        and not statement.is_aggregate
+        and (not statement.order_by or serves)
+    ):
+        est_items = min(est_items, statement.limit * max(1, len(live)))
+    return _Candidate(path, operation, branches, disjoint, fetch, est_items, rcu, serves, rank)
 
 
 def _serves_order(statement: ast.Select, path: IndexInfo) -> bool:
@@ -393,9 +427,9 @@ def _scan_candidate(
     items = path.item_count or table.item_count
     consistent = options.consistent and path.kind != "gsi"
     rcu = _rcu(items, _avg_size(path, table), consistent) if items else Decimal("0.5")
-    fetch = not _holds_all(path, table, needed)
+    fetch = not _holds_all(path, table, needed, statement)
     branch = _Branch(K.conjuncts(statement.where))
-    return _Candidate(path, "Scan", [branch], fetch, items, rcu, False, 9)
+    return _Candidate(path, "Scan", [branch], True, fetch, items, rcu, False, 9)
 
 
 # --- building the requests ---------------------------------------------------------------------
@@ -426,7 +460,7 @@ def _build(
         consistent=consistent,
     )
     multi = len(live) > 1
-    plan.dedupe = multi and cand.operation in ("Query",)
+    plan.dedupe = multi and cand.operation == "Query" and not cand.disjoint
     client_sort = statement.order_by and not (cand.serves_order and cand.operation in ("Query",))
     count_star = _count_star_only(statement)
     if cand.operation == "Nothing":
@@ -443,38 +477,28 @@ def _build(
 
     # Query or Scan: the key condition per branch, what DynamoDB filters, what the client checks
     fetch = cand.fetch
-    wants_items = not (count_star and not fetch)
-    for b in live:
+    splits = [_split(b, cand.operation, path, table, plan) for b in live]
+    # Select=COUNT only when DynamoDB's counts are the answer: nothing left for the client,
+    # and no item counted twice by two branches
+    plan.count_only = (
+        count_star
+        and not fetch
+        and (cand.disjoint or not multi)
+        and all(not residual for _s, residual in splits)
+    )
+    for b, (server, residual) in zip(live, splits, strict=True):
         ph = Placeholders()
         params: dict[str, Any] = {"TableName": table.name}
         if path.name is not None:
             params["IndexName"] = path.name
-        remaining = list(b.items)
         if cand.operation == "Query":
             params["KeyConditionExpression"] = _key_condition(b, path, ph)
-            remaining = [c for c in remaining if not _served_by_key(c, b, path)]
-            server = [
-                c
-                for c in remaining
-                if expressible(c) and not _key_of(c, path) and _held(c, path, table)
-            ]
-        else:
-            server = [c for c in remaining if expressible(c) and _held(c, path, table)]
-        residual = [c for c in remaining if c not in server]
         if server:
-            probe = condition_text(K.and_of(server), Placeholders())  # measured, then discarded
-            if len(probe.encode("utf-8")) > MAX_EXPRESSION_BYTES:
-                residual = remaining
-                plan.warnings.append(
-                    "the filter is longer than DynamoDB's 4 KB limit: filtering client-side"
-                )
-            else:
-                params["FilterExpression"] = condition_text(K.and_of(server), ph)
-        if count_star and not residual and not fetch and not multi:
+            params["FilterExpression"] = condition_text(K.and_of(server), ph)
+        if plan.count_only:
             params["Select"] = "COUNT"
-            plan.count_only = True
-        elif wants_items or residual or multi:
-            projection = _projection(statement, table, path, needed, residual, fetch, multi)
+        else:
+            projection = _projection(statement, table, path, needed, residual, fetch, plan.dedupe)
             if projection:
                 params["ProjectionExpression"] = projection_text(projection, ph)
         if cand.operation == "Query" and cand.serves_order:
@@ -500,6 +524,31 @@ def _build(
         )
     _client_steps(plan, statement, client_sort, multi)
     return plan
+
+
+def _split(
+    b: _Branch, operation: str, path: IndexInfo, table: TableInfo, plan: Plan
+) -> tuple[list[ast.Condition], list[ast.Condition]]:
+    """A branch's conjuncts beyond its key condition: (DynamoDB filters, the client checks)."""
+    remaining = list(b.items)
+    if operation == "Query":
+        remaining = [c for c in remaining if not _served_by_key(c, b, path)]
+    server = [
+        c
+        for c in remaining
+        if expressible(c)
+        and _held(c, path, table)
+        and not (operation == "Query" and _key_of(c, path))
+    ]
+    residual = [c for c in remaining if c not in server]
+    if server:
+        probe = condition_text(K.and_of(server), Placeholders())  # measured, then discarded
+        if len(probe.encode("utf-8")) > MAX_EXPRESSION_BYTES:
+            message = "the filter is longer than DynamoDB's 4 KB limit: filtering client-side"
+            if message not in plan.warnings:
+                plan.warnings.append(message)
+            return [], remaining
+    return server, residual
 
 
 def _held(c: ast.Condition, path: IndexInfo, table: TableInfo) -> bool:
@@ -710,12 +759,23 @@ def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: b
         plan.steps.append(f"stop after {statement.limit} rows")
 
 
-def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan) -> str:
+def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: Options) -> str:
     target = table.name if plan.access.name is None else f"{table.name}.{plan.access.name}"
     hints = []
+    excluded = []
     for p in table.access_paths:
         where = "the table" if p.name is None else f"index {p.name}"
+        if options.consistent and p.kind == "gsi":
+            if _branches(statement, p) is not None:
+                excluded.append(p.name)
+            continue
         hints.append(f"{p.keys.pk} = … ({where})")
+    if excluded:
+        names = ", ".join(excluded)
+        return (
+            f"Scan of {target}: GSI {names} would serve this WHERE, but --consistent rules out "
+            f"GSIs (they are eventually consistent only); it reads every item ({plan.estimate.text()})"
+        )
     why = "no condition on a partition key" if statement.where is not None else "no WHERE"
     return (
         f"Scan of {target}: {why}; it reads every item ({plan.estimate.text()}). "

@@ -19,7 +19,7 @@ from sqlglot.errors import ParseError, TokenError
 from .. import values
 from ..errors import SqlError
 from . import ast
-from .split import Chunk, split_script, strip_comments
+from .split import Chunk, code_only, split_script, strip_comments, unterminated_quote
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -116,7 +116,8 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         return ast.SetOption(m.group(1).lower(), value, _pos(chunk, code, m.start(1)))
     if m := _EXPLAIN.match(code):
         # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
-        blanked = " " * m.end() + chunk.text[m.end() :]
+        head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
+        blanked = head + chunk.text[m.end() :]
         statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
         return ast.Explain(statement, analyze=bool(m.group(1)))
     return _parse_select(chunk)
@@ -141,6 +142,12 @@ def _error(chunk: Chunk, text: str, index: int, message: str) -> SqlError:
 
 
 def _parse_select(chunk: Chunk) -> ast.Select:
+    opened = unterminated_quote(chunk.text)
+    if opened is not None:
+        what = "string" if chunk.text[opened] == "'" else "quoted name"
+        raise _error(
+            chunk, chunk.text, opened, f"unterminated {what}: no closing {chunk.text[opened]}"
+        )
     try:
         trees = sqlglot.parse(chunk.text, read=DynoSQL)
     except (ParseError, TokenError) as err:
@@ -188,48 +195,90 @@ class _Converter:
 
     def __init__(self, chunk: Chunk):
         self.chunk = chunk
+        self.code = code_only(chunk.text)
 
     # positions
     def pos(self, node: exp.Expression | None) -> ast.Pos:
+        """Where a node starts: its first identifier (sqlglot keeps positions on those)."""
+        best = None
         for candidate in [node, *(node.find_all(exp.Identifier) if node is not None else [])]:
             meta = getattr(candidate, "meta", None) or {}
-            if "line" in meta and "col" in meta:
-                col = meta["col"]
-                if "start" in meta and "end" in meta:
-                    col -= meta["end"] - meta["start"]
-                return ast.Pos(*self.chunk.to_script(meta["line"], col))
-        return ast.Pos(self.chunk.line, self.chunk.col)
+            if "start" in meta and (best is None or meta["start"] < best):
+                best = meta["start"]
+        if best is not None:
+            return self.at(best)
+        if isinstance(node, exp.Placeholder):
+            return self.find(rf":{re.escape(node.name)}\b")
+        if node is not None:
+            # no identifier inside (literals only): look for its text after WHERE
+            text = _sql(node).split()[0] if _sql(node).split() else ""
+            if text:
+                return self.find(re.escape(text), after=r"\bWHERE\b")
+        return self.at(_first(self.code))
 
-    def fail(self, message: str, node: exp.Expression | None = None) -> SqlError:
-        p = self.pos(node)
+    def at(self, index: int) -> ast.Pos:
+        return _pos(self.chunk, self.chunk.text, index)
+
+    def find(self, pattern: str, nth: int = 1, after: str | None = None) -> ast.Pos:
+        """The position of the nth match of a keyword pattern in the code (not in strings)."""
+        start = 0
+        if after:
+            m = re.search(after, self.code, re.I)
+            start = m.end() if m else 0
+        matches = list(re.finditer(pattern, self.code[start:], re.I))
+        if len(matches) >= nth:
+            return self.at(start + matches[nth - 1].start())
+        return self.at(_first(self.code))
+
+    def fail(
+        self, message: str, node: exp.Expression | None = None, at: ast.Pos | None = None
+    ) -> SqlError:
+        p = at or self.pos(node)
         return SqlError(message, p.line, p.col)
 
     # statement
     def select(self, tree: exp.Expression) -> ast.Select:
+        start = self.at(_first(self.code))
         for kind, message in _NOT_SELECT.items():
             if isinstance(tree, kind):
-                raise self.fail(message, tree)
+                if kind in (exp.Union, exp.Intersect, exp.Except):
+                    raise self.fail(message, at=self.find(r"\b(UNION|INTERSECT|EXCEPT)\b"))
+                raise self.fail(message, at=start)
         if isinstance(tree, exp.Describe):
             raise self.fail("DESCRIBE takes a table name", tree)
         if not isinstance(tree, exp.Select):
-            word = tree.key.upper() if isinstance(tree, exp.Expression) else "this"
-            if isinstance(tree, exp.Command):
-                word = str(tree.this).upper()
+            word = (
+                self.code[_first(self.code) :].split(None, 1)[0].upper()
+                if self.code.strip()
+                else "this"
+            )
+            if word in ("TRUNCATE", "REPLACE", "UPSERT"):
+                raise self.fail(f"{word} is not supported: dynosql only reads", at=start)
             raise self.fail(
                 f"{word} is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, "
                 "SHOW HOT KEYS, DESCRIBE and SET",
-                tree,
+                at=start,
             )
+        if tree.args.get("with_") or tree.args.get("with"):
+            raise self.fail(_UNSUPPORTED_CLAUSES["with_"], at=start)
+        if tree.args.get("joins"):
+            keyword = re.search(
+                r"\b(NATURAL|LEFT|RIGHT|FULL|INNER|CROSS|OUTER|JOIN)\b", self.code, re.I
+            )
+            at = self.at(keyword.start()) if keyword else self.pos(tree.args["joins"][0])
+            raise self.fail(_UNSUPPORTED_CLAUSES["joins"], at=at)
+        if tree.args.get("offset"):
+            raise self.fail(_UNSUPPORTED_CLAUSES["offset"], at=self.find(r"\bOFFSET\b"))
         for arg, message in _UNSUPPORTED_CLAUSES.items():
             if tree.args.get(arg):
-                raise self.fail(message, tree.args[arg] if arg != "joins" else tree.args[arg][0])
-        for sub in tree.find_all(exp.Subquery, exp.Exists):
-            raise self.fail("subqueries are not supported", sub)
-        for sub in tree.find_all(exp.Select):
+                raise self.fail(message, tree.args[arg])
+        for _sub in tree.find_all(exp.Exists):
+            raise self.fail("subqueries are not supported", at=self.find(r"\bEXISTS\b"))
+        for sub in tree.find_all(exp.Subquery, exp.Select):
             if sub is not tree:
-                raise self.fail("subqueries are not supported", sub)
-        for window in tree.find_all(exp.Window):
-            raise self.fail("window functions are not supported", window)
+                raise self.fail("subqueries are not supported", at=self.find(r"\bSELECT\b", nth=2))
+        for _window in tree.find_all(exp.Window):
+            raise self.fail("window functions are not supported", at=self.find(r"\bOVER\b"))
 
         table, index, table_pos = self.from_(tree)
         items = self.select_list(tree.expressions)
@@ -288,7 +337,9 @@ class _Converter:
                 raise self.fail("HAVING needs GROUP BY or an aggregate", tree.args["having"])
             return
         if statement.items is None:
-            raise self.fail("SELECT * cannot be combined with GROUP BY or aggregates", tree)
+            raise self.fail(
+                "SELECT * cannot be combined with GROUP BY or aggregates", at=self.find(r"\*")
+            )
         grouped = set(statement.group_by)
         for item in statement.items:
             if isinstance(item.expr, ast.Path) and item.expr not in grouped:
@@ -343,7 +394,8 @@ class _Converter:
             distinct, arg = True, arg.expressions[0]
         if isinstance(arg, exp.Star):
             if name != "COUNT" or distinct:
-                raise self.fail(f"{name}(*) is not supported; only COUNT(*)", e)
+                written = f"{name}(DISTINCT *)" if distinct else f"{name}(*)"
+                raise self.fail(f"{written} is not supported; only COUNT(*)", e)
             path = None
         else:
             if not isinstance(arg, exp.Column | exp.Dot | exp.Bracket):
@@ -466,20 +518,32 @@ class _Converter:
         raise self.fail(f"{_sql(e)} is not supported in a condition", e)
 
     def like(self, e: exp.Like) -> ast.Condition:
+        condition = self._like(e)
+        # sqlglot marks `x NOT LIKE p` with a flag on the LIKE node itself
+        return ast.Not(condition) if e.args.get("negate") else condition
+
+    def _like(self, e: exp.Like) -> ast.Condition:
+        """LIKE 'abc%' is begins_with (a key condition when on a sort key); a pattern with
+        wildcards inside keeps its literal prefix as a begins_with the planner can use."""
         pattern = e.expression
         if not (isinstance(pattern, exp.Literal) and pattern.is_string):
             raise self.fail("LIKE takes a string pattern", e)
         path = self.path(e.this)
         text = pattern.this
+        at = self.pos(pattern)
         body, wildcards = text.rstrip("%"), text[len(text.rstrip("%")) :]
         if "%" not in body and "_" not in body:
             if not wildcards:
-                return ast.Compare("=", path, ast.Literal(text, self.pos(pattern)), self.pos(e))
+                return ast.Compare("=", path, ast.Literal(text, at), self.pos(e))
             if body:
-                return ast.Function(
-                    "begins_with", path, ast.Literal(body, self.pos(pattern)), self.pos(e)
-                )
-        return ast.Like(path, text, self.pos(e))
+                return ast.Function("begins_with", path, ast.Literal(body, at), self.pos(e))
+        prefix = re.split(r"[%_]", text, maxsplit=1)[0]
+        like = ast.Like(path, text, self.pos(e))
+        if prefix:
+            return ast.And(
+                (ast.Function("begins_with", path, ast.Literal(prefix, at), self.pos(e)), like)
+            )
+        return like
 
     def function(self, e: exp.Expression) -> ast.Condition:
         name = (e.name if isinstance(e, exp.Anonymous) else e.sql_name()).lower()
@@ -526,7 +590,7 @@ class _Converter:
             return ast.Literal(None, self.pos(e))
         if isinstance(e, exp.Placeholder):
             if not e.name or e.name == "?":
-                raise self.fail("parameters are named: :name", e)
+                raise self.fail("parameters are named: :name", at=self.find(r"\?"))
             return ast.Param(e.name, self.pos(e))
         if isinstance(e, exp.Anonymous) and e.name.lower() == "size":
             if len(e.expressions) != 1:

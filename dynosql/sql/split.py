@@ -45,22 +45,16 @@ def _scan(script: str):
                 i += 2
                 continue
             yield i, c, "code" if state == "code" else state
-        elif state == "string":
-            yield i, c, state
-            if c == "'":
-                if script.startswith("''", i):
-                    yield i + 1, "'", state
+        elif state in ("string", "ident"):
+            quote = "'" if state == "string" else '"'
+            if c == quote:
+                if script.startswith(quote * 2, i):
+                    yield i, c, state
+                    yield i + 1, c, state
                     i += 2
                     continue
-                state = "code"
-        elif state == "ident":
+                state = "code"  # the closing quote belongs to the code again
             yield i, c, state
-            if c == '"':
-                if script.startswith('""', i):
-                    yield i + 1, '"', state
-                    i += 2
-                    continue
-                state = "code"
         elif state == "line_comment":
             yield i, c, state
             if c == "\n":
@@ -114,5 +108,27 @@ def strip_comments(text: str) -> str:
     out = list(text)
     for i, c, state in _scan(text):
         if state in ("line_comment", "block_comment") and c != "\n":
+            out[i] = " "
+    return "".join(out)
+
+
+def unterminated_quote(text: str) -> int | None:
+    """The index of a string's or quoted name's opening quote that is never closed."""
+    opened = None
+    for i, _c, state in _scan(text):
+        if state in ("string", "ident"):
+            if opened is None:
+                opened = i
+        else:
+            opened = None
+    return opened
+
+
+def code_only(text: str) -> str:
+    """The text with comments, strings and quoted names blanked out (same length), so that a
+    keyword search cannot land inside them."""
+    out = list(text)
+    for i, c, state in _scan(text):
+        if state != "code" and c != "\n":
             out[i] = " "
     return "".join(out)
