@@ -604,9 +604,6 @@ def test_truncate_message() -> None:
     assert error("TRUNCATE TABLE a").message == "TRUNCATE is not supported: dynosql only reads"
 
 
-@pytest.mark.xfail(
-    reason="BUG: ORDER BY x NULLS FIRST/LAST is accepted and silently ignored", strict=True
-)
 @pytest.mark.parametrize("nulls", ["NULLS FIRST", "NULLS LAST"])
 def test_nulls_first_last_is_not_silently_ignored(nulls: str) -> None:
     assert "NULLS" in error(f"SELECT x FROM t ORDER BY x DESC {nulls}").message
@@ -676,8 +673,5 @@ def test_unterminated_quotes(script: str, line: int, col: int) -> None:
     assert "unterminated" in err.message
 
 
-@pytest.mark.xfail(
-    reason="BUG: `SELECT a,, b` is accepted (the empty column is dropped)", strict=True
-)
 def test_empty_column_is_a_syntax_error() -> None:
     assert error("SELECT a,, b FROM t").line == 1

@@ -280,6 +280,16 @@ class _Converter:
         for _window in tree.find_all(exp.Window):
             raise self.fail("window functions are not supported", at=self.find(r"\bOVER\b"))
 
+        nulls = re.search(r"\bNULLS\s+(FIRST|LAST)\b", self.code, re.I)
+        if nulls:
+            raise self.fail(
+                "NULLS FIRST/LAST is not supported: missing attributes sort last ascending, "
+                "first descending",
+                at=self.at(nulls.start()),
+            )
+        empty = re.search(r",\s*(?=,|\bFROM\b)", self.code, re.I)
+        if empty:
+            raise self.fail("expected a column between the commas", at=self.at(empty.start()))
         table, index, table_pos = self.from_(tree)
         items = self.select_list(tree.expressions)
         where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
