@@ -44,6 +44,7 @@ SETTING_VALUES = {
     "format": FORMATS,
 }
 COMPARISONS = {"=", "<>", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "LIKE"}
+NAME_KINDS = ("word", "keyword", "function", "identifier")
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -63,10 +64,6 @@ class Suggestion:
     kind: str  # keyword, function, table, index, attribute, command, setting, value
     start: int  # characters before the cursor that `text` replaces (as a negative offset)
     meta: str = ""
-
-    @property
-    def display(self) -> str:
-        return self.text
 
 
 def key_attributes(info: Any) -> list[str]:
@@ -226,7 +223,7 @@ def _match(prefix: str, candidates: Iterable[str]) -> list[str]:
         low = c.lower()
         if low.startswith(p):
             first.append(c)
-        elif p and p in low:
+        elif len(p) >= 2 and p in low:
             then.append(c)
     return first + then
 
@@ -294,18 +291,9 @@ def suggest(
             prefix, quoted, prev = last.text[1:].replace('""', '"'), True, sig[:-1]
         elif last.kind == "command":
             prefix, prev = last.text, sig[:-1]
-        elif last.kind in ("number", "parameter") or (
-            last.kind == "operator" and last.text == "*"
-        ):
+        elif last.kind in ("number", "parameter") or (last.kind == "operator" and last.text == "*"):
             return []
-    if len(prev) >= 2 and prev[-1].text == "." and prev[-2].kind in (
-        "word",
-        "keyword",
-        "function",
-        "identifier",
-    ):
-        if len(prev) < 2 or tokens[-1].text == " ":
-            pass
+    if len(prev) >= 2 and prev[-1].text == "." and prev[-2].kind in NAME_KINDS:
         parent, prev = _unquote(prev[-2].text), prev[:-2]
     width = len(prefix) + (1 if quoted else 0)
 
@@ -322,7 +310,8 @@ def suggest(
         if quoted:
             return []
         return [
-            Suggestion(_case(w, prefix), "keyword", -width, "keyword") for w in _match(prefix, words)
+            Suggestion(_case(w, prefix), "keyword", -width, "keyword")
+            for w in _match(prefix, words)
         ]
 
     def functions(names: Iterable[str]) -> list[Suggestion]:
@@ -353,7 +342,11 @@ def suggest(
             info = metadata.table(parent)
             if info is None:
                 return []
-            return out([ix.name for ix in info.indexes], "index", f"{ix_kinds(info)}")
+            kinds = {ix.name: f"{ix.kind.upper()} index" for ix in info.indexes}
+            return [
+                Suggestion(quote_name(name), "index", -width, kinds[name])
+                for name in _match(prefix, kinds)
+            ]
         return []  # a nested attribute path: names inside maps are not known
 
     if not prev:
@@ -364,8 +357,7 @@ def suggest(
 
     # table names
     if word == "FROM" or (
-        first in ("DESCRIBE", "DESC")
-        and (len(prev) == 1 or (len(prev) == 2 and word == "TABLE"))
+        first in ("DESCRIBE", "DESC") and (len(prev) == 1 or (len(prev) == 2 and word == "TABLE"))
     ):
         names = out(metadata.table_names(), "table", "table")
         if first in ("DESCRIBE", "DESC") and len(prev) == 1:
@@ -422,19 +414,21 @@ def suggest(
         if word in ("BY", ","):
             funcs = AGGREGATES if clause == "ORDER BY" else ()
             return attributes() + functions(funcs)
-        follow = ["ASC", "DESC", "LIMIT"] if clause == "ORDER BY" else ["HAVING", "ORDER BY"]
-        return keywords(follow + ["LIMIT"] if "LIMIT" not in follow else follow)
+        if clause == "ORDER BY":
+            return keywords(["ASC", "DESC", "LIMIT"])
+        return keywords(["HAVING", "ORDER BY", "LIMIT"])
     if clause == "LIMIT":
         return []
     return keywords(sorted(KEYWORD_SET)) + functions(FUNCTIONS)
 
 
-def ix_kinds(info: Any) -> str:
-    return "index"
-
-
 def _cmd_match(prefix: str, commands: dict[str, str]) -> list[tuple[str, str]]:
     return [(name, commands[name]) for name in _match(prefix, commands) if name.startswith(prefix)]
+
+
+def _typing_name(before: str) -> bool:
+    tail = before[-1:]
+    return bool(tail) and (tail.isalnum() or tail in '_.\\"')
 
 
 class SqlCompleter(Completer):
@@ -462,5 +456,9 @@ class SqlCompleter(Completer):
                 sub = Document(arg.lstrip(), len(arg.lstrip()))
                 yield from self.paths.get_completions(sub, complete_event)
                 return
-        for s in suggest(before, document.text_after_cursor, self.metadata, self.commands, self.command_args):
+        if not complete_event.completion_requested and not _typing_name(before):
+            return  # while typing, offer names only once a word (or `table.`) has begun
+        for s in suggest(
+            before, document.text_after_cursor, self.metadata, self.commands, self.command_args
+        ):
             yield Completion(s.text, s.start, display_meta=s.meta or s.kind)

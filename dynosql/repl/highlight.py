@@ -159,10 +159,21 @@ class SqlLexer(Lexer):
         return get_line
 
 
-def make_style(colours: dict[str, str]) -> Style:
-    rules = [(f"sql.{kind}", style) for kind, style in colours.items() if kind != "toolbar"]
+def make_style(colours: dict[str, str], warnings: list[str] | None = None) -> Style:
+    """The REPL's style from the config's colours; a style string prompt_toolkit cannot read
+    is left out (and named in `warnings`) rather than stop the REPL from starting."""
     toolbar = colours.get("toolbar", "")
-    rules.append(("bottom-toolbar", toolbar + " noreverse" if toolbar else "noreverse"))
+    wanted = [(f"sql.{kind}", style) for kind, style in colours.items() if kind != "toolbar"]
+    wanted.append(("bottom-toolbar", toolbar + " noreverse" if toolbar else "noreverse"))
+    rules = []
+    for name, style in wanted:
+        try:
+            Style([(name, style)])
+        except (ValueError, AssertionError):
+            if warnings is not None:
+                warnings.append(f"config: colour {style!r} for {name} not understood; ignored")
+            continue
+        rules.append((name, style))
     rules.append(("bottom-toolbar.on", "bold"))
     rules.append(("continuation", "ansibrightblack"))
     return Style(rules)

@@ -1,0 +1,494 @@
+"""The REPL loop: read a statement, run it through the session, render the result.
+
+Everything here is presentation; statements run through ``Session.run_statement`` and
+results render through ``dynosql.render.render`` like the command line's. The screen gets
+the warnings (before the rows), the rows (through a pager when they are taller than the
+screen, or into the ``\\o`` file), then the notes and the footer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.completion import ThreadedCompleter
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+
+from dynosql import __version__
+from dynosql.config import Config, history_path
+from dynosql.errors import DynosqlError
+from dynosql.result import Result
+from dynosql.sql import is_complete, parse_script
+
+from . import commands
+from .completer import SessionMetadata, SqlCompleter
+from .highlight import SqlLexer, make_style, tokenize
+from .toolbar import toolbar, where
+
+PROMPT = "dynosql> "
+CONTINUATION = "      -> "
+LEAVE_WORDS = ("quit", "exit", "\\quit")
+DEFAULT_PAGER = "less -SRXF"
+
+_RED, _YELLOW, _DIM, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[2m", "\x1b[0m"
+
+
+def default_args() -> argparse.Namespace:
+    return argparse.Namespace(
+        format=None,
+        quiet=False,
+        debug=False,
+        consistent=False,
+        fail_on_scan=False,
+        max_rcu=None,
+        segments=None,
+        rate_limit=None,
+        local=False,
+        endpoint_url=None,
+        region=None,
+        profile=None,
+    )
+
+
+def buffer_complete(text: str) -> bool:
+    """Whether Enter runs the buffer: a statement ending in `;`, a backslash command (alone or
+    on the last line under an unfinished statement, or ``\\e`` after one), a leave word, or
+    nothing at all. Otherwise Enter continues the statement on a new line."""
+    stripped = text.strip()
+    if not stripped or stripped.startswith("\\") or trailing_command(stripped)[1] is not None:
+        return True
+    if stripped.rstrip(";").strip().lower() in LEAVE_WORDS:
+        return True
+    return is_complete(text)
+
+
+def trailing_command(text: str) -> tuple[str, str | None]:
+    """(the statement typed so far, the backslash command after it) when the last line of
+    `text` is a backslash command, or the text ends with ``\\e``; else (text, None)."""
+    stripped = text.rstrip()
+    line_start = stripped.rfind("\n") + 1
+    tokens = [t for t in tokenize(stripped) if t.kind not in ("space", "comment")]
+    if not tokens:
+        return text, None
+    on_last_line = [t for t in tokens if t.start >= line_start]
+    if on_last_line and on_last_line[0].kind == "command":
+        first = on_last_line[0]
+        return stripped[: first.start], stripped[first.start :]
+    if tokens[-1].kind == "command" and tokens[-1].text == "\\e":
+        return stripped[: tokens[-1].start], "\\e"
+    return text, None
+
+
+def open_history(path: Path | None, size: int) -> History:
+    """A FileHistory created private (0600, in a 0700 directory), trimmed to `size` entries;
+    in memory when `size` is 0 or the file cannot be made."""
+    if path is None or size <= 0:
+        return InMemoryHistory()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
+        os.close(fd)
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+        trim_history(path, size)
+    except OSError:
+        return InMemoryHistory()
+    return FileHistory(str(path))
+
+
+def trim_history(path: Path, size: int) -> None:
+    """Keep the newest `size` entries of a prompt_toolkit history file."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.readlines()
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    has_text = False
+    for line in lines:
+        if line.startswith("+"):
+            current.append(line)
+            has_text = True
+            continue
+        if has_text:
+            blocks.append(current)
+            current, has_text = [], False
+        current.append(line)
+    if has_text:
+        blocks.append(current)
+    if len(blocks) <= size:
+        return
+    keep = "".join("".join(block) for block in blocks[-size:])
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(keep)
+    os.replace(tmp, path)
+
+
+class Repl:
+    """One interactive session. `input`/`output` are prompt_toolkit's (tests pass a pipe input
+    and DummyOutput); `screen` is where results and messages are written."""
+
+    def __init__(
+        self,
+        session: Any,
+        args: argparse.Namespace | None = None,
+        config: Config | None = None,
+        *,
+        input: Any = None,
+        output: Any = None,
+        screen: TextIO | None = None,
+        history: History | None = None,
+        complete_while_typing: bool = True,
+    ):
+        self.session = session
+        self.args = args or default_args()
+        self.config = config or Config()
+        self.screen = screen or sys.stdout
+        self.input = input
+        self.output = output
+        self.timing = self.config.timing
+        self.done = False
+        self.last_statement = ""
+        self.next_default = ""
+        self.format_before_x: str | None = None
+        self.output_file: TextIO | None = None
+        self.output_path: str | None = None
+        self.metadata = SessionMetadata(session, self.config.sample_rows)
+        try:
+            self.is_terminal = self.screen.isatty()
+        except (AttributeError, ValueError):
+            self.is_terminal = False
+        self.colour = self.is_terminal
+        if history is None:
+            history = open_history(history_path(), self.config.history_size)
+        completer = SqlCompleter(self.metadata, commands.help_texts(), commands.argument_kinds())
+        self.prompt_session: PromptSession = PromptSession(
+            history=history,
+            completer=ThreadedCompleter(completer),
+            complete_while_typing=complete_while_typing,
+            lexer=SqlLexer() if self.config.highlight else None,
+            style=make_style(self.config.colours, self.config.warnings),
+            include_default_pygments_style=False,
+            # the statement's buffer, not the current one (Ctrl-R focuses the search field)
+            multiline=Condition(
+                lambda: not buffer_complete(self.prompt_session.default_buffer.text)
+            ),
+            prompt_continuation=lambda width, line, wrap: CONTINUATION[-width:].rjust(width),
+            bottom_toolbar=lambda: toolbar(self),
+            auto_suggest=AutoSuggestFromHistory(),
+            enable_open_in_editor=True,
+            search_ignore_case=True,
+            vi_mode=self.config.key_bindings == "vi",
+            input=input,
+            output=output,
+        )
+        self._confirm_session: PromptSession | None = None
+
+    # --- the loop --------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        if not self.args.quiet:
+            self.say(
+                f"dynosql {__version__} · {where(self.session)}\n"
+                "Statements end with ;  ·  \\? help  ·  \\q or Ctrl-D leaves",
+                dim=True,
+            )
+        for warning in self.config.warnings:
+            self.say(f"warning: {warning}", colour=_YELLOW)
+        try:
+            while not self.done:
+                try:
+                    text = self.prompt_session.prompt(PROMPT, default=self.next_default)
+                except KeyboardInterrupt:
+                    self.next_default = ""
+                    continue
+                except EOFError:
+                    break
+                self.next_default = ""
+                try:
+                    self.handle(text)
+                except KeyboardInterrupt:
+                    self.say("interrupted", colour=_YELLOW)
+        finally:
+            self.close_output()
+        return 0
+
+    def handle(self, text: str) -> None:
+        """Run what was typed: a backslash command, SQL (one or more statements), or leave."""
+        stripped = text.strip()
+        if not stripped:
+            return
+        if stripped.rstrip(";").strip().lower() in LEAVE_WORDS:
+            self.done = True
+            return
+        if stripped.startswith("\\"):
+            self.run_command(stripped)
+            return
+        sql, command = trailing_command(stripped)
+        if command is None:
+            self.run_sql(text, confirm=True)
+        elif commands.split(command)[0] == "\\e":
+            self.run_command("\\e " + sql.strip(), literal=True)
+        else:
+            # a command typed under an unfinished statement: run it, give the statement back
+            self.run_command(command)
+            if not self.done:
+                self.next_default = sql.rstrip() + "\n"  # go on typing below it
+
+    def run_command(self, text: str, literal: bool = False) -> bool:
+        name, arg = commands.split(text)
+        if literal:
+            arg = text.split(" ", 1)[1] if " " in text else ""
+
+        def results() -> Iterator[Result]:
+            produced = commands.lookup(name).run(self, arg)
+            if isinstance(produced, Result):
+                yield produced
+            elif produced is not None:
+                yield from produced
+
+        return self.show(results())
+
+    def run_sql(self, text: str, confirm: bool = True) -> bool:
+        """Parse every statement first (a typo costs nothing), then run them in order,
+        asking before a large Scan when `confirm`; stop at the first failure."""
+        try:
+            statements = parse_script(text)
+        except DynosqlError as err:
+            self.error(err, text)
+            return False
+        self.last_statement = text.strip()
+        for statement in statements:
+            if confirm and not self.confirm_scan(statement):
+                self.say("cancelled: nothing was read", colour=_YELLOW)
+                return False
+            if not self.show(_one(lambda s=statement: self.session.run_statement(s)), text):
+                return False
+        return True
+
+    # --- results ---------------------------------------------------------------------------------
+
+    def show(self, results: Iterator[Result], text: str | None = None) -> bool:
+        """Render each result; report errors and Ctrl-C. False when something failed."""
+        while True:
+            started = time.monotonic()
+            result = None
+            try:
+                result = next(results, None)
+                if result is None:
+                    return True
+                self.present(result)
+            except KeyboardInterrupt:
+                self._clear_progress()
+                self.interrupted(result)
+                return False
+            except DynosqlError as err:
+                self._clear_progress()
+                self.error(err, text)
+                return False
+            except Exception as err:  # a bug: one line, unless --debug
+                self._clear_progress()
+                if self.args.debug:
+                    import traceback
+
+                    traceback.print_exc(file=self.screen)
+                self.say(
+                    f"error: internal error: {type(err).__name__}: {err}"
+                    + ("" if self.args.debug else " (run with --debug for the traceback)"),
+                    colour=_RED,
+                )
+                return False
+            if self.timing and result.kind != "status":
+                self.say(f"Time: {(time.monotonic() - started) * 1000:.3f} ms", dim=True)
+
+    def present(self, result: Result) -> None:
+        from dynosql.cli import footer
+        from dynosql.render import render
+
+        quiet = self.args.quiet
+        if not quiet:
+            for warning in result.warnings:
+                self.say(f"warning: {warning}", colour=_YELLOW)
+        buffer = io.StringIO()
+        render(result, self.session.settings.format, buffer)
+        self._clear_progress()
+        text = buffer.getvalue()
+        if self.output_file is not None:
+            self.output_file.write(text)
+            self.output_file.flush()
+        else:
+            self.page(text)
+        if not quiet:
+            for note in result.notes:
+                self.say(f"note: {note}")
+            if getattr(result, "footer", True):
+                self.say(footer(result), dim=True)
+
+    def interrupted(self, result: Result | None) -> None:
+        if result is not None and result.stats.requests:
+            s = result.stats
+            self.say(
+                f"interrupted: read {s.items_scanned} items in {s.requests} requests "
+                f"({s.capacity_text()}) before stopping",
+                colour=_YELLOW,
+            )
+        else:
+            self.say("interrupted", colour=_YELLOW)
+
+    def error(self, err: DynosqlError, text: str | None = None) -> None:
+        if self.args.debug:
+            import traceback
+
+            traceback.print_exception(err, file=self.screen)
+        self.say(f"error: {err}", colour=_RED)
+        if text and err.line and err.col:
+            lines = text.split("\n")
+            if 1 <= err.line <= len(lines) and (len(lines) > 1 or len(text) > 60):
+                self.say("  " + lines[err.line - 1])
+                self.say("  " + " " * (err.col - 1) + "^")
+
+    def say(self, text: str, colour: str | None = None, dim: bool = False) -> None:
+        if self.colour and (colour or dim):
+            text = (colour or _DIM) + text + _RESET
+        self.screen.write(text + "\n")
+        self.screen.flush()
+
+    def _clear_progress(self) -> None:
+        progress = getattr(self.session, "progress", None)
+        if progress is not None and hasattr(progress, "clear"):
+            progress.clear()
+
+    # --- pager -----------------------------------------------------------------------------------
+
+    def pager_command(self) -> str | None:
+        choice = self.config.pager.strip()
+        if choice.lower() in ("off", "none", "no", "false"):
+            return None
+        return choice or os.environ.get("PAGER") or DEFAULT_PAGER
+
+    def terminal_size(self) -> tuple[int, int]:
+        """(rows, columns) of the screen."""
+        try:
+            size = os.get_terminal_size(self.screen.fileno())
+            return size.lines, size.columns
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            return 24, 80
+
+    def page(self, text: str) -> None:
+        """Print `text`, through the pager when it is taller than the screen."""
+        if not text:
+            return
+        command = self.pager_command() if self.is_terminal else None
+        if command:
+            if self.too_big(text):
+                self.run_pager(command, text)
+                return
+        self.screen.write(text)
+        self.screen.flush()
+
+    def too_big(self, text: str) -> bool:
+        """Taller than the screen (less the prompt and toolbar), or wider than it."""
+        from prompt_toolkit.utils import get_cwidth
+
+        rows, columns = self.terminal_size()
+        if text.count("\n") > rows - 3:
+            return True
+        return any(get_cwidth(line) > columns for line in text.splitlines())
+
+    def run_pager(self, command: str, text: str) -> None:
+        env = dict(os.environ)
+        env.setdefault("LESS", "-SRXF")
+        self.screen.flush()
+        try:
+            proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env)
+        except OSError:
+            self.screen.write(text)
+            return
+        try:
+            proc.communicate(text.encode("utf-8"))
+        except (BrokenPipeError, KeyboardInterrupt):
+            pass
+        while True:  # Ctrl-C belongs to the pager while it runs
+            try:
+                proc.wait()
+                break
+            except KeyboardInterrupt:
+                continue
+
+    # --- \o --------------------------------------------------------------------------------------
+
+    def open_output(self, path: str) -> None:
+        self.output_file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by \o
+        self.output_path = path
+
+    def close_output(self) -> None:
+        if self.output_file is not None:
+            self.output_file.close()
+        self.output_file = None
+        self.output_path = None
+
+    # --- asking before a large Scan --------------------------------------------------------------
+
+    def scan_plan(self, statement: Any) -> Any:
+        """The Scan plan `statement` would run, or None (not a Scan, or cannot be planned:
+        running it reports the error properly)."""
+        from dynosql.plan.planner import Options, plan_full_scan
+        from dynosql.session import bind
+        from dynosql.sql import ast
+
+        session = self.session
+        try:
+            bound = bind(statement, session.params)
+            if isinstance(bound, ast.Explain) and bound.analyze:
+                bound = bound.statement
+            if isinstance(bound, ast.Select):
+                plan = session.plan(bound)
+            elif isinstance(bound, ast.ShowHotKeys):
+                options = Options(
+                    consistent=session.settings.consistent, segments=session.settings.segments
+                )
+                plan = plan_full_scan(session.describe(bound.table), bound.index, options)
+            else:
+                return None
+        except DynosqlError:
+            return None
+        return plan if plan.is_scan else None
+
+    def confirm_scan(self, statement: Any) -> bool:
+        threshold = self.config.scan_confirm_rcu
+        if not threshold or self.session.settings.fail_on_scan:
+            return True  # never asked, or the guard refuses it anyway
+        plan = self.scan_plan(statement)
+        if plan is None or plan.estimate.rcu <= threshold:
+            return True
+        question = f"{plan.label} reads {plan.estimate.text()}. Run it? [y/N] "
+        return self.ask(question).strip().lower() in ("y", "yes")
+
+    def ask(self, question: str) -> str:
+        if self._confirm_session is None:
+            self._confirm_session = PromptSession(input=self.input, output=self.output)
+        try:
+            return self._confirm_session.prompt(question)
+        except (KeyboardInterrupt, EOFError):
+            return ""
+
+
+def _one(produce: Callable[[], Result]) -> Iterator[Result]:
+    yield produce()
+
+
+def run(session: Any, args: argparse.Namespace | None, config: Config, **kwargs: Any) -> int:
+    return Repl(session, args, config, **kwargs).run()
+
+
+__all__: Iterable[str] = ["Repl", "buffer_complete", "open_history", "run", "trim_history"]

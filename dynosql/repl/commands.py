@@ -1,0 +1,348 @@
+"""Backslash commands: one registry; each command returns `Result`s the way a SQL statement
+does (rows, or a status line), so the REPL has one renderer for both.
+
+A command is a function ``(repl, arg) -> Result | Iterable[Result] | None``; ``arg`` is the
+rest of the line, stripped (a trailing ``;`` is dropped). Bad usage raises `CommandError`,
+shown as ``error: ...`` like any other.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from dynosql.errors import DynosqlError
+from dynosql.result import Result
+
+if TYPE_CHECKING:
+    from .app import Repl
+
+FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "vertical")
+ON = ("on", "true", "1", "yes")
+OFF = ("off", "false", "0", "no")
+
+
+class CommandError(DynosqlError):
+    """A backslash command used the wrong way."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    args: str  # usage of the argument, e.g. "[on|off]"
+    help: str
+    run: Callable[[Repl, str], Result | Iterable[Result] | None]
+    complete: str | None = None  # what the argument is: table, format, onoff, path
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(
+    name: str, args: str = "", complete: str | None = None
+) -> Callable[[Callable], Callable]:
+    def register(func: Callable) -> Callable:
+        doc = (func.__doc__ or "").strip().splitlines()[0].rstrip(".")
+        COMMANDS[name] = Command(name, args, doc, func, complete)
+        return func
+
+    return register
+
+
+def split(text: str) -> tuple[str, str]:
+    """``\\format json;`` -> (``\\format``, ``json``)."""
+    text = text.strip()
+    name, _, arg = text.partition(" ")
+    if "\t" in name:
+        name, _, more = name.partition("\t")
+        arg = more + " " + arg
+    arg = arg.strip()
+    while arg.endswith(";"):
+        arg = arg[:-1].rstrip()
+    if name.endswith(";"):
+        name = name.rstrip(";")
+    return name, arg
+
+
+def lookup(name: str) -> Command:
+    if name in COMMANDS:
+        return COMMANDS[name]
+    raise CommandError(f"unknown command {name} (\\? lists the commands)")
+
+
+def status(text: str) -> Result:
+    return Result([], iter(()), kind="status", title=text)
+
+
+def _switch(arg: str, current: bool, what: str) -> bool:
+    """``on``/``off``, or no argument to toggle."""
+    word = arg.lower()
+    if not word:
+        return not current
+    if word in ON:
+        return True
+    if word in OFF:
+        return False
+    raise CommandError(f"{what} takes on or off, not {arg!r}")
+
+
+def _table_name(arg: str) -> str:
+    if len(arg) >= 2 and arg[0] == arg[-1] == '"':
+        return arg[1:-1].replace('""', '"')
+    return arg
+
+
+# --- the commands --------------------------------------------------------------------------------
+
+
+@command("\\?")
+def help_(repl: Repl, arg: str) -> Result:
+    """Show the commands and keys."""
+    rows = [{"command": f"{c.name} {c.args}".strip(), "does": c.help} for c in COMMANDS.values()]
+    rows += [
+        {"command": "SELECT … ;", "does": "Run SQL; Enter inside a statement continues it"},
+        {"command": "EXPLAIN [ANALYZE] …", "does": "Show the DynamoDB requests (and run them)"},
+        {"command": "SHOW TABLES · DESCRIBE t", "does": "Tables, and one table's keys and indexes"},
+        {"command": "SHOW HOT KEYS FROM t", "does": "Items and bytes per partition key (a Scan)"},
+        {"command": "SET name = value", "does": "Change a setting (\\settings lists them)"},
+        {"command": "Tab · Ctrl-R", "does": "Complete · search the history"},
+        {"command": "Ctrl-C · Ctrl-D", "does": "Cancel the statement or read · leave"},
+        {"command": "Ctrl-X Ctrl-E", "does": "Edit the statement in $EDITOR"},
+    ]
+    result = Result(["command", "does"], iter(rows))
+    result.footer = False  # a help screen needs no row count
+    return result
+
+
+@command("\\q")
+def quit_(repl: Repl, arg: str) -> None:
+    """Leave (Ctrl-D does too)."""
+    repl.done = True
+
+
+@command("\\dt", "[PATTERN]")
+def tables(repl: Repl, arg: str) -> Result:
+    """List the tables (PATTERN: a glob such as 'aud*')."""
+    repl.session.catalog.refresh()
+    names = repl.session.catalog.table_names()
+    if arg:
+        names = [n for n in names if fnmatch.fnmatchcase(n, arg)]
+    return Result(["table"], iter([{"table": n} for n in names]))
+
+
+@command("\\dt+", "[PATTERN]")
+def tables_plus(repl: Repl, arg: str) -> Result:
+    """List the tables with their keys, indexes, items and size."""
+    from decimal import Decimal
+
+    names = list(tables(repl, arg).rows)
+    rows = []
+    for row in names:
+        info = repl.session.describe(row["table"])
+        rows.append(
+            {
+                "table": info.name,
+                "partition key": f"{info.keys.pk} ({info.keys.pk_type})",
+                "sort key": f"{info.keys.sk} ({info.keys.sk_type})" if info.keys.sk else "",
+                "indexes": ", ".join(ix.name for ix in info.indexes if ix.name),
+                "items": Decimal(info.item_count),
+                "bytes": Decimal(info.size_bytes),
+            }
+        )
+    columns = ["table", "partition key", "sort key", "indexes", "items", "bytes"]
+    return Result(columns, iter(rows))
+
+
+@command("\\d", "[TABLE]", complete="table")
+def describe(repl: Repl, arg: str) -> Result:
+    """Describe a table: keys, types, indexes with projections, items, size."""
+    if not arg:
+        return tables(repl, "")
+    from dynosql.describe import describe_result
+
+    return describe_result(repl.session.describe(_table_name(arg)))
+
+
+@command("\\x", "[on|off]", complete="onoff")
+def expanded(repl: Repl, arg: str) -> Result:
+    """Toggle vertical output (one block per row)."""
+    settings = repl.session.settings
+    on = _switch(arg, settings.format == "vertical", "\\x")
+    if on and settings.format != "vertical":
+        repl.format_before_x = settings.format
+        settings.format = "vertical"
+    elif not on and settings.format == "vertical":
+        settings.format = repl.format_before_x or "table"
+    return status(f"expanded display is {'on' if on else 'off'}")
+
+
+@command("\\format", "[FMT]", complete="format")
+def format_(repl: Repl, arg: str) -> Result:
+    """Set the output format: table, csv, tsv, json, jsonl, markdown, vertical."""
+    settings = repl.session.settings
+    if not arg:
+        return status(f"format is {settings.format} (choices: {', '.join(FORMATS)})")
+    if arg.lower() not in FORMATS:
+        raise CommandError(f"unknown format {arg!r}; choose one of {', '.join(FORMATS)}")
+    settings.format = arg.lower()
+    return status(f"format is {settings.format}")
+
+
+@command("\\timing", "[on|off]", complete="onoff")
+def timing(repl: Repl, arg: str) -> Result:
+    """Show how long each statement took, rendering included."""
+    repl.timing = _switch(arg, repl.timing, "\\timing")
+    return status(f"timing is {'on' if repl.timing else 'off'}")
+
+
+@command("\\consistent", "[on|off]", complete="onoff")
+def consistent(repl: Repl, arg: str) -> Result:
+    """Strongly consistent reads (twice the cost; not on GSIs)."""
+    settings = repl.session.settings
+    settings.consistent = _switch(arg, settings.consistent, "\\consistent")
+    mode = "strongly consistent" if settings.consistent else "eventually consistent"
+    return status(f"reads are {mode}")
+
+
+@command("\\i", "FILE", complete="path")
+def include(repl: Repl, arg: str) -> Iterator[Result]:
+    """Run the statements of a .sql file (it never asks before a Scan)."""
+    if not arg:
+        raise CommandError("\\i takes a file name")
+    path = os.path.expanduser(_unquote_path(arg))
+    try:
+        with open(path, encoding="utf-8") as f:
+            script = f.read()
+    except OSError as err:
+        raise CommandError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"{path} is not UTF-8 text") from None
+    return repl.session.run(script)
+
+
+@command("\\o", "[FILE]", complete="path")
+def output(repl: Repl, arg: str) -> Result:
+    """Send results to FILE (overwritten); without FILE, back to the screen."""
+    repl.close_output()
+    if not arg:
+        return status("results go to the screen")
+    path = os.path.expanduser(_unquote_path(arg))
+    try:
+        repl.open_output(path)
+    except OSError as err:
+        raise CommandError(f"cannot write {path}: {err.strerror}") from None
+    return status(f"results go to {path}")
+
+
+@command("\\e")
+def edit(repl: Repl, arg: str) -> Result | None:
+    """Edit the last statement in $EDITOR; it comes back at the prompt."""
+    text = arg or repl.last_statement
+    edited = edit_text(text)
+    if edited is None:
+        raise CommandError("the editor failed; nothing changed")
+    repl.next_default = edited.rstrip("\n")
+    return None
+
+
+@command("\\set", "[NAME [VALUE]]")
+def set_param(repl: Repl, arg: str) -> Result:
+    """Bind :NAME to VALUE (a number if it reads as one); alone, list the parameters."""
+    from dynosql.render import json_text
+    from dynosql.session import parse_param
+
+    session = repl.session
+    if not arg:
+        rows = [{"name": f":{k}", "value": json_text(v)} for k, v in session.params.items()]
+        return Result(["name", "value"], iter(rows))
+    name, _, value = arg.partition(" ")
+    name = name.lstrip(":")
+    if not value.strip():
+        session.params.pop(name, None)
+        return status(f":{name} unset")
+    key, parsed = parse_param(f"{name}={value.strip()}")
+    session.params[key] = parsed
+    return status(f":{key} = {json_text(parsed)}")
+
+
+@command("\\settings")
+def settings(repl: Repl, arg: str) -> Result:
+    """Show the session's settings (SET name = value changes them)."""
+    import dataclasses
+
+    from dynosql.session import SETTINGS_HELP
+
+    current = dataclasses.asdict(repl.session.settings)
+    rows = []
+    for name, meaning in SETTINGS_HELP.items():
+        value = current.get(name)
+        if isinstance(value, bool):
+            text = "on" if value else "off"
+        elif value is None:
+            text = "auto" if name == "segments" else "off"
+        else:
+            text = str(value)
+        rows.append({"setting": name, "value": text, "meaning": meaning})
+    rows.append(
+        {
+            "setting": "scan_confirm_rcu",
+            "value": str(repl.config.scan_confirm_rcu),
+            "meaning": "ask before a Scan estimated above this many RCU (config file)",
+        }
+    )
+    return Result(["setting", "value", "meaning"], iter(rows))
+
+
+@command("\\refresh")
+def refresh(repl: Repl, arg: str) -> Result:
+    """Forget cached tables and attribute names (completion reads them again)."""
+    repl.metadata.refresh()
+    return status("table and attribute names will be read again")
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def _unquote_path(arg: str) -> str:
+    try:
+        parts = shlex.split(arg)
+    except ValueError:
+        return arg
+    return parts[0] if len(parts) == 1 else arg
+
+
+def editor_command() -> list[str]:
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    return shlex.split(editor)
+
+
+def edit_text(text: str) -> str | None:
+    """`text` after the user edited it in $VISUAL/$EDITOR (None if the editor failed)."""
+    fd, path = tempfile.mkstemp(prefix="dynosql-", suffix=".sql")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + ("\n" if text and not text.endswith("\n") else ""))
+        try:
+            code = subprocess.call([*editor_command(), path])
+        except OSError:
+            return None
+        if code != 0:
+            return None
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    finally:
+        os.unlink(path)
+
+
+def help_texts() -> dict[str, str]:
+    return {name: c.help for name, c in COMMANDS.items()}
+
+
+def argument_kinds() -> dict[str, str]:
+    return {name: c.complete for name, c in COMMANDS.items() if c.complete}

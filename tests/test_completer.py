@@ -1,0 +1,291 @@
+"""The REPL's completer on in-memory table metadata (no server)."""
+
+from __future__ import annotations
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from dynosql.catalog import table_info
+from dynosql.repl import commands
+from dynosql.repl.completer import (
+    SqlCompleter,
+    StaticMetadata,
+    key_attributes,
+    quote_name,
+    statement_table,
+    suggest,
+)
+from dynosql.repl.highlight import tokenize
+
+
+def _keys(pk: str, sk: str | None = None) -> list[dict]:
+    keys = [{"AttributeName": pk, "KeyType": "HASH"}]
+    if sk:
+        keys.append({"AttributeName": sk, "KeyType": "RANGE"})
+    return keys
+
+
+def _defs(*names: str) -> list[dict]:
+    return [{"AttributeName": n, "AttributeType": "S"} for n in names]
+
+
+AUDIT = table_info(
+    {
+        "TableName": "audit",
+        "KeySchema": _keys("PK", "SK"),
+        "AttributeDefinitions": _defs("PK", "SK"),
+    }
+)
+SENSORS = table_info(
+    {
+        "TableName": "sensors",
+        "KeySchema": _keys("deviceId", "readingTs"),
+        "AttributeDefinitions": _defs("deviceId", "readingTs", "region"),
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": "by_region",
+                "KeySchema": _keys("region", "readingTs"),
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["temperature"]},
+            }
+        ],
+    }
+)
+DRIVE = table_info(
+    {
+        "TableName": "drive",
+        "KeySchema": _keys("PK", "SK"),
+        "AttributeDefinitions": _defs("PK", "SK", "modified"),
+        "LocalSecondaryIndexes": [
+            {
+                "IndexName": "by_modified",
+                "KeySchema": _keys("PK", "modified"),
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            }
+        ],
+    }
+)
+ODD = table_info(
+    {"TableName": "my-table", "KeySchema": _keys("id"), "AttributeDefinitions": _defs("id")}
+)
+
+META = StaticMetadata(
+    [AUDIT, SENSORS, DRIVE, ODD],
+    {
+        "audit": ["PK", "SK", "action", "resource", "ok", "latencyMs", "error"],
+        "sensors": ["battery", "humidity", "temperature", "status"],
+        "drive": ["size", "owner", "meta", "data-class"],
+    },
+)
+
+
+def texts(before: str, after: str = "", meta: StaticMetadata = META) -> list[str]:
+    return [
+        s.text
+        for s in suggest(before, after, meta, commands.help_texts(), commands.argument_kinds())
+    ]
+
+
+def kinds(before: str, after: str = "") -> set[str]:
+    return {s.kind for s in suggest(before, after, META, commands.help_texts())}
+
+
+# --- keywords and functions -----------------------------------------------------------------
+
+
+def test_statement_start_offers_statement_keywords():
+    assert texts("") == ["SELECT", "EXPLAIN", "SHOW", "DESCRIBE", "SET"]
+    assert texts("SEL") == ["SELECT"]
+    assert texts("sel") == ["select"]  # the user's case
+
+
+def test_keywords_after_a_semicolon_start_a_new_statement():
+    assert texts("SELECT * FROM audit; DES") == ["DESCRIBE"]
+
+
+def test_functions_in_where_and_aggregates_in_select():
+    assert "begins_with" in texts("SELECT * FROM audit WHERE beg")
+    assert "attribute_not_exists" in texts("SELECT * FROM audit WHERE attribute_n")
+    assert texts("SELECT CO", " FROM audit") == ["COUNT"]
+    assert "COUNT" not in texts("SELECT * FROM audit WHERE ")  # not a condition function
+
+
+def test_keywords_after_a_table_and_after_a_condition():
+    assert texts("SELECT * FROM audit ") == ["WHERE", "GROUP BY", "ORDER BY", "LIMIT"]
+    assert texts("SELECT * FROM audit ORD") == ["ORDER BY"]
+    following = texts("SELECT * FROM audit WHERE PK = 'x' ")
+    assert following[:2] == ["AND", "OR"] and "ORDER BY" in following
+    assert texts("SELECT * FROM audit WHERE error IS ") == ["NULL", "NOT NULL"]
+
+
+def test_show_explain_and_set():
+    assert texts("SHOW ") == ["TABLES", "HOT KEYS FROM"]
+    assert texts("SHOW HOT KEYS FROM s") == ["sensors"]
+    assert texts("EXPLAIN ") == ["SELECT", "ANALYZE"]
+    assert texts("SET cons") == ["consistent"]
+    assert texts("SET format = j") == ["json", "jsonl"]
+    assert texts("SET consistent TO ") == ["on", "off"]
+
+
+# --- tables and indexes ---------------------------------------------------------------------
+
+
+def test_tables_after_from_and_describe():
+    assert texts("SELECT * FROM ") == ["audit", "sensors", "drive", '"my-table"']
+    assert texts("SELECT * FROM se") == ["sensors"]
+    assert texts("DESCRIBE a") == ["audit"]
+    assert texts("DESCRIBE TABLE d") == ["drive"]
+    assert kinds("SELECT * FROM ") == {"table"}
+
+
+def test_table_dot_offers_its_indexes():
+    assert texts("SELECT * FROM sensors.") == ["by_region"]
+    assert texts("SELECT * FROM drive.by") == ["by_modified"]
+    assert texts("SELECT * FROM audit.") == []  # no indexes
+    found = suggest("SELECT * FROM sensors.", "", META)
+    assert found[0].meta == "GSI index" and found[0].start == 0
+    assert suggest("SELECT * FROM drive.by", "", META)[0].start == -2
+
+
+def test_unknown_table_offers_no_indexes():
+    assert texts("SELECT * FROM nosuch.") == []
+
+
+# --- attributes -----------------------------------------------------------------------------
+
+
+def test_attributes_after_select_come_from_the_from_clause_after_the_cursor():
+    found = texts("SELECT ", " FROM sensors")
+    # key attributes first (table, then index keys and INCLUDE'd), then sampled names
+    assert found[:4] == ["deviceId", "readingTs", "region", "temperature"]
+    assert {"battery", "humidity", "status"} <= set(found)
+    assert "action" not in found  # another table's attribute
+    assert "DISTINCT" in found and "COUNT" in found
+
+
+def test_attributes_after_select_comma_and_in_aggregates():
+    assert texts("SELECT deviceId, hum", " FROM sensors") == ["humidity"]
+    assert texts("SELECT MAX(bat", ") FROM sensors") == ["battery"]
+
+
+def test_attributes_after_where_and_or_not():
+    assert texts("SELECT * FROM audit WHERE ac") == ["action"]
+    assert texts("SELECT * FROM audit WHERE PK = 'a' AND la") == ["latencyMs"]
+    assert texts("SELECT * FROM audit WHERE ok = true OR er") == ["error"]
+    assert "resource" in texts("SELECT * FROM audit WHERE NOT ")
+    assert "SK" in texts("SELECT * FROM audit WHERE begins_with(")
+
+
+def test_attributes_after_order_by_and_group_by():
+    assert texts("SELECT * FROM audit ORDER BY S") == ["SK", "SUM"]  # aggregates sort too
+    assert texts("SELECT action, COUNT(*) FROM audit GROUP BY ac") == ["action"]
+    assert "latencyMs" in texts("SELECT * FROM audit ORDER BY SK, ")
+    assert texts("SELECT * FROM audit ORDER BY SK ") == ["ASC", "DESC", "LIMIT"]
+
+
+def test_attributes_through_an_index_are_the_tables():
+    assert "battery" in texts("SELECT * FROM sensors.by_region WHERE ")
+
+
+def test_attribute_names_are_quoted_when_sql_needs_it():
+    found = texts("SELECT ", " FROM drive")
+    assert '"data-class"' in found
+    assert "size" in found and "owner" in found
+    assert quote_name("order") == '"order"'
+    assert quote_name('say "hi"') == '"say ""hi"""'
+    assert quote_name("latencyMs") == "latencyMs"
+
+
+def test_a_quoted_prefix_completes_inside_the_quotes():
+    found = suggest('SELECT "dat', " FROM drive", META)
+    assert [s.text for s in found] == ['"data-class"']
+    assert found[0].start == -4  # replaces the opening quote too
+
+
+def test_without_a_table_attributes_seen_anywhere_are_offered():
+    assert "latencyMs" in texts("SELECT lat")
+
+
+def test_nothing_inside_strings_comments_numbers_or_nested_paths():
+    assert texts("SELECT * FROM audit WHERE PK = 'ACT") == []
+    assert texts("SELECT * FROM audit WHERE PK = 'x'") == []
+    assert texts("SELECT * FROM audit -- a comm") == []
+    assert texts("SELECT * FROM audit /* se") == []
+    assert texts("SELECT * FROM audit LIMIT 1") == []
+    assert texts("SELECT * FROM drive WHERE meta.") == []
+
+
+def test_substring_matches_come_after_prefix_matches():
+    found = texts("SELECT * FROM sensors WHERE re")
+    assert found[:2] == ["readingTs", "region"]
+    assert "temperature" in found  # contains "re"
+    assert texts("SELECT * FROM sensors WHERE r") == ["readingTs", "region"]  # 1 letter: prefix
+
+
+# --- backslash commands ---------------------------------------------------------------------
+
+
+def test_backslash_commands_and_their_arguments():
+    assert texts("\\") == list(commands.COMMANDS)
+    assert texts("\\fo") == ["\\format"]
+    assert set(texts("\\d")) >= {"\\d", "\\dt", "\\dt+"}
+    assert texts("\\d s") == ["sensors"]
+    assert texts("\\format c") == ["csv"]
+    assert texts("\\timing ") == ["on", "off"]
+    assert texts("\\q ") == []
+
+
+def test_statement_table_finds_table_and_index():
+    assert statement_table(tokenize("SELECT a FROM sensors.by_region WHERE x = 1")) == (
+        "sensors",
+        "by_region",
+    )
+    assert statement_table(tokenize('SELECT a FROM "my-table"')) == ("my-table", None)
+    assert statement_table(tokenize("SELECT a, b")) == (None, None)
+
+
+def test_key_attributes_order():
+    assert key_attributes(SENSORS) == ["deviceId", "readingTs", "region", "temperature"]
+    assert key_attributes(DRIVE) == ["PK", "SK", "modified"]
+
+
+# --- the prompt_toolkit adapter -------------------------------------------------------------
+
+
+def _complete(text: str, requested: bool = True) -> list[str]:
+    completer = SqlCompleter(META, commands.help_texts(), commands.argument_kinds())
+    event = CompleteEvent(completion_requested=requested)
+    return [c.text for c in completer.get_completions(Document(text, len(text)), event)]
+
+
+def test_adapter_yields_completions_with_meta():
+    completer = SqlCompleter(META, commands.help_texts(), commands.argument_kinds())
+    doc = Document("SELECT * FROM au", 16)
+    (only,) = completer.get_completions(doc, CompleteEvent(completion_requested=True))
+    assert (only.text, only.start_position, only.display_meta_text) == ("audit", -2, "table")
+
+
+def test_while_typing_no_menu_after_a_space_but_tab_still_offers():
+    assert _complete("SELECT * FROM ", requested=False) == []
+    assert _complete("SELECT * FROM ", requested=True) == [
+        "audit",
+        "sensors",
+        "drive",
+        '"my-table"',
+    ]
+    assert _complete("SELECT * FROM a", requested=False) == ["audit"]
+    assert _complete("SELECT * FROM sensors.", requested=False) == ["by_region"]
+
+
+def test_paths_after_backslash_i(tmp_path, monkeypatch):
+    (tmp_path / "report.sql").write_text("SELECT 1;")
+    monkeypatch.chdir(tmp_path)
+    assert _complete("\\i rep") == ["ort.sql"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "'", '"', "SELECT (", "SELECT * FROM audit WHERE ((", ";;", "\\", "--", "/*", "x.y.z."],
+)
+def test_never_fails(text):
+    assert isinstance(texts(text), list)
