@@ -1,0 +1,4 @@
+SHOW TABLES;
+
+SELECT sk FROM tenants
+  WHERE pk = :p;
