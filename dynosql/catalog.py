@@ -138,6 +138,7 @@ class Catalog:
         # A backend that reports no table size (moto) gets one measured from a sample read,
         # so that estimates have something to stand on. Never used against AWS.
         self.sample_sizes = sample_sizes
+        self.server: str | None = None  # the HTTP Server header of the first answer
         self._tables: dict[str, TableInfo] = {}
         self._names: list[str] | None = None
 
@@ -150,6 +151,7 @@ class Catalog:
                     page = self.client.list_tables(**kwargs)
                 except Exception as err:
                     raise translate_error(err) from None
+                self._note_server(page)
                 names.extend(page.get("TableNames", []))
                 if not page.get("LastEvaluatedTableName"):
                     break
@@ -160,18 +162,32 @@ class Catalog:
     def describe(self, name: str) -> TableInfo:
         if name not in self._tables:
             try:
-                description = self.client.describe_table(TableName=name)["Table"]
+                description = self.client.describe_table(TableName=name)
             except Exception as err:
                 code = (getattr(err, "response", None) or {}).get("Error", {}).get("Code", "")
                 if code in ("ResourceNotFoundException", "ValidationException"):
                     # a name DynamoDB cannot even validate is still "no such table"
                     raise PlanError(self._unknown(name)) from None
                 raise translate_error(err) from None
-            info = table_info(description)
+            self._note_server(description)
+            if self.emulator == "moto":
+                self.sample_sizes = True  # moto reports no table sizes
+            info = table_info(description["Table"])
             if self.sample_sizes and info.item_count and not info.size_bytes:
                 info = self._with_sampled_size(info)
             self._tables[name] = info
         return self._tables[name]
+
+    def _note_server(self, response: dict) -> None:
+        if self.server is None:
+            headers = response.get("ResponseMetadata", {}).get("HTTPHeaders", {})
+            self.server = headers.get("server", "")
+
+    @property
+    def emulator(self) -> str | None:
+        """ "moto" when the endpoint is a moto server: it reports constant capacity and
+        fails on some valid filters, so the session estimates and filters those itself."""
+        return "moto" if self.server and "Werkzeug" in self.server else None
 
     def _with_sampled_size(self, info: TableInfo) -> TableInfo:
         from dataclasses import replace

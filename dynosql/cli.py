@@ -37,8 +37,15 @@ exit codes: 0 ok, 1 a statement failed, 2 bad usage, 3 refused by a guard, 130 i
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, like every other error (exit code 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"error: {message} (see dynosql --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="dynosql",
         description="SQL over Amazon DynamoDB, compiled to the cheapest GetItem, "
         "BatchGetItem, Query or Scan calls, with the capacity each statement consumed.",
@@ -312,6 +319,9 @@ class Progress:
     """One self-overwriting line on a terminal's stderr during long reads."""
 
     def __init__(self, stream: TextIO, every: float = 0.25):
+        import threading
+
+        self.lock = threading.Lock()  # parallel segments report from several threads
         self.stream = stream
         self.every = every
         self.last = 0.0
@@ -319,6 +329,10 @@ class Progress:
         self.pages = 0
 
     def __call__(self, stats: Any) -> None:
+        with self.lock:
+            self._show(stats)
+
+    def _show(self, stats: Any) -> None:
         self.pages += 1
         now = time.monotonic()
         if now - self.last < self.every or stats.elapsed < 1.0:

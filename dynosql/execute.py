@@ -25,16 +25,14 @@ from .plan.model import Plan, Request
 from .result import Stats
 
 MAX_UNPROCESSED_ROUNDS = 12
-RETRY_ROUNDS = 6  # on top of botocore's own attempts
+RETRY_ROUNDS = 6  # for throttles, on top of botocore's own attempts
+RETRY_ROUNDS_OTHER = 2  # for 5xx and dropped connections
 RETRY_BASE_SECONDS = 0.2
 RETRY_CAP_SECONDS = 5.0
-RETRYABLE_CODES = {
+THROTTLE_CODES = {
     "ProvisionedThroughputExceededException",
     "ThrottlingException",
     "RequestLimitExceeded",
-    "InternalServerError",
-    "ServiceUnavailable",
-    "InternalFailure",
 }
 QUEUE_DEPTH = 4096
 
@@ -83,13 +81,17 @@ class Executor:
         """The item count of a Select=COUNT plan."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
-        total = 0
-        for request in plan.requests:
-            streams = self._segment_requests(plan, request)
-            for params in streams:
-                for page in self._pages(plan, request.operation, params, stats):
-                    total += page.get("Count", 0)
-        return total
+        streams = [
+            (
+                lambda r=request, p=params: (
+                    pg.get("Count", 0) for pg in self._pages(plan, r.operation, p, stats)
+                )
+            )
+            for request in plan.requests
+            for params in self._segment_requests(plan, request)
+        ]
+        counts = streams[0]() if len(streams) == 1 else _concurrent(streams)
+        return sum(counts)
 
     # --- streams -------------------------------------------------------------------------------
 
@@ -117,6 +119,7 @@ class Executor:
             item = response.get("Item")
             raw = [values.decode_item(item)] if item else []
             self._charge_gets(plan, stats, params, [item] if item else [], 0 if item else 1)
+            self._after_page(stats)
             stats_add(self._lock, stats, scanned=len(raw))
             yield from (i for i in raw if matches(request.residual, i))
             return
@@ -168,6 +171,7 @@ class Executor:
             )
             items = response.get("Responses", {}).get(table, [])
             self._charge_gets(plan, stats, params, items, 0)
+            self._after_page(stats)
             for wire in items:
                 got[_key_tuple(wire, plan.table.keys.names)] = wire
             stats_add(self._lock, stats, scanned=len(items))
@@ -206,12 +210,13 @@ class Executor:
     # --- calls, errors, capacity ------------------------------------------------------------
 
     def _call(self, method: str, params: dict, stats: Stats, plan: Plan) -> dict:
-        for attempt in range(RETRY_ROUNDS + 1):
+        for attempt in range(RETRY_ROUNDS + 1):  # ends by return or raise
             try:
                 response = getattr(self.client, method)(**params)
                 break
             except Exception as err:  # one place turns AWS and connection errors into sentences
-                if attempt == RETRY_ROUNDS or not retryable(err):
+                rounds = retryable(err)
+                if attempt >= rounds:
                     raise translate_error(err) from err
                 # exponential backoff with full jitter; the same request again (pagination
                 # resumes from the same ExclusiveStartKey, so nothing is read twice)
@@ -278,13 +283,18 @@ class Executor:
             self.progress(stats)
 
 
-def retryable(err: Exception) -> bool:
-    """Throttles, server errors and dropped connections: worth the same request again."""
+def retryable(err: Exception) -> int:
+    """How many more rounds an error deserves: throttles many (they pass), server errors and
+    dropped connections a few (botocore already retried them), anything else none."""
     response = getattr(err, "response", None)
     if isinstance(response, dict) and "Error" in response:
+        if response["Error"].get("Code") in THROTTLE_CODES:
+            return RETRY_ROUNDS
         status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-        return response["Error"].get("Code") in RETRYABLE_CODES or status >= 500
-    return type(err).__name__ in ("ConnectionClosedError", "ReadTimeoutError", "ProtocolError")
+        return RETRY_ROUNDS_OTHER if status >= 500 else 0
+    if type(err).__name__ in ("ConnectionClosedError", "ReadTimeoutError", "ProtocolError"):
+        return RETRY_ROUNDS_OTHER
+    return 0
 
 
 def stats_add(lock: threading.Lock, stats: Stats, requests: int = 0, scanned: int = 0) -> None:

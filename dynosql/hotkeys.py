@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from . import values
-from .plan.planner import Options, plan_full_scan
+from .plan.planner import plan_full_scan
 from .result import Result, Stats
 from .sql import ast
 
@@ -19,14 +19,15 @@ DEFAULT_LIMIT = 20
 ITEM_COLLECTION_LIMIT = 10 * 1024**3  # 10 GB per partition-key value when the table has an LSI
 PARTITION_RCU = 3000  # a partition serves at most 3,000 RCU (1,000 WCU) per second
 BAR_WIDTH = 30
+NEAR = 0.8  # "near a limit" from 80% of it
+MAX_KEY_NOTES = 5
 
 
 def hot_keys(session, statement: ast.ShowHotKeys) -> Result:  # noqa: ANN001 - Session (cycle)
     table = session.describe(statement.table)
-    options = Options(consistent=session.settings.consistent, segments=session.settings.segments)
-    plan = plan_full_scan(table, statement.index, options)
+    plan = plan_full_scan(table, statement.index, session.options())
     session._guard(plan)  # noqa: SLF001 - the same guard as any Scan
-    stats = Stats()
+    stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
     result = Result(
         ["key", "items", "bytes", "share", "rcu", "bar"],
@@ -88,15 +89,20 @@ def _notes(plan, ranked: list, total: int) -> list[str]:  # noqa: ANN001
                 "the same partitions: consider a higher-cardinality key or write sharding."
             )
     has_lsi = any(ix.kind == "lsi" for ix in plan.table.indexes)
+    flagged = []
     for key, _items, size in ranked:
-        if has_lsi and size >= ITEM_COLLECTION_LIMIT * 0.8:
-            notes.append(
+        if has_lsi and size >= ITEM_COLLECTION_LIMIT * NEAR:
+            flagged.append(
                 f"key {key!s}: item collection {size} bytes is near the 10 GB limit of tables "
                 "with a local secondary index"
             )
-        if values.read_units(size, True) > PARTITION_RCU:
-            notes.append(
-                f"key {key!s}: reading its whole item collection takes more than the 3,000 RCU "
-                "one partition serves per second"
+        if values.read_units(size, True) >= PARTITION_RCU * NEAR:
+            flagged.append(
+                f"key {key!s}: reading its whole item collection takes "
+                f"{values.read_units(size, True)} RCU, near or above the 3,000 RCU one partition "
+                "serves per second"
             )
+    notes.extend(flagged[:MAX_KEY_NOTES])
+    if len(flagged) > MAX_KEY_NOTES:
+        notes.append(f"… and {len(flagged) - MAX_KEY_NOTES} more keys near a partition limit")
     return notes

@@ -156,7 +156,9 @@ def _render_jsonl(result: Result, out: TextIO) -> None:
 
 def _render_delimited(result: Result, out: TextIO, delimiter: str) -> None:
     # "\n" line ends (not the csv module's "\r\n"): the output goes to pipes and Unix tools.
-    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    writer: Any = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    if delimiter == "\t":
+        writer = _TsvWriter(out)
     rows: Iterator[Row] = iter(result)
     columns = list(result.columns)
     if result.open_columns:
@@ -178,6 +180,19 @@ def _render_delimited(result: Result, out: TextIO, delimiter: str) -> None:
         # writerow writes one whole line per call, so a failure between rows leaves whole lines.
         writer.writerow([cell_text(row.get(name, values.MISSING), null="") for name in columns])
         out.flush()
+
+
+class _TsvWriter:
+    """TSV as Unix tools read it: no quoting; tab, newline, CR and backslash escaped (\\t,
+    \\n, \\r, \\\\), so `cut -f` gives a field back whole, JSON of nested values included."""
+
+    _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+    def __init__(self, out: TextIO):
+        self.out = out
+
+    def writerow(self, fields: list[str]) -> None:
+        self.out.write("\t".join(f.translate(self._ESCAPES) for f in fields) + "\n")
 
 
 def _chain_one(first: Row, rest: Iterator[Row]) -> Iterator[Row]:

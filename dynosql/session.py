@@ -179,15 +179,26 @@ class Session:
     def plan(self, statement: ast.Select) -> Plan:
         """The plan for a bound SELECT (no reads beyond the cached DescribeTable)."""
         table = self.describe(statement.table)
-        options = Options(consistent=self.settings.consistent, segments=self.settings.segments)
-        return plan_select(statement, table, options)
+        return plan_select(statement, table, self.options())
+
+    def options(self) -> Options:
+        return Options(
+            consistent=self.settings.consistent,
+            segments=self.settings.segments,
+            typed_filters=self.catalog.emulator != "moto",
+        )
+
+    @property
+    def estimating(self) -> bool:
+        """Whether capacity is estimated here (the server's figures are not real)."""
+        return self.estimate_capacity or self.catalog.emulator == "moto"
 
     def describe(self, name: str) -> TableInfo:
         return self.catalog.describe(name)
 
     def executor(self) -> Executor:
         limits = Limits(max_rcu=self.settings.max_rcu, rate_limit=self.settings.rate_limit)
-        return Executor(self.client, self.estimate_capacity, limits, self.progress)
+        return Executor(self.client, self.estimating, limits, self.progress)
 
     def _select(self, statement: ast.Select) -> Result:
         plan = self.plan(statement)
@@ -256,7 +267,7 @@ class Session:
 
     def _show_tables(self) -> Result:
         self.catalog.refresh()
-        names = self.catalog.table_names()
+        names = sorted(self.catalog.table_names())
         return Result(["table"], iter([{"table": n} for n in names]))
 
     def _set(self, option: ast.SetOption) -> Result:
@@ -384,8 +395,18 @@ def bind(statement: Any, params: dict[str, Any]) -> Any:
             new = bind(current, params)
             if new is not current:
                 changes[f.name] = new
-        return dataclasses.replace(statement, **changes) if changes else statement
+        bound = dataclasses.replace(statement, **changes) if changes else statement
+        if isinstance(bound, ast.Select) and isinstance(bound.limit, ast.Literal):
+            bound = dataclasses.replace(bound, limit=_limit_value(bound.limit))
+        return bound
     return statement
+
+
+def _limit_value(literal: ast.Literal) -> int:
+    value = literal.value
+    if isinstance(value, Decimal) and value == value.to_integral_value() and value >= 0:
+        return int(value)
+    raise SqlError(f"LIMIT takes a whole number, got {value!r}", literal.pos.line, literal.pos.col)
 
 
 __all__ = ["PlanError", "Session", "Settings", "bind", "make_client", "parse_param"]

@@ -27,8 +27,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-# 38 significant digits is DynamoDB's limit; arithmetic (SUM, AVG) gets more head-room.
-DECIMAL_CONTEXT = decimal.Context(prec=60, Emax=999999, Emin=-999999)
+# 38 significant digits is DynamoDB's limit, but numbers span 1E-130 to 1E+126: a sum of
+# any of them is exact with 300 digits, so SUM never rounds.
+DECIMAL_CONTEXT = decimal.Context(prec=300, Emax=999999, Emin=-999999)
 
 MAX_NUMBER_DIGITS = 38
 MIN_MAGNITUDE = Decimal("1E-130")

@@ -295,9 +295,6 @@ def test_segments_run_concurrently(backend, scan_table):
     assert not overlap.sequential
 
 
-@pytest.mark.xfail(
-    reason="BUG: Executor.count runs the Select=COUNT segments one after another", strict=True
-)
 def test_count_segments_run_concurrently(backend, scan_table):
     table, _ = scan_table
     session, _rec = make_session(backend, table, segments=4)

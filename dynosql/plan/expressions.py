@@ -61,16 +61,18 @@ class Placeholders:
 ORDERED_TYPES = ("S", "N", "B")
 
 
-def expressible(condition: ast.Condition) -> bool:
+def expressible(condition: ast.Condition, typed: bool = True) -> bool:
     """Whether DynamoDB can evaluate the condition with our semantics exactly.
 
     What it cannot (LIKE patterns, ordering a BOOL, begins_with on a number, ...) is left to the
     client-side evaluator, which gives the answer DynamoDB's rules would give.
     """
     if isinstance(condition, ast.And | ast.Or):
-        return all(expressible(c) for c in condition.items)
+        return all(expressible(c, typed) for c in condition.items)
     if isinstance(condition, ast.Not):
-        return expressible(condition.item)
+        return expressible(condition.item, typed)
+    if not typed and _orders_or_sizes(condition):
+        return False
     if isinstance(condition, ast.Like):
         return False
     if isinstance(condition, ast.IsNull):
@@ -91,6 +93,18 @@ def expressible(condition: ast.Condition) -> bool:
         if condition.name == "contains":
             return _literal_type(condition.arg) in ("S", "N", "B")
         return True
+    return False
+
+
+def _orders_or_sizes(condition: ast.Condition) -> bool:
+    if isinstance(condition, ast.Compare):
+        if any(isinstance(o, ast.Size) for o in (condition.left, condition.right)):
+            return True
+        return condition.op not in ("=", "<>")
+    if isinstance(condition, ast.Between):
+        return True
+    if isinstance(condition, ast.In):
+        return any(isinstance(o, ast.Size) for o in (condition.operand, *condition.values))
     return False
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from .. import values
 from ..catalog import IndexInfo, TableInfo
 from ..errors import PlanError
+from ..evaluate.aggregate import collect_aggregates
 from ..sql import ast
 from . import keys as K
 from .expressions import (
@@ -39,6 +40,9 @@ MAX_AUTO_SEGMENTS = 8
 class Options:
     consistent: bool = False
     segments: int | None = None  # None: choose from the table size
+    # False for a backend (moto) that fails on valid filters comparing values of different
+    # types: ordering comparisons and size() are then evaluated client-side (same cost)
+    typed_filters: bool = True
 
 
 @dataclass
@@ -116,12 +120,17 @@ def _needed_paths(statement: ast.Select) -> list[ast.Path] | None:
         found.extend(paths_in(item.expr))
     for order in statement.order_by:
         found.extend(paths_in(order.expr))
+    found.extend(paths_in(statement.having))
     found.extend(statement.group_by)
     return found
 
 
 def _dedupe_paths(paths: list[ast.Path]) -> list[ast.Path]:
-    """Drop paths that repeat or lie inside another (DynamoDB rejects overlapping paths)."""
+    """Drop paths that repeat or lie inside another (DynamoDB rejects overlapping paths).
+
+    A path is cut before its first list index: DynamoDB returns a projected `a[2]` as the
+    one-element list `a: [x]`, where `a[2]` no longer resolves, so the whole list is read."""
+    paths = [_before_list_index(p) for p in paths]
     kept: list[ast.Path] = []
     for p in sorted(paths, key=lambda p: len(p.elements)):
         if any(p.elements[: len(k.elements)] == k.elements for k in kept):
@@ -129,6 +138,14 @@ def _dedupe_paths(paths: list[ast.Path]) -> list[ast.Path]:
         kept.append(p)
     order = {p.elements: i for i, p in enumerate(paths)}
     return sorted(kept, key=lambda p: order.get(p.elements, 0))
+
+
+def _before_list_index(path: ast.Path) -> ast.Path:
+    for i, element in enumerate(path.elements):
+        if isinstance(element, int):
+            cut = path.elements[:i]
+            return ast.Path(cut, ".".join(str(e) for e in cut), path.pos)
+    return path
 
 
 def _attr(name: str) -> ast.Path:
@@ -477,7 +494,7 @@ def _build(
 
     # Query or Scan: the key condition per branch, what DynamoDB filters, what the client checks
     fetch = cand.fetch
-    splits = [_split(b, cand.operation, path, table, plan) for b in live]
+    splits = [_split(b, cand.operation, path, table, plan, options) for b in live]
     # Select=COUNT only when DynamoDB's counts are the answer: nothing left for the client,
     # and no item counted twice by two branches
     plan.count_only = (
@@ -527,7 +544,7 @@ def _build(
 
 
 def _split(
-    b: _Branch, operation: str, path: IndexInfo, table: TableInfo, plan: Plan
+    b: _Branch, operation: str, path: IndexInfo, table: TableInfo, plan: Plan, options: Options
 ) -> tuple[list[ast.Condition], list[ast.Condition]]:
     """A branch's conjuncts beyond its key condition: (DynamoDB filters, the client checks)."""
     remaining = list(b.items)
@@ -536,7 +553,7 @@ def _split(
     server = [
         c
         for c in remaining
-        if expressible(c)
+        if expressible(c, options.typed_filters)
         and _held(c, path, table)
         and not (operation == "Query" and _key_of(c, path))
     ]
@@ -695,15 +712,14 @@ def _non_key_conditions(statement: ast.Select, table: TableInfo) -> ast.Conditio
 
 
 def _count_star_only(statement: ast.Select) -> bool:
+    """Only COUNT(*), anywhere (select list, HAVING, ORDER BY), and no GROUP BY: DynamoDB's
+    Select=COUNT answers it."""
     if statement.group_by or statement.items is None or statement.distinct:
         return False
-    aggs = [i.expr for i in statement.items]
-    return (
-        len(aggs) == 1
-        and isinstance(aggs[0], ast.Aggregate)
-        and aggs[0].func == "COUNT"
-        and aggs[0].path is None
-    )
+    if not all(isinstance(i.expr, ast.Aggregate) for i in statement.items):
+        return False
+    aggs = collect_aggregates(statement)
+    return bool(aggs) and all(a.func == "COUNT" and a.path is None for a in aggs)
 
 
 def _request_limit(

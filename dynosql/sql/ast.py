@@ -179,7 +179,7 @@ class Select:
     group_by: tuple[Path, ...] = ()
     having: Any = None  # a Condition over output columns / aggregates
     order_by: tuple[OrderItem, ...] = ()
-    limit: int | None = None
+    limit: int | None = None  # a Param until bound
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
 
@@ -220,7 +220,7 @@ class Describe:
 class ShowHotKeys:
     table: str
     index: str | None = None
-    limit: int | None = None
+    limit: int | None = None  # a Param until bound
     pos: Pos = field(default=NOWHERE, compare=False)
 
 

@@ -437,6 +437,8 @@ class _Converter:
         value = node.args.get("expression") or node.this
         if isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit():
             return int(value.this)
+        if isinstance(value, exp.Placeholder) and value.name and value.name != "?":
+            return ast.Param(value.name, self.pos(value))  # type: ignore[return-value]
         raise self.fail("LIMIT takes a whole number", value or node)
 
     # paths
