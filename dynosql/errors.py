@@ -46,7 +46,11 @@ def translate_error(err: Exception) -> Exception:
     response = getattr(err, "response", None)
     if isinstance(response, dict) and "Error" in response:
         code = response["Error"].get("Code", name)
-        message = response["Error"].get("Message", "")
+        message = response["Error"].get("Message", "") or ""
+        if message.lstrip().startswith("<"):  # an HTML error page (a proxy, an emulator's 500)
+            status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", "?")
+            message = f"HTTP {status} from the server (an HTML error page)"
+        message = " ".join(message.split())  # one line, whatever the server sent
         if code in (
             "ProvisionedThroughputExceededException",
             "ThrottlingException",

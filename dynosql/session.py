@@ -186,6 +186,7 @@ class Session:
             consistent=self.settings.consistent,
             segments=self.settings.segments,
             typed_filters=self.catalog.emulator != "moto",
+            projections=self.catalog.emulator != "moto",
         )
 
     @property

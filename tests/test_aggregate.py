@@ -624,19 +624,26 @@ def test_no_select_count_when_more_is_needed(session, agg_table, select):
         ("SELECT COUNT(*), AVG(m.k) FROM {t}", {"m.k"}),
     ],
 )
-def test_projects_only_needed_attributes(session, agg_table, sql, names):
+def test_projects_only_needed_attributes(backend, session, agg_table, sql, names):
     table, _ = agg_table
     (request,) = plan_of(session, sql.format(t=table)).requests
     params = request.params
     assert "Select" not in params
-    assert projected_names(params) == names
+    if backend.name == "moto":
+        # moto fails on valid projections of irregular items: dynosql reads whole items there
+        assert "ProjectionExpression" not in params
+    else:
+        assert projected_names(params) == names
 
 
-def test_projection_includes_having_paths(session, agg_table):
+def test_projection_includes_having_paths(backend, session, agg_table):
     table, _ = agg_table
     sql = f"SELECT pk FROM {table} GROUP BY pk HAVING SUM(n) > 1"
     (request,) = plan_of(session, sql).requests
-    assert projected_names(request.params) == {"pk", "n"}
+    if backend.name == "moto":
+        assert "ProjectionExpression" not in request.params  # whole items on moto
+    else:
+        assert projected_names(request.params) == {"pk", "n"}
 
 
 # --- refusals -----------------------------------------------------------------------------------

@@ -82,7 +82,15 @@ def expressible(condition: ast.Condition, typed: bool = True) -> bool:
             return all(_value_ok(o, any_type=True) for o in (condition.left, condition.right))
         return all(_value_ok(o) for o in (condition.left, condition.right))
     if isinstance(condition, ast.Between):
-        return all(_value_ok(o) for o in (condition.operand, condition.low, condition.high))
+        if not all(_value_ok(o) for o in (condition.operand, condition.low, condition.high)):
+            return False
+        low, high = condition.low, condition.high
+        if isinstance(low, ast.Literal) and isinstance(high, ast.Literal):
+            # DynamoDB rejects bounds of different types or in the wrong order; the client
+            # evaluates them (always false)
+            a, b = values.scalar_key(low.value), values.scalar_key(high.value)
+            return a is not None and b is not None and a[0] == b[0] and a <= b
+        return True
     if isinstance(condition, ast.In):
         return _value_ok(condition.operand, any_type=True) and all(
             _value_ok(v, any_type=True) for v in condition.values

@@ -43,6 +43,9 @@ class Options:
     # False for a backend (moto) that fails on valid filters comparing values of different
     # types: ordering comparisons and size() are then evaluated client-side (same cost)
     typed_filters: bool = True
+    # False for a backend (moto) that fails on valid projections of irregular items (a path
+    # through a non-map, huge numbers): whole items are read instead (same cost)
+    projections: bool = True
 
 
 @dataclass
@@ -488,7 +491,9 @@ def _build(
         return plan
 
     if cand.operation in ("GetItem", "BatchGetItem"):
-        _build_gets(plan, statement, table, live, needed, consistent)
+        _build_gets(
+            plan, statement, table, live, needed if options.projections else None, consistent
+        )
         _client_steps(plan, statement, client_sort, True)
         return plan
 
@@ -516,6 +521,8 @@ def _build(
             params["Select"] = "COUNT"
         else:
             projection = _projection(statement, table, path, needed, residual, fetch, plan.dedupe)
+            if not options.projections:
+                projection = None
             if projection:
                 params["ProjectionExpression"] = projection_text(projection, ph)
         if cand.operation == "Query" and cand.serves_order:
@@ -534,7 +541,9 @@ def _build(
     if cand.operation == "Scan":
         plan.segments = _segments(table, path, options)
     if fetch:
-        plan.fetch = _fetch_request(statement, table, needed, consistent=options.consistent)
+        plan.fetch = _fetch_request(
+            statement, table, needed if options.projections else None, consistent=options.consistent
+        )
         plan.steps.append(
             f"fetch full items from {table.name} with BatchGetItem ({path.name} does not project "
             "every attribute needed)"
