@@ -534,7 +534,7 @@ def projected_names(params: dict) -> set[str]:
     return {re.sub(r"#\w+", lambda m: names[m.group()], part.strip()) for part in text.split(",")}
 
 
-def test_where_on_partition_key_is_a_query(session, agg_table):
+def test_where_on_partition_key_is_a_query(backend, session, agg_table):
     table, items = agg_table
     sql = f"SELECT g, COUNT(*) AS n, SUM(n) AS s FROM {table} WHERE pk = 'hot' GROUP BY g"
     plan = plan_of(session, sql)
@@ -553,7 +553,8 @@ def test_where_on_partition_key_is_a_query(session, agg_table):
         where=[O.Cond(O.Col(("pk",)), "=", "hot")],
     )
     assert Counter(map(O.row_canon, got)) == Counter(map(O.row_canon, O.evaluate(q, items)))
-    assert projected_names(plan.requests[0].params) == {"g", "n"}
+    if backend.name != "moto":  # moto gets whole items (it fails on valid projections)
+        assert projected_names(plan.requests[0].params) == {"g", "n"}
 
 
 def test_group_by_without_key_is_a_scan_and_warns(session, agg_table):
