@@ -238,6 +238,12 @@ class Session:
         plan = self.plan(explain.statement)
         document = plan.describe()
         lines = explain_lines(plan)
+        if self.catalog.emulator == "moto":
+            lines.append(
+                "note: this endpoint is moto, which fails on some valid requests: whole items are "
+                "read and ordering comparisons checked client-side (same cost); against DynamoDB "
+                "the requests carry a ProjectionExpression and the full FilterExpression"
+            )
         stats = Stats()
         if explain.analyze:
             self._guard(plan)
