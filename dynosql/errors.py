@@ -9,6 +9,8 @@ class DynosqlError(Exception):
     exit_code = 1
 
     def __init__(self, message: str, line: int | None = None, col: int | None = None):
+        # one line, always: a quoted piece of input may hold line breaks
+        message = message.replace("\r", "\\r").replace("\n", "\\n")
         super().__init__(message)
         self.message = message
         self.line = line

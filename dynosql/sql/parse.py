@@ -63,11 +63,24 @@ _NOT_SELECT = {
 
 def parse_script(script: str) -> list[ast.Statement]:
     """Every statement of a script, parsed; the first bad one raises SqlError."""
+    _check_text(script)
     return [parse_chunk(chunk) for chunk in split_script(script)]
+
+
+def _check_text(script: str) -> None:
+    """Text that cannot be UTF-8 (undecodable bytes from a terminal or a file) is refused
+    before it can reach a request."""
+    try:
+        script.encode("utf-8")
+    except UnicodeEncodeError as err:
+        line = script.count("\n", 0, err.start) + 1
+        col = err.start - (script.rfind("\n", 0, err.start) + 1) + 1
+        raise SqlError("the text is not valid UTF-8 here (undecodable bytes)", line, col) from None
 
 
 def parse(sql: str) -> ast.Statement:
     """Exactly one statement (a trailing `;` is fine)."""
+    _check_text(sql)
     chunks = split_script(sql)
     if not chunks:
         raise SqlError("empty statement")
@@ -150,12 +163,16 @@ def _parse_select(chunk: Chunk) -> ast.Select:
         )
     try:
         trees = sqlglot.parse(chunk.text, read=DynoSQL)
+        trees = [t for t in trees if t is not None]
+        if len(trees) != 1:
+            raise SqlError("expected one statement", chunk.line, chunk.col)
+        return _Converter(chunk).select(trees[0])
     except (ParseError, TokenError) as err:
         raise _syntax_error(chunk, err) from None
-    trees = [t for t in trees if t is not None]
-    if len(trees) != 1:
-        raise SqlError("expected one statement", chunk.line, chunk.col)
-    return _Converter(chunk).select(trees[0])
+    except RecursionError:
+        raise SqlError(
+            "the statement nests too deeply (parentheses or conditions)", chunk.line, chunk.col
+        ) from None
 
 
 def _syntax_error(chunk: Chunk, err: Exception) -> SqlError:
@@ -337,6 +354,8 @@ class _Converter:
             raise self.fail("FROM takes table or table.index, not three names", node)
         if node.args.get("alias"):
             raise self.fail("table aliases are not supported", node.args["alias"])
+        if not isinstance(node.this, exp.Identifier) or not node.name:
+            raise self.fail("FROM takes a table name (or table.index)", node)
         if node.db:
             return node.db, node.name, self.pos(node)
         return node.name, None, self.pos(node)
@@ -456,12 +475,16 @@ class _Converter:
                     continue
                 if isinstance(part, exp.Star):
                     raise self.fail("* is not an attribute path", e)
+                if not part.name:
+                    raise self.fail("an attribute name cannot be empty", e)
                 names.append(part.name)
             return names
         if isinstance(e, exp.Dot):
             right = e.expression
             if not isinstance(right, exp.Identifier):
                 raise self.fail(f"{_sql(e)} is not an attribute path", e)
+            if not right.name:
+                raise self.fail("an attribute name cannot be empty", e)
             return [*self._path_elements(e.this), right.name]
         if isinstance(e, exp.Bracket):
             if len(e.expressions) != 1:
@@ -628,12 +651,16 @@ class _Converter:
 
 
 def _flatten(kind: type, e: exp.Expression, convert) -> list:
-    out = []
-    for side in (e.this, e.expression):
-        if isinstance(side, kind):
-            out.extend(_flatten(kind, side, convert))
+    """The operands of a chain of ANDs (or ORs), left to right, without recursion: sqlglot
+    nests `a OR b OR c …` one level per operand."""
+    out, stack = [], [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            stack.append(node.expression)
+            stack.append(node.this)
         else:
-            out.append(convert(side))
+            out.append(convert(node))
     return out
 
 
