@@ -123,6 +123,10 @@ def number(text: str | int | Decimal) -> Decimal:
 
 def format_number(value: Decimal) -> str:
     """Canonical text of a number as DynamoDB returns it: no exponent, no trailing zeros."""
+    text = str(value)
+    # numbers read from DynamoDB are already canonical: skip the normalising arithmetic
+    if "E" not in text and not ("." in text and text.endswith("0")) and text not in ("-0",):
+        return text
     if value == 0:
         return "0"
     normal = value.normalize(DECIMAL_CONTEXT)
