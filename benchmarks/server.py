@@ -1,20 +1,14 @@
 """A dynalite server on loopback for the benchmarks, and the data they read.
 
-Same recipe as tests/backends.py: ``node node_modules/dynalite/cli.js --host 127.0.0.1`` on a
-free port, ready when ``GET /`` answers 200, stopped by its pid. In memory, so every run starts
-from an empty server.
+The server is tests/backends.py's own (``node node_modules/dynalite/cli.js --host 127.0.0.1``
+on a free port, ready when ``GET /`` answers 200, stopped by its pid). In memory, so every run
+starts from an empty server.
 """
 
 from __future__ import annotations
 
 import random
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
-import urllib.error
-import urllib.request
+import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
@@ -28,69 +22,20 @@ REGION = "us-east-1"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench"}
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from backends import DynaliteBackend  # noqa: E402 - one dynalite starter for tests and benchmarks
 
 
-class Dynalite:
-    def __init__(self) -> None:
-        node = shutil.which("node")
-        if node is None or not DYNALITE_CLI.exists():
-            raise SystemExit("the benchmarks need Node.js and `npm ci` (node_modules/dynalite)")
-        self.log = tempfile.TemporaryFile()
-        for _ in range(3):
-            port = _free_port()
-            self.url = f"http://127.0.0.1:{port}"
-            self.process = subprocess.Popen(
-                [node, str(DYNALITE_CLI), "--host", "127.0.0.1", "--port", str(port)]
-                + ["--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0"],
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=self.log,
-                stderr=subprocess.STDOUT,
-            )
-            if self._ready():
-                return
-            self.stop()
-        raise SystemExit("dynalite did not start")
+class Dynalite(DynaliteBackend):
+    """The test suite's dynalite server (free loopback port, readiness probe, stopped by pid)."""
 
-    def _ready(self, timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                return False
-            try:
-                with urllib.request.urlopen(self.url + "/", timeout=1) as response:
-                    if response.status == 200:
-                        return True
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.05)
-        return False
+    @property
+    def url(self) -> str:
+        return self.endpoint_url
 
-    def client(self) -> Any:
-        import boto3
-        from botocore.config import Config
-
-        return boto3.session.Session().client(
-            "dynamodb",
-            endpoint_url=self.url,
-            region_name=REGION,
-            aws_access_key_id=CREDENTIALS["AWS_ACCESS_KEY_ID"],
-            aws_secret_access_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
-            config=Config(retries={"mode": "standard", "max_attempts": 3}, max_pool_connections=16),
-        )
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
+    def client(self, **config: Any) -> Any:
+        config.setdefault("max_pool_connections", 16)
+        return super().client(**config)
 
 
 # --- the export table -------------------------------------------------------------------------
