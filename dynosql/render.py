@@ -80,10 +80,7 @@ def _encode(value: Any, separators: tuple[str, str] = _COMPACT) -> str:
     # "M"
     return (
         "{"
-        + item_sep.join(
-            _quote(str(k)) + key_sep + _encode(v, separators)
-            for k, v in value.items()
-        )
+        + item_sep.join(_quote(str(k)) + key_sep + _encode(v, separators) for k, v in value.items())
         + "}"
     )
 

@@ -17,8 +17,8 @@ from typing import Any
 from . import values
 from .catalog import Catalog, TableInfo
 from .errors import GuardError, PlanError, SqlError, translate_error
-from .evaluate.aggregate import count_group
-from .evaluate.pipeline import aggregate_rows, columns_of, grouped, select_rows
+from .evaluate.aggregate import count_group, group
+from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
 from .execute import Executor, Limits
 from .plan.model import Plan
 from .plan.planner import Options, plan_select
@@ -218,7 +218,7 @@ class Session:
                 groups = count_group(statement, executor.count(plan, stats))
                 yield from aggregate_rows(statement, groups)
             elif statement.is_aggregate:
-                groups = grouped(statement, executor.items(plan, stats))
+                groups = group(statement, executor.items(plan, stats))
                 yield from aggregate_rows(statement, groups)
             else:
                 yield from select_rows(

@@ -14,7 +14,7 @@ from .. import values
 from ..catalog import TableInfo
 from ..sql import ast
 from ..values import MISSING
-from .aggregate import Group, group
+from .aggregate import Group
 from .order import row_key, sort_rows
 from .predicate import matches, resolve
 
@@ -97,10 +97,6 @@ def aggregate_rows(statement: ast.Select, groups: list[Group]) -> Iterator[dict]
     if statement.limit is not None:
         rows = itertools.islice(rows, statement.limit)
     return iter(rows)
-
-
-def grouped(statement: ast.Select, items: Iterable[dict]) -> list[Group]:
-    return group(statement, items)
 
 
 def _group_value(operand: Any, g: Group) -> Any:

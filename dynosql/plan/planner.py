@@ -676,8 +676,9 @@ def _build_gets(
         if h not in seen:
             seen.add(h)
             keys.append(key)
-    # BatchGetItem has no filter: the client checks the whole WHERE on what comes back
-    residual = _non_key_conditions(statement, table)
+    # BatchGetItem has no filter: the client checks the whole WHERE on what comes back (the
+    # keys hold by construction, but an OR can mix keyed branches with other conditions)
+    residual = statement.where
     paths = None
     if needed is not None:
         paths = list(needed)
@@ -712,12 +713,6 @@ def _build_gets(
                 residual,
             )
         )
-
-
-def _non_key_conditions(statement: ast.Select, table: TableInfo) -> ast.Condition | None:
-    """The WHERE, to be re-checked on fetched items (the keys already hold by construction,
-    but an OR can mix keyed branches with other conditions, so the whole WHERE is checked)."""
-    return statement.where
 
 
 def _count_star_only(statement: ast.Select) -> bool:
