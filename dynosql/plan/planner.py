@@ -169,7 +169,7 @@ def _branches(statement: ast.Select, path: IndexInfo) -> tuple[list[_Branch], bo
     disjoint = len(groups) == 1 or _by_values(items, pk)
     branches: list[_Branch] = []
     for group in groups:
-        subs = _expand_sort(group, sk) if sk else [group]
+        subs = _expand_sort(group, sk, path.keys.sk_type) if sk else [group]
         disjoint = disjoint and (len(subs) == 1 or _by_values(group, sk))
         branches.extend(_branch(sub, path) for sub in subs)
     if len(branches) > MAX_BRANCHES:
@@ -200,14 +200,30 @@ def _expand(items: list[ast.Condition], pk: str) -> list[list[ast.Condition]] | 
     return None
 
 
-def _expand_sort(items: list[ast.Condition], sk: str) -> list[list[ast.Condition]]:
+def _expand_sort(
+    items: list[ast.Condition], sk: str, sk_type: str | None
+) -> list[list[ast.Condition]]:
     """`sk IN (...)` or an OR of sort-key conditions becomes one branch per alternative."""
     for c in items:
         listed = K.in_values(c, sk)
         if listed is not None:
             rest = [x for x in items if x is not c]
             return [rest + [ast.Compare("=", _attr(sk), ast.Literal(v))] for v in _distinct(listed)]
+    for c in items:
+        if isinstance(c, ast.Or) and all(_has_sort_condition(b, sk, sk_type) for b in c.items):
+            rest = [x for x in items if x is not c]
+            return [rest + K.conjuncts(b) for b in c.items]
     return [items]
+
+
+def _has_sort_condition(branch: ast.Condition, sk: str, sk_type: str | None) -> bool:
+    for c in K.conjuncts(branch):
+        try:
+            if K.sort_condition_of(c, sk, sk_type) is not None:
+                return True
+        except K.Empty:
+            return True  # an impossible branch: it becomes an empty one
+    return False
 
 
 def _distinct(listed: list[Any]) -> list[Any]:
