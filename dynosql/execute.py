@@ -388,9 +388,12 @@ def _concurrent(streams: list[Callable[[], Iterator[dict]]], workers: int = 8) -
                 yield got
     finally:
         stop.set()
-        # unblock workers waiting on a full queue
+        # unblock workers waiting on a full queue, then wait for them: a page in flight is
+        # still paid for, and must be in the statement's capacity before it is reported
         while True:
             try:
                 out.get_nowait()
             except queue.Empty:
                 break
+        for t in threads:
+            t.join(timeout=60)

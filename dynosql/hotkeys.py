@@ -26,7 +26,7 @@ MAX_KEY_NOTES = 5
 def hot_keys(session, statement: ast.ShowHotKeys) -> Result:  # noqa: ANN001 - Session (cycle)
     table = session.describe(statement.table)
     plan = plan_full_scan(table, statement.index, session.options())
-    session._guard(plan)  # noqa: SLF001 - the same guard as any Scan
+    session.guard(plan)  # the same guard as any Scan
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
     result = Result(

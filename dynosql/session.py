@@ -24,6 +24,7 @@ from .plan.model import Plan
 from .plan.planner import Options, plan_select
 from .result import Result, Stats
 from .sql import ast, parse_script
+from .sql.parse import MAX_LIMIT
 
 BOOLEAN_WORDS = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
 
@@ -203,7 +204,7 @@ class Session:
 
     def _select(self, statement: ast.Select) -> Result:
         plan = self.plan(statement)
-        self._guard(plan)
+        self.guard(plan)
         stats = Stats(expected_items=plan.estimate.items if plan.is_scan else None)
         result = Result(columns_of(statement, plan.table), iter(()), stats, list(plan.warnings))
         result.open_columns = statement.items is None
@@ -227,7 +228,8 @@ class Session:
         finally:
             self.total_capacity += stats.capacity
 
-    def _guard(self, plan: Plan) -> None:
+    def guard(self, plan: Plan) -> None:
+        """Refuse a Scan before any request when --fail-on-scan is set."""
         if plan.is_scan and self.settings.fail_on_scan:
             raise GuardError(
                 f"refused: this statement would Scan {plan.table.name} ({plan.estimate.text()}) "
@@ -246,7 +248,7 @@ class Session:
             )
         stats = Stats()
         if explain.analyze:
-            self._guard(plan)
+            self.guard(plan)
             rows = 0
             for _row in self._rows(plan, stats):
                 rows += 1
@@ -307,7 +309,10 @@ class Session:
 
 
 def _positive_int(raw: str) -> int:
-    n = int(raw)
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
     if n < 1 or n > 1000000:
         raise ValueError("a whole number from 1 to 1000000")
     return n
@@ -411,7 +416,11 @@ def bind(statement: Any, params: dict[str, Any]) -> Any:
 
 def _limit_value(literal: ast.Literal) -> int:
     value = literal.value
-    if isinstance(value, Decimal) and value == value.to_integral_value() and value >= 0:
+    if (
+        isinstance(value, Decimal)
+        and value == value.to_integral_value()
+        and 0 <= value <= MAX_LIMIT
+    ):
         return int(value)
     raise SqlError(f"LIMIT takes a whole number, got {value!r}", literal.pos.line, literal.pos.col)
 

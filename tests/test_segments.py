@@ -302,3 +302,19 @@ def test_count_segments_run_concurrently(backend, scan_table):
     (row,) = session.execute(f"SELECT COUNT(*) AS n FROM {table}").all()
     assert row["n"] == N_ITEMS
     assert not overlap.sequential
+
+
+def test_stopping_early_waits_for_pages_in_flight(backend, scan_table):
+    """A LIMIT reached while other segments still read: their pages are paid for, so the
+    statement's capacity and requests are final once the rows are (nothing grows later)."""
+    table, _ = scan_table
+    session, recorder = make_session(backend, table, segments=4)
+    result = session.execute(f"SELECT pk FROM {table} WHERE amt >= 0 LIMIT 1")
+    assert len(result.all()) == 1
+    requests, capacity = result.stats.requests, result.stats.capacity
+    sent = len(recorder.calls)
+    threading.Event().wait(0.5)
+    assert (result.stats.requests, result.stats.capacity) == (requests, capacity)
+    assert len(recorder.calls) == sent == requests
+    assert session.total_capacity == capacity
+    assert {p["Segment"] for p in recorder.scans()} <= {0, 1, 2, 3}

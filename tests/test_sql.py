@@ -675,3 +675,17 @@ def test_unterminated_quotes(script: str, line: int, col: int) -> None:
 
 def test_empty_column_is_a_syntax_error() -> None:
     assert error("SELECT a,, b FROM t").line == 1
+
+
+def test_limit_beyond_dynamodbs_32_bit_limit_is_refused() -> None:
+    err = error("SELECT a FROM t LIMIT 99999999999999999999999")
+    assert (err.line, err.col, err.message) == (
+        1,
+        23,
+        "LIMIT takes a whole number up to 2147483647",
+    )
+
+
+def test_two_columns_of_one_name_are_refused() -> None:
+    err = error("SELECT PK AS a, SK AS a FROM t")
+    assert err.message == "two columns are named a: give one an alias (AS …)"

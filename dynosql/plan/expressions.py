@@ -29,8 +29,10 @@ class Placeholders:
     def name(self, attribute: str) -> str:
         if attribute not in self._by_name:
             base = f"#{attribute}" if _SAFE.match(attribute) else f"#n{len(self._by_name)}"
-            while base in self.names:
-                base = f"#n{len(self.names)}_"
+            counter = len(self.names)
+            while base in self.names:  # a readable name can collide with a generated one
+                base = f"#n{counter}_"
+                counter += 1
             self._by_name[attribute] = base
             self.names[base] = attribute
         return self._by_name[attribute]

@@ -162,6 +162,12 @@ def sort_condition_of(c: ast.Condition, sk: str, sk_type: str) -> SortKeyConditi
         op, value = m
         if op == "<>" or values.type_of(value) != sk_type:
             return None
+        if value in ("", b""):
+            # a key is never empty (DynamoDB rejects an empty key value in a condition):
+            # `sk > ''` holds for every item, `sk < ''` and `sk = ''` for none
+            if op in (">", ">="):
+                return None
+            raise Empty()
         return SortKeyCondition(op, (value,))
     if isinstance(c, ast.Between):
         if (
@@ -171,8 +177,10 @@ def sort_condition_of(c: ast.Condition, sk: str, sk_type: str) -> SortKeyConditi
             and isinstance(c.high, ast.Literal)
             and values.type_of(c.low.value) == sk_type == values.type_of(c.high.value)
         ):
-            if _key(c.low.value) > _key(c.high.value):
-                raise Empty()  # low above high: DynamoDB rejects it, and nothing can match
+            if _key(c.low.value) > _key(c.high.value) or c.high.value in ("", b""):
+                raise Empty()  # low above high (or an empty top): nothing can match
+            if c.low.value in ("", b""):
+                return SortKeyCondition("<=", (c.high.value,))  # every key is above ''
             return SortKeyCondition("BETWEEN", (c.low.value, c.high.value))
     if isinstance(c, ast.Function) and c.name == "begins_with" and c.path.elements == (sk,):
         if sk_type in ("S", "B") and isinstance(c.arg, ast.Literal):

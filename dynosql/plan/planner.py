@@ -194,8 +194,20 @@ def _expand(items: list[ast.Condition], pk: str) -> list[list[ast.Condition]] | 
     for c in items:
         if isinstance(c, ast.Or):
             parts = [K.conjuncts(b) for b in c.items]
-            if all(K.equality_value(p, pk)[0] for p in parts):
+            found = [K.equality_value(p, pk) for p in parts]
+            if all(f[0] for f in found):
                 rest = [x for x in items if x is not c]
+                first = found[0][1]
+                if all(values.values_equal(f[1], first) for f in found):
+                    # one partition: one Query; the OR, less the partition key it repeats,
+                    # stays a condition DynamoDB can filter (or becomes sort-key branches)
+                    key = ast.Compare("=", _attr(pk), ast.Literal(first))
+                    others = [
+                        [x for x in p if x is not f[2]] for p, f in zip(parts, found, strict=True)
+                    ]
+                    if any(not o for o in others):
+                        return [[*rest, key]]  # one branch is the partition itself
+                    return [[*rest, key, ast.Or(tuple(K.and_of(o) for o in others))]]
                 return [rest + p for p in parts]
     return None
 
@@ -545,9 +557,7 @@ def _build(
             params["ScanIndexForward"] = not statement.order_by[0].desc
         if consistent:
             params["ConsistentRead"] = True
-        limit = _request_limit(
-            statement, residual, params, client_sort and not cand.serves_order, fetch
-        )
+        limit = _request_limit(statement, residual, params, client_sort and not cand.serves_order)
         if limit is not None:
             params["Limit"] = limit
         params["ReturnConsumedCapacity"] = "TOTAL"
@@ -747,7 +757,6 @@ def _request_limit(
     residual: list[ast.Condition],
     params: dict[str, Any],
     client_sort: bool,
-    fetch: bool,
 ) -> int | None:
     """Send Limit only where every item read is a row: no filter, nothing client-side."""
     if statement.limit is None or statement.is_aggregate or statement.distinct:
@@ -786,8 +795,7 @@ def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: b
         keys = ", ".join((o.expr.text) + (" DESC" if o.desc else "") for o in statement.order_by)
         how = f"top {statement.limit} (bounded heap)" if statement.limit is not None else "sort"
         plan.steps.append(f"{how} by {keys}, client-side in DynamoDB order")
-        sort = statement.order_by
-        plan.sort = sort
+        plan.sort = statement.order_by
     elif statement.order_by and multi:
         plan.sort = statement.order_by
         plan.steps.append("merge the requests' rows in key order")
@@ -806,6 +814,23 @@ def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: 
                 excluded.append(p.name)
             continue
         hints.append(f"{p.keys.pk} = … ({where})")
+    sparse = [
+        (p, gaps)
+        for p in table.indexes
+        if not (options.consistent and p.kind == "gsi")
+        and statement.index is None
+        and _branches(statement, p) is not None
+        and (gaps := _sparse_gaps(statement, p, table))
+    ]
+    if sparse:
+        p, gaps = sparse[0]
+        need = " and ".join(gaps)
+        return (
+            f"Scan of {target}: index {p.name} would serve this WHERE, but it holds only items "
+            f"that have {need}; add a condition on {need} (e.g. attribute_exists({gaps[0]})) or "
+            f"name the index (FROM {table.name}.{p.name}). It reads every item "
+            f"({plan.estimate.text()})"
+        )
     if excluded:
         names = ", ".join(excluded)
         return (

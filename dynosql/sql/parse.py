@@ -31,6 +31,8 @@ class DynoSQL(Dialect):
     NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_SENSITIVE
 
 
+MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
+
 CONDITION_FUNCTIONS = {
     "begins_with": 2,
     "contains": 2,
@@ -400,7 +402,10 @@ class _Converter:
                 e = e.this
             if isinstance(e, exp.Star):
                 raise self.fail("* cannot be combined with other columns", e)
-            items.append(ast.SelectItem(self.expr(e), alias))
+            item = ast.SelectItem(self.expr(e), alias)
+            if any(i.name == item.name for i in items):
+                raise self.fail(f"two columns are named {item.name}: give one an alias (AS …)", e)
+            items.append(item)
         return tuple(items)
 
     def expr(self, e: exp.Expression) -> ast.Expr:
@@ -455,6 +460,8 @@ class _Converter:
             return None
         value = node.args.get("expression") or node.this
         if isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit():
+            if int(value.this) > MAX_LIMIT:
+                raise self.fail(f"LIMIT takes a whole number up to {MAX_LIMIT}", value)
             return int(value.this)
         if isinstance(value, exp.Placeholder) and value.name and value.name != "?":
             return ast.Param(value.name, self.pos(value))  # type: ignore[return-value]
