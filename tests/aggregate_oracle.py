@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import oracle as _oracle
+
 EXACT = decimal.Context(prec=2000, Emax=999999, Emin=-999999)
 AVG38 = decimal.Context(prec=38)
 
 
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()
+# values, paths and equality as the predicate oracle has them (one reference for both)
+MISSING: Any = _oracle.ABSENT
+type_code = _oracle.type_code
+canon = _oracle.canonical
 
 Path = tuple  # ("a",), ("m", "k"), ("l", 0)
 
@@ -82,58 +82,8 @@ class Query:
 # --- values ------------------------------------------------------------------------------------
 
 
-def type_code(v: Any) -> str | None:
-    if v is MISSING:
-        return None
-    if v is None:
-        return "NULL"
-    if isinstance(v, bool):
-        return "BOOL"
-    if isinstance(v, Decimal):
-        return "N"
-    if isinstance(v, str):
-        return "S"
-    if isinstance(v, bytes | bytearray):
-        return "B"
-    if isinstance(v, list):
-        return "L"
-    if isinstance(v, dict):
-        return "M"
-    if isinstance(v, frozenset):
-        # dynosql's StringSet/NumberSet/BinarySet are frozensets; tell them apart by content
-        sample = next(iter(v))
-        return {Decimal: "NS", str: "SS"}.get(type(sample), "BS")
-    raise TypeError(v)
-
-
-def canon(v: Any) -> Any:
-    """A hashable form equal exactly when DynamoDB calls two values equal."""
-    t = type_code(v)
-    if t is None:
-        return ("MISSING",)
-    if t == "N":
-        return ("N", v.normalize(EXACT) if v != 0 else Decimal(0))
-    if t == "L":
-        return ("L", tuple(canon(x) for x in v))
-    if t == "M":
-        return ("M", tuple(sorted((k, canon(x)) for k, x in v.items())))
-    if t in ("SS", "NS", "BS"):
-        return (t, frozenset(canon(x) for x in v))
-    if t == "B":
-        return ("B", bytes(v))
-    return (t, v)
-
-
 def resolve(item: Any, path: Path) -> Any:
-    cur = item
-    for el in path:
-        if isinstance(el, int):
-            if not isinstance(cur, list) or el >= len(cur):
-                return MISSING
-        elif not isinstance(cur, dict) or el not in cur:
-            return MISSING
-        cur = cur[el]
-    return cur
+    return _oracle.resolve(item, path)
 
 
 def _within(v: Any, t: str) -> Any:

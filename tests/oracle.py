@@ -29,6 +29,7 @@ sets SS, NS, BS; a missing value sorts after everything (last ascending, first d
 
 from __future__ import annotations
 
+import decimal
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ class _Absent:
 
 
 ABSENT: Any = _Absent()
+_EXACT = decimal.Context(prec=400, Emax=999999, Emin=-999999)
 
 
 def type_code(value: Any) -> str | None:
@@ -257,7 +259,8 @@ def canonical(value: Any) -> Any:
     if code in ("SS", "NS", "BS"):
         return (code, frozenset(canonical(v)[1] for v in value))
     if code == "N":
-        return ("N", value.normalize() if value else Decimal(0))
+        # an exact context: the default 28 digits would merge distinct 38-digit numbers
+        return ("N", value.normalize(_EXACT) if value else Decimal(0))
     if code == "B":
         return ("B", bytes(value))
     return (code, value)
