@@ -84,7 +84,7 @@ class Executor:
         streams = [
             (
                 lambda r=request, p=params: (
-                    pg.get("Count", 0) for pg in self._pages(plan, r.operation, p, stats)
+                    pg.get("Count", 0) for pg, _ in self._pages(plan, r.operation, p, stats)
                 )
             )
             for request in plan.requests
@@ -118,7 +118,7 @@ class Executor:
             response = self._call("get_item", params, stats, plan)
             item = response.get("Item")
             raw = [values.decode_item(item)] if item else []
-            self._charge_gets(plan, stats, params, [item] if item else [], 0 if item else 1)
+            self._charge_gets(plan, stats, params, raw, 0 if item else 1)
             self._after_page(stats)
             stats_add(self._lock, stats, scanned=len(raw))
             yield from (i for i in raw if matches(request.residual, i))
@@ -129,8 +129,7 @@ class Executor:
                     yield item
             return
         produced = 0
-        for page in self._pages(plan, op, params, stats):
-            items = [values.decode_item(i) for i in page.get("Items", [])]
+        for _page, items in self._pages(plan, op, params, stats):
             if plan.fetch is not None:
                 items = self._fetch(plan, items, stats)
             for item in items:
@@ -140,17 +139,21 @@ class Executor:
             if request.max_items is not None and produced >= request.max_items:
                 return
 
-    def _pages(self, plan: Plan, op: str, params: dict, stats: Stats) -> Iterator[dict]:
+    def _pages(
+        self, plan: Plan, op: str, params: dict, stats: Stats
+    ) -> Iterator[tuple[dict, list[dict]]]:
+        """Each page, with its items decoded once (for the rows and for the estimate)."""
         method = "query" if op == "Query" else "scan"
         params = dict(params)
         while True:
             page = self._call(method, params, stats, plan)
+            items = [values.decode_item(i) for i in page.get("Items", [])]
             scanned = page.get("ScannedCount", page.get("Count", 0))
             stats_add(self._lock, stats, scanned=scanned)
             if self.estimate_capacity:
-                self._charge_page(plan, stats, params, page, scanned)
+                self._charge_page(plan, stats, params, page, items, scanned)
             self._after_page(stats)
-            yield page
+            yield page, items
             last = page.get("LastEvaluatedKey")
             if not last:
                 return
@@ -162,18 +165,19 @@ class Executor:
         request_items = params["RequestItems"]
         table = next(iter(request_items))
         spec = request_items[table]
-        wanted = list(spec["Keys"])
+        names = plan.table.keys.names
+        wanted = [values.decode_item(key) for key in spec["Keys"]]
         got: dict[tuple, dict] = {}
         pending = {table: spec}
         for attempt in range(MAX_UNPROCESSED_ROUNDS):
             response = self._call(
                 "batch_get_item", {**params, "RequestItems": pending}, stats, plan
             )
-            items = response.get("Responses", {}).get(table, [])
+            items = [values.decode_item(i) for i in response.get("Responses", {}).get(table, [])]
             self._charge_gets(plan, stats, params, items, 0)
             self._after_page(stats)
-            for wire in items:
-                got[_key_tuple(wire, plan.table.keys.names)] = wire
+            for item in items:
+                got[_key_of(item, names)] = item
             stats_add(self._lock, stats, scanned=len(items))
             unprocessed = response.get("UnprocessedKeys") or {}
             if not unprocessed.get(table, {}).get("Keys"):
@@ -190,9 +194,9 @@ class Executor:
             misses = len(wanted) - len(got)
             self._add_capacity(stats, self._unit_cost(plan, 1) * misses)
         for key in wanted:  # in the order asked for: a key-ordered read stays ordered
-            wire = got.get(_key_tuple(key, plan.table.keys.names))
-            if wire is not None:
-                yield values.decode_item(wire)
+            item = got.get(_key_of(key, names))
+            if item is not None:
+                yield item
 
     def _fetch(self, plan: Plan, index_items: list[dict], stats: Stats) -> list[dict]:
         """Full items from the base table for items read through a partial-projection index."""
@@ -239,24 +243,20 @@ class Executor:
             return
         projected = _has_projection(params)
         cost = Decimal(0)
-        for wire in items:
-            size = (
-                plan.table.average_item_size
-                if projected
-                else values.item_size(values.decode_item(wire))
-            )
+        for item in items:
+            size = plan.table.average_item_size if projected else values.item_size(item)
             cost += self._unit_cost(plan, size)
         cost += self._unit_cost(plan, 1) * misses
         self._add_capacity(stats, cost)
 
     def _charge_page(
-        self, plan: Plan, stats: Stats, params: dict, page: dict, scanned: int
+        self, plan: Plan, stats: Stats, params: dict, page: dict, items: list[dict], scanned: int
     ) -> None:
         """Estimated: a Query/Scan page costs the total size of the items it evaluated, rounded
         up to 4 KB once. Exact when every evaluated item came back whole; else from averages."""
-        items = page.get("Items")
-        if items is not None and not _has_projection(params) and "FilterExpression" not in params:
-            size = sum(values.item_size(values.decode_item(i)) for i in items)
+        whole = "Items" in page and not _has_projection(params)
+        if whole and "FilterExpression" not in params:
+            size = sum(values.item_size(i) for i in items)
         else:
             size = scanned * _average_size(plan)
         units = Decimal(max(1, math.ceil(size / 4096)))
@@ -324,14 +324,14 @@ def _reported(consumed: Any) -> Decimal:
     return Decimal(str(consumed.get("CapacityUnits", 0)))
 
 
-def _key_tuple(wire: dict, names: tuple[str, ...]) -> tuple:
-    return tuple(values.hashable(values.decode(wire[n])) for n in names)
+def _key_of(item: dict, names: tuple[str, ...]) -> tuple:
+    return tuple(values.hashable(item.get(n, values.MISSING)) for n in names)
 
 
 def _dedupe(items: Iterator[dict], names: tuple[str, ...]) -> Iterator[dict]:
     seen: set = set()
     for item in items:
-        key = tuple(values.hashable(item.get(n, values.MISSING)) for n in names)
+        key = _key_of(item, names)
         if key not in seen:
             seen.add(key)
             yield item

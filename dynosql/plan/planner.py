@@ -417,6 +417,7 @@ def _keyed_candidate(
     fetch = not _holds_all(path, table, needed, statement)
     per_key = _collection_items(path, table)
     size = _avg_size(path, table)
+    serves = _serves_order(statement, path)
     if full_key and live:
         operation = "GetItem" if len(live) == 1 else "BatchGetItem"
         est_items = len(live)
@@ -425,7 +426,6 @@ def _keyed_candidate(
         operation = "Query"
         est_items = 0
         rcu = Decimal(0)
-        serves = _serves_order(statement, path)
         limited = statement.limit is not None and not statement.is_aggregate
         limited = limited and (not statement.order_by or serves)
         for b in live:
@@ -443,16 +443,9 @@ def _keyed_candidate(
                 (_rcu(1, table.average_item_size, options.consistent) for _ in range(est_items)),
                 Decimal(0),
             )
-    serves = _serves_order(statement, path)
     rank = {"table": 0, "lsi": 1, "gsi": 2}[path.kind]
     if not live:
         operation, est_items, rcu = "Nothing", 0, Decimal(0)
-    if (
-        statement.limit is not None
-        and not statement.is_aggregate
-        and (not statement.order_by or serves)
-    ):
-        est_items = min(est_items, statement.limit * max(1, len(live)))
     return _Candidate(path, operation, branches, disjoint, fetch, est_items, rcu, serves, rank)
 
 
@@ -661,26 +654,43 @@ def _projection(
     return _dedupe_paths(paths)
 
 
-def _fetch_request(
-    statement: ast.Select, table: TableInfo, needed: list[ast.Path] | None, consistent: bool
+def _fetch_paths(
+    statement: ast.Select, table: TableInfo, needed: list[ast.Path] | None
+) -> list[ast.Path] | None:
+    """What a fetch by key must bring back: the statement's paths, the WHERE's (checked
+    client-side, BatchGetItem having no filter) and the keys; None for whole items."""
+    if needed is None:
+        return None
+    keys = [_attr(n) for n in table.keys.names]
+    return _dedupe_paths([*needed, *paths_in(statement.where), *keys])
+
+
+def _batch_get(
+    table: TableInfo,
+    keys: list[dict],
+    paths: list[ast.Path] | None,
+    consistent: bool,
+    residual: ast.Condition | None,
 ) -> Request:
+    """One BatchGetItem request for the base table (the one place its shape is written)."""
     ph = Placeholders()
-    spec: dict[str, Any] = {"Keys": []}
-    if needed is not None:
-        paths = list(needed)
-        for c in K.conjuncts(statement.where):
-            paths.extend(paths_in(c))
-        paths.extend(_attr(n) for n in table.keys.names)
-        spec["ProjectionExpression"] = projection_text(_dedupe_paths(paths), ph)
+    spec: dict[str, Any] = {"Keys": keys}
+    if paths:
+        spec["ProjectionExpression"] = projection_text(paths, ph)
     if consistent:
         spec["ConsistentRead"] = True
     if ph.names:
         spec["ExpressionAttributeNames"] = dict(ph.names)
-    return Request(
-        "BatchGetItem",
-        {"RequestItems": {table.name: spec}, "ReturnConsumedCapacity": "TOTAL"},
-        statement.where,
-    )
+    params = {"RequestItems": {table.name: spec}, "ReturnConsumedCapacity": "TOTAL"}
+    return Request("BatchGetItem", params, residual)
+
+
+def _fetch_request(
+    statement: ast.Select, table: TableInfo, needed: list[ast.Path] | None, consistent: bool
+) -> Request:
+    """The fetch-back template: keys are filled in at run time, 100 a call."""
+    paths = _fetch_paths(statement, table, needed)
+    return _batch_get(table, [], paths, consistent, statement.where)
 
 
 def _build_gets(
@@ -705,13 +715,7 @@ def _build_gets(
     # BatchGetItem has no filter: the client checks the whole WHERE on what comes back (the
     # keys hold by construction, but an OR can mix keyed branches with other conditions)
     residual = statement.where
-    paths = None
-    if needed is not None:
-        paths = list(needed)
-        if residual is not None:
-            paths.extend(paths_in(residual))
-        paths.extend(_attr(n) for n in table.keys.names)
-        paths = _dedupe_paths(paths)
+    paths = _fetch_paths(statement, table, needed)
     if len(keys) == 1:
         ph = Placeholders()
         params: dict[str, Any] = {"TableName": table.name, "Key": keys[0]}
@@ -724,21 +728,8 @@ def _build_gets(
         plan.requests.append(Request("GetItem", params, residual))
         return
     for start in range(0, len(keys), BATCH_GET_KEYS):
-        ph = Placeholders()
-        spec: dict[str, Any] = {"Keys": keys[start : start + BATCH_GET_KEYS]}
-        if paths:
-            spec["ProjectionExpression"] = projection_text(paths, ph)
-        if consistent:
-            spec["ConsistentRead"] = True
-        if ph.names:
-            spec["ExpressionAttributeNames"] = dict(ph.names)
-        plan.requests.append(
-            Request(
-                "BatchGetItem",
-                {"RequestItems": {table.name: spec}, "ReturnConsumedCapacity": "TOTAL"},
-                residual,
-            )
-        )
+        chunk = keys[start : start + BATCH_GET_KEYS]
+        plan.requests.append(_batch_get(table, chunk, paths, consistent, residual))
 
 
 def _count_star_only(statement: ast.Select) -> bool:
