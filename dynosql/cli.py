@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 import time
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, TextIO
 
 from . import __version__
@@ -107,23 +107,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _decimal(text: str) -> Decimal:
+    from .settings import positive_decimal
+
     try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value.is_finite() or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
-    return value
+        return positive_decimal(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{err}, got {text!r}") from None
 
 
 def _count(text: str) -> int:
+    from .settings import positive_int
+
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= value <= 1000000:
-        raise argparse.ArgumentTypeError(f"must be from 1 to 1000000: {text!r}")
-    return value
+        return positive_int(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{err}, got {text!r}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,7 +201,8 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
 
 
 def _connect(args: argparse.Namespace, params: dict[str, Any]) -> Any:
-    from .session import Session, Settings
+    from .session import Session
+    from .settings import Settings
 
     settings = Settings(
         consistent=args.consistent,

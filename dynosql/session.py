@@ -23,29 +23,9 @@ from .execute import Executor, Limits
 from .plan.model import Plan
 from .plan.planner import Options, plan_select
 from .result import Result, Stats
+from .settings import BOOLEAN_WORDS, SETTINGS_HELP, Settings, positive_decimal, positive_int
 from .sql import ast, parse_script
 from .sql.parse import MAX_LIMIT
-
-BOOLEAN_WORDS = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
-
-SETTINGS_HELP = {
-    "consistent": "strongly consistent reads (on/off)",
-    "segments": "parallel Scan workers (a number, or auto)",
-    "max_rcu": "stop a statement that consumes more RCU than this (a number, or off)",
-    "rate_limit": "read at most this many RCU per second (a number, or off)",
-    "fail_on_scan": "refuse statements that would Scan (on/off)",
-    "format": "output format of the front end (table, csv, tsv, json, jsonl, markdown, vertical)",
-}
-
-
-@dataclasses.dataclass
-class Settings:
-    consistent: bool = False
-    segments: int | None = None
-    max_rcu: Decimal | None = None
-    rate_limit: Decimal | None = None
-    fail_on_scan: bool = False
-    format: str = "table"
 
 
 def make_client(
@@ -286,9 +266,9 @@ class Session:
             if name in ("consistent", "fail_on_scan"):
                 setattr(s, name, BOOLEAN_WORDS[raw.lower()])
             elif name == "segments":
-                s.segments = None if raw.lower() == "auto" else _positive_int(raw)
+                s.segments = None if raw.lower() == "auto" else positive_int(raw)
             elif name in ("max_rcu", "rate_limit"):
-                setattr(s, name, None if raw.lower() in ("off", "none") else _positive_decimal(raw))
+                setattr(s, name, None if raw.lower() in ("off", "none") else positive_decimal(raw))
             elif name == "format":
                 from .render import FORMATS
 
@@ -306,26 +286,6 @@ class Session:
                 f"bad value {raw!r} for {name}: {detail}", option.pos.line, option.pos.col
             ) from None
         return Result([], iter(()), kind="status", title=f"SET {name} = {raw}")
-
-
-def _positive_int(raw: str) -> int:
-    try:
-        n = int(raw)
-    except ValueError:
-        n = 0
-    if n < 1 or n > 1000000:
-        raise ValueError("a whole number from 1 to 1000000")
-    return n
-
-
-def _positive_decimal(raw: str) -> Decimal:
-    try:
-        d = Decimal(raw)
-    except Exception:
-        raise ValueError("a positive number") from None
-    if not d.is_finite() or d <= 0:
-        raise ValueError("a positive number")
-    return d
 
 
 def explain_lines(plan: Plan) -> list[str]:
