@@ -6,9 +6,11 @@ is the one place that calls DescribeTable/ListTables, and caches what it learns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .capabilities import Capabilities
 from .errors import PlanError, translate_error
 
 SAMPLE_ITEMS = 100
@@ -131,14 +133,14 @@ def table_info(description: dict[str, Any]) -> TableInfo:
 
 
 class Catalog:
-    """DescribeTable/ListTables through one client, cached per session (``refresh`` forgets)."""
+    """DescribeTable/ListTables through one client, cached per session (``refresh`` forgets).
 
-    def __init__(self, client: Any, sample_sizes: bool = False):
+    A backend that reports no table size (moto: see `Capabilities`) gets one measured from a
+    small sample read, so that estimates have something to stand on. Never done against AWS."""
+
+    def __init__(self, client: Any, capabilities: Callable[[], Capabilities]):
         self.client = client
-        # A backend that reports no table size (moto) gets one measured from a sample read,
-        # so that estimates have something to stand on. Never used against AWS.
-        self.sample_sizes = sample_sizes
-        self.server: str | None = None  # the HTTP Server header of the first answer
+        self.capabilities = capabilities
         self._tables: dict[str, TableInfo] = {}
         self._names: list[str] | None = None
 
@@ -150,8 +152,7 @@ class Catalog:
                 try:
                     page = self.client.list_tables(**kwargs)
                 except Exception as err:
-                    raise translate_error(err) from None
-                self._note_server(page)
+                    raise translate_error(err) from err
                 names.extend(page.get("TableNames", []))
                 if not page.get("LastEvaluatedTableName"):
                     break
@@ -159,7 +160,7 @@ class Catalog:
             self._names = names
         return self._names
 
-    def describe(self, name: str) -> TableInfo:
+    def table(self, name: str) -> TableInfo:
         if name not in self._tables:
             try:
                 description = self.client.describe_table(TableName=name)
@@ -167,27 +168,17 @@ class Catalog:
                 code = (getattr(err, "response", None) or {}).get("Error", {}).get("Code", "")
                 if code in ("ResourceNotFoundException", "ValidationException"):
                     # a name DynamoDB cannot even validate is still "no such table"
-                    raise PlanError(self._unknown(name)) from None
-                raise translate_error(err) from None
-            self._note_server(description)
-            if self.emulator == "moto":
-                self.sample_sizes = True  # moto reports no table sizes
+                    raise PlanError(self._unknown(name)) from err
+                raise translate_error(err) from err
             info = table_info(description["Table"])
-            if self.sample_sizes and info.item_count and not info.size_bytes:
+            if (
+                not self.capabilities().reports_table_size
+                and info.item_count
+                and not info.size_bytes
+            ):
                 info = self._with_sampled_size(info)
             self._tables[name] = info
         return self._tables[name]
-
-    def _note_server(self, response: dict) -> None:
-        if self.server is None:
-            headers = response.get("ResponseMetadata", {}).get("HTTPHeaders", {})
-            self.server = headers.get("server", "")
-
-    @property
-    def emulator(self) -> str | None:
-        """ "moto" when the endpoint is a moto server: it reports constant capacity and
-        fails on some valid filters, so the session estimates and filters those itself."""
-        return "moto" if self.server and "Werkzeug" in self.server else None
 
     def _with_sampled_size(self, info: TableInfo) -> TableInfo:
         from dataclasses import replace
@@ -197,7 +188,7 @@ class Catalog:
         try:
             page = self.client.scan(TableName=info.name, Limit=SAMPLE_ITEMS)
         except Exception as err:
-            raise translate_error(err) from None
+            raise translate_error(err) from err
         sample = [item_size(decode_item(i)) for i in page.get("Items", [])]
         if not sample:
             return info

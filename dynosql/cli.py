@@ -13,15 +13,16 @@ import argparse
 import os
 import sys
 import time
-from decimal import Decimal
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .errors import DynosqlError
+from .settings import Settings, add_arguments, from_arguments
+
+if TYPE_CHECKING:
+    from .session import Session
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_GUARD, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-
-FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "vertical")
 
 EPILOG = """\
 examples:
@@ -79,49 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     out = p.add_argument_group("output")
     out.add_argument(
-        "--format", choices=FORMATS, default=None, help="output format (default: table)"
-    )
-    out.add_argument(
         "-q", "--quiet", action="store_true", help="no footer, warnings or notes on stderr"
     )
-    reads = p.add_argument_group("reads and guards")
-    reads.add_argument("--consistent", action="store_true", help="strongly consistent reads")
-    reads.add_argument(
-        "--fail-on-scan", action="store_true", help="refuse a statement that would Scan (exit 3)"
-    )
-    reads.add_argument(
-        "--max-rcu",
-        type=_decimal,
-        metavar="N",
-        help="stop a statement that consumes more than N RCU (exit 3)",
-    )
-    reads.add_argument("--segments", type=_count, metavar="N", help="parallel Scan workers")
-    reads.add_argument(
-        "--rate-limit",
-        type=_decimal,
-        metavar="RCU",
-        help="read at most RCU capacity units per second",
-    )
+    add_arguments(p.add_argument_group("settings (also SET name = value, and the config file)"))
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
-
-
-def _decimal(text: str) -> Decimal:
-    from .settings import positive_decimal
-
-    try:
-        return positive_decimal(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(f"{err}, got {text!r}") from None
-
-
-def _count(text: str) -> int:
-    from .settings import positive_int
-
-    try:
-        return positive_int(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(f"{err}, got {text!r}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,15 +127,16 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 parsed.extend(parse_script(script))
             except DynosqlError as err:
                 return _fail(err, args, prefix=label)
+    settings, config = _settings(args, interactive)
     try:
-        session = _connect(args, params)
+        session = _connect(args, params, settings)
     except DynosqlError as err:
         return _fail(err, args)
     try:
         if interactive:
-            from .repl import run_repl
+            from .repl import ReplOptions, run_repl
 
-            return run_repl(session, args)
+            return run_repl(session, ReplOptions(quiet=args.quiet, debug=args.debug), config)
         return run_statements(session, parsed, args, sys.stdout, sys.stderr)
     finally:
         session.close()
@@ -200,18 +164,21 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
     return None
 
 
-def _connect(args: argparse.Namespace, params: dict[str, Any]) -> Any:
-    from .session import Session
-    from .settings import Settings
+def _settings(args: argparse.Namespace, interactive: bool) -> tuple[Settings, Any]:
+    """The config file's settings (written with its commented defaults on the REPL's first
+    run) under the command line's flags."""
+    from . import config as config_module
 
-    settings = Settings(
-        consistent=args.consistent,
-        segments=args.segments,
-        max_rcu=args.max_rcu,
-        rate_limit=args.rate_limit,
-        fail_on_scan=args.fail_on_scan,
-        format=args.format or "table",
-    )
+    config = config_module.load(create=interactive)
+    if not args.quiet and not interactive:  # the REPL shows them under its banner
+        for warning in config.warnings:
+            _err(f"warning: {warning}")
+    return from_arguments(args, config.settings), config
+
+
+def _connect(args: argparse.Namespace, params: dict[str, Any], settings: Settings) -> Any:
+    from .session import Session
+
     progress = Progress(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
     if args.local:
         return Session.local(settings=settings, params=params, progress=progress)
@@ -226,7 +193,7 @@ def _connect(args: argparse.Namespace, params: dict[str, Any]) -> Any:
 
 
 def run_statements(
-    session: Any, statements: list, args: argparse.Namespace, out: TextIO, err: TextIO
+    session: Session, statements: list, args: argparse.Namespace, out: TextIO, err: TextIO
 ) -> int:
     """Run parsed statements in order; stop at the first failure (earlier output stays)."""
     from .render import render
@@ -274,18 +241,8 @@ def run_statements(
         if not args.quiet:
             for note in result.notes:
                 print(f"note: {note}", file=err)
-            print(footer(result), file=err)
+            print(result.footer(), file=err)
     return EXIT_OK
-
-
-def footer(result: Any) -> str:
-    if result.kind == "status":
-        return result.title or "ok"
-    if result.kind == "plan":
-        if not result.stats.requests:
-            return "plan only: no request was sent"
-        return "analyzed · " + result.stats.footer(rows=False)
-    return result.stats.footer()
 
 
 def _fail(error: DynosqlError, args: argparse.Namespace, prefix: str | None = None) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 class DynosqlError(Exception):
     """Base: a message fit to print after ``error:``. Exit code 1 unless a subclass says."""
@@ -40,55 +42,105 @@ class ExecutionError(DynosqlError):
     """DynamoDB (or the connection to it) failed and retries could not help."""
 
 
-def translate_error(err: Exception) -> Exception:
-    """An AWS or connection error as one sentence for the user."""
-    if isinstance(err, DynosqlError):
-        return err
+THROTTLE_CODES = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+)
+CREDENTIAL_CODES = frozenset(
+    {
+        "UnrecognizedClientException",
+        "InvalidSignatureException",
+        "ExpiredTokenException",
+        "ExpiredToken",
+    }
+)
+CONNECTION_ERRORS = frozenset(
+    {
+        "EndpointConnectionError",
+        "ConnectionClosedError",
+        "ConnectTimeoutError",
+        "ReadTimeoutError",
+        "ProtocolError",
+    }
+)
+SETUP_ERRORS = frozenset(
+    {"ProfileNotFound", "TokenRetrievalError", "SSOTokenLoadError", "UnauthorizedSSOTokenError"}
+)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What went wrong with a call, decided once for both the retry policy and the message.
+
+    `kind`: ``throttle``, ``server`` (HTTP 5xx), ``connection`` (dropped or unreachable;
+    `dropped` when a request was under way and may be retried), ``credentials``,
+    ``not_found``, ``refused`` (any other AWS error answer), ``setup`` (no region, no
+    credentials, a bad profile), or ``unknown`` (not an AWS or connection error: a bug)."""
+
+    kind: str
+    code: str = ""
+    message: str = ""
+    dropped: bool = False
+
+    @property
+    def transient(self) -> bool:
+        """Worth sending again after a pause."""
+        return self.kind in ("throttle", "server") or self.dropped
+
+
+def classify(err: BaseException) -> Failure:
     name = type(err).__name__
     response = getattr(err, "response", None)
     if isinstance(response, dict) and "Error" in response:
         code = response["Error"].get("Code", name)
         message = response["Error"].get("Message", "") or ""
+        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0
         if message.lstrip().startswith("<"):  # an HTML error page (a proxy, an emulator's 500)
-            status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", "?")
-            message = f"HTTP {status} from the server (an HTML error page)"
+            message = f"HTTP {status or '?'} from the server (an HTML error page)"
         message = " ".join(message.split())  # one line, whatever the server sent
-        if code in (
-            "ProvisionedThroughputExceededException",
-            "ThrottlingException",
-            "RequestLimitExceeded",
-        ):
-            return ExecutionError(
-                f"DynamoDB kept throttling the reads after retries ({code}): {message}"
-            )
-        if code in (
-            "UnrecognizedClientException",
-            "InvalidSignatureException",
-            "ExpiredTokenException",
-            "ExpiredToken",
-        ):
-            return ExecutionError(f"AWS rejected the credentials ({code}): {message}")
+        if code in THROTTLE_CODES:
+            return Failure("throttle", code, message)
+        if code in CREDENTIAL_CODES:
+            return Failure("credentials", code, message)
         if code == "ResourceNotFoundException":
-            return ExecutionError(f"DynamoDB: {message or 'table or index not found'}")
-        return ExecutionError(f"DynamoDB refused the request ({code}): {message}")
+            return Failure("not_found", code, message)
+        if isinstance(status, int) and status >= 500:
+            return Failure("server", code, message)
+        return Failure("refused", code, message)
+    if name in CONNECTION_ERRORS:
+        dropped = name in ("ConnectionClosedError", "ReadTimeoutError", "ProtocolError")
+        return Failure("connection", name, str(err), dropped=dropped)
     if name == "NoCredentialsError":
-        return ExecutionError(
-            "no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID, or use --local"
+        return Failure(
+            "setup",
+            name,
+            "no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID, or use --local",
         )
-    if name in (
-        "EndpointConnectionError",
-        "ConnectionClosedError",
-        "ConnectTimeoutError",
-        "ReadTimeoutError",
-    ):
-        return ExecutionError(f"cannot reach DynamoDB: {err}")
     if name == "NoRegionError":
-        return ExecutionError("no AWS region set: use --region or AWS_REGION")
-    if name in (
-        "ProfileNotFound",
-        "TokenRetrievalError",
-        "SSOTokenLoadError",
-        "UnauthorizedSSOTokenError",
-    ):
-        return ExecutionError(str(err))
+        return Failure("setup", name, "no AWS region set: use --region or AWS_REGION")
+    if name in SETUP_ERRORS:
+        return Failure("setup", name, str(err))
+    return Failure("unknown", name, str(err))
+
+
+def translate_error(err: Exception) -> Exception:
+    """An AWS or connection error as one sentence for the user (a `DynosqlError`); anything
+    else (a bug) is returned as it is. Raise it ``from err`` so the cause stays chained."""
+    if isinstance(err, DynosqlError):
+        return err
+    failure = classify(err)
+    code, message = failure.code, failure.message
+    if failure.kind == "throttle":
+        return ExecutionError(
+            f"DynamoDB kept throttling the reads after retries ({code}): {message}"
+        )
+    if failure.kind == "credentials":
+        return ExecutionError(f"AWS rejected the credentials ({code}): {message}")
+    if failure.kind == "not_found":
+        return ExecutionError(f"DynamoDB: {message or 'table or index not found'}")
+    if failure.kind in ("server", "refused"):
+        return ExecutionError(f"DynamoDB refused the request ({code}): {message}")
+    if failure.kind == "connection":
+        return ExecutionError(f"cannot reach DynamoDB: {message}")
+    if failure.kind == "setup":
+        return ExecutionError(message)
     return err

@@ -8,7 +8,6 @@ embedded moto) it is estimated from item sizes by DynamoDB's rules and labelled 
 
 from __future__ import annotations
 
-import math
 import queue
 import random
 import threading
@@ -19,8 +18,9 @@ from decimal import Decimal
 from typing import Any
 
 from . import values
-from .errors import ExecutionError, GuardError, translate_error
+from .errors import ExecutionError, GuardError, classify, translate_error
 from .evaluate.predicate import matches
+from .plan.cost import read_units
 from .plan.model import Plan, Request
 from .result import Stats
 
@@ -29,11 +29,6 @@ RETRY_ROUNDS = 6  # for throttles, on top of botocore's own attempts
 RETRY_ROUNDS_OTHER = 2  # for 5xx and dropped connections
 RETRY_BASE_SECONDS = 0.2
 RETRY_CAP_SECONDS = 5.0
-THROTTLE_CODES = {
-    "ProvisionedThroughputExceededException",
-    "ThrottlingException",
-    "RequestLimitExceeded",
-}
 QUEUE_DEPTH = 4096
 
 
@@ -177,7 +172,7 @@ class Executor:
             self._charge_gets(plan, stats, params, items, 0)
             self._after_page(stats)
             for item in items:
-                got[_key_of(item, names)] = item
+                got[key_tuple(item, names)] = item
             stats_add(self._lock, stats, scanned=len(items))
             unprocessed = response.get("UnprocessedKeys") or {}
             if not unprocessed.get(table, {}).get("Keys"):
@@ -194,7 +189,7 @@ class Executor:
             misses = len(wanted) - len(got)
             self._add_capacity(stats, self._unit_cost(plan, 1) * misses)
         for key in wanted:  # in the order asked for: a key-ordered read stays ordered
-            item = got.get(_key_of(key, names))
+            item = got.get(key_tuple(key, names))
             if item is not None:
                 yield item
 
@@ -233,7 +228,7 @@ class Executor:
         return response
 
     def _unit_cost(self, plan: Plan, size: int) -> Decimal:
-        return values.read_units(size, plan.consistent)
+        return read_units(size, plan.consistent)
 
     def _charge_gets(
         self, plan: Plan, stats: Stats, params: dict, items: list, misses: int
@@ -259,8 +254,7 @@ class Executor:
             size = sum(values.item_size(i) for i in items)
         else:
             size = scanned * _average_size(plan)
-        units = Decimal(max(1, math.ceil(size / 4096)))
-        self._add_capacity(stats, units if plan.consistent else units / 2)
+        self._add_capacity(stats, read_units(size, plan.consistent))
 
     def _add_capacity(self, stats: Stats, amount: Decimal) -> None:
         with self._lock:
@@ -286,15 +280,10 @@ class Executor:
 def retryable(err: Exception) -> int:
     """How many more rounds an error deserves: throttles many (they pass), server errors and
     dropped connections a few (botocore already retried them), anything else none."""
-    response = getattr(err, "response", None)
-    if isinstance(response, dict) and "Error" in response:
-        if response["Error"].get("Code") in THROTTLE_CODES:
-            return RETRY_ROUNDS
-        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-        return RETRY_ROUNDS_OTHER if status >= 500 else 0
-    if type(err).__name__ in ("ConnectionClosedError", "ReadTimeoutError", "ProtocolError"):
-        return RETRY_ROUNDS_OTHER
-    return 0
+    failure = classify(err)
+    if failure.kind == "throttle":
+        return RETRY_ROUNDS
+    return RETRY_ROUNDS_OTHER if failure.transient else 0
 
 
 def stats_add(lock: threading.Lock, stats: Stats, requests: int = 0, scanned: int = 0) -> None:
@@ -324,14 +313,14 @@ def _reported(consumed: Any) -> Decimal:
     return Decimal(str(consumed.get("CapacityUnits", 0)))
 
 
-def _key_of(item: dict, names: tuple[str, ...]) -> tuple:
+def key_tuple(item: dict, names: tuple[str, ...]) -> tuple:
     return tuple(values.hashable(item.get(n, values.MISSING)) for n in names)
 
 
 def _dedupe(items: Iterator[dict], names: tuple[str, ...]) -> Iterator[dict]:
     seen: set = set()
     for item in items:
-        key = _key_of(item, names)
+        key = key_tuple(item, names)
         if key not in seen:
             seen.add(key)
             yield item

@@ -8,12 +8,18 @@ says so.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from . import values
-from .plan.planner import plan_full_scan
+from .plan.cost import read_units
+from .plan.model import Plan
 from .result import Result, Stats
 from .sql import ast
+
+if TYPE_CHECKING:
+    from .session import Session
 
 DEFAULT_LIMIT = 20
 ITEM_COLLECTION_LIMIT = 10 * 1024**3  # 10 GB per partition-key value when the table has an LSI
@@ -23,9 +29,8 @@ NEAR = 0.8  # "near a limit" from 80% of it
 MAX_KEY_NOTES = 5
 
 
-def hot_keys(session, statement: ast.ShowHotKeys) -> Result:  # noqa: ANN001 - Session (cycle)
-    table = session.describe(statement.table)
-    plan = plan_full_scan(table, statement.index, session.options())
+def hot_keys(session: Session, statement: ast.ShowHotKeys) -> Result:
+    plan = session.full_scan_plan(statement.table, statement.index)
     session.guard(plan)  # the same guard as any Scan
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
@@ -42,19 +47,18 @@ def hot_keys(session, statement: ast.ShowHotKeys) -> Result:  # noqa: ANN001 - S
     return result
 
 
-def _rows(session, plan, stats: Stats, limit: int, result: Result):  # noqa: ANN001
+def _rows(
+    session: Session, plan: Plan, stats: Stats, limit: int, result: Result
+) -> Iterator[dict[str, Any]]:
     pk = plan.access.keys.pk
     counts: dict = {}
-    try:
-        for item in session.executor().items(plan, stats):
-            key = values.hashable(item.get(pk, values.MISSING))
-            entry = counts.get(key)
-            if entry is None:
-                entry = counts[key] = [item.get(pk), 0, 0]
-            entry[1] += 1
-            entry[2] += values.item_size(item)
-    finally:
-        session.total_capacity += stats.capacity
+    for item in session.read(plan, stats):
+        key = values.hashable(item.get(pk, values.MISSING))
+        entry = counts.get(key)
+        if entry is None:
+            entry = counts[key] = [item.get(pk), 0, 0]
+        entry[1] += 1
+        entry[2] += values.item_size(item)
     total = sum(e[1] for e in counts.values()) or 1
     ranked = sorted(counts.values(), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
     top = ranked[0][1] if ranked else 1
@@ -67,12 +71,12 @@ def _rows(session, plan, stats: Stats, limit: int, result: Result):  # noqa: ANN
             "items": Decimal(items),
             "bytes": Decimal(size),
             "share": share,
-            "rcu": values.read_units(size, consistent),
+            "rcu": read_units(size, consistent),
             "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
         }
 
 
-def _notes(plan, ranked: list, total: int) -> list[str]:  # noqa: ANN001
+def _notes(plan: Plan, ranked: list, total: int) -> list[str]:
     notes = [
         "This measures stored skew (items and bytes per partition key), not traffic. "
         "For the keys that receive the most reads and writes, enable CloudWatch Contributor "
@@ -96,10 +100,10 @@ def _notes(plan, ranked: list, total: int) -> list[str]:  # noqa: ANN001
                 f"key {key!s}: item collection {size} bytes is near the 10 GB limit of tables "
                 "with a local secondary index"
             )
-        if values.read_units(size, True) >= PARTITION_RCU * NEAR:
+        if read_units(size, True) >= PARTITION_RCU * NEAR:
             flagged.append(
                 f"key {key!s}: reading its whole item collection takes "
-                f"{values.read_units(size, True)} RCU, near or above the 3,000 RCU one partition "
+                f"{read_units(size, True)} RCU, near or above the 3,000 RCU one partition "
                 "serves per second"
             )
     notes.extend(flagged[:MAX_KEY_NOTES])

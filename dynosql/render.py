@@ -34,8 +34,7 @@ from tabulate import tabulate
 
 from dynosql import values
 from dynosql.result import Result, Row
-
-FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "vertical")
+from dynosql.settings import FORMATS
 
 _COMPACT = (",", ":")  # cells: as short as possible
 _READABLE = (", ", ": ")  # json/jsonl row objects: json.dumps' own default spacing

@@ -75,6 +75,17 @@ class Result:
     open_columns: bool = False
     document: Any = None  # EXPLAIN's plan as JSON data, for --format json
     human_only: tuple[str, ...] = ()  # columns the machine formats leave out (text bars)
+    show_footer: bool = True  # a help screen needs no row count
+
+    def footer(self) -> str:
+        """The line shown after the result: rows, operations, capacity, time."""
+        if self.kind == "status":
+            return self.title or "ok"
+        if self.kind == "plan":
+            if not self.stats.requests:
+                return "plan only: no request was sent"
+            return "analyzed · " + self.stats.footer(rows=False)
+        return self.stats.footer()
 
     def __iter__(self) -> Iterator[Row]:
         for row in self.rows:

@@ -8,6 +8,7 @@ handing back ``Result`` objects whose rows stream.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -15,15 +16,16 @@ from decimal import Decimal
 from typing import Any
 
 from . import values
+from .capabilities import MOTO, Capabilities, probe
 from .catalog import Catalog, TableInfo
-from .errors import GuardError, PlanError, SqlError, translate_error
+from .errors import DynosqlError, GuardError, PlanError, SqlError, translate_error
 from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
 from .execute import Executor, Limits
 from .plan.model import Plan
-from .plan.planner import Options, plan_select
+from .plan.planner import Options, plan_full_scan, plan_select
 from .result import Result, Stats
-from .settings import BOOLEAN_WORDS, SETTINGS_HELP, Settings, positive_decimal, positive_int
+from .settings import SettingError, Settings
 from .sql import ast, parse_script
 from .sql.parse import MAX_LIMIT
 
@@ -42,7 +44,7 @@ def make_client(
     try:
         session = boto3.Session(profile_name=profile, region_name=region)
     except Exception as err:  # ProfileNotFound and friends
-        raise translate_error(err) from None
+        raise translate_error(err) from err
     if session.region_name is None and endpoint_url:
         region = "us-east-1"  # a local endpoint does not care, but botocore insists on one
     # botocore retries a few times quickly (an unreachable endpoint fails in seconds); the
@@ -63,11 +65,14 @@ def make_client(
     try:
         return session.client("dynamodb", **kwargs)
     except Exception as err:
-        raise translate_error(err) from None
+        raise translate_error(err) from err
 
 
 class Session:
-    """One connection's worth of state. Thread-compatible, not thread-safe."""
+    """One connection's worth of state. Thread-compatible, not thread-safe.
+
+    The only door to DynamoDB: the command line, the REPL and library users call these methods;
+    none of them holds a client of its own."""
 
     def __init__(
         self,
@@ -76,19 +81,19 @@ class Session:
         endpoint_url: str | None = None,
         region: str | None = None,
         profile: str | None = None,
-        estimate_capacity: bool = False,
+        capabilities: Capabilities | None = None,
         settings: Settings | None = None,
         params: dict[str, Any] | None = None,
         progress: Callable[[Stats], None] | None = None,
     ):
         self.client = client if client is not None else make_client(endpoint_url, region, profile)
-        self.catalog = Catalog(self.client, sample_sizes=estimate_capacity)
-        self.estimate_capacity = estimate_capacity
+        self._capabilities = capabilities
+        self.catalog = Catalog(self.client, lambda: self.capabilities)
         self.settings = settings or Settings()
         self.params = dict(params or {})
         self.progress = progress
         self.total_capacity = Decimal(0)
-        self.local = None  # the embedded server, when Session.local() started one
+        self.local: Any = None  # the embedded server, when Session.local() started one
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
@@ -96,7 +101,7 @@ class Session:
         from .local import start_local
 
         server = start_local(load_examples=load_examples)
-        session = cls(server.client(), estimate_capacity=True, **kwargs)
+        session = cls(server.client(), capabilities=MOTO, **kwargs)
         session.local = server
         return session
 
@@ -119,6 +124,18 @@ class Session:
     def region(self) -> str:
         return str(getattr(self.client.meta, "region_name", ""))
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the backend can be trusted with: asked once, on first need."""
+        if self._capabilities is None:
+            self._capabilities = probe(self.client)
+        return self._capabilities
+
+    @property
+    def estimating(self) -> bool:
+        """Whether capacity is estimated here (the server's figures are not real)."""
+        return self.capabilities.estimating
+
     # --- running SQL ---------------------------------------------------------------------------
 
     def execute(self, sql: str, params: dict[str, Any] | None = None) -> Result:
@@ -138,7 +155,7 @@ class Session:
     def run_statement(
         self, statement: ast.Statement, params: dict[str, Any] | None = None
     ) -> Result:
-        bound = bind(statement, {**self.params, **(params or {})})
+        bound = self.bind(statement, params)
         if isinstance(bound, ast.Select):
             return self._select(bound)
         if isinstance(bound, ast.Explain):
@@ -148,7 +165,7 @@ class Session:
         if isinstance(bound, ast.Describe):
             from .describe import describe_result
 
-            return describe_result(self.catalog.describe(bound.table))
+            return describe_result(self.table(bound.table))
         if isinstance(bound, ast.ShowHotKeys):
             from .hotkeys import hot_keys
 
@@ -157,26 +174,73 @@ class Session:
             return self._set(bound)
         raise SqlError(f"cannot run {type(bound).__name__}")
 
+    def bind(self, statement: ast.Statement, params: dict[str, Any] | None = None) -> Any:
+        """`statement` with every :name replaced by its value (the session's, then `params`)."""
+        return bind(statement, {**self.params, **(params or {})})
+
     def plan(self, statement: ast.Select) -> Plan:
         """The plan for a bound SELECT (no reads beyond the cached DescribeTable)."""
-        table = self.describe(statement.table)
-        return plan_select(statement, table, self.options())
+        return plan_select(statement, self.table(statement.table), self.options())
+
+    def full_scan_plan(self, table: str, index: str | None = None) -> Plan:
+        """The plan that reads every item of a table or index (SHOW HOT KEYS)."""
+        return plan_full_scan(self.table(table), index, self.options())
+
+    def scan_plan(self, statement: ast.Statement) -> Plan | None:
+        """The Scan `statement` would send, or None (not a Scan, or not plannable: running it
+        reports that properly). For asking before a large Scan."""
+        try:
+            bound = self.bind(statement)
+            if isinstance(bound, ast.Explain) and bound.analyze:
+                bound = bound.statement
+            if isinstance(bound, ast.Select):
+                plan = self.plan(bound)
+            elif isinstance(bound, ast.ShowHotKeys):
+                plan = self.full_scan_plan(bound.table, bound.index)
+            else:
+                return None
+        except DynosqlError:
+            return None
+        return plan if plan.is_scan else None
 
     def options(self) -> Options:
+        caps = self.capabilities
         return Options(
             consistent=self.settings.consistent,
             segments=self.settings.segments,
-            typed_filters=self.catalog.emulator != "moto",
-            projections=self.catalog.emulator != "moto",
+            typed_filters=caps.server_filters,
+            projections=caps.projections,
         )
 
-    @property
-    def estimating(self) -> bool:
-        """Whether capacity is estimated here (the server's figures are not real)."""
-        return self.estimate_capacity or self.catalog.emulator == "moto"
+    def table(self, name: str) -> TableInfo:
+        """A table's keys, indexes and sizes (DescribeTable, cached)."""
+        return self.catalog.table(name)
 
-    def describe(self, name: str) -> TableInfo:
-        return self.catalog.describe(name)
+    def tables(self, pattern: str | None = None) -> list[str]:
+        """The table names, sorted; `pattern` is a glob such as ``aud*``."""
+        self.catalog.refresh()
+        names = sorted(self.catalog.table_names())
+        if pattern:
+            names = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+        return names
+
+    def refresh(self) -> None:
+        """Forget what is cached about tables (after DDL, or on request)."""
+        self.catalog.refresh()
+
+    def sample_attributes(self, table: str, limit: int) -> list[str]:
+        """Attribute names seen in up to `limit` items of `table` (one small, Limit-bounded
+        Scan through the executor: retried, paced and counted like any read). Nothing is read
+        when `limit` is 0 or Scans are refused."""
+        if limit <= 0 or self.settings.fail_on_scan:
+            return []
+        statement = ast.Select(table=table, index=None, items=None, limit=limit)
+        plan = self.plan(statement)
+        stats = Stats()
+        names: set[str] = set()
+        for row in self._rows(plan, stats):
+            names.update(row)
+        return sorted(names)
 
     def executor(self) -> Executor:
         limits = Limits(max_rcu=self.settings.max_rcu, rate_limit=self.settings.rate_limit)
@@ -191,22 +255,26 @@ class Session:
         result.rows = self._rows(plan, stats, result.notes)
         return result
 
-    def _rows(self, plan: Plan, stats: Stats, notes: list[str] | None = None) -> Iterator[dict]:
-        statement = plan.statement
-        executor = self.executor()
+    def read(self, plan: Plan, stats: Stats) -> Iterator[dict]:
+        """Every item `plan` reads that passes its client-side checks, its cost added to
+        `stats` and, once the items are consumed (or abandoned), to the session's total."""
         try:
-            if plan.count_only:
-                groups = count_group(statement, executor.count(plan, stats))
-                yield from aggregate_rows(statement, groups)
-            elif statement.is_aggregate:
-                groups = group(statement, executor.items(plan, stats))
-                yield from aggregate_rows(statement, groups)
-            else:
-                yield from select_rows(
-                    statement, plan.table, executor.items(plan, stats), plan.sort
-                )
+            yield from self.executor().items(plan, stats)
         finally:
             self.total_capacity += stats.capacity
+
+    def _rows(self, plan: Plan, stats: Stats, notes: list[str] | None = None) -> Iterator[dict]:
+        statement = plan.statement
+        if plan.count_only:
+            try:
+                count = self.executor().count(plan, stats)
+            finally:
+                self.total_capacity += stats.capacity
+            yield from aggregate_rows(statement, count_group(statement, count))
+        elif statement.is_aggregate:
+            yield from aggregate_rows(statement, group(statement, self.read(plan, stats)))
+        else:
+            yield from select_rows(statement, plan.table, self.read(plan, stats), plan.sort)
 
     def guard(self, plan: Plan) -> None:
         """Refuse a Scan before any request when --fail-on-scan is set."""
@@ -218,14 +286,9 @@ class Session:
 
     def _explain(self, explain: ast.Explain) -> Result:
         plan = self.plan(explain.statement)
-        document = plan.describe()
+        document = plan.document()
         lines = explain_lines(plan)
-        if self.catalog.emulator == "moto":
-            lines.append(
-                "note: this endpoint is moto, which fails on some valid requests: whole items are "
-                "read and ordering comparisons checked client-side (same cost); against DynamoDB "
-                "the requests carry a ProjectionExpression and the full FilterExpression"
-            )
+        lines.extend(f"note: {note}" for note in self.capabilities.notes())
         stats = Stats()
         if explain.analyze:
             self.guard(plan)
@@ -255,37 +318,26 @@ class Session:
         return result
 
     def _show_tables(self) -> Result:
-        self.catalog.refresh()
-        names = sorted(self.catalog.table_names())
-        return Result(["table"], iter([{"table": n} for n in names]))
+        return Result(["table"], iter([{"table": n} for n in self.tables()]))
+
+    # --- settings ------------------------------------------------------------------------------
+
+    def set(self, name: str, value: str) -> Result:
+        """Change a setting (SET, and the REPL's backslash commands): SettingError when the
+        name or value is not accepted."""
+        setting = self.settings.set(name, value)
+        shown = self.settings.show(setting.name)
+        return Result([], iter(()), kind="status", title=f"SET {setting.name} = {shown}")
+
+    def settings_result(self) -> Result:
+        """Every setting with its value and meaning."""
+        return Result(["setting", "value", "meaning"], iter(self.settings.rows()))
 
     def _set(self, option: ast.SetOption) -> Result:
-        name, raw = option.name, option.value.strip()
-        s = self.settings
         try:
-            if name in ("consistent", "fail_on_scan"):
-                setattr(s, name, BOOLEAN_WORDS[raw.lower()])
-            elif name == "segments":
-                s.segments = None if raw.lower() == "auto" else positive_int(raw)
-            elif name in ("max_rcu", "rate_limit"):
-                setattr(s, name, None if raw.lower() in ("off", "none") else positive_decimal(raw))
-            elif name == "format":
-                from .render import FORMATS
-
-                if raw.lower() not in FORMATS:
-                    raise ValueError(f"one of {', '.join(FORMATS)}")
-                s.format = raw.lower()
-            else:
-                known = ", ".join(SETTINGS_HELP)
-                raise SqlError(
-                    f"unknown setting {name} (settings: {known})", option.pos.line, option.pos.col
-                )
-        except (KeyError, ValueError) as err:
-            detail = str(err).strip("'") if isinstance(err, ValueError) else "on or off"
-            raise SqlError(
-                f"bad value {raw!r} for {name}: {detail}", option.pos.line, option.pos.col
-            ) from None
-        return Result([], iter(()), kind="status", title=f"SET {name} = {raw}")
+            return self.set(option.name, option.value)
+        except SettingError as err:
+            raise SqlError(str(err), option.pos.line, option.pos.col) from err
 
 
 def explain_lines(plan: Plan) -> list[str]:

@@ -332,9 +332,3 @@ def value_size(value: Any) -> int:
 def item_size(item: Mapping[str, Any]) -> int:
     """An item's size as DynamoDB bills it: attribute names plus values, in bytes."""
     return sum(len(name.encode("utf-8")) + value_size(v) for name, v in item.items())
-
-
-def read_units(size: int, consistent: bool = False) -> Decimal:
-    """RCU for reading `size` bytes in one unit of billing (4 KB rounding, half if eventual)."""
-    units = Decimal(max(1, -(-size // 4096)))
-    return units if consistent else units / 2

@@ -130,7 +130,7 @@ def agg_table(backend):
 
 @pytest.fixture
 def session(backend):
-    return Session(backend.client(), estimate_capacity=backend.name == "moto")
+    return Session(backend.client())
 
 
 # --- queries: one description, rendered to SQL and handed to the oracle -----------------------

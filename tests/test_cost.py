@@ -6,7 +6,7 @@ constants). For each statement we
 
 - check the plan dynosql chooses (operation, index, Limit, ScanIndexForward, Select=COUNT,
   fetch-back) with ``session.plan`` — no reads;
-- run it with ``estimate_capacity=False`` (the capacity is what the server reported);
+- run it (dynalite reports capacity, so the Session sums what the server reported);
 - send the optimal requests ourselves with ReturnConsumedCapacity=TOTAL, summing every page and
   every call, and compare: the same capacity and the same number of calls.
 
@@ -517,7 +517,6 @@ PATTERNS = [
 def test_capacity_equals_hand_written(tables: Tables, pattern: Pattern) -> None:
     session = Session(
         tables.client,
-        estimate_capacity=False,
         settings=Settings(consistent=pattern.consistent),
     )
     sql = pattern.sql.format(docs=tables.docs, users=tables.users)

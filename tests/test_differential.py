@@ -1332,7 +1332,7 @@ def example_world(examples_backend: Backend) -> World:
     """The four example tables, every item read once."""
     world = World(examples_backend, {})
     for name in examples_backend.datasets:
-        description = world.session.describe(name).raw
+        description = world.session.table(name).raw
         schema = sorted(description["KeySchema"], key=lambda k: k["KeyType"])  # HASH < RANGE
         indexes = {
             ix["IndexName"]: tuple(k["AttributeName"] for k in ix["KeySchema"])

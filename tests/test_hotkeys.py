@@ -93,9 +93,7 @@ def uniform(backend):
 
 
 def make_session(backend, **settings) -> Session:
-    return Session(
-        backend.client(), estimate_capacity=backend.name == "moto", settings=Settings(**settings)
-    )
+    return Session(backend.client(), settings=Settings(**settings))
 
 
 def expected(items, key: str) -> dict:
@@ -218,7 +216,7 @@ def test_parallel_segments_same_report(backend, skewed):
         "provide-client-params.dynamodb.Scan",
         lambda params, **_: segments.append(params.get("Segment")),
     )
-    session = Session(client, estimate_capacity=backend.name == "moto")
+    session = Session(client)
     session.execute("SET segments = 4")
     rows = session.execute(f"SHOW HOT KEYS FROM {table}").all()
     assert {0, 1, 2, 3} <= set(segments)

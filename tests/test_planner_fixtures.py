@@ -182,7 +182,7 @@ def sql_text(node: Any, nested: bool = False) -> str:
 
 def view(plan: Plan) -> dict[str, Any]:
     """Everything a fixture may check, as JSON data."""
-    d = plan.describe()
+    d = plan.document()
     out: dict[str, Any] = {
         "operation": d["operation"],
         "index": d["index"],

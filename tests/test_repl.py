@@ -6,14 +6,13 @@ test gets its own Session (settings are per session), the server is shared and r
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
+import re
 import stat
 import sys
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from prompt_toolkit.history import FileHistory, InMemoryHistory
@@ -21,9 +20,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from dynosql import config as config_module
-from dynosql.config import Config, parse_minimal_toml
-from dynosql.repl import commands
-from dynosql.repl.app import Repl, buffer_complete, default_args, open_history, trim_history
+from dynosql.config import Config
+from dynosql.repl import ReplOptions, commands
+from dynosql.repl.app import Repl, buffer_complete, open_history, trim_history
 from dynosql.repl.highlight import SqlLexer, tokenize
 from dynosql.repl.toolbar import toolbar_parts
 from dynosql.session import Session
@@ -43,12 +42,12 @@ def private_home(tmp_path, monkeypatch):
 
 @pytest.fixture
 def session(moto_examples_backend):
-    s = Session(moto_examples_backend.client(), estimate_capacity=True)
+    s = Session(moto_examples_backend.client())
     yield s
     s.close()
 
 
-def drive(session, keys: str, config: Config | None = None, args=None, **kwargs):
+def drive(session, keys: str, config: Config | None = None, options=None, **kwargs):
     """Type `keys` into a REPL on `session`; returns (screen text, the Repl)."""
     screen = io.StringIO()
     kwargs.setdefault("history", InMemoryHistory())
@@ -57,7 +56,7 @@ def drive(session, keys: str, config: Config | None = None, args=None, **kwargs)
         pipe.close()  # the keys end: EOF, like Ctrl-D, if they did not leave already
         repl = Repl(
             session,
-            args,
+            options,
             config or Config(),
             input=pipe,
             output=DummyOutput(),
@@ -187,22 +186,22 @@ def test_ctrl_c_during_a_script_stops_the_script(session, tmp_path):
 
 
 def test_large_scan_asks_and_no_means_nothing_is_read(session):
-    config = Config(scan_confirm_rcu=Decimal(1))
-    screen, _ = drive(session, "SELECT COUNT(*) FROM sensors;\rn\r\\q\r", config)
+    session.settings.scan_confirm_rcu = Decimal(1)
+    screen, _ = drive(session, "SELECT COUNT(*) FROM sensors;\rn\r\\q\r")
     assert "cancelled: nothing was read" in screen and "1300" not in screen
     assert session.total_capacity == 0
 
 
 def test_large_scan_asks_and_yes_runs_it(session):
-    config = Config(scan_confirm_rcu=Decimal(1))
-    screen, _ = drive(session, "SELECT COUNT(*) FROM sensors;\ry\r\\q\r", config)
+    session.settings.scan_confirm_rcu = Decimal(1)
+    screen, _ = drive(session, "SELECT COUNT(*) FROM sensors;\ry\r\\q\r")
     assert "1300" in screen and "Scan sensors · 1300 items scanned" in screen
 
 
 def test_scan_below_the_threshold_and_queries_never_ask(session):
-    config = Config(scan_confirm_rcu=Decimal(1000))
+    session.settings.scan_confirm_rcu = Decimal(1000)
     keys = f"SELECT COUNT(*) FROM sensors;\rSELECT SK FROM audit {ANA} LIMIT 1;\r\\q\r"
-    screen, repl = drive(session, keys, config)
+    screen, repl = drive(session, keys)
     assert "1300" in screen and ANA_FIRST in screen
     assert repl._confirm_session is None  # never asked
 
@@ -210,16 +209,16 @@ def test_scan_below_the_threshold_and_queries_never_ask(session):
 def test_scripts_never_ask(session, tmp_path):
     script = tmp_path / "count.sql"
     script.write_text("SELECT COUNT(*) FROM sensors;\n")
-    config = Config(scan_confirm_rcu=Decimal(1))
-    screen, repl = drive(session, f"\\i {script}\r\\q\r", config)
+    session.settings.scan_confirm_rcu = Decimal(1)
+    screen, repl = drive(session, f"\\i {script}\r\\q\r")
     assert "1300" in screen and repl._confirm_session is None
 
 
 def test_hot_keys_and_explain_analyze_ask_too(session):
-    config = Config(scan_confirm_rcu=Decimal(1))
+    session.settings.scan_confirm_rcu = Decimal(1)
     keys = "SHOW HOT KEYS FROM sensors LIMIT 2;\rn\rEXPLAIN ANALYZE SELECT * FROM audit;\rn\r"
     keys += "EXPLAIN SELECT * FROM audit;\r\\q\r"
-    screen, _ = drive(session, keys, config)
+    screen, _ = drive(session, keys)
     assert screen.count("cancelled: nothing was read") == 2
     assert "plan only: no request was sent" in screen  # plain EXPLAIN reads nothing: no question
 
@@ -271,16 +270,16 @@ def test_format_json(session):
 
 def test_format_rejects_unknown_and_shows_current(session):
     screen, _ = drive(session, "\\format xml\r\\format\r\\q\r")
-    assert "error: unknown format 'xml'" in screen
+    assert "error: bad value 'xml' for format: one of table, csv" in screen
     assert "format is table (choices: table, csv" in screen
 
 
 def test_timing(session):
     screen, repl = drive(session, f"\\timing\rSELECT SK FROM audit {ANA} LIMIT 1;\r\\q\r")
-    assert "timing is on" in screen and repl.timing
+    assert "timing is on" in screen and session.settings.timing
     assert "Time: " in screen.split(ANA_FIRST)[1]
-    screen, _ = drive(session, f"SELECT SK FROM audit {ANA} LIMIT 1;\r\\q\r")
-    assert "Time: " not in screen
+    screen, _ = drive(session, f"\\timing off\rSELECT SK FROM audit {ANA} LIMIT 1;\r\\q\r")
+    assert "timing is off" in screen and "Time: " not in screen
 
 
 def test_consistent_on_and_off(session):
@@ -289,10 +288,10 @@ def test_consistent_on_and_off(session):
     assert "consistent" in toolbar_parts(repl)
     screen, _ = drive(session, f"SELECT SK FROM audit {ANA} LIMIT 1;\r\\consistent off\r")
     assert "~1 RCU est." in screen  # strongly consistent: twice the cost of 0.5
-    assert "reads are eventually consistent" in screen
+    assert "consistent is off" in screen
     assert session.settings.consistent is False
     screen, _ = drive(session, "\\consistent maybe\r")
-    assert "error: \\consistent takes on or off" in screen
+    assert "error: bad value 'maybe' for consistent: on or off" in screen
 
 
 def test_i_runs_a_script(session, tmp_path):
@@ -404,9 +403,11 @@ def test_a_command_under_an_unfinished_statement_runs_and_gives_it_back(session)
 
 def test_commands_return_results():
     """One renderer for both: each command gives Results, or nothing."""
+    from types import SimpleNamespace
+
     from dynosql.result import Result
 
-    repl = argparse.Namespace(session=argparse.Namespace(settings=argparse.Namespace()))
+    repl = SimpleNamespace(session=SimpleNamespace(settings=SimpleNamespace()))
     result = commands.COMMANDS["\\?"].run(repl, "")
     assert isinstance(result, Result) and result.columns == ["command", "does"]
     assert commands.split("\\format  json ;") == ("\\format", "json")
@@ -423,11 +424,11 @@ def _terminal(repl: Repl, rows: int, columns: int) -> None:
 
 def test_tall_results_go_through_the_pager(session, tmp_path):
     paged = tmp_path / "paged.txt"
-    config = Config(pager=f"cat > {paged}")
+    session.settings.pager = f"cat > {paged}"
     screen = io.StringIO()
     with create_pipe_input() as pipe:
         pipe.send_text("SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva';\rSHOW TABLES;\r\\q\r")
-        repl = Repl(session, None, config, input=pipe, output=DummyOutput(), screen=screen)
+        repl = Repl(session, None, Config(), input=pipe, output=DummyOutput(), screen=screen)
         _terminal(repl, rows=12, columns=200)
         repl.run()
     text = screen.getvalue()
@@ -439,12 +440,13 @@ def test_tall_results_go_through_the_pager(session, tmp_path):
 def test_wide_results_go_through_the_pager(session, tmp_path):
     paged = tmp_path / "paged.txt"
     screen = io.StringIO()
+    session.settings.pager = f"cat > {paged}"
     with create_pipe_input() as pipe:
         pipe.send_text(f"SELECT SK, action FROM audit {ANA} LIMIT 1;\r\\q\r")
         repl = Repl(
             session,
             None,
-            Config(pager=f"cat > {paged}"),
+            Config(),
             input=pipe,
             output=DummyOutput(),
             screen=screen,
@@ -455,14 +457,18 @@ def test_wide_results_go_through_the_pager(session, tmp_path):
 
 
 def test_pager_choice(monkeypatch):
-    repl = argparse.Namespace(config=Config())
+    from types import SimpleNamespace
+
+    from dynosql.settings import Settings
+
+    repl = SimpleNamespace(settings=Settings())
     choose = Repl.pager_command
     assert choose(repl) == "less -SRXF"
     monkeypatch.setenv("PAGER", "more")
     assert choose(repl) == "more"
-    repl.config.pager = "off"
+    repl.settings.pager = "off"
     assert choose(repl) is None
-    repl.config.pager = "most"
+    repl.settings.pager = "most"
     assert choose(repl) == "most"
 
 
@@ -483,9 +489,8 @@ def test_toolbar_shows_where_mode_format_and_capacity(session):
 
 
 def test_quiet_leaves_out_banner_warnings_and_footer(session):
-    args = default_args()
-    args.quiet = True
-    screen, _ = drive(session, "SELECT pk FROM tenants LIMIT 1;\r\\q\r", args=args)
+    options = ReplOptions(quiet=True)
+    screen, _ = drive(session, "SELECT pk FROM tenants LIMIT 1;\r\\q\r", options=options)
     assert "TENANT#" in screen
     assert "warning" not in screen and "row ·" not in screen and "dynosql 0." not in screen
 
@@ -593,6 +598,7 @@ def test_first_run_writes_commented_defaults(tmp_path):
     text = path.read_text()
     assert '# format = "table"' in text and "# scan_confirm_rcu = 100" in text
     assert config == Config(path=path)  # everything commented: the defaults
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # it names a command run by a shell
     assert config_module.parse_toml(text) == {"colours": {}}
 
 
@@ -603,17 +609,27 @@ def test_config_values_are_read(tmp_path):
         'scan_confirm_rcu = 10\ntiming = true\n[colours]\nkeyword = "bold red"\n'
     )
     config = config_module.load(path)
-    assert (config.format, config.pager, config.history_size) == ("json", "off", 5)
-    assert (config.segments, config.rate_limit) == (4, Decimal("2.5"))
-    assert config.scan_confirm_rcu == 10 and config.timing is True
+    s = config.settings
+    assert (s.format, s.pager, s.history_size) == ("json", "off", 5)
+    assert (s.segments, s.rate_limit) == (4, Decimal("2.5"))
+    assert s.scan_confirm_rcu == 10 and s.timing is True
     assert config.colours["keyword"] == "bold red" and config.warnings == []
+    assert config.given == {
+        "format",
+        "pager",
+        "history_size",
+        "segments",
+        "rate_limit",
+        "scan_confirm_rcu",
+        "timing",
+    }
 
 
 def test_bad_config_values_warn_and_keep_defaults(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text('format = "xml"\nsegments = -1\nwhat = 1\n')
     config = config_module.load(path)
-    assert config.format == "table" and config.segments is None
+    assert config.settings.format == "table" and config.settings.segments is None
     assert len(config.warnings) == 3 and "unknown setting what" in config.warnings[2]
 
 
@@ -621,47 +637,27 @@ def test_broken_toml_warns_and_uses_defaults(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text("format = \n")
     config = config_module.load(path)
-    assert config.format == "table" and config.warnings
+    assert config.settings.format == "table" and config.warnings
 
 
-def test_minimal_toml_parser_agrees_with_tomllib():
-    tomllib = pytest.importorskip("tomllib")
-    text = (
-        "# comment\n"
-        'a = "x # not a comment \\" q"  # comment\n'
-        "b = 'lit\\eral'\n"
-        "c = 1_000\n"
-        "d = -2.5\n"
-        "e = true\n"
-        "[t]\n"
-        'k = "v"\n'
+def test_the_config_file_keys_are_the_settings_and_same_words_as_set(tmp_path):
+    from dynosql.settings import SETTINGS
+
+    text = config_module.DEFAULT_TEXT
+    for setting in SETTINGS:
+        assert f"# {setting.name} = " in text
+    # uncommenting every default gives the defaults, with no warning
+    path = tmp_path / "c.toml"
+    path.write_text(re.sub(r"(?m)^# (\w+ = )", r"\1", text))
+    config = config_module.load(path, create=False)
+    assert config.warnings == [] and config == Config(
+        settings=config.settings, given=config.given, path=path
     )
-    assert parse_minimal_toml(text) == tomllib.loads(text)
-    assert parse_minimal_toml(config_module.DEFAULT_TEXT) == tomllib.loads(
-        config_module.DEFAULT_TEXT
-    )
-    with pytest.raises(ValueError, match="line 1"):
-        parse_minimal_toml("a = \n")
-
-
-def test_run_repl_applies_the_config_unless_the_command_line_set_it(session, monkeypatch):
-    import dynosql.repl as repl_package
-    from dynosql.repl import app
-
-    path = Path(os.environ["XDG_CONFIG_HOME"]) / "dynosql" / "config.toml"
-    path.parent.mkdir(parents=True)
-    path.write_text('format = "csv"\nsegments = 3\nrate_limit = 7\n')
-    seen = []
-    monkeypatch.setattr(app.Repl, "run", lambda self: seen.append(self.config) or 0)
-    args = default_args()
-    assert repl_package.run_repl(session, args) == 0
-    s = session.settings
-    assert (s.format, s.segments, s.rate_limit) == ("csv", 3, Decimal(7))
-    args.format, args.segments = "json", 2
-    session.settings.format, session.settings.segments = "json", 2
-    repl_package.run_repl(session, args)
-    assert (session.settings.format, session.settings.segments) == ("json", 2)
-    assert seen[0].path == path
+    assert config.settings == Config().settings
+    # the words SET takes are taken here too
+    path.write_text('consistent = "yes"\nsegments = "auto"\nmax_rcu = "off"\n')
+    config = config_module.load(path, create=False)
+    assert config.warnings == [] and config.settings.consistent is True
 
 
 def test_importing_the_repl_package_is_cheap():

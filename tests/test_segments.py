@@ -79,10 +79,9 @@ def make_session(backend, table: str, segments=None) -> tuple[Session, Recorder]
     recorder = Recorder(client)
     session = Session(
         client,
-        estimate_capacity=backend.name == "moto",
         settings=Settings(segments=segments),
     )
-    session.describe(table)
+    session.table(table)
     recorder.calls.clear()
     return session, recorder
 
@@ -266,7 +265,7 @@ def test_explain_names_the_segments():
     (statement,) = parse_script("SELECT * FROM big")
     plan = plan_select(statement, info)
     assert plan.label == "Scan big (4 segments)"
-    assert plan.describe()["segments"] == 4
+    assert plan.document()["segments"] == 4
 
 
 class Overlap:

@@ -94,7 +94,7 @@ class Plan:
             text += f" + BatchGetItem {self.table.name}"
         return text
 
-    def describe(self) -> dict[str, Any]:
+    def document(self) -> dict[str, Any]:
         """The plan as JSON data (EXPLAIN --format json)."""
         return {
             "operation": self.operation,

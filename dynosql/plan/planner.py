@@ -20,6 +20,7 @@ from ..errors import PlanError
 from ..evaluate.aggregate import collect_aggregates
 from ..sql import ast
 from . import keys as K
+from .cost import read_units
 from .expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
@@ -391,8 +392,7 @@ def _avg_size(path: IndexInfo, table: TableInfo) -> int:
 
 
 def _rcu(items: float, size: int, consistent: bool) -> Decimal:
-    units = Decimal(max(1, math.ceil(items * size / 4096)))
-    return units if consistent else units / 2
+    return read_units(items * size, consistent)
 
 
 def _keyed_candidate(
@@ -476,7 +476,7 @@ def _scan_candidate(
 # --- building the requests ---------------------------------------------------------------------
 
 
-def _key_of(c: ast.Condition, path: IndexInfo) -> bool:
+def _on_key(c: ast.Condition, path: IndexInfo) -> bool:
     """Whether a conjunct names one of the path's key attributes (a Query filter may not)."""
     return any(p.root in path.keys.names for p in paths_in(c))
 
@@ -583,7 +583,7 @@ def _split(
         for c in remaining
         if expressible(c, options.typed_filters)
         and _held(c, path, table)
-        and not (operation == "Query" and _key_of(c, path))
+        and not (operation == "Query" and _on_key(c, path))
     ]
     residual = [c for c in remaining if c not in server]
     if server:

@@ -11,29 +11,30 @@ Nothing heavy is imported here: ``run_repl`` loads prompt_toolkit when it is cal
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dynosql.config import Config
+    from dynosql.session import Session
 
 
-def run_repl(session: Any, args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class ReplOptions:
+    """What the command line tells the REPL beyond the settings."""
+
+    quiet: bool = False  # no banner, footers, warnings or notes
+    debug: bool = False  # tracebacks for internal errors
+
+
+def run_repl(session: Session, options: ReplOptions, config: Config | None = None) -> int:
     """Read statements from the terminal until ``\\q`` or Ctrl-D; returns the exit code.
 
-    The config file (written with commented defaults on the first run) supplies the format,
-    segments and rate limit the command line left unset.
-    """
-    from dynosql import config as config_module
-
+    `config` supplies the colours and the warnings found reading the config file (its settings
+    are already in ``session.settings``, under the command line's flags)."""
     from .app import Repl
 
-    config = config_module.load()
-    settings = session.settings
-    if getattr(args, "format", None) is None:
-        settings.format = config.format
-    if getattr(args, "segments", None) is None and config.segments is not None:
-        settings.segments = config.segments
-    if getattr(args, "rate_limit", None) is None and config.rate_limit is not None:
-        settings.rate_limit = config.rate_limit
-    return Repl(session, args, config).run()
+    return Repl(session, options, config).run()
 
 
-__all__ = ["run_repl"]
+__all__ = ["ReplOptions", "run_repl"]

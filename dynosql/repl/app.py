@@ -8,7 +8,6 @@ screen, or into the ``\\o`` file), then the notes and the footer.
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import subprocess
@@ -28,9 +27,10 @@ from dynosql import __version__
 from dynosql.config import Config, history_path
 from dynosql.errors import DynosqlError
 from dynosql.result import Result
-from dynosql.sql import is_complete, parse_script
+from dynosql.session import Session
+from dynosql.sql import ast, is_complete, parse_script
 
-from . import commands
+from . import ReplOptions, commands
 from .completer import SessionMetadata, SqlCompleter
 from .highlight import SqlLexer, make_style, tokenize
 from .toolbar import toolbar, where
@@ -41,23 +41,6 @@ LEAVE_WORDS = ("quit", "exit", "\\quit")
 DEFAULT_PAGER = "less -SRXF"
 
 _RED, _YELLOW, _DIM, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[2m", "\x1b[0m"
-
-
-def default_args() -> argparse.Namespace:
-    return argparse.Namespace(
-        format=None,
-        quiet=False,
-        debug=False,
-        consistent=False,
-        fail_on_scan=False,
-        max_rcu=None,
-        segments=None,
-        rate_limit=None,
-        local=False,
-        endpoint_url=None,
-        region=None,
-        profile=None,
-    )
 
 
 def buffer_complete(text: str) -> bool:
@@ -140,8 +123,8 @@ class Repl:
 
     def __init__(
         self,
-        session: Any,
-        args: argparse.Namespace | None = None,
+        session: Session,
+        options: ReplOptions | None = None,
         config: Config | None = None,
         *,
         input: Any = None,
@@ -151,32 +134,32 @@ class Repl:
         complete_while_typing: bool = True,
     ):
         self.session = session
-        self.args = args or default_args()
+        self.options = options or ReplOptions()
         self.config = config or Config()
+        self.settings = session.settings
         self.screen = screen or sys.stdout
         self.input = input
         self.output = output
-        self.timing = self.config.timing
         self.done = False
         self.last_statement = ""
         self.next_default = ""
         self.format_before_x: str | None = None
         self.output_file: TextIO | None = None
         self.output_path: str | None = None
-        self.metadata = SessionMetadata(session, self.config.sample_rows)
+        self.metadata = SessionMetadata(session)
         try:
             self.is_terminal = self.screen.isatty()
         except (AttributeError, ValueError):
             self.is_terminal = False
         self.colour = self.is_terminal
         if history is None:
-            history = open_history(history_path(), self.config.history_size)
+            history = open_history(history_path(), self.settings.history_size)
         completer = SqlCompleter(self.metadata, commands.help_texts(), commands.argument_kinds())
         self.prompt_session: PromptSession = PromptSession(
             history=history,
             completer=ThreadedCompleter(completer),
             complete_while_typing=complete_while_typing,
-            lexer=SqlLexer() if self.config.highlight else None,
+            lexer=SqlLexer() if self.settings.highlight else None,
             style=make_style(self.config.colours, self.config.warnings),
             include_default_pygments_style=False,
             # the statement's buffer, not the current one (Ctrl-R focuses the search field)
@@ -188,7 +171,7 @@ class Repl:
             auto_suggest=AutoSuggestFromHistory(),
             enable_open_in_editor=True,
             search_ignore_case=True,
-            vi_mode=self.config.key_bindings == "vi",
+            vi_mode=self.settings.key_bindings == "vi",
             input=input,
             output=output,
         )
@@ -197,7 +180,7 @@ class Repl:
     # --- the loop --------------------------------------------------------------------------------
 
     def run(self) -> int:
-        if not self.args.quiet:
+        if not self.options.quiet:
             self.say(
                 f"dynosql {__version__} · {where(self.session)}\n"
                 "Statements end with ;  ·  \\? help  ·  \\q or Ctrl-D leaves",
@@ -298,29 +281,28 @@ class Repl:
                 return False
             except Exception as err:  # a bug: one line, unless --debug
                 self._clear_progress()
-                if self.args.debug:
+                if self.options.debug:
                     import traceback
 
                     traceback.print_exc(file=self.screen)
                 self.say(
                     f"error: internal error: {type(err).__name__}: {err}"
-                    + ("" if self.args.debug else " (run with --debug for the traceback)"),
+                    + ("" if self.options.debug else " (run with --debug for the traceback)"),
                     colour=_RED,
                 )
                 return False
-            if self.timing and result.kind != "status":
+            if self.settings.timing and result.kind != "status":
                 self.say(f"Time: {(time.monotonic() - started) * 1000:.3f} ms", dim=True)
 
     def present(self, result: Result) -> None:
-        from dynosql.cli import footer
         from dynosql.render import render
 
-        quiet = self.args.quiet
+        quiet = self.options.quiet
         if not quiet:
             for warning in result.warnings:
                 self.say(f"warning: {warning}", colour=_YELLOW)
         buffer = io.StringIO()
-        render(result, self.session.settings.format, buffer)
+        render(result, self.settings.format, buffer)
         self._clear_progress()
         text = buffer.getvalue()
         if self.output_file is not None:
@@ -331,8 +313,8 @@ class Repl:
         if not quiet:
             for note in result.notes:
                 self.say(f"note: {note}")
-            if getattr(result, "footer", True):
-                self.say(footer(result), dim=True)
+            if result.show_footer:
+                self.say(result.footer(), dim=True)
 
     def interrupted(self, result: Result | None) -> None:
         if result is not None and result.stats.requests:
@@ -346,7 +328,7 @@ class Repl:
             self.say("interrupted", colour=_YELLOW)
 
     def error(self, err: DynosqlError, text: str | None = None) -> None:
-        if self.args.debug:
+        if self.options.debug:
             import traceback
 
             traceback.print_exception(err, file=self.screen)
@@ -364,14 +346,14 @@ class Repl:
         self.screen.flush()
 
     def _clear_progress(self) -> None:
-        progress = getattr(self.session, "progress", None)
-        if progress is not None and hasattr(progress, "clear"):
-            progress.clear()
+        clear = getattr(self.session.progress, "clear", None)
+        if clear is not None:
+            clear()
 
     # --- pager -----------------------------------------------------------------------------------
 
     def pager_command(self) -> str | None:
-        choice = self.config.pager.strip()
+        choice = self.settings.pager.strip()
         if choice.lower() in ("off", "none", "no", "false"):
             return None
         return choice or os.environ.get("PAGER") or DEFAULT_PAGER
@@ -439,36 +421,11 @@ class Repl:
 
     # --- asking before a large Scan --------------------------------------------------------------
 
-    def scan_plan(self, statement: Any) -> Any:
-        """The Scan plan `statement` would run, or None (not a Scan, or cannot be planned:
-        running it reports the error properly)."""
-        from dynosql.plan.planner import Options, plan_full_scan
-        from dynosql.session import bind
-        from dynosql.sql import ast
-
-        session = self.session
-        try:
-            bound = bind(statement, session.params)
-            if isinstance(bound, ast.Explain) and bound.analyze:
-                bound = bound.statement
-            if isinstance(bound, ast.Select):
-                plan = session.plan(bound)
-            elif isinstance(bound, ast.ShowHotKeys):
-                options = Options(
-                    consistent=session.settings.consistent, segments=session.settings.segments
-                )
-                plan = plan_full_scan(session.describe(bound.table), bound.index, options)
-            else:
-                return None
-        except DynosqlError:
-            return None
-        return plan if plan.is_scan else None
-
-    def confirm_scan(self, statement: Any) -> bool:
-        threshold = self.config.scan_confirm_rcu
-        if not threshold or self.session.settings.fail_on_scan:
+    def confirm_scan(self, statement: ast.Statement) -> bool:
+        threshold = self.settings.scan_confirm_rcu
+        if not threshold or self.settings.fail_on_scan:
             return True  # never asked, or the guard refuses it anyway
-        plan = self.scan_plan(statement)
+        plan = self.session.scan_plan(statement)
         if plan is None or plan.estimate.rcu <= threshold:
             return True
         question = f"{plan.label} reads {plan.estimate.text()}. Run it? [y/N] "
@@ -487,8 +444,4 @@ def _one(produce: Callable[[], Result]) -> Iterator[Result]:
     yield produce()
 
 
-def run(session: Any, args: argparse.Namespace | None, config: Config, **kwargs: Any) -> int:
-    return Repl(session, args, config, **kwargs).run()
-
-
-__all__: Iterable[str] = ["Repl", "buffer_complete", "open_history", "run", "trim_history"]
+__all__: Iterable[str] = ["Repl", "buffer_complete", "open_history", "trim_history"]

@@ -8,7 +8,6 @@ shown as ``error: ...`` like any other.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import shlex
 import subprocess
@@ -19,13 +18,10 @@ from typing import TYPE_CHECKING
 
 from dynosql.errors import DynosqlError
 from dynosql.result import Result
+from dynosql.settings import SETTINGS, Setting, SettingError, Switch
 
 if TYPE_CHECKING:
     from .app import Repl
-
-FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "vertical")
-ON = ("on", "true", "1", "yes")
-OFF = ("off", "false", "0", "no")
 
 
 class CommandError(DynosqlError):
@@ -81,15 +77,13 @@ def status(text: str) -> Result:
 
 
 def _switch(arg: str, current: bool, what: str) -> bool:
-    """``on``/``off``, or no argument to toggle."""
-    word = arg.lower()
-    if not word:
+    """``on``/``off`` (the words a switch setting takes), or no argument to toggle."""
+    if not arg:
         return not current
-    if word in ON:
-        return True
-    if word in OFF:
-        return False
-    raise CommandError(f"{what} takes on or off, not {arg!r}")
+    try:
+        return bool(Switch().parse(arg))
+    except ValueError:
+        raise CommandError(f"{what} takes on or off, not {arg!r}") from None
 
 
 def _table_name(arg: str) -> str:
@@ -115,9 +109,7 @@ def help_(repl: Repl, arg: str) -> Result:
         {"command": "Ctrl-C · Ctrl-D", "does": "Cancel the statement or read · leave"},
         {"command": "Ctrl-X Ctrl-E", "does": "Edit the statement in $EDITOR"},
     ]
-    result = Result(["command", "does"], iter(rows))
-    result.footer = False  # a help screen needs no row count
-    return result
+    return Result(["command", "does"], iter(rows), show_footer=False)
 
 
 @command("\\q")
@@ -129,10 +121,7 @@ def quit_(repl: Repl, arg: str) -> None:
 @command("\\dt", "[PATTERN]")
 def tables(repl: Repl, arg: str) -> Result:
     """List the tables (PATTERN: a glob such as 'aud*')."""
-    repl.session.catalog.refresh()
-    names = repl.session.catalog.table_names()
-    if arg:
-        names = [n for n in names if fnmatch.fnmatchcase(n, arg)]
+    names = repl.session.tables(arg or None)
     return Result(["table"], iter([{"table": n} for n in names]))
 
 
@@ -144,7 +133,7 @@ def tables_plus(repl: Repl, arg: str) -> Result:
     names = list(tables(repl, arg).rows)
     rows = []
     for row in names:
-        info = repl.session.describe(row["table"])
+        info = repl.session.table(row["table"])
         rows.append(
             {
                 "table": info.name,
@@ -166,13 +155,13 @@ def describe(repl: Repl, arg: str) -> Result:
         return tables(repl, "")
     from dynosql.describe import describe_result
 
-    return describe_result(repl.session.describe(_table_name(arg)))
+    return describe_result(repl.session.table(_table_name(arg)))
 
 
 @command("\\x", "[on|off]", complete="onoff")
 def expanded(repl: Repl, arg: str) -> Result:
     """Toggle vertical output (one block per row)."""
-    settings = repl.session.settings
+    settings = repl.settings
     on = _switch(arg, settings.format == "vertical", "\\x")
     if on and settings.format != "vertical":
         repl.format_before_x = settings.format
@@ -180,34 +169,6 @@ def expanded(repl: Repl, arg: str) -> Result:
     elif not on and settings.format == "vertical":
         settings.format = repl.format_before_x or "table"
     return status(f"expanded display is {'on' if on else 'off'}")
-
-
-@command("\\format", "[FMT]", complete="format")
-def format_(repl: Repl, arg: str) -> Result:
-    """Set the output format: table, csv, tsv, json, jsonl, markdown, vertical."""
-    settings = repl.session.settings
-    if not arg:
-        return status(f"format is {settings.format} (choices: {', '.join(FORMATS)})")
-    if arg.lower() not in FORMATS:
-        raise CommandError(f"unknown format {arg!r}; choose one of {', '.join(FORMATS)}")
-    settings.format = arg.lower()
-    return status(f"format is {settings.format}")
-
-
-@command("\\timing", "[on|off]", complete="onoff")
-def timing(repl: Repl, arg: str) -> Result:
-    """Show how long each statement took, rendering included."""
-    repl.timing = _switch(arg, repl.timing, "\\timing")
-    return status(f"timing is {'on' if repl.timing else 'off'}")
-
-
-@command("\\consistent", "[on|off]", complete="onoff")
-def consistent(repl: Repl, arg: str) -> Result:
-    """Strongly consistent reads (twice the cost; not on GSIs)."""
-    settings = repl.session.settings
-    settings.consistent = _switch(arg, settings.consistent, "\\consistent")
-    mode = "strongly consistent" if settings.consistent else "eventually consistent"
-    return status(f"reads are {mode}")
 
 
 @command("\\i", "FILE", complete="path")
@@ -273,30 +234,8 @@ def set_param(repl: Repl, arg: str) -> Result:
 
 @command("\\settings")
 def settings(repl: Repl, arg: str) -> Result:
-    """Show the session's settings (SET name = value changes them)."""
-    import dataclasses
-
-    from dynosql.session import SETTINGS_HELP
-
-    current = dataclasses.asdict(repl.session.settings)
-    rows = []
-    for name, meaning in SETTINGS_HELP.items():
-        value = current.get(name)
-        if isinstance(value, bool):
-            text = "on" if value else "off"
-        elif value is None:
-            text = "auto" if name == "segments" else "off"
-        else:
-            text = str(value)
-        rows.append({"setting": name, "value": text, "meaning": meaning})
-    rows.append(
-        {
-            "setting": "scan_confirm_rcu",
-            "value": str(repl.config.scan_confirm_rcu),
-            "meaning": "ask before a Scan estimated above this many RCU (config file)",
-        }
-    )
-    return Result(["setting", "value", "meaning"], iter(rows))
+    """Show the settings (SET name = value changes them)."""
+    return repl.session.settings_result()
 
 
 @command("\\refresh")
@@ -304,6 +243,35 @@ def refresh(repl: Repl, arg: str) -> Result:
     """Forget cached tables and attribute names (completion reads them again)."""
     repl.metadata.refresh()
     return status("table and attribute names will be read again")
+
+
+def _setting_command(setting: Setting) -> None:
+    """``\\name [VALUE]`` for a setting of the table: alone it shows the value (a switch
+    toggles), with a value it sets it through the session, as SET does."""
+
+    def run(repl: Repl, arg: str) -> Result:
+        session = repl.session
+        if not arg:
+            if not isinstance(setting.kind, Switch):
+                words = setting.kind.words
+                choices = f" (choices: {', '.join(words)})" if words else ""
+                return status(f"{setting.name} is {session.settings.show(setting.name)}{choices}")
+            arg = "off" if getattr(session.settings, setting.name) else "on"
+        try:
+            session.set(setting.name, arg)
+        except SettingError as err:
+            raise CommandError(str(err)) from err
+        return status(f"{setting.name} is {session.settings.show(setting.name)}")
+
+    run.__doc__ = setting.help[0].upper() + setting.help[1:]
+    usage = "[on|off]" if isinstance(setting.kind, Switch) else "[VALUE]"
+    complete = f"setting:{setting.name}"
+    command(str(setting.command), usage, complete)(run)
+
+
+for _setting in SETTINGS:
+    if _setting.command:
+        _setting_command(_setting)
 
 
 # --- helpers -------------------------------------------------------------------------------------

@@ -22,27 +22,23 @@ import re
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
+from dynosql.settings import SETTINGS as SETTING_TABLE
+
 from .highlight import FUNCTIONS, KEYWORD_SET, Token, significant, statement_start, tokenize
+
+if TYPE_CHECKING:
+    from dynosql.session import Session
 
 STARTERS = ("SELECT", "EXPLAIN", "SHOW", "DESCRIBE", "SET")
 AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
 CONDITION_FUNCTIONS = tuple(f for f in FUNCTIONS if f not in AGGREGATES)
-SETTINGS = ("consistent", "segments", "max_rcu", "rate_limit", "fail_on_scan", "format")
-FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "vertical")
-SETTING_VALUES = {
-    "consistent": ("on", "off"),
-    "fail_on_scan": ("on", "off"),
-    "segments": ("auto",),
-    "max_rcu": ("off",),
-    "rate_limit": ("off",),
-    "format": FORMATS,
-}
+SETTINGS = tuple(s.name for s in SETTING_TABLE if s.live)
+SETTING_VALUES = {s.name: s.kind.words for s in SETTING_TABLE}
 COMPARISONS = {"=", "<>", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "LIKE"}
 NAME_KINDS = ("word", "keyword", "function", "identifier")
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -107,13 +103,12 @@ class StaticMetadata:
 
 class SessionMetadata:
     """Names from a live session: ListTables and DescribeTable through the session's catalog,
-    and attribute names from one small Scan per table (``sample_rows`` items, read once per
-    session, its capacity added to the session's total). Failures complete nothing rather
-    than disturb the prompt. `refresh` forgets everything (``\\refresh``)."""
+    and attribute names from `Session.sample_attributes` (one small Scan per table, read once,
+    counted and guarded like any read). Failures complete nothing rather than disturb the
+    prompt. `refresh` forgets everything (``\\refresh``)."""
 
-    def __init__(self, session: Any, sample_rows: int = 20):
+    def __init__(self, session: Session):
         self.session = session
-        self.sample_rows = sample_rows
         self._lock = threading.RLock()
         self._names: list[str] | None = None
         self._tables: dict[str, Any] = {}
@@ -124,13 +119,13 @@ class SessionMetadata:
             self._names = None
             self._tables.clear()
             self._samples.clear()
-            self.session.catalog.refresh()
+            self.session.refresh()
 
     def table_names(self) -> list[str]:
         with self._lock:
             if self._names is None:
                 try:
-                    self._names = list(self.session.catalog.table_names())
+                    self._names = self.session.tables()
                 except Exception:  # noqa: BLE001 - completion must never break the prompt
                     return []
             return self._names
@@ -139,7 +134,7 @@ class SessionMetadata:
         with self._lock:
             if name not in self._tables:
                 try:
-                    self._tables[name] = self.session.describe(name)
+                    self._tables[name] = self.session.table(name)
                 except Exception:  # noqa: BLE001
                     self._tables[name] = None
             return self._tables[name]
@@ -165,26 +160,10 @@ class SessionMetadata:
             return list(names)
 
     def _sample(self, name: str) -> list[str]:
-        if self.sample_rows <= 0:
-            return []
-        from dynosql import values
-
         try:
-            page = self.session.client.scan(
-                TableName=name, Limit=self.sample_rows, ReturnConsumedCapacity="TOTAL"
-            )
-        except Exception:  # noqa: BLE001
+            return self.session.sample_attributes(name, self.session.settings.sample_rows)
+        except Exception:  # noqa: BLE001 - completion must never break the prompt
             return []
-        items = [values.decode_item(item) for item in page.get("Items", [])]
-        if getattr(self.session, "estimate_capacity", False):
-            used = values.read_units(sum(values.item_size(i) for i in items))
-        else:
-            used = Decimal(str((page.get("ConsumedCapacity") or {}).get("CapacityUnits") or 0))
-        self.session.total_capacity += used
-        names: set[str] = set()
-        for item in items:
-            names.update(item)
-        return sorted(names)
 
 
 # --- the pure part -------------------------------------------------------------------------------
@@ -331,8 +310,9 @@ def suggest(
             return []
         if kind == "table":
             return out(metadata.table_names(), "table", "table")
-        if kind == "format":
-            return out(FORMATS, "value", "format", quote=False)
+        if kind.startswith("setting:"):
+            words = SETTING_VALUES.get(kind.split(":", 1)[1], ())
+            return out(words, "value", "", quote=False)
         if kind == "onoff":
             return out(("on", "off"), "value", "", quote=False)
         return []

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from dynosql.result import format_capacity
 
+if TYPE_CHECKING:
+    from dynosql.session import Session
 
-def where(session: Any) -> str:
+    from .app import Repl
+
+
+def where(session: Session) -> str:
     """``local``, a custom endpoint's host, or ``aws``; then the region."""
     region = session.region or "?"
-    if getattr(session, "local", None) is not None:
+    if session.local is not None:
         return f"local (embedded) · {region}"
     endpoint = session.endpoint
     host = urlparse(endpoint).netloc if endpoint else ""
@@ -20,14 +25,14 @@ def where(session: Any) -> str:
     return f"aws · {region}"
 
 
-def capacity(session: Any) -> str:
+def capacity(session: Session) -> str:
     value = format_capacity(session.total_capacity)
-    if getattr(session, "estimate_capacity", False):
+    if session.estimating:
         return f"~{value} RCU est. used"
     return f"{value} RCU used"
 
 
-def toolbar_parts(repl: Any) -> list[str]:
+def toolbar_parts(repl: Repl) -> list[str]:
     session = repl.session
     s = session.settings
     parts = [
@@ -42,13 +47,13 @@ def toolbar_parts(repl: Any) -> list[str]:
         parts.append(f"max {format_capacity(s.max_rcu)} RCU")
     if s.rate_limit is not None:
         parts.append(f"≤ {format_capacity(s.rate_limit)} RCU/s")
-    if repl.timing:
+    if s.timing:
         parts.append("timing")
     if repl.output_path:
         parts.append(f"→ {repl.output_path}")
     return parts
 
 
-def toolbar(repl: Any) -> list[tuple[str, str]]:
+def toolbar(repl: Repl) -> list[tuple[str, str]]:
     text = " " + " │ ".join(toolbar_parts(repl)) + "   \\? help "
     return [("class:bottom-toolbar", text)]
