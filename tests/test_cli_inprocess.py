@@ -1,0 +1,70 @@
+"""The command in-process (tests/cli_runner.py) against the shared example servers: the same
+exit codes, stdout and stderr as a real process, in milliseconds."""
+
+from __future__ import annotations
+
+import json
+
+from cli_runner import cli_env, run_cli
+
+
+def test_select_json_and_footer(examples_backend, tmp_path):
+    url = examples_backend.endpoint_url
+    run = run_cli(
+        "--endpoint-url",
+        url,
+        "--format",
+        "json",
+        "-e",
+        "SELECT PK, SK FROM drive WHERE PK = 'DRIVE#alice' ORDER BY SK LIMIT 2",
+        env=cli_env(tmp_path),
+    )
+    assert run.returncode == 0, run.stderr
+    rows = json.loads(run.stdout)
+    assert [r["PK"] for r in rows] == ["DRIVE#alice", "DRIVE#alice"]
+    assert rows[0]["SK"] < rows[1]["SK"]
+    assert run.err_lines[-1].startswith("2 rows · Query drive · ")
+
+
+def test_bad_sql_is_one_line_and_exit_1(examples_backend, tmp_path):
+    run = run_cli(
+        "--endpoint-url", examples_backend.endpoint_url, "-e", "SELEC 1", env=cli_env(tmp_path)
+    )
+    assert run.returncode == 1
+    assert run.one_error().startswith("error: line 1, column ")
+
+
+def test_flags_win_over_the_config_file_which_wins_over_defaults(examples_backend, tmp_path):
+    config = tmp_path / "config" / "dynosql" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('format = "csv"\nfail_on_scan = "yes"\n')
+    env = cli_env(tmp_path)
+    url = ["--endpoint-url", examples_backend.endpoint_url]
+    run = run_cli(*url, "-e", "SELECT COUNT(*) FROM drive", env=env)
+    assert run.returncode == 3 and "--fail-on-scan" in run.one_error()
+    run = run_cli(*url, "-e", "SELECT PK FROM drive WHERE PK = 'DRIVE#alice' LIMIT 1", env=env)
+    assert run.returncode == 0 and run.stdout.splitlines() == ["PK", "DRIVE#alice"]
+    run = run_cli(
+        *url,
+        "--format",
+        "jsonl",
+        "-e",
+        "SELECT PK FROM drive WHERE PK = 'DRIVE#alice' LIMIT 1",
+        env=env,
+    )
+    assert run.stdout == '{"PK": "DRIVE#alice"}\n'
+
+
+def test_a_bad_config_value_warns_and_keeps_the_default(examples_backend, tmp_path):
+    config = tmp_path / "config" / "dynosql" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('format = "xml"\n')
+    run = run_cli(
+        "--endpoint-url",
+        examples_backend.endpoint_url,
+        "-e",
+        "SET format = csv",
+        env=cli_env(tmp_path),
+    )
+    assert run.returncode == 0
+    assert "warning: config: format = 'xml' is not one of table" in run.stderr
