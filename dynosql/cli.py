@@ -16,7 +16,8 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
-from .errors import DynosqlError
+from .errors import DynosqlError, internal_error_text
+from .result import interrupted_text
 from .settings import Settings, add_arguments, from_arguments
 
 if TYPE_CHECKING:
@@ -117,11 +118,11 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     scripts = _scripts(args)
     interactive = scripts is None
-    if not interactive:
+    parsed: list = []
+    if scripts is not None:
         # parse everything before the first request: a typo on the last line costs nothing
         from .sql import parse_script
 
-        parsed = []
         for label, script in scripts:
             try:
                 parsed.extend(parse_script(script))
@@ -151,7 +152,7 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
         if args.file == "-":
             return [(None, sys.stdin.read())]
         try:
-            with open(args.file, encoding="utf-8") as f:
+            with open(_script_path(args.file), encoding="utf-8") as f:
                 return [(None, f.read())]
         except OSError as err:
             _err(f"error: cannot read {args.file}: {err.strerror}")
@@ -174,6 +175,19 @@ def _settings(args: argparse.Namespace, interactive: bool) -> tuple[Settings, An
         for warning in config.warnings:
             _err(f"warning: {warning}")
     return from_arguments(args, config.settings), config
+
+
+def _script_path(path: str) -> str:
+    """`path`, or, for ``examples/NAME.sql`` that is not here, the copy installed with
+    dynosql (so the examples `--help` shows work from any directory)."""
+    if os.path.exists(path):
+        return path
+    parts = os.path.normpath(path).split(os.sep)
+    if len(parts) == 2 and parts[0] == "examples" and parts[1].endswith(".sql"):
+        packaged = os.path.join(os.path.dirname(__file__), "examples", parts[1])
+        if os.path.exists(packaged):
+            return packaged
+    return path
 
 
 def _connect(args: argparse.Namespace, params: dict[str, Any], settings: Settings) -> Any:
@@ -210,15 +224,7 @@ def run_statements(
         except KeyboardInterrupt:
             if session.progress is not None:
                 session.progress.clear()
-            if result is not None:
-                s = result.stats
-                print(
-                    f"interrupted: read {s.items_scanned} items in {s.requests} requests "
-                    f"({s.capacity_text()}) before stopping",
-                    file=err,
-                )
-            else:
-                print("interrupted", file=err)
+            print(interrupted_text(result), file=err)
             return EXIT_INTERRUPTED
         except BrokenPipeError:
             raise
@@ -231,10 +237,7 @@ def run_statements(
             out.flush()
             if args.debug:
                 raise
-            print(
-                f"error: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
-                file=err,
-            )
+            print(internal_error_text(error, debug=False), file=err)
             return EXIT_FAILED
         if session.progress is not None:
             session.progress.clear()

@@ -170,4 +170,4 @@ def parse_toml(text: str) -> dict[str, Any]:
     try:
         return toml.loads(text)
     except toml.TOMLDecodeError as err:
-        raise ValueError(str(err)) from None
+        raise ValueError(str(err)) from err

@@ -254,8 +254,8 @@ def _drive_items() -> Iterator[dict[str, Any]]:
             tree.file(rng.choice(photo_dirs) + name, rng.randint(900_000, 9_500_000), tags, meta)
         # Documents.
         for name in rng.sample(_DOC_NAMES, min(len(_DOC_NAMES), 3 + weight)):
-            meta = {"pages": _num(rng.randint(1, 40))} if name.endswith(".pdf") else None
-            tree.file(f"root/documents/{name}", rng.randint(4_000, 3_000_000), meta=meta)
+            pages = {"pages": _num(rng.randint(1, 40))} if name.endswith(".pdf") else None
+            tree.file(f"root/documents/{name}", rng.randint(4_000, 3_000_000), meta=pages)
         for name in rng.sample(_TAX_DOCS, min(len(_TAX_DOCS), 1 + weight)):
             tree.file(f"root/documents/taxes/{name}", rng.randint(20_000, 900_000), ["tax"])
         for name in _CONTRACTS[: 1 + weight // 2]:
@@ -334,7 +334,7 @@ def _audit_items() -> Iterator[dict[str, Any]]:
     start = datetime(2026, 3, 1, tzinfo=timezone.utc)
     span_ms = 31 * 24 * 3600 * 1000  # all of March 2026
     seen: set[tuple[str, str]] = set()
-    items = []
+    items: list[dict[str, Any]] = []
     while len(items) < 1000:
         actor = rng.choices(actors, weights)[0]
         moment = start + timedelta(milliseconds=rng.randrange(span_ms))
@@ -504,7 +504,9 @@ def _tenants_items() -> Iterator[dict[str, Any]]:
             if email in emails:
                 continue
             emails.append(email)
-            role = "admin" if len(emails) == 1 else rng.choices(list(_ROLES), _ROLES.values())[0]
+            role = (
+                "admin" if len(emails) == 1 else rng.choices(list(_ROLES), list(_ROLES.values()))[0]
+            )
             yield {
                 "pk": pk,
                 "sk": f"USER#{email}",

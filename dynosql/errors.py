@@ -42,6 +42,12 @@ class ExecutionError(DynosqlError):
     """DynamoDB (or the connection to it) failed and retries could not help."""
 
 
+def internal_error_text(err: BaseException, debug: bool) -> str:
+    """One line for a bug (anything that is not a DynosqlError)."""
+    hint = "" if debug else " (run with --debug for the traceback)"
+    return f"error: internal error: {type(err).__name__}: {err}{hint}"
+
+
 THROTTLE_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 )

@@ -22,7 +22,7 @@ from .errors import ExecutionError, GuardError, classify, translate_error
 from .evaluate.predicate import matches
 from .plan.cost import read_units
 from .plan.model import Plan, Request
-from .result import Stats
+from .result import ProgressSink, Stats
 
 MAX_UNPROCESSED_ROUNDS = 12
 RETRY_ROUNDS = 6  # for throttles, on top of botocore's own attempts
@@ -50,7 +50,7 @@ class Executor:
         client: Any,
         estimate_capacity: bool = False,
         limits: Limits | None = None,
-        progress: Callable[[Stats], None] | None = None,
+        progress: ProgressSink | None = None,
     ):
         self.client = client
         self.estimate_capacity = estimate_capacity
@@ -76,26 +76,30 @@ class Executor:
         """The item count of a Select=COUNT plan."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
-        streams = [
-            (
-                lambda r=request, p=params: (
-                    pg.get("Count", 0) for pg, _ in self._pages(plan, r.operation, p, stats)
-                )
+
+        def counts(operation: str, params: dict) -> Callable[[], Iterator[int]]:
+            return lambda: (
+                pg.get("Count", 0) for pg, _ in self._pages(plan, operation, params, stats)
             )
+
+        streams = [
+            counts(request.operation, params)
             for request in plan.requests
             for params in self._segment_requests(plan, request)
         ]
-        counts = streams[0]() if len(streams) == 1 else _concurrent(streams)
-        return sum(counts)
+        return sum(streams[0]() if len(streams) == 1 else _concurrent(streams))
 
     # --- streams -------------------------------------------------------------------------------
 
     def _streams(self, plan: Plan, stats: Stats) -> list[Callable[[], Iterator[dict]]]:
-        streams = []
-        for request in plan.requests:
-            for params in self._segment_requests(plan, request):
-                streams.append(lambda r=request, p=params: self._request_items(plan, r, p, stats))
-        return streams
+        def stream(request: Request, params: dict) -> Callable[[], Iterator[dict]]:
+            return lambda: self._request_items(plan, request, params, stats)
+
+        return [
+            stream(request, params)
+            for request in plan.requests
+            for params in self._segment_requests(plan, request)
+        ]
 
     def _segment_requests(self, plan: Plan, request: Request) -> list[dict]:
         if request.operation == "Scan" and plan.segments > 1:
@@ -163,7 +167,7 @@ class Executor:
         names = plan.table.keys.names
         wanted = [values.decode_item(key) for key in spec["Keys"]]
         got: dict[tuple, dict] = {}
-        pending = {table: spec}
+        pending: dict[str, Any] = {table: spec}
         for attempt in range(MAX_UNPROCESSED_ROUNDS):
             response = self._call(
                 "batch_get_item", {**params, "RequestItems": pending}, stats, plan
@@ -189,14 +193,15 @@ class Executor:
             misses = len(wanted) - len(got)
             self._add_capacity(stats, self._unit_cost(plan, 1) * misses)
         for key in wanted:  # in the order asked for: a key-ordered read stays ordered
-            item = got.get(key_tuple(key, names))
-            if item is not None:
-                yield item
+            found = got.get(key_tuple(key, names))
+            if found is not None:
+                yield found
 
     def _fetch(self, plan: Plan, index_items: list[dict], stats: Stats) -> list[dict]:
         """Full items from the base table for items read through a partial-projection index."""
         names = plan.table.keys.names
         out: list[dict] = []
+        assert plan.fetch is not None
         template = plan.fetch.params
         table = plan.table.name
         for start in range(0, len(index_items), 100):
@@ -329,7 +334,7 @@ def _dedupe(items: Iterator[dict], names: tuple[str, ...]) -> Iterator[dict]:
 _DONE = object()
 
 
-def _concurrent(streams: list[Callable[[], Iterator[dict]]], workers: int = 8) -> Iterator[dict]:
+def _concurrent(streams: list[Callable[[], Iterator[Any]]], workers: int = 8) -> Iterator[Any]:
     """Run several item streams in threads and yield their items as they arrive.
 
     When the consumer stops (LIMIT reached, an error), the workers stop at their next page.

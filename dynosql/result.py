@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 Row = dict[str, Any]  # column name -> decoded DynamoDB value; a missing attribute is absent
 
@@ -52,6 +52,25 @@ class Stats:
             parts.append(self.capacity_text())
         parts.append(f"{self.elapsed:.3f}s")
         return " · ".join(parts)
+
+
+def interrupted_text(result: Result | None) -> str:
+    """What to say after Ctrl-C: what the statement read and cost before it stopped."""
+    if result is not None and result.stats.requests:
+        s = result.stats
+        return (
+            f"interrupted: read {s.items_scanned} items in {s.requests} requests "
+            f"({s.capacity_text()}) before stopping"
+        )
+    return "interrupted"
+
+
+class ProgressSink(Protocol):
+    """Where long reads report as pages arrive (a self-overwriting line on a terminal)."""
+
+    def __call__(self, stats: Stats) -> None: ...
+
+    def clear(self) -> None: ...
 
 
 def format_capacity(value: Decimal) -> str:

@@ -11,9 +11,9 @@ import dataclasses
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import values
 from .capabilities import MOTO, Capabilities, probe
@@ -24,10 +24,13 @@ from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
 from .execute import Executor, Limits
 from .plan.model import Plan
 from .plan.planner import Options, plan_full_scan, plan_select
-from .result import Result, Stats
+from .result import ProgressSink, Result, Stats
 from .settings import SettingError, Settings
 from .sql import ast, parse_script
 from .sql.parse import MAX_LIMIT
+
+if TYPE_CHECKING:
+    from .local import LocalDynamo
 
 
 def make_client(
@@ -84,7 +87,7 @@ class Session:
         capabilities: Capabilities | None = None,
         settings: Settings | None = None,
         params: dict[str, Any] | None = None,
-        progress: Callable[[Stats], None] | None = None,
+        progress: ProgressSink | None = None,
     ):
         self.client = client if client is not None else make_client(endpoint_url, region, profile)
         self._capabilities = capabilities
@@ -93,7 +96,7 @@ class Session:
         self.params = dict(params or {})
         self.progress = progress
         self.total_capacity = Decimal(0)
-        self.local: Any = None  # the embedded server, when Session.local() started one
+        self.embedded: LocalDynamo | None = None  # the server Session.local() started
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
@@ -102,13 +105,13 @@ class Session:
 
         server = start_local(load_examples=load_examples)
         session = cls(server.client(), capabilities=MOTO, **kwargs)
-        session.local = server
+        session.embedded = server
         return session
 
     def close(self) -> None:
-        if self.local is not None:
-            self.local.stop()
-            self.local = None
+        if self.embedded is not None:
+            self.embedded.stop()
+            self.embedded = None
 
     def __enter__(self) -> Session:
         return self

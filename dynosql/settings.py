@@ -318,7 +318,7 @@ def parse_value(setting: Setting, text: str) -> Any:
     try:
         return setting.kind.parse(text)
     except ValueError as err:
-        raise SettingError(f"bad value {text.strip()!r} for {setting.name}: {err}") from None
+        raise SettingError(f"bad value {text.strip()!r} for {setting.name}: {err}") from err
 
 
 @dataclasses.dataclass
@@ -398,7 +398,7 @@ def _argparse_type(setting: Setting) -> Any:
         try:
             return setting.kind.parse(text)
         except ValueError as err:
-            raise argparse.ArgumentTypeError(f"{err}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{err}, got {text!r}") from err
 
     convert.__name__ = setting.name  # argparse names the type in its messages
     return convert

@@ -303,6 +303,7 @@ def number_size(value: Decimal) -> int:
     if value == 0:
         return 1
     sign, digits, exponent = value.normalize(DECIMAL_CONTEXT).as_tuple()
+    assert isinstance(exponent, int)  # a finite number
     n = len(digits)
     # Digits are stored in pairs aligned on the decimal point; an odd alignment costs a byte.
     first_digit_exponent = n + exponent - 1

@@ -73,3 +73,12 @@ def examples_backend(request: pytest.FixtureRequest) -> Backend:
 def table_name() -> str:
     """A fresh unique table name for a test that creates its own table."""
     return unique_name()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The fast loop (`-m "not slow"`) runs the execution tests on moto only; the full suite
+    (CI) runs them on dynalite too. A test parametrized with the dynalite backend is slow."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "dynalite" in callspec.id.split("-"):
+            item.add_marker(pytest.mark.slow)

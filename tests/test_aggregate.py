@@ -273,6 +273,7 @@ def check_rows(q: O.Query, got: list[dict], items: list[dict], sql: str) -> None
         assert keys == want[: len(keys)], sql
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.data())
 def test_differential(backend, session, agg_table, data):
@@ -306,6 +307,7 @@ def item_lists(draw):
     return items
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(items=item_lists(), data=st.data())
 def test_differential_generated_data(backend, session, items, data):

@@ -19,8 +19,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 import pytest
 from backends import unique_name
+from cli_runner import cli_env, run_cli
 
 import dynosql
 from dynosql import datasets
@@ -123,38 +123,28 @@ def uses(*keys: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 
 class LocalRuns:
-    """The declared runs, started together on first use; `runs[key]` waits for one."""
+    """The declared runs, run in-process (tests/cli_runner.py) against the shared moto server
+    with the example datasets, in place of ``--local``: the same data and the same backend,
+    without booting an embedded moto per run. `runs[key]` runs one once and keeps its result.
+    The ``--local`` path itself keeps real-process tests (test_local_*, test_repl_e2e)."""
 
-    def __init__(self, keys: set[str]):
-        self.keys = keys
-        self.pool: ThreadPoolExecutor | None = None
-        self.futures: dict[str, Future[Run]] = {}
+    def __init__(self, endpoint_url: str, env: dict[str, str]):
+        self.endpoint_url = endpoint_url
+        self.env = env
+        self.done: dict[str, Run] = {}
 
     def __getitem__(self, key: str) -> Run:
-        if self.pool is None:
-            workers = max(2, min(4, os.cpu_count() or 2)) + 1  # one run mostly sleeps in retries
-            self.pool = ThreadPoolExecutor(max_workers=workers)
-            for k in [k for k in LOCAL_RUNS if k in self.keys or k == key]:
-                args, stdin = LOCAL_RUNS[k]
-                self.futures[k] = self.pool.submit(dynosql_cmd, *args, stdin=stdin)
-        if key not in self.futures:
+        if key not in self.done:
             args, stdin = LOCAL_RUNS[key]
-            self.futures[key] = self.pool.submit(dynosql_cmd, *args, stdin=stdin)
-        return self.futures[key].result(timeout=TIMEOUT * 3)
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True)
+            assert args[0] == "--local", args
+            got = run_cli("--endpoint-url", self.endpoint_url, *args[1:], stdin=stdin, env=self.env)
+            self.done[key] = Run(got.returncode, got.stdout, got.stderr)
+        return self.done[key]
 
 
 @pytest.fixture(scope="module")
-def local(request: pytest.FixtureRequest) -> Iterator[LocalRuns]:
-    keys: set[str] = set()
-    for item in request.session.items:
-        keys.update(getattr(getattr(item, "function", None), "_local_runs", ()))
-    runs = LocalRuns(keys)
-    yield runs
-    runs.close()
+def local(moto_examples_backend: Any, tmp_path_factory: pytest.TempPathFactory) -> LocalRuns:
+    return LocalRuns(moto_examples_backend.endpoint_url, cli_env(tmp_path_factory.mktemp("cli")))
 
 
 # --- values from the example datasets ------------------------------------------------------------
@@ -746,6 +736,7 @@ def test_unknown_index_lists_indexes_and_debug_shows_traceback(local: LocalRuns)
     assert debug.err_lines[-1].startswith("error: ") and "gsi1" in debug.err_lines[-1]
 
 
+@pytest.mark.slow
 def test_syntax_error_in_a_file_fails_before_anything_runs() -> None:
     run = dynosql_cmd("--local", "-f", str(DATA / "cli_syntax_error.sql"))
     assert run.returncode == 1
@@ -754,6 +745,7 @@ def test_syntax_error_in_a_file_fails_before_anything_runs() -> None:
     assert run.err_lines == [run.err_lines[-1]]  # no footer: nothing ran
 
 
+@pytest.mark.slow
 def test_syntax_error_in_second_e_names_it() -> None:
     run = dynosql_cmd("--local", "-e", GET_BEACH, "-e", "SELECT name FROM drive WHERE PK = ")
     assert run.returncode == 1
@@ -761,6 +753,7 @@ def test_syntax_error_in_second_e_names_it() -> None:
     assert run.one_error().startswith("error: -e #2: line 1, column ")
 
 
+@pytest.mark.slow
 def test_unreadable_file() -> None:
     run = dynosql_cmd("--local", "-f", str(DATA / "no-such-file.sql"))
     assert run.returncode == 1 and run.stdout == ""
@@ -770,6 +763,7 @@ def test_unreadable_file() -> None:
 # --- bad usage: exit 2 ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, mentions",
     [
@@ -796,12 +790,14 @@ def test_bad_usage_exits_2(args: list[str], mentions: str) -> None:
 # --- --version, --help, imports, console script -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_version() -> None:
     run = dynosql_cmd("--version")
     assert run.returncode == 0
     assert run.stdout == f"dynosql {dynosql.__version__}\n"
 
 
+@pytest.mark.slow
 def test_help_shows_flags_and_examples() -> None:
     run = dynosql_cmd("--help")
     assert run.returncode == 0
@@ -829,6 +825,7 @@ def test_help_shows_flags_and_examples() -> None:
     assert "exit codes" in run.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", ["--version", "--help"])
 def test_version_and_help_import_no_aws_library(flag: str) -> None:
     proc = subprocess.run(
@@ -850,6 +847,7 @@ def test_version_and_help_import_no_aws_library(flag: str) -> None:
     assert heavy == []
 
 
+@pytest.mark.slow
 def test_console_script_version() -> None:
     proc = subprocess.run(
         [console_script(), "--version"],
@@ -864,6 +862,7 @@ def test_console_script_version() -> None:
 # --- pipes and signals --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sigpipe_head_is_quiet(tmp_path: Path) -> None:
     """``dynosql --local -e "SELECT * FROM audit" --format jsonl | head -1``"""
     err, status = tmp_path / "err", tmp_path / "status"
@@ -885,6 +884,7 @@ def test_sigpipe_head_is_quiet(tmp_path: Path) -> None:
     assert "Traceback" not in stderr and "Broken" not in stderr and "error" not in stderr
 
 
+@pytest.mark.slow
 def test_sigint_during_a_read_exits_130() -> None:
     """Ctrl-C while a Scan is throttled by --rate-limit 1 (15 RCU: ~15 s of reading)."""
     proc = subprocess.Popen(
@@ -986,6 +986,7 @@ def check_remote_run(run: Run, table: str, backend_name: str) -> None:
     ), footer
 
 
+@pytest.mark.slow
 def test_endpoint_url(remote_table: tuple[Any, str]) -> None:
     backend, table = remote_table
     sql = ["-e", f"SELECT * FROM {table} WHERE id = 'a'", "-e", "SHOW TABLES"]
@@ -995,6 +996,7 @@ def test_endpoint_url(remote_table: tuple[Any, str]) -> None:
     check_remote_run(run, table, backend.name)
 
 
+@pytest.mark.slow
 def test_endpoint_from_environment_and_region_flag(remote_table: tuple[Any, str]) -> None:
     backend, table = remote_table
     env = remote_env(AWS_ENDPOINT_URL_DYNAMODB=backend.endpoint_url)
@@ -1004,6 +1006,7 @@ def test_endpoint_from_environment_and_region_flag(remote_table: tuple[Any, str]
     check_remote_run(run, table, backend.name)
 
 
+@pytest.mark.slow
 def test_profile(remote_table: tuple[Any, str], tmp_path: Path) -> None:
     backend, table = remote_table
     config = tmp_path / "config"
@@ -1026,6 +1029,7 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_unreachable_endpoint_is_one_line_error() -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
     env = remote_env(AWS_MAX_ATTEMPTS="1")

@@ -975,6 +975,7 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.data())
 def test_random_statements(world: World, data: st.DataObject) -> None:
@@ -1061,6 +1062,7 @@ def drawn_world(backend: Backend) -> World:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+@pytest.mark.slow
 @given(drawn=_DRAWN_ITEMS, data=st.data())
 def test_drawn_items(drawn_world: World, drawn: list, data: st.DataObject) -> None:
     """Hypothesis draws the items as well as the statements (and shrinks both)."""

@@ -37,6 +37,8 @@ from faultproxy import FaultProxy
 from dynosql.errors import DynosqlError
 from dynosql.session import Session, Settings, make_client
 
+pytestmark = pytest.mark.slow  # real processes, fault injection: run in CI, not in the fast loop
+
 ERROR_ACTIONS = ("throttle", "throttling", "500", "reset")
 BLOB = 25_000  # bytes of padding per item: about 40 items fill a 1 MB page
 HOT_ITEMS = 100  # items in partition 'hot': three pages of Query

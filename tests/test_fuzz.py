@@ -383,6 +383,7 @@ def test_random_token_soup(text: str) -> None:
     outcome(text)
 
 
+@pytest.mark.slow
 @fuzz_settings(1500)
 @given(mutated_statements())
 def test_mutated_statements(text: str) -> None:

@@ -32,6 +32,7 @@ def _all_items() -> dict[str, list[dict[str, Any]]]:
 # --- the server --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_start_local_loads_all_four_tables(local: LocalDynamo) -> None:
     client = local.client()
     assert sorted(client.list_tables()["TableNames"]) == sorted(DATASETS)

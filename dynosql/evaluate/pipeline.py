@@ -7,7 +7,7 @@ LIMIT stops the reads underneath.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .. import values
@@ -40,7 +40,7 @@ def project(statement: ast.Select, item: dict, key_names: tuple[str, ...]) -> di
         return whole_item_row(item, key_names)
     row = {}
     for select_item in statement.items:
-        v = resolve(item, select_item.expr)
+        v = resolve(item, select_item.expr)  # type: ignore[arg-type]  # no aggregates here
         if v is not MISSING:
             row[select_item.name] = v
     return row
@@ -61,7 +61,7 @@ def select_rows(
     keys = table.keys.names
     limit = statement.limit
     if sort:
-        key = row_key([(lambda i, e=o.expr: resolve(i, e), o.desc) for o in sort])
+        key = row_key([(_resolver(o.expr), o.desc) for o in sort])
         items = sort_rows(_counted(items, notes, sort), key, None if statement.distinct else limit)
     rows: Iterable[dict] = (project(statement, i, keys) for i in items)
     if statement.distinct:
@@ -69,6 +69,14 @@ def select_rows(
     if limit is not None:
         rows = itertools.islice(rows, limit)
     return iter(rows)
+
+
+def _resolver(expr: Any) -> Callable[[dict], Any]:
+    return lambda item: resolve(item, expr)
+
+
+def _group_getter(expr: Any) -> Callable[[Group], Any]:
+    return lambda g: g.value(expr)
 
 
 def _counted(items: Iterable[dict], notes: list[str] | None, sort: tuple) -> Iterator[dict]:
@@ -89,7 +97,7 @@ def aggregate_rows(statement: ast.Select, groups: list[Group]) -> Iterator[dict]
     if statement.having is not None:
         groups = [g for g in groups if matches(statement.having, g, _group_value)]
     if statement.order_by:
-        key = row_key([(lambda g, e=o.expr: g.value(e), o.desc) for o in statement.order_by])
+        key = row_key([(_group_getter(o.expr), o.desc) for o in statement.order_by])
         groups = list(sort_rows(groups, key, None if statement.distinct else statement.limit))
     rows: Iterable[dict] = (_group_row(statement, g) for g in groups)
     if statement.distinct:

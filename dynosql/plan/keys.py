@@ -32,8 +32,11 @@ def conjuncts(condition: ast.Condition | None) -> list[ast.Condition]:
 
 
 def and_of(items: list[ast.Condition]) -> ast.Condition | None:
-    if not items:
-        return None
+    return all_of(items) if items else None
+
+
+def all_of(items: list[ast.Condition]) -> ast.Condition:
+    """The AND of one or more conditions."""
     return items[0] if len(items) == 1 else ast.And(tuple(items))
 
 
@@ -81,7 +84,7 @@ def in_values(c: ast.Condition, attribute: str) -> list[Any] | None:
             and op.elements == (attribute,)
             and all(isinstance(v, ast.Literal) for v in c.values)
         ):
-            return [v.value for v in c.values]
+            return [v.value for v in c.values if isinstance(v, ast.Literal)]
     if isinstance(c, ast.Or):
         found = []
         for branch in c.items:

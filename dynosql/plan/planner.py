@@ -170,8 +170,8 @@ def _branches(statement: ast.Select, path: IndexInfo) -> tuple[list[_Branch], bo
     disjoint = len(groups) == 1 or _by_values(items, pk)
     branches: list[_Branch] = []
     for group in groups:
-        subs = _expand_sort(group, sk, path.keys.sk_type) if sk else [group]
-        disjoint = disjoint and (len(subs) == 1 or _by_values(group, sk))
+        subs = _expand_sort(group, sk, path.keys.sk_type or "S") if sk else [group]
+        disjoint = disjoint and (len(subs) == 1 or (sk is not None and _by_values(group, sk)))
         branches.extend(_branch(sub, path) for sub in subs)
     if len(branches) > MAX_BRANCHES:
         return None
@@ -195,27 +195,26 @@ def _expand(items: list[ast.Condition], pk: str) -> list[list[ast.Condition]] | 
     for c in items:
         if isinstance(c, ast.Or):
             parts = [K.conjuncts(b) for b in c.items]
-            found = [K.equality_value(p, pk) for p in parts]
-            if all(f[0] for f in found):
+            equalities = [K.equality_value(p, pk) for p in parts]
+            if all(f[0] for f in equalities):
                 rest = [x for x in items if x is not c]
-                first = found[0][1]
-                if all(values.values_equal(f[1], first) for f in found):
+                first = equalities[0][1]
+                if all(values.values_equal(f[1], first) for f in equalities):
                     # one partition: one Query; the OR, less the partition key it repeats,
                     # stays a condition DynamoDB can filter (or becomes sort-key branches)
                     key = ast.Compare("=", _attr(pk), ast.Literal(first))
                     others = [
-                        [x for x in p if x is not f[2]] for p, f in zip(parts, found, strict=True)
+                        [x for x in p if x is not f[2]]
+                        for p, f in zip(parts, equalities, strict=True)
                     ]
                     if any(not o for o in others):
                         return [[*rest, key]]  # one branch is the partition itself
-                    return [[*rest, key, ast.Or(tuple(K.and_of(o) for o in others))]]
+                    return [[*rest, key, ast.Or(tuple(K.all_of(o) for o in others))]]
                 return [rest + p for p in parts]
     return None
 
 
-def _expand_sort(
-    items: list[ast.Condition], sk: str, sk_type: str | None
-) -> list[list[ast.Condition]]:
+def _expand_sort(items: list[ast.Condition], sk: str, sk_type: str) -> list[list[ast.Condition]]:
     """`sk IN (...)` or an OR of sort-key conditions becomes one branch per alternative."""
     for c in items:
         listed = K.in_values(c, sk)
@@ -229,7 +228,7 @@ def _expand_sort(
     return [items]
 
 
-def _has_sort_condition(branch: ast.Condition, sk: str, sk_type: str | None) -> bool:
+def _has_sort_condition(branch: ast.Condition, sk: str, sk_type: str) -> bool:
     for c in K.conjuncts(branch):
         try:
             if K.sort_condition_of(c, sk, sk_type) is not None:
@@ -264,20 +263,21 @@ def _branch(items: list[ast.Condition], path: IndexInfo) -> _Branch:
             branch.empty = True
             return branch
     if keys.sk:
+        sk, sk_type = keys.sk, keys.sk_type or "S"
         conditions = []
         for c in items:
-            wrong = K.mentions_type_mismatch(c, keys.sk, keys.sk_type)
+            wrong = K.mentions_type_mismatch(c, sk, sk_type)
             if wrong is not None:
                 branch.empty = True
-                branch.reason = _key_mismatch(keys.sk, keys.sk_type, wrong, K.MAX_SK_BYTES)
+                branch.reason = _key_mismatch(sk, sk_type, wrong, K.MAX_SK_BYTES)
                 return branch
             try:
-                sc = K.sort_condition_of(c, keys.sk, keys.sk_type)
+                sc = K.sort_condition_of(c, sk, sk_type)
             except K.Empty:
                 branch.empty = True
                 return branch
             if sc is not None:
-                if sc.op == "=" and not K.key_value_ok(sc.values[0], keys.sk_type, K.MAX_SK_BYTES):
+                if sc.op == "=" and not K.key_value_ok(sc.values[0], sk_type, K.MAX_SK_BYTES):
                     branch.empty = True
                     return branch
                 conditions.append(sc)
@@ -292,7 +292,7 @@ _TYPE_WORDS = {"S": "a string", "N": "a number", "B": "binary", "BOOL": "a boole
 
 
 def _key_mismatch(name: str, key_type: str, value: Any, max_bytes: int) -> str:
-    got = values.type_of(value)
+    got = values.type_of(value) or "missing"
     if got == key_type == "N":
         return (
             f"begins_with needs a string or binary key, and {name} is a number: no item can match"
@@ -433,8 +433,8 @@ def _keyed_candidate(
             if op == "=" and path.kind == "gsi":
                 n = max(1.0, per_key * 0.05)
             else:
-                n = 1.0 if op == "=" else per_key * _SELECTIVITY.get(op, 1.0)
-            if limited:
+                n = 1.0 if op == "=" else per_key * _SELECTIVITY.get(op or "", 1.0)
+            if limited and statement.limit is not None:
                 n = min(n, float(max(1, statement.limit)))
             est_items += math.ceil(n)
             rcu += _rcu(n, size, consistent)
@@ -502,7 +502,7 @@ def _build(
     )
     multi = len(live) > 1
     plan.dedupe = multi and cand.operation == "Query" and not cand.disjoint
-    client_sort = statement.order_by and not (cand.serves_order and cand.operation in ("Query",))
+    client_sort = bool(statement.order_by) and not (cand.serves_order and cand.operation == "Query")
     count_star = _count_star_only(statement)
     if cand.operation == "Nothing":
         plan.steps.append("no item can match the WHERE (contradictory or impossible key values)")
@@ -537,7 +537,7 @@ def _build(
         if cand.operation == "Query":
             params["KeyConditionExpression"] = _key_condition(b, path, ph)
         if server:
-            params["FilterExpression"] = condition_text(K.and_of(server), ph)
+            params["FilterExpression"] = condition_text(K.all_of(server), ph)
         if plan.count_only:
             params["Select"] = "COUNT"
         else:
@@ -587,7 +587,7 @@ def _split(
     ]
     residual = [c for c in remaining if c not in server]
     if server:
-        probe = condition_text(K.and_of(server), Placeholders())  # measured, then discarded
+        probe = condition_text(K.all_of(server), Placeholders())  # measured, then discarded
         if len(probe.encode("utf-8")) > MAX_EXPRESSION_BYTES:
             message = "the filter is longer than DynamoDB's 4 KB limit: filtering client-side"
             if message not in plan.warnings:
@@ -606,7 +606,7 @@ def _served_by_key(c: ast.Condition, b: _Branch, path: IndexInfo) -> bool:
     if m and m[0] == "=" and values.values_equal(m[1], b.pk_value):
         return True
     if path.keys.sk and b.sk_condition is not None:
-        sc = K.sort_condition_of(c, path.keys.sk, path.keys.sk_type)
+        sc = K.sort_condition_of(c, path.keys.sk, path.keys.sk_type or "S")
         if sc is not None and K.implies(b.sk_condition, sc):
             return True
     return False
@@ -617,7 +617,7 @@ def _key_condition(b: _Branch, path: IndexInfo, ph: Placeholders) -> str:
     sc = b.sk_condition
     if sc is None:
         return text
-    name = ph.name(path.keys.sk)
+    name = ph.name(path.keys.sk or "")
     if sc.op == "BETWEEN":
         cond = f"{name} BETWEEN {ph.value(sc.values[0])} AND {ph.value(sc.values[1])}"
     elif sc.op == "begins_with":
@@ -706,7 +706,7 @@ def _build_gets(
     seen = set()
     for b in live:
         key = {table.keys.pk: values.encode(b.pk_value)}
-        if table.keys.sk:
+        if table.keys.sk and b.sk_condition is not None:
             key[table.keys.sk] = values.encode(b.sk_condition.values[0])
         h = tuple(sorted((k, values.hashable(values.decode(v))) for k, v in key.items()))
         if h not in seen:
@@ -797,12 +797,12 @@ def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: b
 def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: Options) -> str:
     target = table.name if plan.access.name is None else f"{table.name}.{plan.access.name}"
     hints = []
-    excluded = []
+    excluded: list[str] = []
     for p in table.access_paths:
         where = "the table" if p.name is None else f"index {p.name}"
         if options.consistent and p.kind == "gsi":
             if _branches(statement, p) is not None:
-                excluded.append(p.name)
+                excluded.append(str(p.name))
             continue
         hints.append(f"{p.keys.pk} = … ({where})")
     sparse = [

@@ -13,7 +13,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,8 +26,8 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
 from dynosql import __version__
 from dynosql.config import Config, history_path
-from dynosql.errors import DynosqlError
-from dynosql.result import Result
+from dynosql.errors import DynosqlError, internal_error_text
+from dynosql.result import Result, interrupted_text
 from dynosql.session import Session
 from dynosql.sql import ast, is_complete, parse_script
 
@@ -255,7 +256,7 @@ class Repl:
             if confirm and not self.confirm_scan(statement):
                 self.say("cancelled: nothing was read", colour=_YELLOW)
                 return False
-            if not self.show(_one(lambda s=statement: self.session.run_statement(s)), text):
+            if not self.show(_one(partial(self.session.run_statement, statement)), text):
                 return False
         return True
 
@@ -285,11 +286,7 @@ class Repl:
                     import traceback
 
                     traceback.print_exc(file=self.screen)
-                self.say(
-                    f"error: internal error: {type(err).__name__}: {err}"
-                    + ("" if self.options.debug else " (run with --debug for the traceback)"),
-                    colour=_RED,
-                )
+                self.say(internal_error_text(err, self.options.debug), colour=_RED)
                 return False
             if self.settings.timing and result.kind != "status":
                 self.say(f"Time: {(time.monotonic() - started) * 1000:.3f} ms", dim=True)
@@ -317,15 +314,7 @@ class Repl:
                 self.say(result.footer(), dim=True)
 
     def interrupted(self, result: Result | None) -> None:
-        if result is not None and result.stats.requests:
-            s = result.stats
-            self.say(
-                f"interrupted: read {s.items_scanned} items in {s.requests} requests "
-                f"({s.capacity_text()}) before stopping",
-                colour=_YELLOW,
-            )
-        else:
-            self.say("interrupted", colour=_YELLOW)
+        self.say(interrupted_text(result), colour=_YELLOW)
 
     def error(self, err: DynosqlError, text: str | None = None) -> None:
         if self.options.debug:
@@ -444,4 +433,4 @@ def _one(produce: Callable[[], Result]) -> Iterator[Result]:
     yield produce()
 
 
-__all__: Iterable[str] = ["Repl", "buffer_complete", "open_history", "trim_history"]
+__all__ = ["Repl", "buffer_complete", "open_history", "trim_history"]

@@ -181,7 +181,7 @@ def include(repl: Repl, arg: str) -> Iterator[Result]:
         with open(path, encoding="utf-8") as f:
             script = f.read()
     except OSError as err:
-        raise CommandError(f"cannot read {path}: {err.strerror}") from None
+        raise CommandError(f"cannot read {path}: {err.strerror}") from err
     except UnicodeDecodeError:
         raise CommandError(f"{path} is not UTF-8 text") from None
     return repl.session.run(script)
@@ -197,7 +197,7 @@ def output(repl: Repl, arg: str) -> Result:
     try:
         repl.open_output(path)
     except OSError as err:
-        raise CommandError(f"cannot write {path}: {err.strerror}") from None
+        raise CommandError(f"cannot write {path}: {err.strerror}") from err
     return status(f"results go to {path}")
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def where(session: Session) -> str:
     """``local``, a custom endpoint's host, or ``aws``; then the region."""
     region = session.region or "?"
-    if session.local is not None:
+    if session.embedded is not None:
         return f"local (embedded) · {region}"
     endpoint = session.endpoint
     host = urlparse(endpoint).netloc if endpoint else ""

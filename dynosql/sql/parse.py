@@ -103,8 +103,8 @@ _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s
 _EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
 
 
-def _unquote(name: str | None) -> str | None:
-    if name and name.startswith('"'):
+def _unquote(name: str) -> str:
+    if name.startswith('"'):
         return name[1:-1].replace('""', '"')
     return name
 
@@ -120,7 +120,10 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
     if m := _HOT_KEYS.match(code):
         limit = int(m.group(3)) if m.group(3) else None
         return ast.ShowHotKeys(
-            _unquote(m.group(1)), _unquote(m.group(2)), limit, _pos(chunk, code, m.start(1))
+            _unquote(m.group(1)),
+            _unquote(m.group(2)) if m.group(2) else None,
+            limit,
+            _pos(chunk, code, m.start(1)),
         )
     if re.match(r"\s*SHOW\b", code, re.I):
         raise _error(chunk, code, _first(code), "expected SHOW TABLES or SHOW HOT KEYS FROM table")
@@ -165,12 +168,14 @@ def _parse_select(chunk: Chunk) -> ast.Select:
         )
     try:
         trees = sqlglot.parse(chunk.text, read=DynoSQL)
-        trees = [t for t in trees if t is not None]
-        if len(trees) != 1:
+        present = [t for t in trees if t is not None]
+        if len(present) != 1:
             raise SqlError("expected one statement", chunk.line, chunk.col)
-        return _Converter(chunk).select(trees[0])
+        tree = present[0]
+        assert isinstance(tree, exp.Expression)
+        return _Converter(chunk).select(tree)
     except (ParseError, TokenError) as err:
-        raise _syntax_error(chunk, err) from None
+        raise _syntax_error(chunk, err) from err
     except RecursionError:
         raise SqlError(
             "the statement nests too deeply (parentheses or conditions)", chunk.line, chunk.col
@@ -394,7 +399,7 @@ class _Converter:
     def select_list(self, expressions: list[exp.Expression]) -> tuple[ast.SelectItem, ...] | None:
         if len(expressions) == 1 and isinstance(expressions[0], exp.Star):
             return None
-        items = []
+        items: list[ast.SelectItem] = []
         for e in expressions:
             alias = None
             if isinstance(e, exp.Alias):
@@ -588,7 +593,10 @@ class _Converter:
         return like
 
     def function(self, e: exp.Expression) -> ast.Condition:
-        name = (e.name if isinstance(e, exp.Anonymous) else e.sql_name()).lower()
+        if isinstance(e, exp.Anonymous):
+            name = e.name.lower()
+        else:
+            name = (e.sql_name() if isinstance(e, exp.Func) else e.key).lower()
         args = (
             list(e.expressions)
             if isinstance(e, exp.Anonymous)
@@ -641,7 +649,7 @@ class _Converter:
         if allow_aggregates:
             for kind, name in AGGREGATES.items():
                 if type(e) is kind:
-                    return self.aggregate(e, name)  # type: ignore[return-value]
+                    return self.aggregate(e, name)
             if isinstance(e, exp.Column) and not e.table and aliases and e.name in aliases:
                 return aliases[e.name].expr
         if isinstance(e, exp.Column | exp.Dot | exp.Bracket):
@@ -654,7 +662,7 @@ class _Converter:
         try:
             return values.number(text)
         except ValueError as err:
-            raise self.fail(str(err), node) from None
+            raise self.fail(str(err), node) from err
 
 
 def _flatten(kind: type, e: exp.Expression, convert) -> list:

@@ -1,0 +1,130 @@
+"""The shape of the house, checked: one direction of flow, thin front doors, one settings table.
+
+- The import graph of dynosql has no cycle (imports under ``if TYPE_CHECKING:`` are for the
+  type checker only and do not count; imports inside functions do).
+- The front doors (cli.py, repl/) never import boto3/botocore and never touch a client: every
+  DynamoDB call goes through `Session`.
+- The planner never imports boto3 (it is pure).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "dynosql"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules `path` imports at run time (absolute names)."""
+    tree = ast.parse(path.read_text())
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            if isinstance(child, ast.Import):
+                found.update(a.name for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (child.level - 1)]
+                    module = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    module = child.module or ""
+                found.add(module)
+                for alias in child.names:  # `from . import values` imports a module
+                    found.add(f"{module}.{alias.name}")
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        graph[name] = {m for m in _imports(path) if m in modules and m != name}
+    return graph
+
+
+def test_the_import_graph_has_no_cycle():
+    graph = _graph()
+    # a package's __init__ importing its own submodules is not a cycle of the flow
+    for name in graph:
+        graph[name] = {m for m in graph[name] if not m.startswith(name + ".")}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt) :] + [nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                walk(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node)
+
+
+def _front_doors() -> list[Path]:
+    return [PACKAGE / "cli.py", *sorted((PACKAGE / "repl").rglob("*.py"))]
+
+
+def test_front_doors_never_import_boto3_or_touch_a_client():
+    for path in _front_doors():
+        imported = _imports(path)
+        assert not {m for m in imported if m.split(".")[0] in ("boto3", "botocore")}, path
+        tree = ast.parse(path.read_text())
+        touches = [
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in ("client", "catalog")
+        ]
+        assert not touches, f"{path.name} lines {touches} reach past Session"
+
+
+def test_the_planner_is_pure():
+    for path in sorted((PACKAGE / "plan").rglob("*.py")):
+        imported = _imports(path)
+        assert not {m for m in imported if m.split(".")[0] in ("boto3", "botocore")}, path
+        assert "dynosql.execute" not in imported and "dynosql.session" not in imported, path
+
+
+def test_every_setting_is_defined_once():
+    """The settings table is the one place: no other module spells a setting's choices."""
+    from dynosql.settings import FORMATS
+
+    literal = repr(FORMATS)[1:-1]  # '"table", "csv", ...' as written in a tuple
+    spelled = [
+        p.name
+        for p in PACKAGE.rglob("*.py")
+        if p.name != "settings.py" and literal.replace("'", '"') in p.read_text()
+    ]
+    assert spelled == []
