@@ -1,0 +1,123 @@
+"""One table of settings: every door (flags, SET, backslash commands, the config file,
+completion) accepts the same words and derives from `dynosql.settings.SETTINGS`."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from dynosql import cli, config
+from dynosql.errors import SqlError
+from dynosql.repl import commands
+from dynosql.repl.completer import SETTING_VALUES, SETTINGS
+from dynosql.session import Session
+from dynosql.settings import SETTINGS as TABLE
+from dynosql.settings import SettingError, Settings, Switch
+
+SAME_WORDS = [
+    ("consistent", "yes", True),
+    ("consistent", "ON", True),
+    ("consistent", "0", False),
+    ("fail_on_scan", "true", True),
+    ("segments", "auto", None),
+    ("segments", "12", 12),
+    ("max_rcu", "off", None),
+    ("max_rcu", "2.5", Decimal("2.5")),
+    ("rate_limit", "100", Decimal(100)),
+    ("format", "JSONL", "jsonl"),
+    ("timing", "no", False),
+    ("scan_confirm_rcu", "0", Decimal(0)),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "value"), SAME_WORDS)
+def test_set_and_the_config_file_take_the_same_words(name, text, value, tmp_path):
+    settings = Settings()
+    settings.set(name, text)
+    assert getattr(settings, name) == value
+    path = tmp_path / "c.toml"
+    path.write_text(f'{name} = "{text}"\n')
+    loaded = config.load(path, create=False)
+    assert loaded.warnings == [] and getattr(loaded.settings, name) == value
+
+
+@pytest.mark.parametrize(("name", "text", "value"), SAME_WORDS)
+def test_flags_take_the_same_words(name, text, value):
+    setting = next(s for s in TABLE if s.name == name)
+    if setting.flag is None:
+        pytest.skip(f"{name} has no flag")
+    parser = cli.build_parser()
+    if isinstance(setting.kind, Switch):
+        args = parser.parse_args([setting.flag])
+        assert getattr(args, name) is True
+        return
+    args = parser.parse_args([setting.flag, text])
+    assert getattr(args, name) == value
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("segments", "0"), ("max_rcu", "-1"), ("max_rcu", "NaN"), ("format", "xml"), ("timing", "x")],
+)
+def test_bad_values_are_refused_everywhere_with_one_message(name, text, tmp_path, capsys):
+    with pytest.raises(SettingError) as refused:
+        Settings().set(name, text)
+    message = str(refused.value)
+    assert message.startswith(f"bad value {text!r} for {name}: ")
+    path = tmp_path / "c.toml"
+    path.write_text(f'{name} = "{text}"\n')
+    assert len(config.load(path, create=False).warnings) == 1
+    setting = next(s for s in TABLE if s.name == name)
+    if setting.flag and not isinstance(setting.kind, Switch):
+        with pytest.raises(SystemExit) as exited:
+            cli.build_parser().parse_args([setting.flag, text])
+        assert exited.value.code == 2
+        assert message.split(": ", 1)[1] in capsys.readouterr().err
+
+
+def test_startup_settings_are_not_changed_by_set():
+    with pytest.raises(SettingError, match="config file"):
+        Settings().set("history_size", "5")
+
+
+def test_unknown_setting_names_the_known_ones():
+    with pytest.raises(SettingError, match=r"unknown setting colour \(settings: format, "):
+        Settings().set("colour", "on")
+
+
+def test_set_statement_reports_position_and_the_value_it_kept(moto_examples_backend):
+    session = Session(moto_examples_backend.client())
+    result = session.execute("SET consistent = yes")
+    assert result.title == "SET consistent = on" and session.settings.consistent is True
+    with pytest.raises(SqlError) as refused:
+        session.execute("SET segments = lots")
+    assert refused.value.line == 1 and "segments" in str(refused.value)
+
+
+def test_completion_and_backslash_commands_come_from_the_table():
+    assert set(SETTINGS) == {s.name for s in TABLE if s.live}
+    assert SETTING_VALUES["format"] == (
+        "table",
+        "csv",
+        "tsv",
+        "json",
+        "jsonl",
+        "markdown",
+        "vertical",
+    )
+    for setting in TABLE:
+        if setting.command:
+            assert (
+                commands.COMMANDS[setting.command]
+                .help.lower()
+                .startswith(setting.help[:10].lower())
+            )
+    assert {"\\format", "\\consistent", "\\timing"} <= set(commands.COMMANDS)
+
+
+def test_every_row_is_in_the_default_config_file():
+    for setting in TABLE:
+        assert (
+            f"# {setting.name} = {setting.kind.to_config(setting.default)}" in config.DEFAULT_TEXT
+        )
