@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from . import values
+from . import values, wire
 from .capabilities import MOTO, Capabilities, probe
 from .catalog import Catalog, TableInfo
 from .errors import DynosqlError, GuardError, PlanError, SqlError, translate_error
@@ -90,6 +90,7 @@ class Session:
         progress: ProgressSink | None = None,
     ):
         self.client = client if client is not None else make_client(endpoint_url, region, profile)
+        wire.install(self.client)
         self._capabilities = capabilities
         self.catalog = Catalog(self.client, lambda: self.capabilities)
         self.settings = settings or Settings()

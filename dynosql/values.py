@@ -144,7 +144,7 @@ def decode(wire: Mapping[str, Any]) -> Any:
     if code == "N":
         return Decimal(raw)
     if code == "B":
-        return bytes(raw)
+        return _blob(raw)
     if code == "BOOL":
         return bool(raw)
     if code == "NULL":
@@ -158,8 +158,14 @@ def decode(wire: Mapping[str, Any]) -> Any:
     if code == "NS":
         return NumberSet(Decimal(v) for v in raw)
     if code == "BS":
-        return BinarySet(bytes(v) for v in raw)
+        return BinarySet(_blob(v) for v in raw)
     raise ValueError(f"unknown DynamoDB type {code!r}")
+
+
+def _blob(raw: Any) -> bytes:
+    """Binary as botocore gives it (bytes) or as the wire carries it (base64 text, see
+    `dynosql.wire`)."""
+    return base64.b64decode(raw) if isinstance(raw, str) else bytes(raw)
 
 
 def decode_item(wire: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
