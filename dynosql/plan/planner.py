@@ -10,7 +10,7 @@ size and picks the cheapest; a Scan only when no key serves, and never silently.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -76,6 +76,17 @@ class _Candidate:
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
     """The cheapest plan for a SELECT whose parameters are bound."""
+    extreme = _first_in_key_order(statement, table)
+    if extreme is not None:
+        plan = plan_select(extreme, table, options)
+        if plan.operation == "Query" and not plan.sort and all(r.max_items for r in plan.requests):
+            aggregate = statement.items[0].expr if statement.items else None
+            plan.statement = statement
+            plan.steps.append(
+                f"{getattr(aggregate, 'text', 'the value')}: the first item in key order "
+                "(Limit 1) holds it"
+            )
+            return plan
     needed = _needed_paths(statement)
     if statement.index is not None:
         path = table.index(statement.index)
@@ -110,6 +121,44 @@ def plan_select(statement: ast.Select, table: TableInfo, options: Options = Opti
     if plan.is_scan:
         plan.warnings.insert(0, _scan_warning(statement, table, plan, options))
     return plan
+
+
+def _first_in_key_order(statement: ast.Select, table: TableInfo) -> ast.Select | None:
+    """``SELECT MIN(k)`` / ``MAX(k)`` of a sort key (of the table or an index) as the read of
+    the first item in that key's order: ``SELECT k … AND attribute_exists(k) ORDER BY k
+    [DESC] LIMIT 1``. MIN and MAX ignore items without k, and every item with k has it in the
+    key's type (DynamoDB refuses another type on a key), so the first item read is the answer;
+    the caller keeps it only when it is a Query in key order with Limit 1."""
+    if (
+        statement.items is None
+        or len(statement.items) != 1
+        or statement.group_by
+        or statement.having is not None
+        or statement.order_by
+        or statement.distinct
+    ):
+        return None
+    aggregate = statement.items[0].expr
+    if (
+        not isinstance(aggregate, ast.Aggregate)
+        or aggregate.func not in ("MIN", "MAX")
+        or aggregate.distinct
+        or aggregate.path is None
+        or len(aggregate.path.elements) != 1
+    ):
+        return None
+    key = aggregate.path
+    if not any(p.keys.sk == key.root for p in table.access_paths):
+        return None
+    exists = ast.Function("attribute_exists", key)
+    where = exists if statement.where is None else ast.And((statement.where, exists))
+    return replace(
+        statement,
+        items=(ast.SelectItem(key),),
+        where=where,
+        order_by=(ast.OrderItem(key, desc=aggregate.func == "MAX"),),
+        limit=1,
+    )
 
 
 # --- what the statement needs ------------------------------------------------------------------
@@ -575,7 +624,7 @@ def _split(
     b: _Branch, operation: str, path: IndexInfo, table: TableInfo, plan: Plan, options: Options
 ) -> tuple[list[ast.Condition], list[ast.Condition]]:
     """A branch's conjuncts beyond its key condition: (DynamoDB filters, the client checks)."""
-    remaining = list(b.items)
+    remaining = [c for c in b.items if not _implied_by_path(c, path, table)]
     if operation == "Query":
         remaining = [c for c in remaining if not _served_by_key(c, b, path)]
     server = [
@@ -594,6 +643,18 @@ def _split(
                 plan.warnings.append(message)
             return [], remaining
     return server, residual
+
+
+def _implied_by_path(c: ast.Condition, path: IndexInfo, table: TableInfo) -> bool:
+    """`attribute_exists(k)` of a key of the table or of the index read: every item read
+    through `path` has it (an index holds only items with its keys), so nothing is checked
+    and a LIMIT can still be pushed down."""
+    return (
+        isinstance(c, ast.Function)
+        and c.name == "attribute_exists"
+        and len(c.path.elements) == 1
+        and c.path.root in (*path.keys.names, *table.keys.names)
+    )
 
 
 def _held(c: ast.Condition, path: IndexInfo, table: TableInfo) -> bool:
