@@ -7,6 +7,7 @@ grammar (see ``grammar/README.md``) is refused with one sentence naming the cons
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from decimal import Decimal
@@ -64,7 +65,24 @@ _NOT_SELECT = {
 
 
 def parse_script(script: str) -> list[ast.Statement]:
-    """Every statement of a script, parsed; the first bad one raises SqlError."""
+    """Every statement of a script, parsed; the first bad one raises SqlError.
+
+    Statements are immutable, so a script seen before (a program or a loop running one
+    statement with new parameters) is parsed once: parsing costs more than a GetItem."""
+    if len(script) > _CACHED_SCRIPT_CHARS:
+        return _parse_script(script)
+    return list(_parse_cached(script))
+
+
+_CACHED_SCRIPT_CHARS = 4096
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(script: str) -> tuple[ast.Statement, ...]:
+    return tuple(_parse_script(script))
+
+
+def _parse_script(script: str) -> list[ast.Statement]:
     _check_text(script)
     return [parse_chunk(chunk) for chunk in split_script(script)]
 
