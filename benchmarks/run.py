@@ -10,6 +10,9 @@ Sections (see benchmarks/README.md for what each measures and its goal):
   memory   peak RSS of a 20k-row export vs a 2k-row export
   startup  `dynosql --version` and `dynosql --local -e ...` wall time
   retry    how long a statement takes to fail when every call fails (real backoff)
+  speed    client CPU of GROUP BY pk, SHOW HOT KEYS, --segments 8, a jsonl export and a point
+           lookup over a 100k-item table, against raw boto3 and against the botocore parser
+           (before dynosql/wire.py); --local start-up with and without the direct load
 
 The script starts its own dynalite (node_modules/dynalite, in memory) and stops it at the end.
 """
@@ -18,12 +21,14 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
 import io
 import json
 import os
 import platform
 import pstats
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -44,7 +49,7 @@ from server import CREDENTIALS, REGION, Dynalite, create_export_table  # noqa: E
 
 README = HERE / "README.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
-SECTIONS = ("read", "export", "plan", "memory", "startup", "retry")
+SECTIONS = ("read", "export", "plan", "memory", "startup", "retry", "speed")
 
 
 def cli_env() -> dict[str, str]:
@@ -576,6 +581,135 @@ def bench_startup(runs: int) -> dict:
     return {"python_s": python, "version_s": version, "local_s": local, "version_imports": heavy}
 
 
+# --- 7. speed against the raw SDK (client CPU) --------------------------------------------------
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_of(runs: int, fn: Callable[[], Any]) -> float:
+    """Median client CPU seconds (this process: user + system) of `fn`."""
+
+    def once() -> float:
+        started = cpu_seconds()
+        fn()
+        return cpu_seconds() - started
+
+    return statistics.median(once() for _ in range(runs))
+
+
+def bench_speed(server: Dynalite, runs: int, table: str) -> dict:
+    import collections
+
+    import raw_export
+
+    from dynosql import wire
+    from dynosql.render import render
+    from dynosql.session import Session, make_client
+
+    parse_module = importlib.import_module("dynosql.sql.parse")  # the module, not the function
+
+    def session(fast: bool = True, **settings: Any) -> Session:
+        s = Session(make_client(endpoint_url=server.url, credentials=("bench", "bench")))
+        if not fast:  # the botocore parser, as before dynosql/wire.py
+            for op in wire.OPERATIONS:
+                s.client.meta.events.unregister(
+                    f"before-parse.dynamodb.{op}", unique_id=f"dynosql-wire-{op}"
+                )
+        for name, value in settings.items():
+            s.set(name, str(value))
+        return s
+
+    client = server.client()
+
+    def raw_group() -> None:
+        counts: collections.Counter = collections.Counter()
+        pages = client.get_paginator("scan").paginate(TableName=table, ProjectionExpression="pk")
+        for page in pages:
+            for item in page["Items"]:
+                counts[item["pk"]["S"]] += 1
+
+    group_sql = f"SELECT pk, COUNT(*) AS n FROM {table} GROUP BY pk"
+
+    # one Session per measurement, made before it is timed (a client costs ~0.1 s of CPU to
+    # make; the raw side reuses its client too)
+    def ours_group(fast: bool = True, **settings: Any) -> Callable[[], None]:
+        s = session(fast, **settings)
+        return lambda: s.execute(group_sql).all()
+
+    def hot_keys() -> Callable[[], None]:
+        s = session()
+        return lambda: s.execute(f"SHOW HOT KEYS FROM {table} LIMIT 20").all()
+
+    def raw_export_lines() -> None:
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            for page in client.get_paginator("scan").paginate(TableName=table):
+                for item in page["Items"]:
+                    sink.write(raw_export.to_json({"M": item}) + "\n")
+
+    def ours_export(fast: bool = True) -> Callable[[], None]:
+        s = session(fast)
+
+        def go() -> None:
+            with open(os.devnull, "w", encoding="utf-8") as sink:
+                render(s.execute(f"SELECT * FROM {table}"), "jsonl", sink)
+
+        return go
+
+    out: dict[str, Any] = {"items": 0}
+    out["items"] = len(session().execute(f"SELECT pk FROM {table}").all())
+    out["raw_group"] = cpu_of(runs, raw_group)
+    out["group"] = cpu_of(runs, ours_group())
+    out["group_botocore"] = cpu_of(runs, ours_group(fast=False))
+    out["group_segments"] = cpu_of(runs, ours_group(segments=8))
+    out["hot_keys"] = cpu_of(runs, hot_keys())
+    out["raw_export"] = cpu_of(runs, raw_export_lines)
+    out["export"] = cpu_of(runs, ours_export())
+    out["export_botocore"] = cpu_of(runs, ours_export(fast=False))
+
+    # a point lookup: one statement with new parameters each time, against get_item
+    sample = client.scan(TableName=table, Limit=50)["Items"]
+    keys = [{"pk": i["pk"], "sk": i["sk"]} for i in sample]
+    s = session()
+    sql = f"SELECT * FROM {table} WHERE pk = :pk AND sk = :sk"
+
+    def gets() -> None:
+        for key in keys * 10:
+            client.get_item(TableName=table, Key=key)
+
+    def statements(cached: bool = True) -> Callable[[], None]:
+        def go() -> None:
+            for key in keys * 10:
+                if not cached:
+                    parse_module._parse_cached.cache_clear()
+                s.execute(sql, {"pk": key["pk"]["S"], "sk": key["sk"]["S"]}).all()
+
+        return go
+
+    out["point_raw"] = cpu_of(runs, gets) / (len(keys) * 10)
+    out["point"] = cpu_of(runs, statements()) / (len(keys) * 10)
+    out["point_uncached"] = cpu_of(runs, statements(cached=False)) / (len(keys) * 10)
+
+    # --local: start-up with the direct load, and with BatchWriteItem over HTTP as before
+    from dynosql import datasets
+    from dynosql.local import LocalDynamo
+
+    def local(direct: bool) -> float:
+        started = time.perf_counter()
+        with LocalDynamo() as dynamo:
+            if direct:
+                dynamo.load_examples()
+            else:
+                datasets.load(dynamo.client(parameter_validation=False))
+        return time.perf_counter() - started
+
+    out["local"] = statistics.median(local(True) for _ in range(runs))
+    out["local_http"] = statistics.median(local(False) for _ in range(runs))
+    return out
+
+
 # --- 6. retries exhausted -----------------------------------------------------------------------
 
 
@@ -815,7 +949,49 @@ def report(results: dict, info: dict, runs: int) -> str:
             f"| connection refused (unreachable endpoint) | {r['unreachable']:.1f} s | – |",
             "",
         ]
+    if "speed" in results:
+        lines += speed_report(results["speed"])
     return "\n".join(lines)
+
+
+def speed_report(r: dict) -> list[str]:
+    def row(name: str, ours: float, base: float, goal: float, base_name: str) -> str:
+        ratio = ours / base
+        mark = "✅" if ratio <= goal else "❌"
+        return (
+            f"| {name} | {ours:.3f} s | {base:.3f} s ({base_name}) | {ratio:.2f}x {mark} "
+            f"(goal ≤ {goal}x) |"
+        )
+
+    return [
+        "### 7. Speed against the raw SDK: client CPU (issue 14)",
+        "",
+        f"A {r['items']:,}-item table on dynalite; client CPU of this process (user + system, "
+        "from rusage), median of the runs. *Before* is the same dynosql with botocore's "
+        "response parser (what dynosql/wire.py replaced), measured in this run.",
+        "",
+        "| measurement | dynosql | compared with | ratio |",
+        "|---|---:|---:|---:|",
+        row("GROUP BY pk", r["group"], r["raw_group"], 0.8, "paginator + Counter"),
+        row("GROUP BY pk, before", r["group_botocore"], r["raw_group"], 0.8, "paginator + Counter"),
+        row("GROUP BY pk, --segments 8", r["group_segments"], r["group"], 1.05, "1 segment"),
+        row("SHOW HOT KEYS", r["hot_keys"], r["group"], 1.5, "the GROUP BY"),
+        row("jsonl export", r["export"], r["raw_export"], 0.8, "paginator + JSON lines"),
+        row(
+            "jsonl export, before",
+            r["export_botocore"],
+            r["raw_export"],
+            0.8,
+            "paginator + JSON lines",
+        ),
+        row("point lookup statement", r["point"], r["point_raw"], 1.3, "get_item"),
+        row("point lookup, parsed each time", r["point_uncached"], r["point_raw"], 1.3, "get_item"),
+        "",
+        f"`--local` start-up (server + four example tables, in-process): {r['local']:.2f} s "
+        f"(goal ≤ 1.5 s); with the items written through BatchWriteItem over HTTP as before: "
+        f"{r['local_http']:.2f} s.",
+        "",
+    ]
 
 
 def write_readme(text: str) -> None:
@@ -833,6 +1009,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (median)")
     parser.add_argument("--no-write", action="store_true", help="print, do not update README")
     parser.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
+    parser.add_argument(
+        "--speed-items", type=int, default=100_000, help="items in the speed section's table"
+    )
     args = parser.parse_args()
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(chosen) - set(SECTIONS)
@@ -856,6 +1035,9 @@ def main() -> int:
                 print(f"loading {name} ({n} items) ...", file=sys.stderr)
                 create_export_table(client, name, n)
                 tables[n] = name
+        if "speed" in chosen:
+            print(f"loading speed ({args.speed_items} items) ...", file=sys.stderr)
+            create_export_table(client, "speed", args.speed_items)
         for section in chosen:
             print(f"running {section} ...", file=sys.stderr)
             started = time.perf_counter()
@@ -871,6 +1053,8 @@ def main() -> int:
                 results["startup"] = bench_startup(max(args.runs, 10))
             elif section == "retry":
                 results["retry"] = bench_retry(server, max(1, min(args.runs, 3)))
+            elif section == "speed":
+                results["speed"] = bench_speed(server, max(1, min(args.runs, 3)), "speed")
             print(f"  {section}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     finally:
         server.stop()
