@@ -124,7 +124,10 @@ class Executor:
                     yield item
             return
         produced = 0
-        for _page, items in self._pages(plan, op, params, stats):
+        wanted = None
+        if request.max_items is not None:
+            wanted = lambda: request.max_items - produced  # noqa: E731 - read at each page
+        for _page, items in self._pages(plan, op, params, stats, wanted):
             if plan.fetch is not None:
                 items = self._fetch(plan, items, stats)
             for item in items:
@@ -135,12 +138,24 @@ class Executor:
                 return
 
     def _pages(
-        self, plan: Plan, op: str, params: dict, stats: Stats
+        self,
+        plan: Plan,
+        op: str,
+        params: dict,
+        stats: Stats,
+        wanted: Callable[[], int] | None = None,
     ) -> Iterator[tuple[dict, list[dict]]]:
-        """Each page, with its items decoded once (for the rows and for the estimate)."""
+        """Each page, with its items decoded once (for the rows and for the estimate).
+
+        `wanted`: the rows still needed when every item read is a row (a pushed-down LIMIT);
+        a continuation page asks for only those (Limit counts items evaluated, and re-sending
+        the first page's Limit would read and pay for items nobody wants)."""
         method = "query" if op == "Query" else "scan"
         params = dict(params)
+        first_limit = params.get("Limit")
         while True:
+            if wanted is not None and first_limit is not None and "ExclusiveStartKey" in params:
+                params["Limit"] = max(1, min(first_limit, wanted()))
             page = self._call(method, params, stats, plan)
             items = [values.decode_item(i) for i in page.get("Items", [])]
             scanned = page.get("ScannedCount", page.get("Count", 0))
