@@ -17,6 +17,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .errors import DynosqlError
+from .process import (
+    check_output,
+    discard_output,
+    interrupt_code,
+    output_error,
+    sigterm_as_interrupt,
+)
 from .settings import Settings, add_arguments, from_arguments
 
 if TYPE_CHECKING:
@@ -34,7 +41,8 @@ examples:
   dynosql --profile prod --region eu-west-1 --fail-on-scan -f report.sql -v day=2026-11-30
   dynosql --endpoint-url http://localhost:8000 -e "SHOW TABLES"
 
-exit codes: 0 ok, 1 a statement failed, 2 bad usage, 3 refused by a guard, 130 interrupted
+exit codes: 0 ok, 1 a statement failed, 2 bad usage, 3 refused by a guard, 130 interrupted,
+  143 terminated (SIGTERM)
 """
 
 
@@ -91,10 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return _main(parser, args)
-    except KeyboardInterrupt:
+        with sigterm_as_interrupt():
+            return _main(parser, args)
+    except KeyboardInterrupt as interrupt:
         _err("interrupted")
-        return EXIT_INTERRUPTED
+        return interrupt_code(interrupt)
     except BrokenPipeError:
         _quiet_broken_pipe()
         return EXIT_OK
@@ -118,6 +127,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     scripts = _scripts(args)
     interactive = scripts is None
     if not interactive:
+        try:
+            check_output(sys.stdout)
+        except DynosqlError as err:
+            return _fail(err, args)
         # parse everything before the first request: a typo on the last line costs nothing
         from .sql import parse_script
 
@@ -207,7 +220,8 @@ def run_statements(
                     print(f"warning: {warning}", file=err)
             render(result, session.settings.format, out)
             out.flush()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:
+            session.cancel()  # workers stop; a request that never answers is left behind
             if session.progress is not None:
                 session.progress.clear()
             if result is not None:
@@ -219,9 +233,15 @@ def run_statements(
                 )
             else:
                 print("interrupted", file=err)
-            return EXIT_INTERRUPTED
+            return interrupt_code(interrupt)
         except BrokenPipeError:
             raise
+        except OSError as error:  # the output cannot be written (a full disk, /dev/full)
+            if session.progress is not None:
+                session.progress.clear()
+            session.cancel()
+            discard_output()
+            return _fail(output_error(error), args)
         except DynosqlError as error:
             if session.progress is not None:
                 session.progress.clear()
@@ -303,6 +323,14 @@ class Progress:
         self.stream.write("\r\x1b[K" + text)
         self.stream.flush()
         self.shown = True
+
+    def waiting(self, operation: str, deadline: float | None) -> None:
+        """A request has not been answered for a while (a hung endpoint)."""
+        limit = f"; gives up after {deadline:g} s (the deadline setting)" if deadline else ""
+        with self.lock:
+            self.stream.write(f"\r\x1b[K… waiting for DynamoDB to answer {operation}{limit}")
+            self.stream.flush()
+            self.shown = True
 
     def clear(self) -> None:
         self.pages = 0

@@ -11,6 +11,7 @@ import dataclasses
 import fnmatch
 import json
 import re
+import threading
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -21,7 +22,7 @@ from .catalog import Catalog, TableInfo
 from .errors import DynosqlError, GuardError, PlanError, SqlError, translate_error
 from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
-from .execute import Executor, Limits
+from .execute import MAX_CONCURRENT_REQUESTS, Executor, Limits
 from .plan.model import Plan
 from .plan.planner import Options, plan_full_scan, plan_select
 from .result import Result, Stats
@@ -35,6 +36,7 @@ def make_client(
     region: str | None = None,
     profile: str | None = None,
     credentials: tuple[str, str] | None = None,
+    settings: Settings | None = None,
 ) -> Any:
     """A low-level DynamoDB client; the usual AWS environment applies (AWS_PROFILE, AWS_REGION,
     AWS_ENDPOINT_URL_DYNAMODB, SSO and role profiles through boto3 sessions)."""
@@ -48,12 +50,15 @@ def make_client(
     if session.region_name is None and endpoint_url:
         region = "us-east-1"  # a local endpoint does not care, but botocore insists on one
     # botocore retries a few times quickly (an unreachable endpoint fails in seconds); the
-    # executor keeps retrying throttles, 5xx and dropped connections with longer backoff.
+    # executor keeps retrying throttles, 5xx and dropped connections with longer backoff, until
+    # the per-request deadline. botocore's own attempts fit inside that deadline.
+    s = settings or Settings()
+    attempts = max(1, min(3, int(s.deadline // s.read_timeout)))
     config = Config(
-        retries={"mode": "standard", "max_attempts": 3},
-        connect_timeout=3,
-        read_timeout=60,
-        max_pool_connections=32,
+        retries={"mode": "standard", "max_attempts": attempts},
+        connect_timeout=float(s.connect_timeout),
+        read_timeout=float(s.read_timeout),
+        max_pool_connections=MAX_CONCURRENT_REQUESTS,
     )
     kwargs: dict[str, Any] = {"config": config}
     if endpoint_url:
@@ -86,10 +91,13 @@ class Session:
         params: dict[str, Any] | None = None,
         progress: Callable[[Stats], None] | None = None,
     ):
-        self.client = client if client is not None else make_client(endpoint_url, region, profile)
+        self.settings = settings or Settings()
+        if client is None:
+            client = make_client(endpoint_url, region, profile, settings=self.settings)
+        self.client = client
         self._capabilities = capabilities
         self.catalog = Catalog(self.client, lambda: self.capabilities)
-        self.settings = settings or Settings()
+        self.cancelled = threading.Event()  # set by cancel(): reads stop, workers are abandoned
         self.params = dict(params or {})
         self.progress = progress
         self.total_capacity = Decimal(0)
@@ -104,6 +112,11 @@ class Session:
         session = cls(server.client(), capabilities=MOTO, **kwargs)
         session.local = server
         return session
+
+    def cancel(self) -> None:
+        """Stop the statement under way (Ctrl-C, SIGTERM): its workers stop at their next
+        request and nothing waits for a request in flight. The next statement clears it."""
+        self.cancelled.set()
 
     def close(self) -> None:
         if self.local is not None:
@@ -155,6 +168,7 @@ class Session:
     def run_statement(
         self, statement: ast.Statement, params: dict[str, Any] | None = None
     ) -> Result:
+        self.cancelled.clear()
         bound = self.bind(statement, params)
         if isinstance(bound, ast.Select):
             return self._select(bound)
@@ -243,8 +257,12 @@ class Session:
         return sorted(names)
 
     def executor(self) -> Executor:
-        limits = Limits(max_rcu=self.settings.max_rcu, rate_limit=self.settings.rate_limit)
-        return Executor(self.client, self.estimating, limits, self.progress)
+        limits = Limits(
+            max_rcu=self.settings.max_rcu,
+            rate_limit=self.settings.rate_limit,
+            deadline=float(self.settings.deadline),
+        )
+        return Executor(self.client, self.estimating, limits, self.progress, self.cancelled)
 
     def _select(self, statement: ast.Select) -> Result:
         plan = self.plan(statement)

@@ -297,6 +297,32 @@ SETTINGS: tuple[Setting, ...] = (
         live=False,
         repl=True,
     ),
+    Setting(
+        "connect_timeout",
+        Amount(),
+        Decimal(5),
+        "seconds to wait for a connection to DynamoDB",
+        flag="--connect-timeout",
+        metavar="S",
+        live=False,
+    ),
+    Setting(
+        "read_timeout",
+        Amount(),
+        Decimal(10),
+        "seconds to wait for an answer once a request is sent",
+        flag="--read-timeout",
+        metavar="S",
+        live=False,
+    ),
+    Setting(
+        "deadline",
+        Amount(),
+        Decimal(30),
+        "give up on one request after this many seconds, retries included",
+        flag="--deadline",
+        metavar="S",
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -338,6 +364,9 @@ class Settings:
     history_size: int = 10000
     highlight: bool = True
     key_bindings: str = "emacs"
+    connect_timeout: Decimal = Decimal(5)
+    read_timeout: Decimal = Decimal(10)
+    deadline: Decimal = Decimal(30)
 
     def set(self, name: str, text: str) -> Setting:
         """``SET name = text`` (and the backslash commands): SettingError when not accepted."""

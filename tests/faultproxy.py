@@ -12,6 +12,7 @@ that match it; ``None`` means every call) and an optional predicate on the JSON 
 - ``throttling``: 400 ``ThrottlingException`` (control-plane / account-level throttling);
 - ``500``: 500 ``InternalServerError``;
 - ``reset``: the TCP connection is reset (SO_LINGER 0) before any byte of the answer;
+- ``hang``: the request is read and never answered (a hung endpoint), until the proxy stops;
 - ``unprocessed``: the call goes to the server, then the answer is rewritten so that the
   second half of the requested keys (a single key: that key) come back as ``UnprocessedKeys``
   instead of items
@@ -29,6 +30,7 @@ import json
 import socket
 import struct
 import threading
+import time
 import urllib.parse
 import zlib
 from collections.abc import Callable, Iterable
@@ -36,7 +38,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed")
+ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed", "hang")
 TARGET_PREFIX = "DynamoDB_20120810."
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date", "server"}
 
@@ -65,6 +67,7 @@ class Call:
     operation: str
     body: dict
     action: str  # "forward" or one of ACTIONS
+    at: float = field(default_factory=time.monotonic)  # when the request arrived
 
 
 @dataclass
@@ -72,6 +75,7 @@ class _State:
     rules: list[Rule] = field(default_factory=list)
     log: list[Call] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)  # releases hung calls
 
 
 class FaultProxy:
@@ -95,6 +99,7 @@ class FaultProxy:
         return self
 
     def stop(self) -> None:
+        self.state.stopping.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -132,6 +137,9 @@ class FaultProxy:
         with self.state.lock:
             self.state.rules.clear()
             self.state.log.clear()
+        # calls hung by the last test end now (their clients are gone)
+        self.state.stopping.set()
+        self.state.stopping = threading.Event()
 
     @property
     def log(self) -> list[Call]:
@@ -198,6 +206,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._forward(raw)
         elif action == "reset":
             self._reset()
+        elif action == "hang":
+            self.proxy.state.stopping.wait()
+            self.close_connection = True
         elif action == "unprocessed":
             self._forward(raw, rewrite=lambda status, data: _unprocess(body, status, data))
         else:

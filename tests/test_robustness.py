@@ -9,15 +9,22 @@ process shows the behaviour (signals, a closed stdout, /dev/full).
 from __future__ import annotations
 
 import json
+import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 import pytest
-from backends import Backend, unique_name
+from backends import ROOT, Backend, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
+
+from dynosql.errors import DynosqlError
 
 HUGE_BLOB = 399_000  # items just under the 400 KB limit: two fill a 1 MB page
 HUGE_ITEMS = 6
@@ -88,12 +95,17 @@ def _teardown() -> Iterator[None]:
             e.backend.delete_table(name)
 
 
-@pytest.fixture
-def env(backend: Backend) -> Iterator[Env]:
+def _env(backend: Backend) -> Env:
     if backend.name not in _ENVS:
         _ENVS[backend.name] = _build(backend)
     e = _ENVS[backend.name]
     e.proxy.reset_rules()
+    return e
+
+
+@pytest.fixture
+def env(backend: Backend) -> Iterator[Env]:
+    e = _env(backend)
     yield e
     e.proxy.reset_rules()
 
@@ -113,3 +125,147 @@ def test_limit_on_continuation_pages_is_what_is_left(env: Env, tmp_path: Any) ->
     # each continuation asks for what is still missing; four items read in all, not six
     assert limits[1:] == sorted(limits[1:], reverse=True) and all(n < 4 for n in limits[1:])
     assert "4 items scanned" in run.stderr, run.stderr
+
+
+# --- 1, 10. Ctrl-C and SIGTERM: out within a second or two, saying what was read ----------------
+
+
+def _start(tmp_path: Any, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "dynosql", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(tmp_path),
+        cwd=ROOT,
+    )
+
+
+def _wait_for(condition: Any, timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_hung_parallel_scan_exits_at_once(
+    dynalite_backend: Backend, tmp_path: Any
+) -> None:
+    e = _env(dynalite_backend)
+    e.proxy.fail("Scan", "hang")
+    proc = _start(
+        tmp_path, "--endpoint-url", e.proxy.url, "--segments", "8", "-e", f"SELECT * FROM {e.wide}"
+    )
+    try:
+        _wait_for(lambda: len(e.proxy.calls("Scan")) >= 8)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - started
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert took < 3.0, took
+    assert "Traceback" not in err, err
+    assert "interrupted: read 0 items in 0 requests" in err, err
+    assert out == ""
+
+
+@pytest.mark.slow
+def test_sigterm_mid_stream_closes_the_json_array(dynalite_backend: Backend, tmp_path: Any) -> None:
+    e = _env(dynalite_backend)
+    # a slow read: 20 RCU a second over a table of some 50 RCU
+    proc = _start(
+        tmp_path,
+        "--endpoint-url",
+        e.proxy.url,
+        "--rate-limit",
+        "20",
+        "--format",
+        "json",
+        "-e",
+        f"SELECT pk, sk FROM {e.wide}",
+    )
+    try:
+        _wait_for(lambda: len(e.proxy.calls("Scan")) >= 2)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err, err
+    rows = json.loads(out)  # a whole array: closed, not cut
+    assert 0 < len(rows) < WIDE_ITEMS
+    assert "interrupted: read" in err, err
+
+
+# --- 2. a hung endpoint: an error within the deadline, configurable ------------------------------
+
+
+@pytest.mark.slow
+def test_hung_query_fails_within_the_deadline(dynalite_backend: Backend, tmp_path: Any) -> None:
+    env = _env(dynalite_backend)
+    env.proxy.fail("Query", "hang")
+    started = time.monotonic()
+    run = env.run(
+        tmp_path,
+        "--read-timeout",
+        "1",
+        "--deadline",
+        "2",
+        "-e",
+        f"SELECT * FROM {env.huge} WHERE pk = 'big'",
+    )
+    took = time.monotonic() - started
+    assert run.returncode == 1
+    line = run.one_error()
+    assert "cannot reach DynamoDB" in line and "deadline" in line, line
+    assert took < 8, took
+
+
+def test_never_answering_socket_fails_fast(tmp_path: Any) -> None:
+    with socket.socket() as listener:  # the kernel accepts; nobody ever answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        started = time.monotonic()
+        run = run_cli(
+            "--endpoint-url",
+            url,
+            "--read-timeout",
+            "0.5",
+            "--deadline",
+            "0.5",
+            "-e",
+            "SHOW TABLES",
+            env=cli_env(tmp_path),
+        )
+        took = time.monotonic() - started
+    assert run.returncode == 1
+    assert "cannot reach DynamoDB" in run.one_error()
+    assert took < 2, took
+
+
+def test_a_slow_answer_is_noted_on_a_terminal(env: Env, monkeypatch: Any) -> None:
+    from dynosql import execute
+    from dynosql.session import Session, Settings, make_client
+
+    monkeypatch.setattr(execute, "SLOW_ANSWER_SECONDS", 0.2)
+    env.proxy.fail("Query", "hang")
+    notes: list[tuple] = []
+
+    class Progress:
+        def __call__(self, stats: Any) -> None:
+            pass
+
+        def waiting(self, operation: str, deadline: float) -> None:
+            notes.append((operation, deadline))
+
+    settings = Settings(read_timeout=Decimal("0.6"), deadline=Decimal("0.6"))
+    client = make_client(env.proxy.url, credentials=("t", "t"), settings=settings)
+    session = Session(client, settings=settings, progress=Progress())
+    with pytest.raises(DynosqlError, match="cannot reach DynamoDB"):
+        session.execute(f"SELECT * FROM {env.huge} WHERE pk = 'big'").all()
+    assert notes and notes[0] == ("query", 0.6)
