@@ -9,6 +9,7 @@ process shows the behaviour (signals, a closed stdout, /dev/full).
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -269,3 +270,48 @@ def test_a_slow_answer_is_noted_on_a_terminal(env: Env, monkeypatch: Any) -> Non
     with pytest.raises(DynosqlError, match="cannot reach DynamoDB"):
         session.execute(f"SELECT * FROM {env.huge} WHERE pk = 'big'").all()
     assert notes and notes[0] == ("query", 0.6)
+
+
+# --- 3. output that cannot be written: one line, a non-zero code, every format ------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["table", "markdown", "vertical", "json", "jsonl", "csv", "tsv"])
+def test_full_disk_fails_in_every_format(
+    dynalite_backend: Backend, tmp_path: Any, fmt: str
+) -> None:
+    e = _env(dynalite_backend)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "dynosql", "--endpoint-url", e.proxy.url, "--format", fmt]
+            + ["-e", f"SELECT * FROM {e.wide}"],
+            stdin=subprocess.DEVNULL,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(tmp_path),
+            cwd=ROOT,
+            timeout=60,
+        )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.splitlines()[-1:] == ["error: cannot write output: No space left on device"]
+    assert "Traceback" not in proc.stderr
+
+
+def test_closed_stdout_fails_before_any_request(dynalite_backend: Backend, tmp_path: Any) -> None:
+    e = _env(dynalite_backend)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dynosql", "--endpoint-url", e.proxy.url]
+        + ["-e", f"SELECT * FROM {e.wide}"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(tmp_path),
+        cwd=ROOT,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),  # `dynosql … >&-`
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.splitlines() == ["error: cannot write output: standard output is closed"]
+    assert not e.proxy.calls("Scan")
