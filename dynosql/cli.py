@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 from . import __version__
 from .errors import DynosqlError
 from .process import (
+    GuardedOutput,
+    OutputError,
     check_output,
     discard_output,
     interrupt_code,
-    output_error,
     sigterm_as_interrupt,
 )
 from .settings import Settings, add_arguments, from_arguments
@@ -167,8 +168,8 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
             with open(args.file, encoding="utf-8") as f:
                 return [(None, f.read())]
         except OSError as err:
-            _err(f"error: cannot read {args.file}: {err.strerror}")
-            raise SystemExit(EXIT_FAILED) from None
+            _err(f"error: cannot read {args.file}: {err.strerror} (see dynosql --help)")
+            raise SystemExit(EXIT_USAGE) from None
         except UnicodeDecodeError:
             _err(f"error: {args.file} is not UTF-8 text")
             raise SystemExit(EXIT_FAILED) from None
@@ -211,6 +212,7 @@ def run_statements(
     """Run parsed statements in order; stop at the first failure (earlier output stays)."""
     from .render import render
 
+    out = GuardedOutput(out)  # type: ignore[assignment]
     for statement in statements:
         result = None
         try:
@@ -236,15 +238,13 @@ def run_statements(
             return interrupt_code(interrupt)
         except BrokenPipeError:
             raise
-        except OSError as error:  # the output cannot be written (a full disk, /dev/full)
-            if session.progress is not None:
-                session.progress.clear()
-            session.cancel()
-            discard_output()
-            return _fail(output_error(error), args)
         except DynosqlError as error:
             if session.progress is not None:
                 session.progress.clear()
+            if isinstance(error, OutputError):  # a full disk, /dev/full: stop reading too
+                session.cancel()
+                discard_output()
+                return _fail(error, args)
             out.flush()
             return _fail(error, args)
         except Exception as error:  # a bug: one line, unless --debug

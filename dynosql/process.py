@@ -55,6 +55,33 @@ def output_error(err: OSError) -> OutputError:
     return OutputError(f"cannot write output: {reason}")
 
 
+class GuardedOutput:
+    """`out`, whose failed writes (a full disk, /dev/full) raise OutputError: a failure of the
+    output, told apart from a connection's OSError. A closed pipe stays BrokenPipeError."""
+
+    def __init__(self, out: TextIO):
+        self._out = out
+
+    def write(self, text: str) -> int:
+        try:
+            return self._out.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise output_error(err) from None
+
+    def flush(self) -> None:
+        try:
+            self._out.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise output_error(err) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)
+
+
 def check_output(stream: TextIO | None) -> None:
     """A stdout closed before we started (``>&-``): fail before any request is sent."""
     if stream is None:

@@ -19,7 +19,14 @@ from typing import Any
 from . import values
 from .capabilities import MOTO, Capabilities, probe
 from .catalog import Catalog, TableInfo
-from .errors import DynosqlError, GuardError, PlanError, SqlError, translate_error
+from .errors import (
+    DynosqlError,
+    GuardError,
+    PlanError,
+    SqlError,
+    UsageError,
+    translate_error,
+)
 from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
 from .execute import MAX_CONCURRENT_REQUESTS, Executor, Limits
@@ -43,6 +50,7 @@ def make_client(
     import boto3
     from botocore.config import Config
 
+    _check_endpoint(endpoint_url)
     try:
         session = boto3.Session(profile_name=profile, region_name=region)
     except Exception as err:  # ProfileNotFound and friends
@@ -70,7 +78,30 @@ def make_client(
     try:
         return session.client("dynamodb", **kwargs)
     except Exception as err:
+        if type(err).__name__ == "InvalidRegionError":
+            raise UsageError(
+                f"--region {kwargs.get('region_name') or session.region_name!r} is not a region "
+                "name (e.g. eu-west-1)"
+            ) from err
         raise translate_error(err) from err
+
+
+def _check_endpoint(url: str | None) -> None:
+    """An endpoint botocore can use: a scheme and a host (``localhost:8000`` is not one)."""
+    if url is None:
+        return
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"--endpoint-url {url!r} is not a URL: give the scheme and host, e.g. "
+            "http://localhost:8000"
+        )
 
 
 class Session:
@@ -396,9 +427,13 @@ def parse_param(text: str) -> tuple[str, Any]:
     if ":=" in text and ("=" not in text.split(":=", 1)[0]):
         name, raw = text.split(":=", 1)
         try:
-            value = json.loads(raw, parse_float=Decimal, parse_int=Decimal)
+            value = json.loads(
+                raw, parse_float=values.number, parse_int=values.number, parse_constant=_no_constant
+            )
         except json.JSONDecodeError:
             raise ValueError(f"-v {name}:= takes a JSON value, got {raw!r}") from None
+        except ValueError as err:  # NaN, Infinity, more than 38 digits
+            raise ValueError(f"-v {name}:= {err}") from None
         return name.strip(), _from_json(value)
     if "=" not in text:
         raise ValueError(f"-v takes name=value, got {text!r}")
@@ -406,6 +441,10 @@ def parse_param(text: str) -> tuple[str, Any]:
     if _NUMBER.match(raw.strip()):
         return name.strip(), values.number(raw.strip())
     return name.strip(), raw
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a number DynamoDB can store")
 
 
 def _from_json(value: Any) -> Any:

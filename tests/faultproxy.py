@@ -12,6 +12,7 @@ that match it; ``None`` means every call) and an optional predicate on the JSON 
 - ``throttling``: 400 ``ThrottlingException`` (control-plane / account-level throttling);
 - ``500``: 500 ``InternalServerError``;
 - ``reset``: the TCP connection is reset (SO_LINGER 0) before any byte of the answer;
+- ``expired``: 400 ``ExpiredTokenException`` (credentials that expired after a refresh);
 - ``hang``: the request is read and never answered (a hung endpoint), until the proxy stops;
 - ``unprocessed``: the call goes to the server, then the answer is rewritten so that the
   second half of the requested keys (a single key: that key) come back as ``UnprocessedKeys``
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed", "hang")
+ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed", "hang", "expired")
 TARGET_PREFIX = "DynamoDB_20120810."
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date", "server"}
 
@@ -173,6 +174,11 @@ _ERRORS = {
         400,
         "com.amazonaws.dynamodb.v20120810#ThrottlingException",
         "Rate of requests exceeds the allowed throughput.",
+    ),
+    "expired": (
+        400,
+        "com.amazon.coral.service#ExpiredTokenException",
+        "The security token included in the request is expired",
     ),
     "500": (
         500,

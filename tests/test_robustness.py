@@ -8,14 +8,17 @@ process shows the behaviour (signals, a closed stdout, /dev/full).
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -315,3 +318,100 @@ def test_closed_stdout_fails_before_any_request(dynalite_backend: Backend, tmp_p
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.splitlines() == ["error: cannot write output: standard output is closed"]
     assert not e.proxy.calls("Scan")
+
+
+# --- 7. bad setups: one line with a hint, never a traceback; usage errors exit 2 ----------------
+
+
+class _Fake(http.server.BaseHTTPRequestHandler):
+    """Not DynamoDB: answers every POST with HTTP `status` and `body`."""
+
+    status = 200
+    body = b""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(self.status)
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def _fake_server(status: int, body: bytes) -> Iterator[str]:
+    handler = type("Handler", (_Fake,), {"status": status, "body": body})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (["--endpoint-url", "localhost:18000"], 2, "give the scheme and host"),
+        (["--endpoint-url", "http://127.0.0.1:1", "--region", "bad_region!"], 2, "not a region"),
+        (["--endpoint-url", "http://127.0.0.1:1", "-v", "p:=NaN"], 2, "NaN is not a number"),
+        (["--endpoint-url", "http://127.0.0.1:1", "-v", "p:=" + "7" * 42], 2, "38 significant"),
+    ],
+)
+def test_bad_command_lines_are_usage_errors(
+    tmp_path: Any, args: list[str], code: int, words: str
+) -> None:
+    run = run_cli(*args, "-e", "SELECT * FROM abc WHERE pk = :p", env=cli_env(tmp_path))
+    assert run.returncode == code, run.stderr
+    assert words in run.one_error()
+
+
+def test_missing_script_is_a_usage_error(tmp_path: Any) -> None:
+    run = run_cli("-f", str(tmp_path / "missing.sql"), env=cli_env(tmp_path))
+    assert run.returncode == 2
+    assert "cannot read" in run.one_error()
+
+
+@pytest.mark.parametrize(
+    ("scheme", "status", "body", "words"),
+    [
+        ("http", 200, b"<html><body>Welcome</body></html>", "does not look like DynamoDB"),
+        ("http", 200, b"{}", "does not look like DynamoDB"),
+        ("https", 200, b"{}", "try http://"),
+        ("http", 404, b"", "HTTP 404"),
+    ],
+)
+def test_endpoints_that_are_not_dynamodb(
+    tmp_path: Any, scheme: str, status: int, body: bytes, words: str
+) -> None:
+    with _fake_server(status, body) as where:
+        for sql in ("SHOW TABLES", "SELECT * FROM abc WHERE pk = 'x'"):
+            run = run_cli(
+                "--endpoint-url", f"{scheme}://{where}", "--deadline", "2", "-e", sql,
+                env=cli_env(tmp_path),
+            )  # fmt: skip
+            assert run.returncode == 1, run.stderr
+            assert words in run.one_error()
+
+
+def test_failing_credential_process(tmp_path: Any) -> None:
+    config = tmp_path / "aws_config"
+    config.write_text("[profile broken]\ncredential_process = /bin/false\n")
+    env = cli_env(tmp_path, AWS_CONFIG_FILE=str(config))
+    del env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"]
+    run = run_cli(
+        "--profile", "broken", "--endpoint-url", "http://127.0.0.1:1", "-e", "SHOW TABLES", env=env
+    )
+    assert run.returncode == 1
+    assert "credential_process" in run.one_error()
+
+
+def test_credentials_expiring_mid_statement(env: Env, tmp_path: Any) -> None:
+    env.proxy.fail("Query", "expired")
+    run = env.run(tmp_path, "-e", f"SELECT * FROM {env.huge} WHERE pk = 'big'")
+    assert run.returncode == 1
+    line = run.one_error()
+    assert "ExpiredTokenException" in line and "aws sso login" in line, line
