@@ -304,6 +304,7 @@ class Executor:
         for attempt in range(RETRY_ROUNDS + 1):  # ends by return or raise
             if self.cancel.is_set():
                 raise Cancelled()
+            round_started = time.monotonic()
             try:
                 response = self._send(method, params)
                 break
@@ -312,8 +313,10 @@ class Executor:
                 # exponential backoff with full jitter; the same request again (pagination
                 # resumes from the same ExclusiveStartKey, so nothing is read twice)
                 pause = random.uniform(0, min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2**attempt))
-                spent = time.monotonic() - started
-                late = deadline is not None and spent + pause >= deadline
+                now = time.monotonic()
+                spent = now - started
+                # another round like this one (botocore's attempts included) must fit too
+                late = deadline is not None and spent + pause + (now - round_started) > deadline
                 if attempt >= rounds or late:
                     error = translate_error(err)
                     if late and classify(err).kind == "connection":

@@ -63,7 +63,7 @@ def make_client(
     s = settings or Settings()
     attempts = max(1, min(3, int(s.deadline // s.read_timeout)))
     config = Config(
-        retries={"mode": "standard", "max_attempts": attempts},
+        retries={"mode": "standard", "total_max_attempts": attempts},
         connect_timeout=float(s.connect_timeout),
         read_timeout=float(s.read_timeout),
         max_pool_connections=MAX_CONCURRENT_REQUESTS,

@@ -143,6 +143,9 @@ def _start(tmp_path: Any, *args: str) -> subprocess.Popen:
         text=True,
         env=cli_env(tmp_path),
         cwd=ROOT,
+        # a background job starts with SIGINT ignored, and Python then never raises
+        # KeyboardInterrupt: give the child the default, as a terminal would
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
