@@ -418,3 +418,37 @@ def test_credentials_expiring_mid_statement(env: Env, tmp_path: Any) -> None:
     assert run.returncode == 1
     line = run.one_error()
     assert "ExpiredTokenException" in line and "aws sso login" in line, line
+
+
+# --- 4. a script can tighten the command line's limits, never loosen them ----------------------
+
+
+@pytest.mark.parametrize(
+    ("statement", "flag"),
+    [
+        ("SET fail_on_scan = off", "--fail-on-scan"),
+        ("SET max_rcu = off", "--max-rcu 10"),
+        ("SET max_rcu = 11", "--max-rcu 10"),
+        ("SET rate_limit = off", "--rate-limit 50"),
+    ],
+)
+def test_a_script_cannot_loosen_command_line_limits(
+    env: Env, tmp_path: Any, statement: str, flag: str
+) -> None:
+    script = tmp_path / "loosen.sql"
+    script.write_text(f"{statement};\nSELECT * FROM {env.wide};\n")
+    run = env.run(
+        tmp_path, "--fail-on-scan", "--max-rcu", "10", "--rate-limit", "50", "-f", str(script)
+    )
+    assert run.returncode == 1
+    line = run.one_error()
+    assert f"would loosen {flag} given on the command line" in line, line
+    assert not env.proxy.calls("Scan")
+
+
+def test_a_script_may_tighten_command_line_limits(env: Env, tmp_path: Any) -> None:
+    sql = f"SET max_rcu = 5; SET fail_on_scan = on; SELECT * FROM {env.wide}"
+    run = env.run(tmp_path, "--max-rcu", "10", "-e", sql)
+    assert run.returncode == 3
+    assert "--fail-on-scan is set" in run.one_error()
+    assert not env.proxy.calls("Scan")
