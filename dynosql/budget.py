@@ -2,9 +2,9 @@
 
 Capacity is reserved *before* a request is sent, so the statement never runs ahead:
 
-- ``--rate-limit R``: requests are scheduled one after another on a single clock; a request
-  expected to cost c RCU may start only when every earlier reservation has had its c/R
-  seconds. Eight segments therefore share R, instead of each sending its first page at once.
+- ``--rate-limit R``: a request may start only when everything consumed or reserved before it
+  fits in R × the seconds since the statement began; then it reserves its expected cost.
+  Eight segments therefore share R, instead of each sending its first page at once.
 - ``--max-rcu M``: a request is sent only while consumed + reserved stays under M; when the
   budget is gone the statement stops with a GuardError (the caller reports the total once the
   pages in flight have finished).
@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from decimal import Decimal
 
 from .errors import GuardError
 from .result import Stats
+
+POLL_SECONDS = 0.05
 
 
 class BudgetStop(GuardError):
@@ -43,7 +46,6 @@ class ReadBudget:
         max_rcu: Decimal | None,
         rate: Decimal | None,
         cancel: threading.Event,
-        clock: float,
     ):
         self.stats = stats
         self.lock = lock
@@ -51,7 +53,7 @@ class ReadBudget:
         self.rate = rate
         self.cancel = cancel
         self.reserved = Decimal(0)
-        self.next_start = clock  # rate-limit schedule: when the next request may go
+        self.started = time.monotonic()
         self.streams = 1  # streams sharing the budget (parallel segments, IN branches)
 
     @property
@@ -77,29 +79,25 @@ class ReadBudget:
             return None
         return max(1, math.floor(rcu * unit_bytes / max(1, item_bytes)))
 
-    def reserve(self, cost: Decimal, now: float) -> float:
-        """Book `cost` RCU for a request about to be sent; returns the seconds to wait first.
-        BudgetStop when --max-rcu has no room left."""
-        with self.lock:
-            if self.max_rcu is not None:
+    def reserve(self, cost: Decimal) -> None:
+        """Book `cost` RCU for a request about to be sent, waiting first until the rate allows
+        it. BudgetStop when --max-rcu has no room left; Cancelled on cancel."""
+        while True:
+            with self.lock:
                 committed = self.stats.capacity + self.reserved
-                if committed >= self.max_rcu:
+                if self.max_rcu is not None and committed >= self.max_rcu:
                     raise BudgetStop("stopped: --max-rcu reached")
-            self.reserved += cost
-            if not self.rate:
-                return 0.0
-            start = max(now, self.next_start)
-            self.next_start = start + float(cost / self.rate)
-            return start - now
+                wait = 0.0
+                if self.rate:
+                    wait = float(committed / self.rate) - (time.monotonic() - self.started)
+                if wait <= 0:
+                    self.reserved += cost
+                    return
+            # a page coming back (cheaper than booked) may free the way early: look again soon
+            if self.cancel.wait(min(wait, POLL_SECONDS)):
+                raise Cancelled()
 
-    def settle(self, reserved: Decimal, actual: Decimal) -> None:
-        """The request came back costing `actual`: free the reservation and move the rate
-        schedule by the difference (a dearer page delays the next ones)."""
+    def settle(self, reserved: Decimal) -> None:
+        """The request came back (its real cost is in the statement's capacity now)."""
         with self.lock:
             self.reserved -= reserved
-            if self.rate:
-                self.next_start += float((actual - reserved) / self.rate)
-
-    def wait(self, seconds: float) -> None:
-        if seconds > 0 and self.cancel.wait(seconds):
-            raise Cancelled()

@@ -8,6 +8,7 @@ embedded moto) it is estimated from item sizes by DynamoDB's rules and labelled 
 
 from __future__ import annotations
 
+import math
 import queue
 import random
 import sys
@@ -109,7 +110,6 @@ class Executor:
             self.limits.max_rcu,
             self.limits.rate_limit,
             self.cancel,
-            time.monotonic(),
         )
         budget.streams = min(streams, MAX_CONCURRENT_REQUESTS)
         return budget
@@ -150,8 +150,8 @@ class Executor:
     ) -> Iterator[dict]:
         op = request.operation
         if op == "GetItem":
-            self.budget.wait(self.budget.reserve(self._unit_cost(plan, 1), time.monotonic()))
-            self.budget.settle(self._unit_cost(plan, 1), self._unit_cost(plan, 1))
+            self.budget.reserve(self._unit_cost(plan, 1))
+            self.budget.settle(self._unit_cost(plan, 1))
             response = self._call("get_item", params, stats, plan)
             item = response.get("Item")
             raw = [values.decode_item(item)] if item else []
@@ -202,13 +202,11 @@ class Executor:
             expected = Decimal(0)
             if self.budget.active:
                 expected = self._bound_page(plan, params, seen)
-            pause = self.budget.reserve(expected, time.monotonic())
+            self.budget.reserve(expected)
             try:
-                self.budget.wait(pause)
                 page = self._call(method, params, stats, plan)
-            except BaseException:
-                self.budget.settle(expected, expected)
-                raise
+            finally:
+                self.budget.settle(expected)
             items = [values.decode_item(i) for i in page.get("Items", [])]
             scanned = page.get("ScannedCount", page.get("Count", 0))
             stats_add(self._lock, stats, scanned=scanned)
@@ -216,7 +214,6 @@ class Executor:
                 cost = self._charge_page(plan, stats, params, page, items, scanned)
             else:
                 cost = _reported(page.get("ConsumedCapacity"))
-            self.budget.settle(expected, cost)
             seen[0] += scanned
             seen[1] += cost
             self._after_page(stats)
@@ -238,8 +235,8 @@ class Executor:
         pending = {table: spec}
         for attempt in range(MAX_UNPROCESSED_ROUNDS):
             booked = self._unit_cost(plan, 1) * len(pending[table]["Keys"])
-            self.budget.wait(self.budget.reserve(booked, time.monotonic()))
-            self.budget.settle(booked, booked)
+            self.budget.reserve(booked)
+            self.budget.settle(booked)
             response = self._call(
                 "batch_get_item", {**params, "RequestItems": pending}, stats, plan
             )
@@ -325,8 +322,7 @@ class Executor:
                             f"{deadline:g} s)"
                         )
                     raise error from err
-                if self.cancel.wait(pause):
-                    raise Cancelled() from err
+                _pause(pause, self.cancel)
         stats_add(self._lock, stats, requests=1)
         if not self.estimate_capacity:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
@@ -386,6 +382,15 @@ class Executor:
             raise BudgetStop(f"stopped: more than --max-rcu {limits.max_rcu}")
         if self.progress is not None:
             self.progress(stats)
+
+
+def _pause(seconds: float, cancel: threading.Event) -> None:
+    """time.sleep in slices of at most 0.1 s, leaving early (Cancelled) on cancel."""
+    slices = max(1, math.ceil(seconds / 0.1))
+    for _ in range(slices):
+        if cancel.is_set():
+            raise Cancelled()
+        time.sleep(seconds / slices)
 
 
 def retryable(err: Exception) -> int:

@@ -326,11 +326,18 @@ class Session:
             yield from select_rows(statement, plan.table, self.read(plan, stats), plan.sort)
 
     def guard(self, plan: Plan) -> None:
-        """Refuse a Scan before any request when --fail-on-scan is set."""
+        """Refuse a Scan before any request when --fail-on-scan is set, or when its estimate
+        (a known table size) already exceeds --max-rcu."""
         if plan.is_scan and self.settings.fail_on_scan:
             raise GuardError(
                 f"refused: this statement would Scan {plan.table.name} ({plan.estimate.text()}) "
                 "and --fail-on-scan is set"
+            )
+        cap = self.settings.max_rcu
+        if plan.is_scan and cap is not None and plan.estimate.items and plan.estimate.rcu > cap:
+            raise GuardError(
+                f"refused: this statement would Scan {plan.table.name} ({plan.estimate.text()}), "
+                f"more than --max-rcu {cap}; add a key condition or a LIMIT, or raise the limit"
             )
 
     def _explain(self, explain: ast.Explain) -> Result:

@@ -69,6 +69,7 @@ class Call:
     body: dict
     action: str  # "forward" or one of ACTIONS
     at: float = field(default_factory=time.monotonic)  # when the request arrived
+    answer: dict | None = None  # a forwarded call's JSON answer, as the client received it
 
 
 @dataclass
@@ -150,7 +151,7 @@ class FaultProxy:
     def calls(self, operation: str) -> list[Call]:
         return [c for c in self.log if c.operation == operation]
 
-    def _decide(self, operation: str, body: dict) -> str:
+    def _decide(self, operation: str, body: dict) -> tuple[str, Call]:
         with self.state.lock:
             action = "forward"
             for rule in self.state.rules:
@@ -159,8 +160,9 @@ class FaultProxy:
                 if rule.applies(operation, body) and action == "forward":
                     rule.hits += 1
                     action = rule.action
-            self.state.log.append(Call(operation, body, action))
-            return action
+            call = Call(operation, body, action)
+            self.state.log.append(call)
+            return action, call
 
 
 _ERRORS = {
@@ -207,9 +209,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
-        action = self.proxy._decide(operation, body)
+        action, call = self.proxy._decide(operation, body)
         if action == "forward":
-            self._forward(raw)
+            self._forward(raw, call=call)
         elif action == "reset":
             self._reset()
         elif action == "hang":
@@ -224,7 +226,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- answers -----------------------------------------------------------------------------
 
-    def _forward(self, raw: bytes, rewrite: Callable[[int, bytes], bytes] | None = None) -> None:
+    def _forward(
+        self,
+        raw: bytes,
+        rewrite: Callable[[int, bytes], bytes] | None = None,
+        call: Call | None = None,
+    ) -> None:
         host, port = self.proxy.upstream
         conn = http.client.HTTPConnection(host, port, timeout=60)
         try:
@@ -241,6 +248,11 @@ class _Handler(BaseHTTPRequestHandler):
             data = rewrite(status, data)
             out_headers = {k: v for k, v in out_headers.items() if k.lower() != "x-amz-crc32"}
             out_headers["x-amz-crc32"] = str(zlib.crc32(data) & 0xFFFFFFFF)
+        if call is not None:
+            try:
+                call.answer = json.loads(data or b"{}")
+            except ValueError:
+                call.answer = None
         self._answer(status, out_headers, data)
 
     def _answer(self, status: int, headers: dict[str, str], data: bytes) -> None:

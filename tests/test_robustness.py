@@ -452,3 +452,59 @@ def test_a_script_may_tighten_command_line_limits(env: Env, tmp_path: Any) -> No
     assert run.returncode == 3
     assert "--fail-on-scan is set" in run.one_error()
     assert not env.proxy.calls("Scan")
+
+
+# --- 5. --rate-limit: capacity is waited for before sending, one budget for every worker -------
+
+
+def _page_cost(call: Any) -> Decimal:
+    """What the server said a page cost, or (moto reports a constant) the bound its Limit
+    sets: Limit items of ~1 KB, eventually consistent."""
+    consumed = (call.answer or {}).get("ConsumedCapacity", {}).get("CapacityUnits")
+    return Decimal(str(consumed))
+
+
+@pytest.mark.slow
+def test_rate_limit_never_runs_ahead_with_segments(
+    dynalite_backend: Backend, tmp_path: Any
+) -> None:
+    e = _env(dynalite_backend)
+    rate = Decimal(25)
+    run = e.run(tmp_path, "--segments", "8", "--rate-limit", "25", "-e", f"SELECT * FROM {e.wide}")
+    assert run.returncode == 0, run.stderr
+    assert len(run.stdout.splitlines()) >= WIDE_ITEMS  # every row came
+    scans = e.proxy.calls("Scan")
+    assert {c.body["Segment"] for c in scans} == set(range(8))
+    first = scans[0].at
+    spent = Decimal(0)
+    for call in sorted(scans, key=lambda c: c.at):
+        # by the time a request is sent, what was consumed before it fits in the rate
+        # (plus one page: the first goes at once)
+        assert spent <= rate * Decimal(call.at - first) + rate, (spent, call.at - first)
+        spent += _page_cost(call)
+    assert spent > rate  # the test means something: more than a second's worth was read
+    # and each page was bounded: none cost much more than one second of the budget
+    assert max(_page_cost(c) for c in scans) <= rate * 2
+
+
+# --- 6. --max-rcu: refused up front when the estimate exceeds it; stops near it; says the truth --
+
+
+def test_max_rcu_refuses_up_front_on_a_known_size(moto_backend: Backend, tmp_path: Any) -> None:
+    e = _env(moto_backend)  # moto: the table's size is known (sampled), so is the estimate
+    run = e.run(tmp_path, "--max-rcu", "5", "-e", f"SELECT * FROM {e.wide}")
+    assert run.returncode == 3
+    assert "more than --max-rcu 5" in run.one_error()
+    assert not e.proxy.calls("Scan")
+
+
+def test_max_rcu_stops_near_the_cap_and_reports_every_page(
+    dynalite_backend: Backend, tmp_path: Any
+) -> None:
+    e = _env(dynalite_backend)  # dynalite reports size 0 (unknown) but real capacity
+    run = e.run(tmp_path, "--segments", "8", "--max-rcu", "10", "-e", f"SELECT * FROM {e.wide}")
+    assert run.returncode == 3, run.stderr
+    line = run.one_error()
+    consumed = sum((_page_cost(c) for c in e.proxy.calls("Scan")), Decimal(0))
+    assert f"consumed {format(consumed.normalize(), 'f')} RCU" in line, (line, consumed)
+    assert Decimal(8) <= consumed <= Decimal(10) + 8 * Decimal("0.5"), consumed
