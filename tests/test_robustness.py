@@ -8,7 +8,9 @@ process shows the behaviour (signals, a closed stdout, /dev/full).
 
 from __future__ import annotations
 
+import csv
 import http.server
+import io
 import json
 import os
 import signal
@@ -508,3 +510,74 @@ def test_max_rcu_stops_near_the_cap_and_reports_every_page(
     consumed = sum((_page_cost(c) for c in e.proxy.calls("Scan")), Decimal(0))
     assert f"consumed {format(consumed.normalize(), 'f')} RCU" in line, (line, consumed)
     assert Decimal(8) <= consumed <= Decimal(10) + 8 * Decimal("0.5"), consumed
+
+
+# --- 9. control characters in data never reach a terminal; csv/json keep them exactly ---------
+
+HOSTILE = "red\x1b[31mALERT\x07 over\rwrite\u202eevil\x9b"
+
+
+@pytest.fixture(scope="module")
+def hostile_table(dynalite_backend: Backend) -> Iterator[str]:
+    name = unique_name("hostile")
+    dynalite_backend.create_table(**_key_table(name))
+    dynalite_backend.put_items(
+        name, [{"pk": "p", "sk": Decimal(1), "note": HOSTILE, "bad\x1b]0;title\x07": "x"}]
+    )
+    yield name
+    dynalite_backend.delete_table(name)
+
+
+@pytest.mark.parametrize("fmt", ["table", "vertical", "markdown"])
+def test_control_characters_are_escaped_for_people(
+    dynalite_backend: Backend, hostile_table: str, tmp_path: Any, fmt: str
+) -> None:
+    run = run_cli(
+        "--endpoint-url", dynalite_backend.endpoint_url, "--format", fmt,
+        "-e", f"SELECT * FROM {hostile_table} WHERE pk = 'p'", env=cli_env(tmp_path),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    for c in "\x1b\x07\r\u202e\x9b":
+        assert c not in run.stdout, (c, run.stdout)
+    assert "red\\x1b[31mALERT\\x07 over\\rwrite\\u202eevil\\x9b" in run.stdout
+    assert "bad\\x1b]0;title\\x07" in run.stdout  # attribute names too
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_machine_formats_keep_exact_data(
+    dynalite_backend: Backend, hostile_table: str, tmp_path: Any, fmt: str
+) -> None:
+    run = run_cli(
+        "--endpoint-url", dynalite_backend.endpoint_url, "--format", fmt,
+        "-e", f"SELECT note FROM {hostile_table} WHERE pk = 'p'", env=cli_env(tmp_path),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    if fmt == "json":
+        assert json.loads(run.stdout) == [{"note": HOSTILE}]
+    else:
+        assert next(iter(csv.DictReader(io.StringIO(run.stdout, newline=""))))["note"] == HOSTILE
+
+
+def test_repl_screen_escapes_control_characters(
+    dynalite_backend: Backend, hostile_table: str
+) -> None:
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from dynosql.config import Config
+    from dynosql.repl.app import Repl
+    from dynosql.session import Session, Settings
+
+    session = Session(dynalite_backend.client(), settings=Settings(format="csv"), params={})
+    screen = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text(f"SELECT note FROM {hostile_table} WHERE pk = 'p';\r\\q\r")
+        pipe.close()
+        repl = Repl(
+            session, None, Config(), input=pipe, output=DummyOutput(), screen=screen,
+            history=InMemoryHistory(), complete_while_typing=False,
+        )  # fmt: skip
+        assert repl.run() == 0
+    text = screen.getvalue()
+    assert "\x1b[31m" not in text and "\x07" not in text and "\\x1b[31mALERT" in text

@@ -295,7 +295,7 @@ class Repl:
                 self.say(f"Time: {(time.monotonic() - started) * 1000:.3f} ms", dim=True)
 
     def present(self, result: Result) -> None:
-        from dynosql.render import render
+        from dynosql.render import render, visible
 
         quiet = self.options.quiet
         if not quiet:
@@ -309,7 +309,7 @@ class Repl:
             self.output_file.write(text)
             self.output_file.flush()
         else:
-            self.page(text)
+            self.page(visible(text, keep_tabs=True))  # csv/json too: data never drives the screen
         if not quiet:
             for note in result.notes:
                 self.say(f"note: {note}")
