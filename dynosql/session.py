@@ -400,7 +400,9 @@ def explain_lines(plan: Plan) -> list[str]:
     """EXPLAIN for people: the operation, the exact requests, the client's steps, the cost."""
     lines = [f"{plan.label}"]
     lines.append(
-        f"estimate: {plan.estimate.text()}" + (" (strongly consistent)" if plan.consistent else "")
+        f"estimate: {plan.estimate.text()}"
+        + (f" ({plan.estimate.bound} stops it)" if plan.estimate.bound else "")
+        + (" (strongly consistent)" if plan.consistent else "")
     )
     shown = plan.requests[:5]
     for i, request in enumerate(shown, 1):

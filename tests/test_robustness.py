@@ -581,3 +581,58 @@ def test_repl_screen_escapes_control_characters(
         assert repl.run() == 0
     text = screen.getvalue()
     assert "\x1b[31m" not in text and "\x07" not in text and "\\x1b[31mALERT" in text
+
+
+# --- 13, 14. the Scan estimate: a size of 0 is unknown, and a LIMIT bounds it ------------------
+
+
+def _repl(session: Any, keys: str) -> str:
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from dynosql.config import Config
+    from dynosql.repl.app import Repl
+
+    screen = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys)
+        pipe.close()
+        repl = Repl(
+            session, None, Config(), input=pipe, output=DummyOutput(), screen=screen,
+            history=InMemoryHistory(), complete_while_typing=False,
+        )  # fmt: skip
+        assert repl.run() == 0
+    return screen.getvalue()
+
+
+def _session(e: Env, **settings: Any) -> Any:
+    from dynosql.session import Session, Settings, make_client
+
+    return Session(make_client(e.proxy.url, credentials=("t", "t")), settings=Settings(**settings))
+
+
+def test_unknown_size_is_said_and_asked_about(dynalite_backend: Backend, tmp_path: Any) -> None:
+    e = _env(dynalite_backend)  # dynalite, like a fresh DynamoDB table, reports 0 items
+    run = e.run(tmp_path, "-e", f"EXPLAIN SELECT * FROM {e.wide}")
+    assert "estimate: size unknown: DynamoDB refreshes a table's size about every six hours" in (
+        run.stdout
+    )
+    assert not e.proxy.calls("Scan")
+    screen = _repl(_session(e), f"SELECT * FROM {e.wide};\rn\r\\q\r")
+    assert "cancelled: nothing was read" in screen  # asked (on the prompt), answered no
+    assert not e.proxy.calls("Scan")
+
+
+def test_scan_estimate_counts_the_limit(moto_backend: Backend, tmp_path: Any) -> None:
+    e = _env(moto_backend)  # moto: the size is known (~50 RCU for the whole table)
+    run = e.run(tmp_path, "-e", f"SELECT * FROM {e.wide} LIMIT 5")
+    assert "it reads items until LIMIT 5 is met (~5 items, ~0.5 RCU)" in run.stderr
+    assert "5 items scanned" in run.stderr
+    # the REPL asks by the same figure: the whole table would be asked about, LIMIT 5 not
+    screen = _repl(
+        _session(e, scan_confirm_rcu=Decimal(1)), f"SELECT * FROM {e.wide} LIMIT 5;\r\\q\r"
+    )
+    assert "cancelled" not in screen and "5 rows" in screen
+    screen = _repl(_session(e, scan_confirm_rcu=Decimal(1)), f"SELECT * FROM {e.wide};\rn\r\\q\r")
+    assert "cancelled: nothing was read" in screen

@@ -559,6 +559,7 @@ def _build(
 
     if cand.operation == "Scan":
         plan.segments = _segments(table, path, options)
+        _scan_estimate(plan, statement, table, consistent)
     if fetch:
         plan.fetch = _fetch_request(
             statement, table, needed if options.projections else None, consistent=options.consistent
@@ -757,6 +758,21 @@ def _request_limit(
     return max(1, statement.limit)
 
 
+def _scan_estimate(plan: Plan, statement: ast.Select, table: TableInfo, consistent: bool) -> None:
+    """A Scan reads the whole table, unless a pushed-down LIMIT stops it (each segment reads
+    at most LIMIT items then); a size of 0 is DynamoDB's stale figure, not an empty table."""
+    limits = [r.max_items for r in plan.requests]
+    if limits and all(n is not None for n in limits):
+        bound = sum(n for n in limits if n is not None) * plan.segments
+        if not plan.estimate.items or bound < plan.estimate.items:
+            units = _rcu(bound, _avg_size(plan.access, table), consistent)
+            rcu = max(units, Decimal("0.5") * plan.segments)
+            plan.estimate = Estimate(bound, rcu, bound=f"LIMIT {statement.limit}")
+            return
+    if not plan.estimate.items:
+        plan.estimate.known = False
+
+
 def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
     if options.segments:
         return options.segments
@@ -794,6 +810,11 @@ def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: b
         plan.steps.append(f"stop after {statement.limit} rows")
 
 
+def _reads(plan: Plan) -> str:
+    bound = plan.estimate.bound
+    return f"it reads items until {bound} is met" if bound else "it reads every item"
+
+
 def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: Options) -> str:
     target = table.name if plan.access.name is None else f"{table.name}.{plan.access.name}"
     hints = []
@@ -826,11 +847,11 @@ def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: 
         names = ", ".join(excluded)
         return (
             f"Scan of {target}: GSI {names} would serve this WHERE, but --consistent rules out "
-            f"GSIs (they are eventually consistent only); it reads every item ({plan.estimate.text()})"
+            f"GSIs (they are eventually consistent only); {_reads(plan)} ({plan.estimate.text()})"
         )
     why = "no condition on a partition key" if statement.where is not None else "no WHERE"
     return (
-        f"Scan of {target}: {why}; it reads every item ({plan.estimate.text()}). "
+        f"Scan of {target}: {why}; {_reads(plan)} ({plan.estimate.text()}). "
         f"A Query needs one of: {'; '.join(hints)}"
     )
 
@@ -859,7 +880,7 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
         access=path,
         operation="Scan",
         requests=[Request("Scan", params)],
-        estimate=Estimate(items, rcu),
+        estimate=Estimate(items, rcu, known=bool(items)),
         segments=_segments(table, path, options),
         consistent=consistent,
     )

@@ -426,8 +426,8 @@ class Repl:
         if not threshold or self.settings.fail_on_scan:
             return True  # never asked, or the guard refuses it anyway
         plan = self.session.scan_plan(statement)
-        if plan is None or plan.estimate.rcu <= threshold:
-            return True
+        if plan is None or (plan.estimate.known and plan.estimate.rcu <= threshold):
+            return True  # a size DynamoDB has not measured yet (0) is asked about too
         question = f"{plan.label} reads {plan.estimate.text()}. Run it? [y/N] "
         return self.ask(question).strip().lower() in ("y", "yes")
 
