@@ -636,3 +636,54 @@ def test_scan_estimate_counts_the_limit(moto_backend: Backend, tmp_path: Any) ->
     assert "cancelled" not in screen and "5 rows" in screen
     screen = _repl(_session(e, scan_confirm_rcu=Decimal(1)), f"SELECT * FROM {e.wide};\rn\r\\q\r")
     assert "cancelled: nothing was read" in screen
+
+
+# --- 15. IN with more than 100 values: batched keys, split filters ----------------------------
+
+
+@pytest.fixture(scope="module")
+def ids_tables() -> Iterator[dict[str, str]]:
+    made: dict[str, tuple[Backend, str]] = {}
+    yield made  # type: ignore[misc]
+    for backend, name in made.values():
+        backend.delete_table(name)
+
+
+def _ids_table(backend: Backend, made: dict) -> str:
+    if backend.name not in made:
+        name = unique_name("ids")
+        backend.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        backend.put_items(name, [{"id": f"i{i:03d}", "n": Decimal(i)} for i in range(200)])
+        made[backend.name] = (backend, name)
+    return made[backend.name][1]
+
+
+def test_in_with_150_keys_is_two_batch_gets(env: Env, ids_tables: dict, tmp_path: Any) -> None:
+    table = _ids_table(env.backend, ids_tables)
+    keys = ", ".join(f"'i{i:03d}'" for i in range(0, 300, 2))  # 150 keys, 100 of them exist
+    run = env.run(tmp_path, "--format", "csv", "-e", f"SELECT id FROM {table} WHERE id IN ({keys})")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["id"] + [f"i{i:03d}" for i in range(0, 200, 2)]
+    batches = env.sent("BatchGetItem")
+    assert sorted(len(b["RequestItems"][table]["Keys"]) for b in batches) == [50, 100]
+
+
+def test_in_with_130_values_on_a_non_key(env: Env, ids_tables: dict, tmp_path: Any) -> None:
+    table = _ids_table(env.backend, ids_tables)
+    wanted = list(range(0, 390, 3))  # 130 values, 67 of them stored
+    listed = ", ".join(str(n) for n in wanted)
+    sql = f"SELECT id FROM {table} WHERE n IN ({listed}) ORDER BY id"
+    run = env.run(tmp_path, "--format", "csv", "-e", sql)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["id"] + [f"i{n:03d}" for n in wanted if n < 200]
+    scans = env.sent("Scan")
+    assert any(") OR " in s.get("FilterExpression", "") for s in scans)  # split, server-side
+    for scan in scans:
+        text = scan.get("FilterExpression", "")
+        for part in text.split(" IN (")[1:]:
+            assert part.split(")")[0].count(",") < 100  # no IN with more than 100 values
