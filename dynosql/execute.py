@@ -8,13 +8,14 @@ embedded moto) it is estimated from item sizes by DynamoDB's rules and labelled 
 
 from __future__ import annotations
 
+import itertools
 import math
 import queue
 import random
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -90,15 +91,10 @@ class Executor:
         """The item count of a Select=COUNT plan."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
-        streams = [
-            (
-                lambda r=request, p=params: (
-                    pg.get("Count", 0) for pg, _ in self._pages(plan, r.operation, p, stats)
-                )
-            )
-            for request in plan.requests
-            for params in self._segment_requests(plan, request)
-        ]
+        streams = _Streams(
+            plan,
+            lambda r, p: (pg.get("Count", 0) for pg, _ in self._pages(plan, r.operation, p, stats)),
+        )
         self.budget = self._budget(stats, len(streams))
         counts = streams[0]() if len(streams) == 1 else self._concurrent(streams)
         return sum(self._final_total(counts, stats))
@@ -114,7 +110,7 @@ class Executor:
         budget.streams = min(streams, MAX_CONCURRENT_REQUESTS)
         return budget
 
-    def _concurrent(self, streams: list[Callable[[], Iterator[Any]]]) -> Iterator[Any]:
+    def _concurrent(self, streams: Sequence[Callable[[], Iterator[Any]]]) -> Iterator[Any]:
         return _concurrent(streams, MAX_CONCURRENT_REQUESTS, self.cancel, self.limits.deadline)
 
     def _final_total(self, stream: Iterator[Any], stats: Stats) -> Iterator[Any]:
@@ -130,20 +126,8 @@ class Executor:
 
     # --- streams -------------------------------------------------------------------------------
 
-    def _streams(self, plan: Plan, stats: Stats) -> list[Callable[[], Iterator[dict]]]:
-        streams = []
-        for request in plan.requests:
-            for params in self._segment_requests(plan, request):
-                streams.append(lambda r=request, p=params: self._request_items(plan, r, p, stats))
-        return streams
-
-    def _segment_requests(self, plan: Plan, request: Request) -> list[dict]:
-        if request.operation == "Scan" and plan.segments > 1:
-            return [
-                {**request.params, "Segment": i, "TotalSegments": plan.segments}
-                for i in range(plan.segments)
-            ]
-        return [request.params]
+    def _streams(self, plan: Plan, stats: Stats) -> _Streams:
+        return _Streams(plan, lambda r, p: self._request_items(plan, r, p, stats))
 
     def _request_items(
         self, plan: Plan, request: Request, params: dict, stats: Stats
@@ -445,8 +429,36 @@ def _dedupe(items: Iterator[dict], names: tuple[str, ...]) -> Iterator[dict]:
 _DONE = object()
 
 
+class _Streams(Sequence):
+    """One stream per request, and per Scan segment, each made when a worker takes it."""
+
+    def __init__(self, plan: Plan, make: Callable[[Request, dict], Iterator[Any]]):
+        self.plan = plan
+        self.make = make
+        self.per = [
+            plan.segments if r.operation == "Scan" and plan.segments > 1 else 1
+            for r in plan.requests
+        ]
+
+    def __len__(self) -> int:
+        return sum(self.per)
+
+    def __getitem__(self, index: int) -> Callable[[], Iterator[Any]]:  # type: ignore[override]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return next(itertools.islice(iter(self), index, None))
+
+    def __iter__(self) -> Iterator[Callable[[], Iterator[Any]]]:
+        for request, n in zip(self.plan.requests, self.per, strict=True):
+            for i in range(n):
+                params = request.params
+                if n > 1:
+                    params = {**params, "Segment": i, "TotalSegments": self.plan.segments}
+                yield lambda r=request, p=params: self.make(r, p)
+
+
 def _concurrent(
-    streams: list[Callable[[], Iterator[Any]]],
+    streams: Sequence[Callable[[], Iterator[Any]]],
     workers: int = MAX_CONCURRENT_REQUESTS,
     cancel: threading.Event | None = None,
     grace: float | None = None,
@@ -461,15 +473,15 @@ def _concurrent(
     """
     out: queue.Queue = queue.Queue(maxsize=QUEUE_DEPTH)
     stop = threading.Event()
-    pending = list(enumerate(streams))
+    pending = iter(streams)  # made one at a time: a million segments are not a million objects
     lock = threading.Lock()
 
     def worker() -> None:
         while not stop.is_set():
             with lock:
-                if not pending:
-                    break
-                _i, stream = pending.pop(0)
+                stream = next(pending, None)
+            if stream is None:
+                break
             try:
                 for item in stream():
                     while not stop.is_set():

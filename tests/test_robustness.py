@@ -687,3 +687,26 @@ def test_in_with_130_values_on_a_non_key(env: Env, ids_tables: dict, tmp_path: A
         text = scan.get("FilterExpression", "")
         for part in text.split(" IN (")[1:]:
             assert part.split(")")[0].count(",") < 100  # no IN with more than 100 values
+
+
+# --- 12. --segments: a documented concurrency cap, and absurd counts refused --------------------
+
+
+def test_absurd_segment_counts_are_refused(env: Env, tmp_path: Any) -> None:
+    run = env.run(tmp_path, "--segments", "1000000", "-e", f"SELECT * FROM {env.wide}")
+    assert run.returncode == 1
+    line = run.one_error()
+    assert "--segments 1000000 is more than" in line and "use at most" in line, line
+    assert not env.proxy.calls("Scan")
+
+
+def test_many_segments_read_everything_32_at_a_time(env: Env, tmp_path: Any) -> None:
+    from dynosql.execute import MAX_CONCURRENT_REQUESTS
+
+    assert MAX_CONCURRENT_REQUESTS == 32  # the cap the README documents
+    run = env.run(
+        tmp_path, "--segments", "64", "--format", "csv", "-e", f"SELECT sk FROM {env.wide}"
+    )
+    assert run.returncode == 0, run.stderr
+    assert sorted(int(x) for x in run.stdout.split()[1:]) == list(range(WIDE_ITEMS))
+    assert {c.body["Segment"] for c in env.proxy.calls("Scan")} == set(range(64))

@@ -29,12 +29,13 @@ from .expressions import (
     paths_in,
     projection_text,
 )
-from .model import Estimate, Plan, Request
+from .model import SIZE_UNKNOWN, Estimate, Plan, Request
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100
 SCAN_SEGMENT_BYTES = 256 * 1024 * 1024  # one parallel-scan worker per 256 MB, when not given
 MAX_AUTO_SEGMENTS = 8
+FREE_SEGMENTS = 64  # any table may be scanned in this many segments; more need as many items
 
 
 @dataclass(frozen=True)
@@ -775,6 +776,14 @@ def _scan_estimate(plan: Plan, statement: ast.Select, table: TableInfo, consiste
 
 def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
     if options.segments:
+        items = path.item_count or table.item_count
+        most = max(FREE_SEGMENTS, items)
+        if options.segments > most:
+            size = f"~{items} items" if items else f"an unknown size ({SIZE_UNKNOWN})"
+            raise PlanError(
+                f"--segments {options.segments} is more than {table.name} can use: it has "
+                f"{size} and every segment is at least one request (0.5 RCU); use at most {most}"
+            )
         return options.segments
     size = path.size_bytes or table.size_bytes
     return max(1, min(MAX_AUTO_SEGMENTS, size // SCAN_SEGMENT_BYTES))
