@@ -60,10 +60,12 @@ def from_response(response: dict[str, Any]) -> Capabilities:
 
 def probe(client: Any) -> Capabilities:
     """Ask the endpoint once (ListTables, which costs no capacity) what it is."""
-    from .errors import translate_error
+    from .errors import not_dynamodb, translate_error
 
     try:
         response = client.list_tables(Limit=1)
     except Exception as err:
         raise translate_error(err) from err
+    if "TableNames" not in response:
+        raise not_dynamodb("ListTables", "TableNames")
     return from_response(response)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .capabilities import Capabilities
-from .errors import PlanError, translate_error
+from .errors import PlanError, not_dynamodb, translate_error
 
 SAMPLE_ITEMS = 100
 
@@ -153,7 +153,9 @@ class Catalog:
                     page = self.client.list_tables(**kwargs)
                 except Exception as err:
                     raise translate_error(err) from err
-                names.extend(page.get("TableNames", []))
+                if "TableNames" not in page:
+                    raise not_dynamodb("ListTables", "TableNames")
+                names.extend(page["TableNames"])
                 if not page.get("LastEvaluatedTableName"):
                     break
                 kwargs["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
@@ -170,6 +172,8 @@ class Catalog:
                     # a name DynamoDB cannot even validate is still "no such table"
                     raise PlanError(self._unknown(name)) from err
                 raise translate_error(err) from err
+            if "Table" not in description:
+                raise not_dynamodb("DescribeTable", "a table description")
             info = table_info(description["Table"])
             if (
                 not self.capabilities().reports_table_size

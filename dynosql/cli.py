@@ -17,6 +17,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .errors import DynosqlError, internal_error_text
+from .process import (
+    GuardedOutput,
+    OutputError,
+    check_output,
+    discard_output,
+    interrupt_code,
+    sigterm_as_interrupt,
+)
 from .result import interrupted_text
 from .settings import Settings, add_arguments, from_arguments
 
@@ -35,7 +43,8 @@ examples:
   dynosql --profile prod --region eu-west-1 --fail-on-scan -f report.sql -v day=2026-11-30
   dynosql --endpoint-url http://localhost:8000 -e "SHOW TABLES"
 
-exit codes: 0 ok, 1 a statement failed, 2 bad usage, 3 refused by a guard, 130 interrupted
+exit codes: 0 ok, 1 a statement failed, 2 bad usage, 3 refused by a guard, 130 interrupted,
+  143 terminated (SIGTERM)
 """
 
 
@@ -92,10 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return _main(parser, args)
-    except KeyboardInterrupt:
+        with sigterm_as_interrupt():
+            return _main(parser, args)
+    except KeyboardInterrupt as interrupt:
         _err("interrupted")
-        return EXIT_INTERRUPTED
+        return interrupt_code(interrupt)
     except BrokenPipeError:
         _quiet_broken_pipe()
         return EXIT_OK
@@ -120,6 +130,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     interactive = scripts is None
     parsed: list = []
     if scripts is not None:
+        try:
+            check_output(sys.stdout)
+        except DynosqlError as err:
+            return _fail(err, args)
         # parse everything before the first request: a typo on the last line costs nothing
         from .sql import parse_script
 
@@ -155,8 +169,8 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
             with open(_script_path(args.file), encoding="utf-8") as f:
                 return [(None, f.read())]
         except OSError as err:
-            _err(f"error: cannot read {args.file}: {err.strerror}")
-            raise SystemExit(EXIT_FAILED) from None
+            _err(f"error: cannot read {args.file}: {err.strerror} (see dynosql --help)")
+            raise SystemExit(EXIT_USAGE) from None
         except UnicodeDecodeError:
             _err(f"error: {args.file} is not UTF-8 text")
             raise SystemExit(EXIT_FAILED) from None
@@ -212,6 +226,7 @@ def run_statements(
     """Run parsed statements in order; stop at the first failure (earlier output stays)."""
     from .render import render
 
+    out = GuardedOutput(out)  # type: ignore[assignment]
     for statement in statements:
         result = None
         try:
@@ -221,16 +236,21 @@ def run_statements(
                     print(f"warning: {warning}", file=err)
             render(result, session.settings.format, out)
             out.flush()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:
+            session.cancel()  # workers stop; a request that never answers is left behind
             if session.progress is not None:
                 session.progress.clear()
             print(interrupted_text(result), file=err)
-            return EXIT_INTERRUPTED
+            return interrupt_code(interrupt)
         except BrokenPipeError:
             raise
         except DynosqlError as error:
             if session.progress is not None:
                 session.progress.clear()
+            if isinstance(error, OutputError):  # a full disk, /dev/full: stop reading too
+                session.cancel()
+                discard_output()
+                return _fail(error, args)
             out.flush()
             return _fail(error, args)
         except Exception as error:  # a bug: one line, unless --debug
@@ -306,6 +326,14 @@ class Progress:
         self.stream.write("\r\x1b[K" + text)
         self.stream.flush()
         self.shown = True
+
+    def waiting(self, operation: str, deadline: float | None) -> None:
+        """A request has not been answered for a while (a hung endpoint)."""
+        limit = f"; gives up after {deadline:g} s (the deadline setting)" if deadline else ""
+        with self.lock:
+            self.stream.write(f"\r\x1b[K… waiting for DynamoDB to answer {operation}{limit}")
+            self.stream.flush()
+            self.shown = True
 
     def clear(self) -> None:
         self.pages = 0

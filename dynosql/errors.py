@@ -38,6 +38,13 @@ class GuardError(DynosqlError):
     exit_code = 3
 
 
+class UsageError(DynosqlError):
+    """A command-line value that cannot work (an endpoint without a scheme, a malformed
+    region, a missing script): exit code 2, like every other usage error."""
+
+    exit_code = 2
+
+
 class ExecutionError(DynosqlError):
     """DynamoDB (or the connection to it) failed and retries could not help."""
 
@@ -66,10 +73,19 @@ CONNECTION_ERRORS = frozenset(
         "ConnectTimeoutError",
         "ReadTimeoutError",
         "ProtocolError",
+        "SSLError",
     }
 )
 SETUP_ERRORS = frozenset(
-    {"ProfileNotFound", "TokenRetrievalError", "SSOTokenLoadError", "UnauthorizedSSOTokenError"}
+    {
+        "ProfileNotFound",
+        "TokenRetrievalError",
+        "SSOTokenLoadError",
+        "UnauthorizedSSOTokenError",
+        "CredentialRetrievalError",
+        "RefreshWithMFAUnsupportedError",
+        "PartialCredentialsError",
+    }
 )
 
 
@@ -103,6 +119,8 @@ def classify(err: BaseException) -> Failure:
         if message.lstrip().startswith("<"):  # an HTML error page (a proxy, an emulator's 500)
             message = f"HTTP {status or '?'} from the server (an HTML error page)"
         message = " ".join(message.split())  # one line, whatever the server sent
+        if not message and code == str(status):  # a bare HTTP error: not DynamoDB's answer
+            message = f"HTTP {status} with no DynamoDB error in it (check --endpoint-url)"
         if code in THROTTLE_CODES:
             return Failure("throttle", code, message)
         if code in CREDENTIAL_CODES:
@@ -140,13 +158,30 @@ def translate_error(err: Exception) -> Exception:
             f"DynamoDB kept throttling the reads after retries ({code}): {message}"
         )
     if failure.kind == "credentials":
-        return ExecutionError(f"AWS rejected the credentials ({code}): {message}")
+        hint = ""
+        if code.startswith("ExpiredToken"):
+            hint = " (refresh them: aws sso login, or a new session token)"
+        return ExecutionError(f"AWS rejected the credentials ({code}): {message}{hint}")
     if failure.kind == "not_found":
         return ExecutionError(f"DynamoDB: {message or 'table or index not found'}")
     if failure.kind in ("server", "refused"):
         return ExecutionError(f"DynamoDB refused the request ({code}): {message}")
     if failure.kind == "connection":
-        return ExecutionError(f"cannot reach DynamoDB: {message}")
+        hint = ""
+        if code == "SSLError":
+            hint = " (an https URL to a plain-http server? try http://)"
+        return ExecutionError(f"cannot reach DynamoDB: {message}{hint}")
     if failure.kind == "setup":
+        if code == "CredentialRetrievalError":
+            message = f"{message.rstrip(': ')} (check the profile's credential_process)"
         return ExecutionError(message)
     return err
+
+
+def not_dynamodb(operation: str, missing: str) -> ExecutionError:
+    """An answer without what every DynamoDB answer to `operation` carries (an HTML page or
+    ``{}`` with HTTP 200: a proxy, a captive portal, the wrong port)."""
+    return ExecutionError(
+        f"the endpoint answered {operation} without {missing}: it does not look like DynamoDB "
+        "(check --endpoint-url)"
+    )

@@ -8,17 +8,21 @@ embedded moto) it is estimated from item sizes by DynamoDB's rules and labelled 
 
 from __future__ import annotations
 
+import itertools
+import math
 import queue
 import random
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from . import values
-from .errors import ExecutionError, GuardError, classify, translate_error
+from .budget import BudgetStop, Cancelled, ReadBudget
+from .errors import ExecutionError, classify, translate_error
 from .evaluate.predicate import matches
 from .plan.cost import read_units
 from .plan.model import Plan, Request
@@ -29,7 +33,13 @@ RETRY_ROUNDS = 6  # for throttles, on top of botocore's own attempts
 RETRY_ROUNDS_OTHER = 2  # for 5xx and dropped connections
 RETRY_BASE_SECONDS = 0.2
 RETRY_CAP_SECONDS = 5.0
+SLOW_ANSWER_SECONDS = 3.0  # a terminal hears about a request that has not answered by then
+UNKNOWN_ITEM_BYTES = 4096  # item size assumed for a page's Limit when nothing is known
 QUEUE_DEPTH = 4096
+# requests in flight at once per statement (parallel Scan segments, IN/OR branches); more
+# segments than this are read this many at a time. The client's connection pool matches it.
+MAX_CONCURRENT_REQUESTS = 32
+INTERRUPT_GRACE = 1.0  # seconds Ctrl-C waits for requests in flight before leaving them
 
 
 @dataclass
@@ -37,7 +47,8 @@ class Limits:
     """Guards on a statement's reads."""
 
     max_rcu: Decimal | None = None
-    rate_limit: Decimal | None = None  # RCU per second, a token bucket on consumed capacity
+    rate_limit: Decimal | None = None  # RCU per second, reserved before each request
+    deadline: float | None = None  # seconds for one request, retries included
 
 
 class _Stop(Exception):
@@ -51,12 +62,15 @@ class Executor:
         estimate_capacity: bool = False,
         limits: Limits | None = None,
         progress: ProgressSink | None = None,
+        cancel: threading.Event | None = None,
     ):
         self.client = client
         self.estimate_capacity = estimate_capacity
         self.limits = limits or Limits()
         self.progress = progress
+        self.cancel = cancel or threading.Event()
         self._lock = threading.Lock()
+        self.budget = self._budget(Stats())
 
     # --- public ------------------------------------------------------------------------------
 
@@ -67,53 +81,61 @@ class Executor:
         if plan.operation == "Nothing":
             return iter(())
         streams = self._streams(plan, stats)
-        merged = streams[0]() if len(streams) == 1 else _concurrent(streams)
+        self.budget = self._budget(stats, len(streams))
+        merged = streams[0]() if len(streams) == 1 else self._concurrent(streams)
         if plan.dedupe:
             merged = _dedupe(merged, plan.table.keys.names)
-        return merged
+        return self._final_total(merged, stats)
 
     def count(self, plan: Plan, stats: Stats) -> int:
         """The item count of a Select=COUNT plan."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
+        streams = _Streams(
+            plan,
+            lambda r, p: (pg.get("Count", 0) for pg, _ in self._pages(plan, r.operation, p, stats)),
+        )
+        self.budget = self._budget(stats, len(streams))
+        counts = streams[0]() if len(streams) == 1 else self._concurrent(streams)
+        return sum(self._final_total(counts, stats))
 
-        def counts(operation: str, params: dict) -> Callable[[], Iterator[int]]:
-            return lambda: (
-                pg.get("Count", 0) for pg, _ in self._pages(plan, operation, params, stats)
-            )
+    def _budget(self, stats: Stats, streams: int = 1) -> ReadBudget:
+        budget = ReadBudget(
+            stats,
+            self._lock,
+            self.limits.max_rcu,
+            self.limits.rate_limit,
+            self.cancel,
+        )
+        budget.streams = min(streams, MAX_CONCURRENT_REQUESTS)
+        return budget
 
-        streams = [
-            counts(request.operation, params)
-            for request in plan.requests
-            for params in self._segment_requests(plan, request)
-        ]
-        return sum(streams[0]() if len(streams) == 1 else _concurrent(streams))
+    def _concurrent(self, streams: Sequence[Callable[[], Iterator[Any]]]) -> Iterator[Any]:
+        return _concurrent(streams, MAX_CONCURRENT_REQUESTS, self.cancel, self.limits.deadline)
+
+    def _final_total(self, stream: Iterator[Any], stats: Stats) -> Iterator[Any]:
+        """--max-rcu's stop, reported once every page in flight has come back and been
+        counted (the workers are joined before the error gets here)."""
+        try:
+            yield from stream
+        except BudgetStop:
+            raise BudgetStop(
+                f"stopped: the statement consumed {stats.capacity_text()} (pages in flight "
+                f"included), reaching --max-rcu {self.limits.max_rcu}"
+            ) from None
 
     # --- streams -------------------------------------------------------------------------------
 
-    def _streams(self, plan: Plan, stats: Stats) -> list[Callable[[], Iterator[dict]]]:
-        def stream(request: Request, params: dict) -> Callable[[], Iterator[dict]]:
-            return lambda: self._request_items(plan, request, params, stats)
-
-        return [
-            stream(request, params)
-            for request in plan.requests
-            for params in self._segment_requests(plan, request)
-        ]
-
-    def _segment_requests(self, plan: Plan, request: Request) -> list[dict]:
-        if request.operation == "Scan" and plan.segments > 1:
-            return [
-                {**request.params, "Segment": i, "TotalSegments": plan.segments}
-                for i in range(plan.segments)
-            ]
-        return [request.params]
+    def _streams(self, plan: Plan, stats: Stats) -> _Streams:
+        return _Streams(plan, lambda r, p: self._request_items(plan, r, p, stats))
 
     def _request_items(
         self, plan: Plan, request: Request, params: dict, stats: Stats
     ) -> Iterator[dict]:
         op = request.operation
         if op == "GetItem":
+            self.budget.reserve(self._unit_cost(plan, 1))
+            self.budget.settle(self._unit_cost(plan, 1))
             response = self._call("get_item", params, stats, plan)
             item = response.get("Item")
             raw = [values.decode_item(item)] if item else []
@@ -128,7 +150,10 @@ class Executor:
                     yield item
             return
         produced = 0
-        for _page, items in self._pages(plan, op, params, stats):
+        wanted = None
+        if request.max_items is not None:
+            wanted = lambda: request.max_items - produced  # noqa: E731 - read at each page
+        for _page, items in self._pages(plan, op, params, stats, wanted):
             if plan.fetch is not None:
                 items = self._fetch(plan, items, stats)
             for item in items:
@@ -139,18 +164,45 @@ class Executor:
                 return
 
     def _pages(
-        self, plan: Plan, op: str, params: dict, stats: Stats
+        self,
+        plan: Plan,
+        op: str,
+        params: dict,
+        stats: Stats,
+        wanted: Callable[[], int] | None = None,
     ) -> Iterator[tuple[dict, list[dict]]]:
-        """Each page, with its items decoded once (for the rows and for the estimate)."""
+        """Each page, with its items decoded once (for the rows and for the estimate).
+
+        `wanted`: the rows still needed when every item read is a row (a pushed-down LIMIT);
+        a continuation page asks for only those (Limit counts items evaluated, and re-sending
+        the first page's Limit would read and pay for items nobody wants)."""
         method = "query" if op == "Query" else "scan"
         params = dict(params)
+        first_limit = params.get("Limit")
+        seen: list[Any] = [
+            0,
+            Decimal(0),
+        ]  # items evaluated and capacity of this stream's pages so far
         while True:
-            page = self._call(method, params, stats, plan)
+            if wanted is not None and first_limit is not None and "ExclusiveStartKey" in params:
+                params["Limit"] = max(1, min(first_limit, wanted()))
+            expected = Decimal(0)
+            if self.budget.active:
+                expected = self._bound_page(plan, params, seen)
+            self.budget.reserve(expected)
+            try:
+                page = self._call(method, params, stats, plan)
+            finally:
+                self.budget.settle(expected)
             items = [values.decode_item(i) for i in page.get("Items", [])]
             scanned = page.get("ScannedCount", page.get("Count", 0))
             stats_add(self._lock, stats, scanned=scanned)
             if self.estimate_capacity:
-                self._charge_page(plan, stats, params, page, items, scanned)
+                cost = self._charge_page(plan, stats, params, page, items, scanned)
+            else:
+                cost = _reported(page.get("ConsumedCapacity"))
+            seen[0] += scanned
+            seen[1] += cost
             self._after_page(stats)
             yield page, items
             last = page.get("LastEvaluatedKey")
@@ -169,6 +221,9 @@ class Executor:
         got: dict[tuple, dict] = {}
         pending: dict[str, Any] = {table: spec}
         for attempt in range(MAX_UNPROCESSED_ROUNDS):
+            booked = self._unit_cost(plan, 1) * len(pending[table]["Keys"])
+            self.budget.reserve(booked)
+            self.budget.settle(booked)
             response = self._call(
                 "batch_get_item", {**params, "RequestItems": pending}, stats, plan
             )
@@ -213,20 +268,49 @@ class Executor:
 
     # --- calls, errors, capacity ------------------------------------------------------------
 
+    def _bound_page(self, plan: Plan, params: dict, seen: list) -> Decimal:
+        """Lower this page's Limit to what the budget allows; its expected cost."""
+        unit = 4096 if plan.consistent else 8192  # bytes one RCU reads
+        if seen[0]:
+            item_bytes = max(1, int(seen[1] * unit / seen[0]))
+        elif plan.access.item_count and plan.access.size_bytes:
+            item_bytes = _average_size(plan)
+        else:
+            item_bytes = UNKNOWN_ITEM_BYTES
+        limit = self.budget.page_items(unit, item_bytes)
+        if limit is not None:
+            params["Limit"] = min(limit, params.get("Limit", limit))
+        items = params.get("Limit", 1024 * 1024 // item_bytes)
+        return max(self._unit_cost(plan, 1), Decimal(items * item_bytes) / unit)
+
     def _call(self, method: str, params: dict, stats: Stats, plan: Plan) -> dict:
+        started = time.monotonic()
+        deadline = self.limits.deadline
         for attempt in range(RETRY_ROUNDS + 1):  # ends by return or raise
+            if self.cancel.is_set():
+                raise Cancelled()
+            round_started = time.monotonic()
             try:
-                response = getattr(self.client, method)(**params)
+                response = self._send(method, params)
                 break
             except Exception as err:  # one place turns AWS and connection errors into sentences
                 rounds = retryable(err)
-                if attempt >= rounds:
-                    raise translate_error(err) from err
                 # exponential backoff with full jitter; the same request again (pagination
                 # resumes from the same ExclusiveStartKey, so nothing is read twice)
-                time.sleep(
-                    random.uniform(0, min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2**attempt))
-                )
+                pause = random.uniform(0, min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2**attempt))
+                now = time.monotonic()
+                spent = now - started
+                # another round like this one (botocore's attempts included) must fit too
+                late = deadline is not None and spent + pause + (now - round_started) > deadline
+                if attempt >= rounds or late:
+                    error = translate_error(err)
+                    if late and classify(err).kind == "connection":
+                        error = ExecutionError(
+                            f"{error} (gave up after {spent:.0f} s; the deadline setting is "
+                            f"{deadline:g} s)"
+                        )
+                    raise error from err
+                _pause(pause, self.cancel)
         stats_add(self._lock, stats, requests=1)
         if not self.estimate_capacity:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
@@ -249,9 +333,22 @@ class Executor:
         cost += self._unit_cost(plan, 1) * misses
         self._add_capacity(stats, cost)
 
+    def _send(self, method: str, params: dict) -> dict:
+        """One call; on a terminal, a note when the answer is slow in coming."""
+        waiting = getattr(self.progress, "waiting", None)
+        if waiting is None:
+            return getattr(self.client, method)(**params)
+        timer = threading.Timer(SLOW_ANSWER_SECONDS, waiting, (method, self.limits.deadline))
+        timer.daemon = True
+        timer.start()
+        try:
+            return getattr(self.client, method)(**params)
+        finally:
+            timer.cancel()
+
     def _charge_page(
         self, plan: Plan, stats: Stats, params: dict, page: dict, items: list[dict], scanned: int
-    ) -> None:
+    ) -> Decimal:
         """Estimated: a Query/Scan page costs the total size of the items it evaluated, rounded
         up to 4 KB once. Exact when every evaluated item came back whole; else from averages."""
         whole = "Items" in page and not _has_projection(params)
@@ -259,7 +356,9 @@ class Executor:
             size = sum(values.item_size(i) for i in items)
         else:
             size = scanned * _average_size(plan)
-        self._add_capacity(stats, read_units(size, plan.consistent))
+        cost = read_units(size, plan.consistent)
+        self._add_capacity(stats, cost)
+        return cost
 
     def _add_capacity(self, stats: Stats, amount: Decimal) -> None:
         with self._lock:
@@ -268,18 +367,18 @@ class Executor:
     def _after_page(self, stats: Stats) -> None:
         limits = self.limits
         if limits.max_rcu is not None and stats.capacity > limits.max_rcu:
-            raise GuardError(
-                f"stopped: the statement consumed {stats.capacity_text()}, more than --max-rcu "
-                f"{limits.max_rcu}"
-            )
-        if limits.rate_limit:
-            # token bucket: never run ahead of rate_limit RCU per second on average
-            due = float(stats.capacity / limits.rate_limit)
-            ahead = due - stats.elapsed
-            if ahead > 0:
-                time.sleep(ahead)
+            raise BudgetStop(f"stopped: more than --max-rcu {limits.max_rcu}")
         if self.progress is not None:
             self.progress(stats)
+
+
+def _pause(seconds: float, cancel: threading.Event) -> None:
+    """time.sleep in slices of at most 0.1 s, leaving early (Cancelled) on cancel."""
+    slices = max(1, math.ceil(seconds / 0.1))
+    for _ in range(slices):
+        if cancel.is_set():
+            raise Cancelled()
+        time.sleep(seconds / slices)
 
 
 def retryable(err: Exception) -> int:
@@ -334,22 +433,62 @@ def _dedupe(items: Iterator[dict], names: tuple[str, ...]) -> Iterator[dict]:
 _DONE = object()
 
 
-def _concurrent(streams: list[Callable[[], Iterator[Any]]], workers: int = 8) -> Iterator[Any]:
+class _Streams(Sequence):
+    """One stream per request, and per Scan segment, each made when a worker takes it."""
+
+    def __init__(self, plan: Plan, make: Callable[[Request, dict], Iterator[Any]]):
+        self.plan = plan
+        self.make = make
+        self.per = [
+            plan.segments if r.operation == "Scan" and plan.segments > 1 else 1
+            for r in plan.requests
+        ]
+
+    def __len__(self) -> int:
+        return sum(self.per)
+
+    def __getitem__(self, index: int) -> Callable[[], Iterator[Any]]:  # type: ignore[override]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return next(itertools.islice(iter(self), index, None))
+
+    def __iter__(self) -> Iterator[Callable[[], Iterator[Any]]]:
+        for request, n in zip(self.plan.requests, self.per, strict=True):
+            for i in range(n):
+                params = request.params
+                if n > 1:
+                    params = {**params, "Segment": i, "TotalSegments": self.plan.segments}
+                yield self._stream(request, params)
+
+    def _stream(self, request: Request, params: dict) -> Callable[[], Iterator[Any]]:
+        return lambda: self.make(request, params)
+
+
+def _concurrent(
+    streams: Sequence[Callable[[], Iterator[Any]]],
+    workers: int = MAX_CONCURRENT_REQUESTS,
+    cancel: threading.Event | None = None,
+    grace: float | None = None,
+) -> Iterator[Any]:
     """Run several item streams in threads and yield their items as they arrive.
 
-    When the consumer stops (LIMIT reached, an error), the workers stop at their next page.
+    When the consumer stops (LIMIT reached, an error), the workers stop at their next page, and
+    the pages in flight are waited for (up to `grace` seconds in all: they are paid for and
+    belong in the statement's capacity). On Ctrl-C or `cancel`, nothing is waited for beyond
+    INTERRUPT_GRACE: a request to an endpoint that does not answer is abandoned with its
+    (daemon) thread.
     """
     out: queue.Queue = queue.Queue(maxsize=QUEUE_DEPTH)
     stop = threading.Event()
-    pending = list(enumerate(streams))
+    pending = iter(streams)  # made one at a time: a million segments are not a million objects
     lock = threading.Lock()
 
     def worker() -> None:
         while not stop.is_set():
             with lock:
-                if not pending:
-                    break
-                _i, stream = pending.pop(0)
+                stream = next(pending, None)
+            if stream is None:
+                break
             try:
                 for item in stream():
                     while not stop.is_set():
@@ -389,5 +528,12 @@ def _concurrent(streams: list[Callable[[], Iterator[Any]]], workers: int = 8) ->
                 out.get_nowait()
             except queue.Empty:
                 break
+        interrupted = isinstance(sys.exc_info()[1], KeyboardInterrupt) or (
+            cancel is not None and cancel.is_set()
+        )
+        if interrupted and cancel is not None:
+            cancel.set()
+        wait = INTERRUPT_GRACE if interrupted else (grace if grace is not None else 60.0)
+        end = time.monotonic() + wait
         for t in threads:
-            t.join(timeout=60)
+            t.join(timeout=max(0.0, end - time.monotonic()))

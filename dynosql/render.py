@@ -16,6 +16,10 @@ Rules shared by every format, so an export and the screen agree:
   rows fail part-way the output written so far stays well-formed (whole lines; json closes its
   array) before the error is re-raised. table, markdown and vertical need every row to size
   their columns.
+- Formats meant for people (table, markdown, vertical; and the REPL's screen in any format)
+  show control characters escaped (``\x1b``, ``\r``, ``\t``, ``\x07``; bidi overrides as
+  ``\u202e``), in values and attribute names alike, so data cannot drive the terminal. csv,
+  tsv, json and jsonl keep the exact data (json escapes C0 controls as JSON requires).
 - ``kind == "status"`` results print nothing; warnings, notes and the stats footer are the
   caller's to print (stderr for scripts). ``title`` is a line above human formats only.
 """
@@ -26,6 +30,7 @@ import csv
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any, TextIO
@@ -156,7 +161,7 @@ def _render_jsonl(result: Result, out: TextIO) -> None:
 
 def _render_delimited(result: Result, out: TextIO, delimiter: str) -> None:
     # "\n" line ends (not the csv module's "\r\n"): the output goes to pipes and Unix tools.
-    writer: Any = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    writer: Any = _CsvWriter(out)
     if delimiter == "\t":
         writer = _TsvWriter(out)
     rows: Iterator[Row] = iter(result)
@@ -180,6 +185,19 @@ def _render_delimited(result: Result, out: TextIO, delimiter: str) -> None:
         # writerow writes one whole line per call, so a failure between rows leaves whole lines.
         writer.writerow([cell_text(row.get(name, values.MISSING), null="") for name in columns])
         out.flush()
+
+
+class _CsvWriter:
+    """csv.writer with "\n" line ends, quoting a field that holds a bare CR as well (the csv
+    module quotes only for the line terminator's characters, and a reader would split there)."""
+
+    def __init__(self, out: TextIO):
+        self.minimal = csv.writer(out, lineterminator="\n")
+        self.quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def writerow(self, fields: list[str]) -> None:
+        writer = self.quoted if any("\r" in f for f in fields) else self.minimal
+        writer.writerow(fields)
 
 
 class _TsvWriter:
@@ -235,7 +253,7 @@ def _render_table(result: Result, out: TextIO, tablefmt: str, escape: Any = None
     if not columns:
         return
     if result.title:
-        out.write(result.title + "\n")
+        out.write(visible(result.title) + "\n")
     headers = [escape(c) for c in columns] if escape else columns
     text = tabulate(
         cells,
@@ -247,9 +265,27 @@ def _render_table(result: Result, out: TextIO, tablefmt: str, escape: Any = None
     out.write(text + "\n")
 
 
+# C0 controls but newline, DEL, C1 controls, and the bidi overrides/isolates that reorder text
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_KEEP_TAB = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\t": "\\t", "\r": "\\r"}
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    c = match.group()
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def visible(text: str, keep_tabs: bool = False) -> str:
+    """`text` safe for a terminal: control characters escaped, newlines kept (and tabs, for
+    tsv shown on a screen)."""
+    pattern = _CONTROL_KEEP_TAB if keep_tabs else _CONTROL
+    return pattern.sub(_escape_control, text)
+
+
 def _markdown_escape(text: str) -> str:
-    """A pipe would end the cell and a newline the row."""
-    return (
+    """A pipe would end the cell and a newline the row; controls are shown escaped."""
+    return visible(
         text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
     )
 
@@ -261,12 +297,14 @@ def _render_vertical(result: Result, out: TextIO) -> None:
     if not columns or not rows:
         return
     if result.title:
-        out.write(result.title + "\n")
-    name_width = max(len(name) for name in columns)
+        out.write(visible(result.title) + "\n")
+    shown = {name: visible(name.replace("\n", "\\n")) for name in columns}
+    name_width = max(len(name) for name in shown.values())
     for number, row in enumerate(rows, 1):
         lines = []
-        for name in columns:
-            value_lines = cell_text(row.get(name, values.MISSING)).split("\n")
+        for column in columns:
+            name = shown[column]
+            value_lines = visible(cell_text(row.get(column, values.MISSING))).split("\n")
             lines.append(f"{name.ljust(name_width)} | {value_lines[0]}".rstrip())
             lines.extend(f"{'':{name_width}} | {more}".rstrip() for more in value_lines[1:])
         header = f"-[ RECORD {number} ]"
@@ -322,7 +360,7 @@ def render(result: Result, fmt: str, out: TextIO) -> None:
     elif fmt == "tsv":
         _render_delimited(result, out, "\t")
     elif fmt == "table":
-        _render_table(result, out, "psql")
+        _render_table(result, out, "psql", visible)
     elif fmt == "markdown":
         _render_table(result, out, "pipe", _markdown_escape)
     else:

@@ -11,6 +11,7 @@ import dataclasses
 import fnmatch
 import json
 import re
+import threading
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -18,10 +19,17 @@ from typing import TYPE_CHECKING, Any
 from . import values, wire
 from .capabilities import MOTO, Capabilities, probe
 from .catalog import Catalog, TableInfo
-from .errors import DynosqlError, GuardError, PlanError, SqlError, translate_error
+from .errors import (
+    DynosqlError,
+    GuardError,
+    PlanError,
+    SqlError,
+    UsageError,
+    translate_error,
+)
 from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
-from .execute import Executor, Limits
+from .execute import MAX_CONCURRENT_REQUESTS, Executor, Limits
 from .plan.model import Plan
 from .plan.planner import Options, plan_full_scan, plan_select
 from .result import ProgressSink, Result, Stats
@@ -38,12 +46,14 @@ def make_client(
     region: str | None = None,
     profile: str | None = None,
     credentials: tuple[str, str] | None = None,
+    settings: Settings | None = None,
 ) -> Any:
     """A low-level DynamoDB client; the usual AWS environment applies (AWS_PROFILE, AWS_REGION,
     AWS_ENDPOINT_URL_DYNAMODB, SSO and role profiles through boto3 sessions)."""
     import boto3
     from botocore.config import Config
 
+    _check_endpoint(endpoint_url)
     try:
         session = boto3.Session(profile_name=profile, region_name=region)
     except Exception as err:  # ProfileNotFound and friends
@@ -51,12 +61,15 @@ def make_client(
     if session.region_name is None and endpoint_url:
         region = "us-east-1"  # a local endpoint does not care, but botocore insists on one
     # botocore retries a few times quickly (an unreachable endpoint fails in seconds); the
-    # executor keeps retrying throttles, 5xx and dropped connections with longer backoff.
+    # executor keeps retrying throttles, 5xx and dropped connections with longer backoff, until
+    # the per-request deadline. botocore's own attempts fit inside that deadline.
+    s = settings or Settings()
+    attempts = max(1, min(3, int(s.deadline // s.read_timeout)))
     config = Config(
-        retries={"mode": "standard", "max_attempts": 3},
-        connect_timeout=3,
-        read_timeout=60,
-        max_pool_connections=32,
+        retries={"mode": "standard", "total_max_attempts": attempts},
+        connect_timeout=float(s.connect_timeout),
+        read_timeout=float(s.read_timeout),
+        max_pool_connections=MAX_CONCURRENT_REQUESTS,
     )
     kwargs: dict[str, Any] = {"config": config}
     if endpoint_url:
@@ -68,7 +81,30 @@ def make_client(
     try:
         return session.client("dynamodb", **kwargs)
     except Exception as err:
+        if type(err).__name__ == "InvalidRegionError":
+            raise UsageError(
+                f"--region {kwargs.get('region_name') or session.region_name!r} is not a region "
+                "name (e.g. eu-west-1)"
+            ) from err
         raise translate_error(err) from err
+
+
+def _check_endpoint(url: str | None) -> None:
+    """An endpoint botocore can use: a scheme and a host (``localhost:8000`` is not one)."""
+    if url is None:
+        return
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"--endpoint-url {url!r} is not a URL: give the scheme and host, e.g. "
+            "http://localhost:8000"
+        )
 
 
 class Session:
@@ -89,11 +125,14 @@ class Session:
         params: dict[str, Any] | None = None,
         progress: ProgressSink | None = None,
     ):
-        self.client = client if client is not None else make_client(endpoint_url, region, profile)
+        self.settings = settings or Settings()
+        if client is None:
+            client = make_client(endpoint_url, region, profile, settings=self.settings)
+        self.client = client
         wire.install(self.client)
         self._capabilities = capabilities
         self.catalog = Catalog(self.client, lambda: self.capabilities)
-        self.settings = settings or Settings()
+        self.cancelled = threading.Event()  # set by cancel(): reads stop, workers are abandoned
         self.params = dict(params or {})
         self.progress = progress
         self.total_capacity = Decimal(0)
@@ -108,6 +147,11 @@ class Session:
         session = cls(server.client(), capabilities=MOTO, **kwargs)
         session.embedded = server
         return session
+
+    def cancel(self) -> None:
+        """Stop the statement under way (Ctrl-C, SIGTERM): its workers stop at their next
+        request and nothing waits for a request in flight. The next statement clears it."""
+        self.cancelled.set()
 
     def close(self) -> None:
         if self.embedded is not None:
@@ -159,6 +203,7 @@ class Session:
     def run_statement(
         self, statement: ast.Statement, params: dict[str, Any] | None = None
     ) -> Result:
+        self.cancelled.clear()
         bound = self.bind(statement, params)
         if isinstance(bound, ast.Select):
             return self._select(bound)
@@ -247,8 +292,12 @@ class Session:
         return sorted(names)
 
     def executor(self) -> Executor:
-        limits = Limits(max_rcu=self.settings.max_rcu, rate_limit=self.settings.rate_limit)
-        return Executor(self.client, self.estimating, limits, self.progress)
+        limits = Limits(
+            max_rcu=self.settings.max_rcu,
+            rate_limit=self.settings.rate_limit,
+            deadline=float(self.settings.deadline),
+        )
+        return Executor(self.client, self.estimating, limits, self.progress, self.cancelled)
 
     def _select(self, statement: ast.Select) -> Result:
         plan = self.plan(statement)
@@ -281,11 +330,18 @@ class Session:
             yield from select_rows(statement, plan.table, self.read(plan, stats), plan.sort)
 
     def guard(self, plan: Plan) -> None:
-        """Refuse a Scan before any request when --fail-on-scan is set."""
+        """Refuse a Scan before any request when --fail-on-scan is set, or when its estimate
+        (a known table size) already exceeds --max-rcu."""
         if plan.is_scan and self.settings.fail_on_scan:
             raise GuardError(
                 f"refused: this statement would Scan {plan.table.name} ({plan.estimate.text()}) "
                 "and --fail-on-scan is set"
+            )
+        cap = self.settings.max_rcu
+        if plan.is_scan and cap is not None and plan.estimate.items and plan.estimate.rcu > cap:
+            raise GuardError(
+                f"refused: this statement would Scan {plan.table.name} ({plan.estimate.text()}), "
+                f"more than --max-rcu {cap}; add a key condition or a LIMIT, or raise the limit"
             )
 
     def _explain(self, explain: ast.Explain) -> Result:
@@ -348,7 +404,9 @@ def explain_lines(plan: Plan) -> list[str]:
     """EXPLAIN for people: the operation, the exact requests, the client's steps, the cost."""
     lines = [f"{plan.label}"]
     lines.append(
-        f"estimate: {plan.estimate.text()}" + (" (strongly consistent)" if plan.consistent else "")
+        f"estimate: {plan.estimate.text()}"
+        + (f" ({plan.estimate.bound} stops it)" if plan.estimate.bound else "")
+        + (" (strongly consistent)" if plan.consistent else "")
     )
     shown = plan.requests[:5]
     for i, request in enumerate(shown, 1):
@@ -382,9 +440,13 @@ def parse_param(text: str) -> tuple[str, Any]:
     if ":=" in text and ("=" not in text.split(":=", 1)[0]):
         name, raw = text.split(":=", 1)
         try:
-            value = json.loads(raw, parse_float=Decimal, parse_int=Decimal)
+            value = json.loads(
+                raw, parse_float=values.number, parse_int=values.number, parse_constant=_no_constant
+            )
         except json.JSONDecodeError:
             raise ValueError(f"-v {name}:= takes a JSON value, got {raw!r}") from None
+        except ValueError as err:  # NaN, Infinity, more than 38 digits
+            raise ValueError(f"-v {name}:= {err}") from None
         return name.strip(), _from_json(value)
     if "=" not in text:
         raise ValueError(f"-v takes name=value, got {text!r}")
@@ -392,6 +454,10 @@ def parse_param(text: str) -> tuple[str, Any]:
     if _NUMBER.match(raw.strip()):
         return name.strip(), values.number(raw.strip())
     return name.strip(), raw
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a number DynamoDB can store")
 
 
 def _from_json(value: Any) -> Any:

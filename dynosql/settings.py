@@ -191,6 +191,17 @@ class Setting:
     live: bool = True
     repl: bool = False
     config: str = ""  # the comment above the key in the config file (default: the help)
+    # a limit: which way is tighter ("on" for a switch, "lower" for a number where off/None is
+    # no limit). Given on the command line, SET may only tighten it (a script cannot undo it).
+    tighter: str | None = None
+
+    def within(self, limit: Any, value: Any) -> bool:
+        """Whether `value` is at least as tight as `limit` (always, for a non-limit)."""
+        if self.tighter == "on":
+            return bool(value) or not limit
+        if self.tighter == "lower":
+            return limit is None or (value is not None and value <= limit)
+        return True
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -226,6 +237,7 @@ SETTINGS: tuple[Setting, ...] = (
         "stop a statement that consumes more RCU than this (a number, or off)",
         flag="--max-rcu",
         metavar="N",
+        tighter="lower",
     ),
     Setting(
         "rate_limit",
@@ -234,6 +246,7 @@ SETTINGS: tuple[Setting, ...] = (
         "read at most this many RCU per second (a number, or off)",
         flag="--rate-limit",
         metavar="RCU",
+        tighter="lower",
     ),
     Setting(
         "fail_on_scan",
@@ -241,6 +254,7 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         "refuse a statement that would Scan (exit 3 in a script)",
         flag="--fail-on-scan",
+        tighter="on",
     ),
     Setting(
         "timing",
@@ -297,6 +311,33 @@ SETTINGS: tuple[Setting, ...] = (
         live=False,
         repl=True,
     ),
+    Setting(
+        "connect_timeout",
+        Amount(),
+        Decimal(5),
+        "seconds to wait for a connection to DynamoDB",
+        flag="--connect-timeout",
+        metavar="S",
+        live=False,
+    ),
+    Setting(
+        "read_timeout",
+        Amount(),
+        Decimal(10),
+        "seconds to wait for an answer once a request is sent",
+        flag="--read-timeout",
+        metavar="S",
+        live=False,
+    ),
+    Setting(
+        "deadline",
+        Amount(),
+        Decimal(30),
+        "give up on one request after this many seconds, retries included",
+        flag="--deadline",
+        metavar="S",
+        tighter="lower",
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -338,15 +379,34 @@ class Settings:
     history_size: int = 10000
     highlight: bool = True
     key_bindings: str = "emacs"
+    connect_timeout: Decimal = Decimal(5)
+    read_timeout: Decimal = Decimal(10)
+    deadline: Decimal = Decimal(30)
+
+    def __post_init__(self) -> None:
+        self.pinned: dict[str, Any] = {}  # limits given on the command line: SET only tightens
 
     def set(self, name: str, text: str) -> Setting:
-        """``SET name = text`` (and the backslash commands): SettingError when not accepted."""
+        """``SET name = text`` (and the backslash commands): SettingError when not accepted,
+        or when it would loosen a limit given on the command line."""
         setting = lookup(name)
         if not setting.live:
             raise SettingError(
                 f"{setting.name} is read when dynosql starts: change it in the config file"
             )
-        setattr(self, setting.name, parse_value(setting, text))
+        value = parse_value(setting, text)
+        if setting.name in self.pinned and not setting.within(self.pinned[setting.name], value):
+            limit = self.pinned[setting.name]
+            given = (
+                setting.flag
+                if setting.tighter == "on"
+                else f"{setting.flag} {setting.kind.show(limit)}"
+            )
+            raise SettingError(
+                f"SET {setting.name} = {setting.kind.show(value)} would loosen {given} "
+                "given on the command line (a script may only tighten it)"
+            )
+        setattr(self, setting.name, value)
         return setting
 
     def show(self, name: str) -> str:
@@ -412,6 +472,8 @@ def from_arguments(args: Any, base: Settings | None = None) -> Settings:
             value = getattr(args, s.name, None)
             if value is not None:
                 setattr(settings, s.name, value)
+                if s.tighter:
+                    settings.pinned[s.name] = value
     return settings
 
 

@@ -12,6 +12,8 @@ that match it; ``None`` means every call) and an optional predicate on the JSON 
 - ``throttling``: 400 ``ThrottlingException`` (control-plane / account-level throttling);
 - ``500``: 500 ``InternalServerError``;
 - ``reset``: the TCP connection is reset (SO_LINGER 0) before any byte of the answer;
+- ``expired``: 400 ``ExpiredTokenException`` (credentials that expired after a refresh);
+- ``hang``: the request is read and never answered (a hung endpoint), until the proxy stops;
 - ``unprocessed``: the call goes to the server, then the answer is rewritten so that the
   second half of the requested keys (a single key: that key) come back as ``UnprocessedKeys``
   instead of items
@@ -29,6 +31,7 @@ import json
 import socket
 import struct
 import threading
+import time
 import urllib.parse
 import zlib
 from collections.abc import Callable, Iterable
@@ -36,7 +39,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed")
+ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed", "hang", "expired")
 TARGET_PREFIX = "DynamoDB_20120810."
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date", "server"}
 
@@ -65,6 +68,8 @@ class Call:
     operation: str
     body: dict
     action: str  # "forward" or one of ACTIONS
+    at: float = field(default_factory=time.monotonic)  # when the request arrived
+    answer: dict | None = None  # a forwarded call's JSON answer, as the client received it
 
 
 @dataclass
@@ -72,6 +77,7 @@ class _State:
     rules: list[Rule] = field(default_factory=list)
     log: list[Call] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)  # releases hung calls
 
 
 class FaultProxy:
@@ -95,6 +101,7 @@ class FaultProxy:
         return self
 
     def stop(self) -> None:
+        self.state.stopping.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -132,6 +139,9 @@ class FaultProxy:
         with self.state.lock:
             self.state.rules.clear()
             self.state.log.clear()
+        # calls hung by the last test end now (their clients are gone)
+        self.state.stopping.set()
+        self.state.stopping = threading.Event()
 
     @property
     def log(self) -> list[Call]:
@@ -141,7 +151,7 @@ class FaultProxy:
     def calls(self, operation: str) -> list[Call]:
         return [c for c in self.log if c.operation == operation]
 
-    def _decide(self, operation: str, body: dict) -> str:
+    def _decide(self, operation: str, body: dict) -> tuple[str, Call]:
         with self.state.lock:
             action = "forward"
             for rule in self.state.rules:
@@ -150,8 +160,9 @@ class FaultProxy:
                 if rule.applies(operation, body) and action == "forward":
                     rule.hits += 1
                     action = rule.action
-            self.state.log.append(Call(operation, body, action))
-            return action
+            call = Call(operation, body, action)
+            self.state.log.append(call)
+            return action, call
 
 
 _ERRORS = {
@@ -165,6 +176,11 @@ _ERRORS = {
         400,
         "com.amazonaws.dynamodb.v20120810#ThrottlingException",
         "Rate of requests exceeds the allowed throughput.",
+    ),
+    "expired": (
+        400,
+        "com.amazon.coral.service#ExpiredTokenException",
+        "The security token included in the request is expired",
     ),
     "500": (
         500,
@@ -193,11 +209,14 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
-        action = self.proxy._decide(operation, body)
+        action, call = self.proxy._decide(operation, body)
         if action == "forward":
-            self._forward(raw)
+            self._forward(raw, call=call)
         elif action == "reset":
             self._reset()
+        elif action == "hang":
+            self.proxy.state.stopping.wait()
+            self.close_connection = True
         elif action == "unprocessed":
             self._forward(raw, rewrite=lambda status, data: _unprocess(body, status, data))
         else:
@@ -207,7 +226,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- answers -----------------------------------------------------------------------------
 
-    def _forward(self, raw: bytes, rewrite: Callable[[int, bytes], bytes] | None = None) -> None:
+    def _forward(
+        self,
+        raw: bytes,
+        rewrite: Callable[[int, bytes], bytes] | None = None,
+        call: Call | None = None,
+    ) -> None:
         host, port = self.proxy.upstream
         conn = http.client.HTTPConnection(host, port, timeout=60)
         try:
@@ -224,6 +248,11 @@ class _Handler(BaseHTTPRequestHandler):
             data = rewrite(status, data)
             out_headers = {k: v for k, v in out_headers.items() if k.lower() != "x-amz-crc32"}
             out_headers["x-amz-crc32"] = str(zlib.crc32(data) & 0xFFFFFFFF)
+        if call is not None:
+            try:
+                call.answer = json.loads(data or b"{}")
+            except ValueError:
+                call.answer = None
         self._answer(status, out_headers, data)
 
     def _answer(self, status: int, headers: dict[str, str], data: bytes) -> None:

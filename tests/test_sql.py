@@ -461,7 +461,7 @@ def test_other_statement_refusals() -> None:
 OTHERS = "dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, DESCRIBE and SET"
 JOIN = "JOIN is not supported: DynamoDB has no joins; query each table separately"
 DIGITS39 = "123456789012345678901234567890123456789"
-IN101 = ", ".join(str(n) for n in range(101))
+IN1001 = ", ".join(str(n) for n in range(1001))
 
 # (sql, message, line): the message exactly, and the line it is reported on
 REFUSALS = [
@@ -504,7 +504,7 @@ REFUSALS = [
     (f"SELECT * FROM a WHERE x = {DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 1),
     (f"SELECT * FROM a WHERE x = -{DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 1),
     (f"SELECT *\n  FROM a\n WHERE x =\n   {DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 4),
-    (f"SELECT * FROM a WHERE x IN ({IN101})", "IN takes at most 100 values (DynamoDB's limit), found 101", 1),
+    (f"SELECT * FROM a WHERE x IN ({IN1001})", "IN takes at most 1000 values (each key one request, or 100 a BatchGetItem), found 1001", 1),
     ("SELECT * FROM a WHERE x IN ()", "IN needs at least one value", 1),
     ("SELECT * FROM a GROUP BY x", "SELECT * cannot be combined with GROUP BY or aggregates", 1),
     ("SELECT *, COUNT(*) FROM a", "* cannot be combined with other columns", 1),
@@ -552,7 +552,7 @@ REFUSALS_AT = [
     ("SELECT x + 1 FROM a", "line 1, column 8: x + 1 is not supported in the select list: select attribute paths or aggregates"),
     (f"SELECT * FROM a WHERE x = {DIGITS39}", f"line 1, column 27: number {DIGITS39} has more than 38 significant digits"),
     (f"SELECT *\n  FROM a\n WHERE x =\n   {DIGITS39}", f"line 4, column 4: number {DIGITS39} has more than 38 significant digits"),
-    (f"SELECT * FROM a WHERE x IN ({IN101})", "line 1, column 23: IN takes at most 100 values (DynamoDB's limit), found 101"),
+    (f"SELECT * FROM a WHERE x IN ({IN1001})", "line 1, column 23: IN takes at most 1000 values (each key one request, or 100 a BatchGetItem), found 1001"),
     ("SELECT x,\n  y\nFROM a GROUP BY x", "line 2, column 3: y must appear in GROUP BY or be inside an aggregate"),
     ("SELECT x, COUNT(*) FROM a GROUP BY x ORDER BY y", "line 1, column 47: ORDER BY y: order by a grouped column or an aggregate"),
     ("SELECT * FROM a WHERE COUNT(*) > 1", "line 1, column 23: aggregates are not allowed in WHERE; use HAVING"),

@@ -16,6 +16,7 @@ from ..sql import ast
 _SAFE = re.compile(r"^[A-Za-z0-9_]{1,60}$")
 
 MAX_EXPRESSION_BYTES = 4096
+IN_VALUES_PER_COMPARISON = 100  # DynamoDB's limit for one IN
 
 
 class Placeholders:
@@ -155,8 +156,15 @@ def condition_text(condition: ast.Condition, ph: Placeholders, top: bool = True)
             f" AND {operand_text(condition.high, ph)}"
         )
     if isinstance(condition, ast.In):
-        listed = ", ".join(operand_text(v, ph) for v in condition.values)
-        return f"{operand_text(condition.operand, ph)} IN ({listed})"
+        operand = operand_text(condition.operand, ph)
+        chunks = [
+            condition.values[i : i + IN_VALUES_PER_COMPARISON]
+            for i in range(0, len(condition.values), IN_VALUES_PER_COMPARISON)
+        ]
+        parts = [f"{operand} IN ({', '.join(operand_text(v, ph) for v in c)})" for c in chunks]
+        if len(parts) == 1:
+            return parts[0]
+        return "(" + " OR ".join(parts) + ")"  # DynamoDB's IN takes at most 100 values
     if isinstance(condition, ast.IsNull):
         return f"attribute_type({ph.path(condition.path)}, {ph.value('NULL')})"
     if isinstance(condition, ast.Function):

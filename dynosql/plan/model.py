@@ -47,12 +47,20 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+SIZE_UNKNOWN = "size unknown: DynamoDB refreshes a table's size about every six hours"
+
+
 @dataclass
 class Estimate:
     items: int  # items DynamoDB will read (evaluate), before any filter
     rcu: Decimal
+    # False when DescribeTable said 0 items: stale (refreshed ~every 6 h) or empty, unknown
+    known: bool = True
+    bound: str = ""  # what bounds it, e.g. "LIMIT 5"
 
     def text(self) -> str:
+        if not self.known:
+            return SIZE_UNKNOWN
         return f"~{self.items} items, ~{format(self.rcu.normalize(), 'f')} RCU"
 
 
@@ -112,5 +120,7 @@ class Plan:
             "estimate": {
                 "items": self.estimate.items,
                 "rcu": format(self.estimate.rcu.normalize(), "f"),
+                **({} if self.estimate.known else {"size_unknown": True}),
+                **({"bound": self.estimate.bound} if self.estimate.bound else {}),
             },
         }

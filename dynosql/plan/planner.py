@@ -29,12 +29,13 @@ from .expressions import (
     paths_in,
     projection_text,
 )
-from .model import Estimate, Plan, Request
+from .model import SIZE_UNKNOWN, Estimate, Plan, Request
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100
 SCAN_SEGMENT_BYTES = 256 * 1024 * 1024  # one parallel-scan worker per 256 MB, when not given
 MAX_AUTO_SEGMENTS = 8
+FREE_SEGMENTS = 64  # any table may be scanned in this many segments; more need as many items
 
 
 @dataclass(frozen=True)
@@ -608,6 +609,7 @@ def _build(
 
     if cand.operation == "Scan":
         plan.segments = _segments(table, path, options)
+        _scan_estimate(plan, statement, table, consistent)
     if fetch:
         plan.fetch = _fetch_request(
             statement, table, needed if options.projections else None, consistent=options.consistent
@@ -818,8 +820,31 @@ def _request_limit(
     return max(1, statement.limit)
 
 
+def _scan_estimate(plan: Plan, statement: ast.Select, table: TableInfo, consistent: bool) -> None:
+    """A Scan reads the whole table, unless a pushed-down LIMIT stops it (each segment reads
+    at most LIMIT items then); a size of 0 is DynamoDB's stale figure, not an empty table."""
+    limits = [r.max_items for r in plan.requests]
+    if limits and all(n is not None for n in limits):
+        bound = sum(n for n in limits if n is not None) * plan.segments
+        if not plan.estimate.items or bound < plan.estimate.items:
+            units = _rcu(bound, _avg_size(plan.access, table), consistent)
+            rcu = max(units, Decimal("0.5") * plan.segments)
+            plan.estimate = Estimate(bound, rcu, bound=f"LIMIT {statement.limit}")
+            return
+    if not plan.estimate.items:
+        plan.estimate.known = False
+
+
 def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
     if options.segments:
+        items = path.item_count or table.item_count
+        most = max(FREE_SEGMENTS, items)
+        if options.segments > most:
+            holds = f"~{items} items" if items else f"an unknown size ({SIZE_UNKNOWN})"
+            raise PlanError(
+                f"--segments {options.segments} is more than {table.name} can use: it has "
+                f"{holds} and every segment is at least one request (0.5 RCU); use at most {most}"
+            )
         return options.segments
     size = path.size_bytes or table.size_bytes
     return max(1, min(MAX_AUTO_SEGMENTS, size // SCAN_SEGMENT_BYTES))
@@ -855,6 +880,11 @@ def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: b
         plan.steps.append(f"stop after {statement.limit} rows")
 
 
+def _reads(plan: Plan) -> str:
+    bound = plan.estimate.bound
+    return f"it reads items until {bound} is met" if bound else "it reads every item"
+
+
 def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: Options) -> str:
     target = table.name if plan.access.name is None else f"{table.name}.{plan.access.name}"
     hints = []
@@ -887,11 +917,11 @@ def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: 
         names = ", ".join(excluded)
         return (
             f"Scan of {target}: GSI {names} would serve this WHERE, but --consistent rules out "
-            f"GSIs (they are eventually consistent only); it reads every item ({plan.estimate.text()})"
+            f"GSIs (they are eventually consistent only); {_reads(plan)} ({plan.estimate.text()})"
         )
     why = "no condition on a partition key" if statement.where is not None else "no WHERE"
     return (
-        f"Scan of {target}: {why}; it reads every item ({plan.estimate.text()}). "
+        f"Scan of {target}: {why}; {_reads(plan)} ({plan.estimate.text()}). "
         f"A Query needs one of: {'; '.join(hints)}"
     )
 
@@ -920,7 +950,7 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
         access=path,
         operation="Scan",
         requests=[Request("Scan", params)],
-        estimate=Estimate(items, rcu),
+        estimate=Estimate(items, rcu, known=bool(items)),
         segments=_segments(table, path, options),
         consistent=consistent,
     )

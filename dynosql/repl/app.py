@@ -292,7 +292,7 @@ class Repl:
                 self.say(f"Time: {(time.monotonic() - started) * 1000:.3f} ms", dim=True)
 
     def present(self, result: Result) -> None:
-        from dynosql.render import render
+        from dynosql.render import render, visible
 
         quiet = self.options.quiet
         if not quiet:
@@ -306,7 +306,7 @@ class Repl:
             self.output_file.write(text)
             self.output_file.flush()
         else:
-            self.page(text)
+            self.page(visible(text, keep_tabs=True))  # csv/json too: data never drives the screen
         if not quiet:
             for note in result.notes:
                 self.say(f"note: {note}")
@@ -415,8 +415,8 @@ class Repl:
         if not threshold or self.settings.fail_on_scan:
             return True  # never asked, or the guard refuses it anyway
         plan = self.session.scan_plan(statement)
-        if plan is None or plan.estimate.rcu <= threshold:
-            return True
+        if plan is None or (plan.estimate.known and plan.estimate.rcu <= threshold):
+            return True  # a size DynamoDB has not measured yet (0) is asked about too
         question = f"{plan.label} reads {plan.estimate.text()}. Run it? [y/N] "
         return self.ask(question).strip().lower() in ("y", "yes")
 

@@ -33,6 +33,9 @@ class DynoSQL(Dialect):
 
 
 MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
+# IN on a key becomes one request per value (Query) or 100 keys per BatchGetItem; on other
+# attributes, filters of 100 values each (DynamoDB's IN limit) OR-ed, or a client-side check
+MAX_IN_VALUES = 1000
 
 CONDITION_FUNCTIONS = {
     "begins_with": 2,
@@ -559,9 +562,11 @@ class _Converter:
             operands = tuple(o(v) for v in e.expressions)
             if not operands:
                 raise self.fail("IN needs at least one value", e)
-            if len(operands) > 100:
+            if len(operands) > MAX_IN_VALUES:
                 raise self.fail(
-                    f"IN takes at most 100 values (DynamoDB's limit), found {len(operands)}", e
+                    f"IN takes at most {MAX_IN_VALUES} values (each key one request, or 100 "
+                    f"a BatchGetItem), found {len(operands)}",
+                    e,
                 )
             return ast.In(o(e.this), operands, self.pos(e))
         if isinstance(e, exp.Like):

@@ -1,0 +1,106 @@
+"""What the command owes the process around it: SIGTERM handled like Ctrl-C, and output that
+cannot be written (a full disk, /dev/full, a closed stdout) reported as one line.
+
+Kept apart from cli.py so the front door stays thin and the REPL can share it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+from .errors import DynosqlError
+
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: everything that cleans up after Ctrl-C (a JSON array closed, the reads
+    stopped, what was read reported) does so here too; the exit code is 143."""
+
+
+class OutputError(DynosqlError):
+    """The output could not be written; nothing more is worth sending."""
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While the command runs, SIGTERM raises `Terminated` in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(_signum: int, _frame: Any) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupt_code(err: KeyboardInterrupt) -> int:
+    return EXIT_TERMINATED if isinstance(err, Terminated) else 130
+
+
+def output_error(err: OSError) -> OutputError:
+    """`cannot write output: No space left on device` (and the like)."""
+    reason = err.strerror or str(err) or type(err).__name__
+    return OutputError(f"cannot write output: {reason}")
+
+
+class GuardedOutput:
+    """`out`, whose failed writes (a full disk, /dev/full) raise OutputError: a failure of the
+    output, told apart from a connection's OSError. A closed pipe stays BrokenPipeError."""
+
+    def __init__(self, out: TextIO):
+        self._out = out
+
+    def write(self, text: str) -> int:
+        try:
+            return self._out.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise output_error(err) from None
+
+    def flush(self) -> None:
+        try:
+            self._out.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise output_error(err) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)
+
+
+def check_output(stream: TextIO | None) -> None:
+    """A stdout closed before we started (``>&-``): fail before any request is sent."""
+    if stream is None:
+        raise OutputError("cannot write output: standard output is closed")
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return  # not a file (captured in-process): nothing to check
+    try:
+        os.fstat(fd)
+    except OSError as err:
+        raise output_error(err) from None
+
+
+def discard_output() -> None:
+    """After a failed write: point stdout at /dev/null so the data still buffered cannot fail
+    again when Python flushes it on the way out (which would print a traceback)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
