@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -39,6 +40,8 @@ def make_client(
     import boto3
     from botocore.config import Config
 
+    # boto3 reads only AWS_DEFAULT_REGION; the AWS CLI and SDK v2 also read AWS_REGION (first)
+    region = region or os.environ.get("AWS_REGION") or None
     try:
         session = boto3.Session(profile_name=profile, region_name=region)
     except Exception as err:  # ProfileNotFound and friends

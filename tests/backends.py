@@ -65,6 +65,18 @@ class Backend:
         """CreateTable with boto3's kwargs; returns the description once ACTIVE."""
         return datasets.create_table(self.client(), kwargs)
 
+    def create_keyed_table(
+        self, name: str, pk: tuple[str, str] = ("pk", "S"), sk: tuple[str, str] | None = ("sk", "N")
+    ) -> dict[str, Any]:
+        """An on-demand table with a partition key and (unless None) a sort key."""
+        keys = [(pk, "HASH")] + ([(sk, "RANGE")] if sk else [])
+        return self.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": a, "KeyType": kind} for (a, _), kind in keys],
+            AttributeDefinitions=[{"AttributeName": a, "AttributeType": t} for (a, t), _ in keys],
+            BillingMode="PAY_PER_REQUEST",
+        )
+
     def put_items(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Write decoded items (dynosql.values) with BatchWriteItem; returns how many."""
         return datasets.write_items(self.client(), table, items)

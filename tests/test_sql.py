@@ -90,10 +90,11 @@ def test_column_names_are_path_text_or_alias() -> None:
     s = parse('SELECT a.b.c, a[0], "list-price", "a.b", meta.geo.country AS country, x y FROM t')
     assert [i.name for i in s.items] == ["a.b.c", "a[0]", "list-price", '"a.b"', "country", "y"]
     s = parse("SELECT COUNT(*), count(DISTINCT a.b), sum(n), AVG(n) AS mean, MIN(s), MAX(s) FROM t")
+    # named as written (issue 11): the case of the function and DISTINCT as the user typed them
     assert [i.name for i in s.items] == [
         "COUNT(*)",
-        "COUNT(DISTINCT a.b)",
-        "SUM(n)",
+        "count(DISTINCT a.b)",
+        "sum(n)",
         "mean",
         "MIN(s)",
         "MAX(s)",

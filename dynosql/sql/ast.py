@@ -143,8 +143,9 @@ class Aggregate:
     func: str  # COUNT SUM AVG MIN MAX
     path: Path | None
     distinct: bool = False
-    text: str = ""
+    text: str = ""  # canonical (upper-case name): one computation per distinct aggregate
     pos: Pos = field(default=NOWHERE, compare=False)
+    written: str = field(default="", compare=False)  # the column name: as the user wrote it
 
 
 Expr = Path | Aggregate
@@ -160,6 +161,8 @@ class SelectItem:
         """The output column's name: the alias, else the expression as written."""
         if self.alias:
             return self.alias
+        if isinstance(self.expr, Aggregate) and self.expr.written:
+            return self.expr.written
         return self.expr.text
 
 

@@ -215,6 +215,7 @@ class _Converter:
     def __init__(self, chunk: Chunk):
         self.chunk = chunk
         self.code = code_only(chunk.text)
+        self._aggregate_at = 0  # where the next aggregate's written name is looked for
 
     # positions
     def pos(self, node: exp.Expression | None) -> ast.Pos:
@@ -439,7 +440,21 @@ class _Converter:
             raise self.fail(f"{name}() takes one argument", e)
         inner = "*" if path is None else path.text
         text = f"{name}({'DISTINCT ' if distinct else ''}{inner})"
-        return ast.Aggregate(name, path, distinct, text, self.pos(e))
+        return ast.Aggregate(name, path, distinct, text, self.pos(e), self._written(name, text))
+
+    def _written(self, name: str, text: str) -> str:
+        """The aggregate's name with the case the user wrote (``count(*)``): aggregates are
+        converted in source order, so the next ``name(`` after the previous one is this one."""
+        m = re.compile(rf"\b({name})\s*\(\s*(DISTINCT\b)?", re.I).search(
+            self.code, self._aggregate_at
+        )
+        if m is None:
+            return text
+        self._aggregate_at = m.end()
+        written = m.group(1) + text[len(name) :]
+        if m.group(2):
+            written = written.replace("DISTINCT", m.group(2), 1)
+        return written
 
     def order_item(
         self, o: exp.Ordered, items: tuple[ast.SelectItem, ...] | None, aliases: dict
@@ -625,7 +640,8 @@ class _Converter:
                 return ast.Literal(e.this, self.pos(e))
             return ast.Literal(self.number(e.this, e), self.pos(e))
         if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            return ast.Literal(-self.number(e.this.this, e), self.pos(e))
+            # copy_negate is exact; unary minus would round to the default 28-digit context
+            return ast.Literal(self.number(e.this.this, e).copy_negate(), self.pos(e))
         if isinstance(e, exp.Boolean):
             return ast.Literal(bool(e.this), self.pos(e))
         if isinstance(e, exp.Null):
