@@ -186,12 +186,16 @@ class Session:
         return Executor(self.client, self.estimating, limits, self.progress)
 
     def _select(self, statement: ast.Select) -> Result:
-        plan = self.plan(statement)
-        self.guard(plan)
+        from . import advisor
+
+        statement, plan, hints = advisor.prepare(self, statement)
+        self.guard(plan, hints)
         stats = Stats(expected_items=plan.estimate.items if plan.is_scan else None)
-        result = Result(columns_of(statement, plan.table), iter(()), stats, list(plan.warnings))
+        warnings = [*hints, *plan.warnings]
+        result = Result(columns_of(statement, plan.table), iter(()), stats, warnings)
         result.open_columns = statement.items is None
-        result.rows = self._rows(plan, stats, result.notes)
+        rows = self._rows(plan, stats, result.notes)
+        result.rows = advisor.after_rows(self, rows, plan, result.notes, hints)
         return result
 
     def _rows(self, plan: Plan, stats: Stats, notes: list[str] | None = None) -> Iterator[dict]:
@@ -211,18 +215,23 @@ class Session:
         finally:
             self.total_capacity += stats.capacity
 
-    def guard(self, plan: Plan) -> None:
-        """Refuse a Scan before any request when --fail-on-scan is set."""
+    def guard(self, plan: Plan, hints: list[str] | None = None) -> None:
+        """Refuse a Scan before any request when --fail-on-scan is set (naming the likely
+        mistake, when a hint has one)."""
         if plan.is_scan and self.settings.fail_on_scan:
+            hinted = "".join(f"; hint: {h}" for h in hints or ())
             raise GuardError(
                 f"refused: this statement would Scan {plan.table.name} ({plan.estimate.text()}) "
-                "and --fail-on-scan is set"
+                f"and --fail-on-scan is set{hinted}"
             )
 
     def _explain(self, explain: ast.Explain) -> Result:
-        plan = self.plan(explain.statement)
+        from . import advisor
+
+        _statement, plan, hints = advisor.prepare(self, explain.statement, read=False)
         document = plan.describe()
         lines = explain_lines(plan)
+        lines[2:2] = [f"hint: {h}" for h in hints]
         if self.catalog.emulator == "moto":
             lines.append(
                 "note: this endpoint is moto, which fails on some valid requests: whole items are "
@@ -231,7 +240,7 @@ class Session:
             )
         stats = Stats()
         if explain.analyze:
-            self.guard(plan)
+            self.guard(plan, hints)
             rows = 0
             for _row in self._rows(plan, stats):
                 rows += 1

@@ -26,6 +26,7 @@ class Path:
     elements: tuple[str | int, ...]
     text: str  # as written, used as the column name
     pos: Pos = field(default=NOWHERE, compare=False)
+    quoted: bool = field(default=False, compare=False)  # one "double-quoted" name (hints)
 
     @property
     def root(self) -> str:
@@ -185,6 +186,7 @@ class Select:
     limit: int | None = None  # a Param until bound
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    alias: str | None = field(default=None, compare=False)  # FROM drive d: d.PK is PK
 
     @property
     def aggregates(self) -> tuple[Aggregate, ...]:

@@ -18,6 +18,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from .. import values
 from ..errors import SqlError
+from ..spelling import function_guess, misspelt_keyword
 from . import ast
 from .split import Chunk, code_only, split_script, strip_comments, unterminated_quote
 
@@ -170,11 +171,26 @@ def _parse_select(chunk: Chunk) -> ast.Select:
             raise SqlError("expected one statement", chunk.line, chunk.col)
         return _Converter(chunk).select(trees[0])
     except (ParseError, TokenError) as err:
-        raise _syntax_error(chunk, err) from None
+        raise _with_keyword_guess(chunk, _syntax_error(chunk, err)) from None
     except RecursionError:
         raise SqlError(
             "the statement nests too deeply (parentheses or conditions)", chunk.line, chunk.col
         ) from None
+
+
+def _with_keyword_guess(chunk: Chunk, error: SqlError) -> SqlError:
+    """A syntax error caused by a misspelt keyword (SELEC, FORM, LIMT) points at the word."""
+    code = code_only(chunk.text)
+    lines = code.split("\n")
+    line, col = (error.line or 1) - chunk.line + 1, error.col or 1
+    if line == 1:
+        col -= chunk.col - 1
+    offset = sum(len(x) + 1 for x in lines[: max(0, line - 1)]) + max(0, col - 1)
+    found = misspelt_keyword(code, min(offset + 1, len(code)))
+    if found is None:
+        return error
+    at, word, keyword = found
+    return _error(chunk, chunk.text, at, f"unknown word {word}: did you mean {keyword}?")
 
 
 def _syntax_error(chunk: Chunk, err: Exception) -> SqlError:
@@ -310,7 +326,7 @@ class _Converter:
         empty = re.search(r",\s*(?=,|\bFROM\b)", self.code, re.I)
         if empty:
             raise self.fail("expected a column between the commas", at=self.at(empty.start()))
-        table, index, table_pos = self.from_(tree)
+        table, index, table_pos, alias = self.from_(tree)
         items = self.select_list(tree.expressions)
         where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
         group_by = tuple(
@@ -342,11 +358,12 @@ class _Converter:
             limit=limit,
             pos=ast.Pos(self.chunk.line, self.chunk.col),
             table_pos=table_pos,
+            alias=alias,
         )
         self.check_grouping(statement, tree)
         return statement
 
-    def from_(self, tree: exp.Select) -> tuple[str, str | None, ast.Pos]:
+    def from_(self, tree: exp.Select) -> tuple[str, str | None, ast.Pos, str | None]:
         source = tree.args.get("from_") or tree.args.get("from")
         if source is None:
             raise self.fail("expected FROM table", tree)
@@ -355,13 +372,15 @@ class _Converter:
             raise self.fail("FROM takes a table name (or table.index)", node)
         if node.args.get("catalog"):
             raise self.fail("FROM takes table or table.index, not three names", node)
-        if node.args.get("alias"):
-            raise self.fail("table aliases are not supported", node.args["alias"])
+        alias = node.args.get("alias")
+        if alias is not None and (alias.args.get("columns") or not alias.name):
+            raise self.fail("a table alias is one name: FROM t AS a", alias)
+        alias_name = alias.name if alias is not None else None
         if not isinstance(node.this, exp.Identifier) or not node.name:
             raise self.fail("FROM takes a table name (or table.index)", node)
         if node.db:
-            return node.db, node.name, self.pos(node)
-        return node.name, None, self.pos(node)
+            return node.db, node.name, self.pos(node), alias_name
+        return node.name, None, self.pos(node), alias_name
 
     def check_grouping(self, statement: ast.Select, tree: exp.Select) -> None:
         if not statement.is_aggregate:
@@ -486,7 +505,8 @@ class _Converter:
     def path(self, e: exp.Expression) -> ast.Path:
         elements = self._path_elements(e)
         text = _path_text(elements)
-        return ast.Path(tuple(elements), text, self.pos(e))
+        quoted = isinstance(e, exp.Column) and not e.table and bool(e.this.args.get("quoted"))
+        return ast.Path(tuple(elements), text, self.pos(e), quoted)
 
     def _path_elements(self, e: exp.Expression) -> list[str | int]:
         if isinstance(e, exp.Column):
@@ -612,7 +632,9 @@ class _Converter:
         if name not in CONDITION_FUNCTIONS:
             if name == "size":
                 raise self.fail("size() must be compared: size(p) > 3", e)
-            raise self.fail(f"unknown function {name}()", e)
+            guess = function_guess(name, [*CONDITION_FUNCTIONS, "size"])
+            hint = f": did you mean {guess}()?" if guess else ""
+            raise self.fail(f"unknown function {name}(){hint}", e)
         want = CONDITION_FUNCTIONS[name]
         if len(args) != want:
             raise self.fail(f"{name}() takes {want} argument{'s' if want > 1 else ''}", e)
@@ -664,7 +686,28 @@ class _Converter:
             return self.path(e)
         if type(e) in AGGREGATES:
             raise self.fail("aggregates are not allowed in WHERE; use HAVING", e)
+        if isinstance(e, exp.Cast):
+            self._typed_literal(e)
         raise self.fail(f"{_sql(e)} is not supported here: use an attribute path or a literal", e)
+
+    def _typed_literal(self, e: exp.Cast) -> None:
+        """``TIMESTAMP '…'`` / ``DATE '…'`` (sqlglot reads them as a CAST): refused at the
+        user's own text, quoting it, with what to write instead."""
+        m = re.search(r"\b(TIMESTAMP|DATETIME|DATE|TIME|CAST)\b", self.code, re.I)
+        if m is None:
+            return
+        if m.group(1).upper() == "CAST":
+            raise self.fail(
+                f"{_sql(e)} is not supported here: DynamoDB has no casts", at=self.at(m.start())
+            )
+        literal = re.compile(r"\s*'(?:[^']|'')*'").match(self.chunk.text, m.end())
+        written = m.group(0) + (literal.group(0) if literal else "")
+        value = e.this.this if isinstance(e.this, exp.Literal) else "…"
+        raise self.fail(
+            f"{written.strip()} is not supported: DynamoDB has no date type; compare the "
+            f"stored text, e.g. '{value}'",
+            at=self.at(m.start()),
+        )
 
     def number(self, text: str, node: exp.Expression) -> Decimal:
         try:

@@ -1,0 +1,95 @@
+"""When to look for hints (``dynosql.hints``), and the few reads that feed them.
+
+- Before the read: table-qualified columns are resolved and the catalog-only hints (case of
+  key names, double-quoted values, select-list aliases in WHERE) computed. When the plan is a
+  Scan, or a qualified name needs telling apart from a map attribute, a sample of the table
+  (one Scan page, Limit 100, once per session) adds the checks against attribute names and
+  types — unless ``--fail-on-scan`` is set, which sends no Scan of any size. EXPLAIN never
+  samples.
+- After the read: when nothing matched, the sample's checks (if not shown yet) and, for an
+  empty ``begins_with`` on a sort key, the prefixes that do exist; for a prefix without a
+  separator (``'USER'``), whether it spans entity types. Those listings are priced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from . import hints as H
+from .plan.model import Plan
+from .plan.planner import plan_select
+from .sql import ast
+
+
+def prepare(
+    session: Any, statement: ast.Select, read: bool = True
+) -> tuple[ast.Select, Plan, list[str]]:
+    """The statement with qualified names resolved, its plan, and the hints to show first."""
+    table = session.describe(statement.table)
+    may_sample = read and not session.settings.fail_on_scan
+    sample = None
+    if may_sample and H.has_qualified_paths(statement):
+        sample = session.catalog.sample(statement.table)
+    statement = H.unqualify(statement, table, H.sampled_types(sample or []))
+    plan = plan_select(statement, table, session.options())
+    if may_sample and sample is None and plan.is_scan:
+        sample = session.catalog.sample(statement.table)
+    return statement, plan, H.hints(statement, table, sample)
+
+
+def after_rows(
+    session: Any, rows: Iterator[dict], plan: Plan, notes: list[str], shown: list[str]
+) -> Iterator[dict]:
+    """Pass the rows through; at the end, add the hints an empty result calls for."""
+    statement = plan.statement
+    empty = True
+    for row in rows:
+        if not statement.is_aggregate or any(v not in (0, None) for v in row.values()):
+            empty = False
+        yield row
+    found = list(_prefix_hints(session, statement, plan, empty))
+    if empty and not session.settings.fail_on_scan:
+        table = session.describe(statement.table)
+        sample = session.catalog.sample(statement.table)
+        found[:0] = H.hints(statement, table, sample)
+    notes.extend(h for h in dict.fromkeys(found) if h not in shown)
+
+
+def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:
+    from .prefixes import list_prefixes
+
+    if plan.operation != "Query":
+        return
+    probe = H.begins_with_probe(statement, plan.table, plan.access.name)
+    if probe is None:
+        return
+    pk, pk_value, sk, prefix = probe
+    collision = not any(ch in H.SEPARATORS for ch in prefix)
+    if not (empty or collision):
+        return
+    parent = H.parent_prefix(prefix) if empty else prefix
+    listing = list_prefixes(
+        session.client,
+        plan.table.name,
+        plan.access.name,
+        (pk, sk),
+        pk_value,
+        parent,
+        session.estimating,
+    )
+    session.total_capacity += listing.capacity
+    if empty:
+        hint = H.empty_prefix_hint(
+            pk,
+            pk_value,
+            sk,
+            prefix,
+            listing.found,
+            listing.complete,
+            listing.cost(session.estimating),
+        )
+    else:
+        hint = H.collision_hint(sk, prefix, listing.found)
+    if hint:
+        yield hint
