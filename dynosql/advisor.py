@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import hints as H
+from .catalog import SAMPLE_ITEMS
 from .plan.model import Plan
 from .plan.planner import plan_select
 from .sql import ast
@@ -49,11 +50,42 @@ def after_rows(
             empty = False
         yield row
     found = list(_prefix_hints(session, statement, plan, empty))
-    if empty and not session.settings.fail_on_scan:
-        table = session.describe(statement.table)
-        sample = session.catalog.sample(statement.table)
-        found[:0] = H.hints(statement, table, sample)
+    sample = _sample_after(session, plan) if empty else None
+    if sample is not None:
+        found[:0] = H.hints(statement, plan.table, sample)
     notes.extend(h for h in dict.fromkeys(found) if h not in shown)
+
+
+def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
+    """The table's sample; under ``--fail-on-scan``, the items of the partition the Query
+    read instead (one Query, Limit 100: no Scan of any size)."""
+    if not session.settings.fail_on_scan:
+        return session.catalog.sample(plan.table.name)
+    if plan.operation != "Query" or plan.access.projection != "ALL":
+        return None  # an index lacking attributes would make every name look unknown
+    from .errors import translate_error
+    from .values import decode_item
+
+    request = plan.requests[0].params
+    pk = plan.access.keys.pk
+    names = request.get("ExpressionAttributeNames", {})
+    placeholder = next(k for k, v in names.items() if v == pk)
+    condition = request["KeyConditionExpression"].split(" AND ")[0]
+    value = condition.split(" = ")[1]
+    query = {
+        "TableName": request["TableName"],
+        "KeyConditionExpression": condition,
+        "ExpressionAttributeNames": {placeholder: pk},
+        "ExpressionAttributeValues": {value: request["ExpressionAttributeValues"][value]},
+        "Limit": SAMPLE_ITEMS,
+    }
+    if "IndexName" in request:
+        query["IndexName"] = request["IndexName"]
+    try:
+        page = session.client.query(**query)
+    except Exception as err:
+        raise translate_error(err) from None
+    return [decode_item(i) for i in page.get("Items", [])]
 
 
 def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:
