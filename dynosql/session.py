@@ -210,7 +210,7 @@ class Session:
                 yield from aggregate_rows(statement, groups)
             else:
                 yield from select_rows(
-                    statement, plan.table, executor.items(plan, stats), plan.sort
+                    statement, plan.table, executor.items(plan, stats), plan.sort, notes
                 )
         finally:
             self.total_capacity += stats.capacity

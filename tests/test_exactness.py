@@ -171,3 +171,33 @@ def test_aws_region_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
     assert make_client(credentials=("a", "b")).meta.region_name == "eu-west-3"
     assert make_client(region="ap-south-1", credentials=("a", "b")).meta.region_name == "ap-south-1"
+
+
+# --- ORDER BY and missing values --------------------------------------------------------------------
+
+
+def test_nulls_first_and_last_place_missing_and_null(table) -> None:
+    first = run(table, "SELECT sk FROM {t} WHERE pk = 't' ORDER BY x NULLS FIRST")
+    assert sorted(int(r["sk"]) for r in first[:2]) == [7, 8]
+    last = run(table, "SELECT sk FROM {t} WHERE pk = 't' ORDER BY x DESC NULLS LAST")
+    assert sorted(int(r["sk"]) for r in last[-2:]) == [7, 8]
+    # numbers first (the stated order of types), ascending: 0 (sk 4) then 1 (sk 3)
+    assert [int(r["sk"]) for r in run(table, "SELECT sk FROM {t} WHERE pk = 't' ORDER BY x")][
+        :2
+    ] == [4, 3]
+
+
+def test_missing_values_leading_a_desc_result_are_counted_in_a_note(table) -> None:
+    backend, name = table
+    with Session(backend.client()) as session:
+        result = session.execute(f"SELECT sk, y FROM {name} WHERE pk = 't' ORDER BY y DESC LIMIT 3")
+        rows = result.all()
+        assert [int(r["sk"]) for r in rows[:1]] != [9]  # the one y holder comes after the gaps
+        assert result.notes == [
+            "3 of 3 rows have no y: missing values come first in ORDER BY y DESC "
+            "(add NULLS LAST to put them last)"
+        ]
+        result = session.execute(
+            f"SELECT sk, y FROM {name} WHERE pk = 't' ORDER BY y DESC NULLS LAST LIMIT 3"
+        )
+        assert int(result.all()[0]["sk"]) == 9 and result.notes == []

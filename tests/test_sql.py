@@ -605,9 +605,14 @@ def test_truncate_message() -> None:
     assert error("TRUNCATE TABLE a").message == "TRUNCATE is not supported: dynosql only reads"
 
 
-@pytest.mark.parametrize("nulls", ["NULLS FIRST", "NULLS LAST"])
-def test_nulls_first_last_is_not_silently_ignored(nulls: str) -> None:
-    assert "NULLS" in error(f"SELECT x FROM t ORDER BY x DESC {nulls}").message
+def test_nulls_first_last_per_order_item() -> None:
+    s = parse("SELECT x FROM t ORDER BY x DESC NULLS LAST, a[0], y nulls first, z LIMIT 3")
+    assert [(o.desc, o.nulls) for o in s.order_by] == [
+        (True, "LAST"),
+        (False, None),
+        (False, "FIRST"),
+        (False, None),
+    ]
 
 
 @pytest.mark.parametrize("number", ["1e500", "1e-200"])

@@ -171,6 +171,7 @@ class SelectItem:
 class OrderItem:
     expr: Expr
     desc: bool = False
+    nulls: str | None = None  # "FIRST" or "LAST": where missing values and NULLs go
 
 
 @dataclass(frozen=True)

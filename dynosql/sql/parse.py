@@ -7,6 +7,7 @@ grammar (see ``grammar/README.md``) is refused with one sentence naming the cons
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from decimal import Decimal
@@ -316,13 +317,6 @@ class _Converter:
         for _window in tree.find_all(exp.Window):
             raise self.fail("window functions are not supported", at=self.find(r"\bOVER\b"))
 
-        nulls = re.search(r"\bNULLS\s+(FIRST|LAST)\b", self.code, re.I)
-        if nulls:
-            raise self.fail(
-                "NULLS FIRST/LAST is not supported: missing attributes sort last ascending, "
-                "first descending",
-                at=self.at(nulls.start()),
-            )
         empty = re.search(r",\s*(?=,|\bFROM\b)", self.code, re.I)
         if empty:
             raise self.fail("expected a column between the commas", at=self.at(empty.start()))
@@ -338,9 +332,11 @@ class _Converter:
             having = self.condition(
                 tree.args["having"].this, aliases=aliases, allow_aggregates=True
             )
+        ordered = tree.args["order"].expressions if tree.args.get("order") else []
+        nulls = self.nulls_placement(len(ordered))
         order_by = tuple(
-            self.order_item(o, items, aliases)
-            for o in (tree.args["order"].expressions if tree.args.get("order") else [])
+            dataclasses.replace(self.order_item(o, items, aliases), nulls=n)
+            for o, n in zip(ordered, nulls, strict=True)
         )
         limit = self.limit(tree.args.get("limit"))
         distinct = tree.args.get("distinct")
@@ -488,6 +484,37 @@ class _Converter:
         if isinstance(e, exp.Column) and not e.table and e.name in aliases:
             return ast.OrderItem(aliases[e.name].expr, desc)
         return ast.OrderItem(self.expr(e), desc)
+
+    def nulls_placement(self, count: int) -> list[str | None]:
+        """``NULLS FIRST``/``NULLS LAST`` of each ORDER BY item, read from the text (sqlglot
+        fills in a default that cannot be told apart from an explicit one)."""
+        found = list(re.finditer(r"\bNULLS\s+(FIRST|LAST)\b", self.code, re.I))
+        clause = re.search(r"\bORDER\s+BY\b", self.code, re.I)
+        if not found:
+            return [None] * count
+        if clause is None or found[0].start() < clause.end():
+            raise self.fail(
+                "NULLS FIRST/LAST belongs after an ORDER BY item", at=self.at(found[0].start())
+            )
+        end = re.compile(r"\bLIMIT\b", re.I).search(self.code, clause.end())
+        text = self.code[clause.end() : end.start() if end else len(self.code)]
+        parts, depth, start = [], 0, 0
+        for i, ch in enumerate(text):
+            depth += ch in "([" and 1 or ch in ")]" and -1 or 0
+            if ch == "," and depth == 0:
+                parts.append(text[start:i])
+                start = i + 1
+        parts.append(text[start:])
+        if len(parts) != count:
+            raise self.fail(
+                "cannot tell which ORDER BY item NULLS FIRST/LAST belongs to",
+                at=self.at(found[0].start()),
+            )
+        out: list[str | None] = []
+        for part in parts:
+            m = re.search(r"\bNULLS\s+(FIRST|LAST)\b", part, re.I)
+            out.append(m.group(1).upper() if m else None)
+        return out
 
     def limit(self, node: exp.Expression | None) -> int | None:
         if node is None:
