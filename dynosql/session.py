@@ -156,6 +156,10 @@ class Session:
             from .hotkeys import hot_keys
 
             return hot_keys(self, bound)
+        if isinstance(bound, ast.ShowEntities):
+            from .entities import show_entities
+
+            return show_entities(self, bound)
         if isinstance(bound, ast.SetOption):
             return self._set(bound)
         raise SqlError(f"cannot run {type(bound).__name__}")

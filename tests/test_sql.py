@@ -438,6 +438,8 @@ def test_explain_keeps_positions_across_lines() -> None:
         ("SET consistent TO on", ast.SetOption("consistent", "on")),
         ("SET format = 'json'", ast.SetOption("format", "json")),
         ("set Max_RCU = 10", ast.SetOption("max_rcu", "10")),
+        ("SHOW ENTITIES FROM drive", ast.ShowEntities("drive")),
+        ('show entities from "my-table" sample 200', ast.ShowEntities("my-table", 200)),
     ],
 )
 def test_other_statements(sql: str, expected: ast.Statement) -> None:
@@ -449,7 +451,7 @@ def test_other_statement_refusals() -> None:
         str(error("DESCRIBE a.b")) == "line 1, column 12: DESCRIBE takes a table name, not an index"
     )
     assert str(error("SHOW COLUMNS")) == (
-        "line 1, column 1: expected SHOW TABLES or SHOW HOT KEYS FROM table"
+        "line 1, column 1: expected SHOW TABLES, SHOW HOT KEYS FROM table or SHOW ENTITIES FROM table"
     )
     assert error("EXPLAIN SHOW TABLES").message == (
         "SHOW is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, "

@@ -231,6 +231,15 @@ class ShowHotKeys:
 
 
 @dataclass(frozen=True)
+class ShowEntities:
+    """``SHOW ENTITIES FROM t [SAMPLE n]``: the entity types behind a table's keys."""
+
+    table: str
+    sample: int | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
 class SetOption:
     """``SET name = value``: a session setting (segments, consistent, format, ...)."""
 
@@ -239,4 +248,4 @@ class SetOption:
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
-Statement = Select | Explain | ShowTables | Describe | ShowHotKeys | SetOption
+Statement = Select | Explain | ShowTables | Describe | ShowHotKeys | ShowEntities | SetOption

@@ -101,6 +101,7 @@ _NAME = rf"({_IDENT})(?:\s*\.\s*({_IDENT}))?"
 _SHOW_TABLES = re.compile(r"\s*SHOW\s+TABLES\s*$", re.I)
 _DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{_NAME}\s*$", re.I)
 _HOT_KEYS = re.compile(rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}(?:\s+LIMIT\s+(\d+))?\s*$", re.I)
+_ENTITIES = re.compile(rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?\s*$", re.I)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
 _EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
 
@@ -124,8 +125,18 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         return ast.ShowHotKeys(
             _unquote(m.group(1)), _unquote(m.group(2)), limit, _pos(chunk, code, m.start(1))
         )
+    if m := _ENTITIES.match(code):
+        sample = int(m.group(2)) if m.group(2) else None
+        if sample is not None and not 1 <= sample <= MAX_LIMIT:
+            raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
+        return ast.ShowEntities(_unquote(m.group(1)), sample, _pos(chunk, code, m.start(1)))
     if re.match(r"\s*SHOW\b", code, re.I):
-        raise _error(chunk, code, _first(code), "expected SHOW TABLES or SHOW HOT KEYS FROM table")
+        raise _error(
+            chunk,
+            code,
+            _first(code),
+            "expected SHOW TABLES, SHOW HOT KEYS FROM table or SHOW ENTITIES FROM table",
+        )
     if m := _SET.match(code):
         value = m.group(2).strip()
         if len(value) >= 2 and value[0] == value[-1] == "'":
