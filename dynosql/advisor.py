@@ -45,15 +45,45 @@ def after_rows(
     """Pass the rows through; at the end, add the hints an empty result calls for."""
     statement = plan.statement
     empty = True
+    sk = _ranged_sort_key(statement, plan)
+    sort_keys: list[str] = []
     for row in rows:
         if not statement.is_aggregate or any(v not in (0, None) for v in row.values()):
             empty = False
+        if sk is not None and isinstance(row.get(sk), str):
+            sort_keys.append(row[sk])
         yield row
     found = list(_prefix_hints(session, statement, plan, empty))
+    if sort_keys:
+        from .entities import sort_key_health
+
+        found.extend(sort_key_health(sk, sort_keys))
     sample = _sample_after(session, plan) if empty else None
     if sample is not None:
         found[:0] = H.hints(statement, plan.table, sample)
     notes.extend(h for h in dict.fromkeys(found) if h not in shown)
+
+
+def _ranged_sort_key(statement: ast.Select, plan: Plan) -> str | None:
+    """The sort key of the path read, when the statement orders by it or ranges over it: then
+    an encoding that does not sort as its values do gives a wrong answer, not just an odd one."""
+    sk = plan.access.keys.sk
+    if sk is None or plan.access.keys.sk_type != "S" or statement.is_aggregate:
+        return None
+
+    def is_sk(x: Any) -> bool:
+        return isinstance(x, ast.Path) and x.elements == (sk,)
+
+    if any(is_sk(o.expr) for o in statement.order_by):
+        return sk
+    where = statement.where
+    for c in where.items if isinstance(where, ast.And) else (where,):
+        if isinstance(c, ast.Compare) and c.op in ("<", "<=", ">", ">="):
+            if is_sk(c.left) or is_sk(c.right):
+                return sk
+        if isinstance(c, ast.Between) and is_sk(c.operand):
+            return sk
+    return None
 
 
 def _sample_after(session: Any, plan: Plan) -> list[dict] | None:

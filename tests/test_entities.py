@@ -131,3 +131,18 @@ def test_generated_table(backend: Backend) -> None:
     }
     assert any("numbers without zero padding after 'ORDER#'" in note for note in result.notes)
     assert any("month/day/year" in note for note in result.notes)
+
+
+def test_ordering_on_a_badly_encoded_sort_key_is_warned(backend: Backend) -> None:
+    name = unique_name("skh")
+    backend.create_keyed_table(name, sk=("sk", "S"))
+    backend.put_items(name, [{"pk": "a", "sk": f"ORDER#{n}"} for n in (8, 9, 10, 11)])
+    with Session(backend.client()) as session:
+        result = session.execute(f"SELECT sk FROM {name} WHERE pk = 'a' ORDER BY sk DESC")
+        assert [r["sk"] for r in result.all()] == ["ORDER#9", "ORDER#8", "ORDER#11", "ORDER#10"]
+        assert result.notes == [
+            "sk holds numbers without zero padding after 'ORDER#': 'ORDER#11' sorts before "
+            "'ORDER#8' (pad them to one width)"
+        ]
+        plain = session.execute(f"SELECT sk FROM {name} WHERE pk = 'a'")
+        assert len(plain.all()) == 4 and plain.notes == []  # no order, no range: no note
