@@ -34,7 +34,7 @@ def prepare(
         sample = session.catalog.sample(statement.table)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
     plan = plan_select(statement, table, session.options())
-    if may_sample and sample is None and plan.is_scan:
+    if may_sample and sample is None and plan.is_scan and H.names_attributes(statement, table):
         sample = session.catalog.sample(statement.table)
     return statement, plan, H.hints(statement, table, sample)
 
@@ -58,7 +58,8 @@ def after_rows(
         from .entities import sort_key_health
 
         found.extend(sort_key_health(sk, sort_keys))
-    sample = _sample_after(session, plan) if empty else None
+    checked = empty and H.names_attributes(statement, plan.table)
+    sample = _sample_after(session, plan) if checked else None
     if sample is not None:
         found[:0] = H.hints(statement, plan.table, sample)
     notes.extend(h for h in dict.fromkeys(found) if h not in shown)

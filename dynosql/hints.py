@@ -82,6 +82,12 @@ def qualifiers(statement: ast.Select) -> set[str]:
     return {q for q in (statement.table, statement.alias) if q}
 
 
+def names_attributes(statement: ast.Select, table: TableInfo) -> bool:
+    """Whether the statement names any attribute that is no key (else a sample adds nothing)."""
+    keys = key_roles(table)
+    return any(p.root not in keys for p, _ in _paths(statement))
+
+
 def has_qualified_paths(statement: ast.Select) -> bool:
     names = qualifiers(statement)
     return any(_qualified(p, names) for p, _ in _paths(statement))
