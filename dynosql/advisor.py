@@ -1,10 +1,11 @@
 """When to look for hints (``dynosql.hints``), and the few reads that feed them.
 
 - Before the read: table-qualified columns are resolved and the catalog-only hints (case of
-  key names, double-quoted values, select-list aliases in WHERE) computed. When the plan is a
-  Scan, or a qualified name needs telling apart from a map attribute, a sample of the table
-  (one Scan page, Limit 100, once per session) adds the checks against attribute names and
-  types — unless ``--fail-on-scan`` is set, which sends no Scan of any size. EXPLAIN never
+  key names, double-quoted values, select-list aliases in WHERE) computed: when one applies it
+  is shown before anything is read. Otherwise, when the plan is a Scan naming non-key
+  attributes (or a qualified name needs telling apart from a map attribute), a sample of the
+  table (one Scan page, Limit 100, once per session) adds the checks against attribute names
+  and types — unless ``--fail-on-scan`` is set, which sends no Scan of any size. EXPLAIN never
   samples.
 - After the read: when nothing matched, the sample's checks (if not shown yet) and, for an
   empty ``begins_with`` on a sort key, the prefixes that do exist; for a prefix without a
@@ -34,9 +35,13 @@ def prepare(
         sample = session.catalog.sample(statement.table)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
     plan = plan_select(statement, table, session.options())
-    if may_sample and sample is None and plan.is_scan and H.names_attributes(statement, table):
+    found = H.hints(statement, table, sample)
+    if found or sample is not None:
+        return statement, plan, found  # a key-name mistake is named before anything is read
+    if may_sample and plan.is_scan and H.names_attributes(statement, table):
         sample = session.catalog.sample(statement.table)
-    return statement, plan, H.hints(statement, table, sample)
+        found = H.hints(statement, table, sample)
+    return statement, plan, found
 
 
 def after_rows(

@@ -204,3 +204,15 @@ def test_prefix_that_spans_entity_types(overloaded: tuple[Backend, str]) -> None
     exact = f"SELECT sk FROM {name} WHERE pk = 'T#1' AND begins_with(sk, 'USER#')"
     run = dynosql_cmd("--endpoint-url", backend.endpoint_url, "-e", exact, env=env)
     assert run.returncode == 0 and not any(line.startswith("note:") for line in run.err_lines)
+
+
+def test_explain_shows_key_name_hints_without_reading(overloaded: tuple[Backend, str]) -> None:
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as session:
+        result = session.execute(f"EXPLAIN SELECT sk FROM {name} WHERE PK = 'T#1'")
+        lines = [row["plan"] for row in result.all()]
+    assert lines[0] == f"Scan {name}"
+    assert lines[2] == "hint: no attribute PK; the partition key is pk (names are case-sensitive)"
+    assert result.stats.requests == 0
