@@ -454,14 +454,14 @@ def test_other_statement_refusals() -> None:
         "line 1, column 1: expected SHOW TABLES, SHOW HOT KEYS FROM table or SHOW ENTITIES FROM table"
     )
     assert error("EXPLAIN SHOW TABLES").message == (
-        "SHOW is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, "
+        "SHOW is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, SHOW ENTITIES, "
         "DESCRIBE and SET"
     )
 
 
 # --- refusals: every message, exactly ----------------------------------------------------------
 
-OTHERS = "dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, DESCRIBE and SET"
+OTHERS = "dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, SHOW ENTITIES, DESCRIBE and SET"
 JOIN = "JOIN is not supported: DynamoDB has no joins; query each table separately"
 DIGITS39 = "123456789012345678901234567890123456789"
 IN101 = ", ".join(str(n) for n in range(101))

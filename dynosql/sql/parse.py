@@ -304,7 +304,7 @@ class _Converter:
                 raise self.fail(f"{word} is not supported: dynosql only reads", at=start)
             raise self.fail(
                 f"{word} is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, "
-                "SHOW HOT KEYS, DESCRIBE and SET",
+                "SHOW HOT KEYS, SHOW ENTITIES, DESCRIBE and SET",
                 at=start,
             )
         if tree.args.get("with_") or tree.args.get("with"):
