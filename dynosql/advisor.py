@@ -47,16 +47,20 @@ def prepare(
 def after_rows(
     session: Any, rows: Iterator[dict], plan: Plan, notes: list[str], shown: list[str]
 ) -> Iterator[dict]:
-    """Pass the rows through; at the end, add the hints an empty result calls for."""
+    """Pass the rows through; at the end, add the hints an empty result calls for (and, for
+    a select-list column no row had, the hints about that name)."""
     statement = plan.statement
     empty = True
     sk = _ranged_sort_key(statement, plan)
     sort_keys: list[str] = []
+    unfilled = _plain_columns(statement)
     for row in rows:
         if not statement.is_aggregate or any(v not in (0, None) for v in row.values()):
             empty = False
         if sk is not None and isinstance(row.get(sk), str):
             sort_keys.append(row[sk])
+        if unfilled:
+            unfilled = {name: root for name, root in unfilled.items() if name not in row}
         yield row
     found = list(_prefix_hints(session, statement, plan, empty))
     if sort_keys:
@@ -64,10 +68,22 @@ def after_rows(
 
         found.extend(sort_key_health(sk, sort_keys))
     checked = empty and H.names_attributes(statement, plan.table)
-    sample = _sample_after(session, plan) if checked else None
+    only = None if checked else set(unfilled.values()) - set(H.key_roles(plan.table))
+    sample = _sample_after(session, plan) if checked or only else None
     if sample is not None:
-        found[:0] = H.hints(statement, plan.table, sample)
+        found[:0] = H.hints(statement, plan.table, sample, only)
     notes.extend(h for h in dict.fromkeys(found) if h not in shown)
+
+
+def _plain_columns(statement: ast.Select) -> dict[str, str]:
+    """Output column → attribute, for the select list's top-level attributes."""
+    if statement.items is None or statement.is_aggregate:
+        return {}
+    return {
+        i.name: i.expr.root
+        for i in statement.items
+        if isinstance(i.expr, ast.Path) and i.expr.is_attribute
+    }
 
 
 def _ranged_sort_key(statement: ast.Select, plan: Plan) -> str | None:

@@ -167,19 +167,27 @@ def _paths_in(node: Any) -> Iterator[ast.Path]:
 # --- the hints -----------------------------------------------------------------------------------
 
 
-def hints(statement: ast.Select, table: TableInfo, sample: list[dict] | None = None) -> list[str]:
+def hints(
+    statement: ast.Select,
+    table: TableInfo,
+    sample: list[dict] | None = None,
+    only: set[str] | None = None,
+) -> list[str]:
     """One line per likely mistake, in the order the names appear; ``sample`` (items read
-    from the table) adds the checks against attribute names and types seen."""
+    from the table) adds the checks against attribute names and types seen. ``only`` limits
+    the checks to these top-level names (the columns a non-empty result never filled)."""
     roles = key_roles(table)
     types = sampled_types(sample) if sample is not None else None
     known = set(roles) | set(types or ())
     aliases = {i.alias: i.expr for i in statement.items or () if i.alias}
     found: list[str] = []
     for path, in_where in _paths(statement):
+        if only is not None and path.root not in only:
+            continue
         hint = _name_hint(path, in_where, roles, types, known, aliases, sample)
         if hint and hint not in found:
             found.append(hint)
-    if types is not None:
+    if types is not None and only is None:
         for hint in _type_hints(statement.where, table, types, len(sample or ())):
             if hint not in found:
                 found.append(hint)

@@ -31,6 +31,8 @@ RUNS: dict[str, tuple[str, ...]] = {
         f"SELECT SK FROM drive WHERE {ALICE} AND begins_with(SK, 'root/foto/')",
         "-e",
         f"SELECT SK FROM drive WHERE {ALICE} AND SK LIKE 'root/photos/2027%'",
+        "-e",
+        f"SELECT SK, sizee FROM drive WHERE {ALICE} LIMIT 2",
     ),
     "sampled": (
         "--format",
@@ -102,6 +104,15 @@ def test_empty_begins_with_lists_existing_prefixes(runs) -> None:
         "root/photos/2025/, root/photos/2026/;"
     ), fifth
     assert all(b[-1].split(" · ")[1].startswith("Query drive") for b in (fourth, fifth))
+
+
+def test_a_column_no_row_filled_is_checked_against_the_partition(runs) -> None:
+    """Rows came back, but none had `sizee`: under --fail-on-scan the names are checked
+    against the partition the Query read (a Query, not a Scan)."""
+    run = runs["qualified"].result()
+    sixth = blocks(run)[5]
+    assert sixth[0] == "note: no item of a 100-item sample has sizee; closest: size", sixth
+    assert sixth[-1].startswith("2 rows · Query drive")
 
 
 def test_select_alias_unknown_names_and_string_numbers_are_named(runs) -> None:
