@@ -143,6 +143,7 @@ class Catalog:
         self.capabilities = capabilities
         self._tables: dict[str, TableInfo] = {}
         self._names: list[str] | None = None
+        self._samples: dict[str, list[dict]] = {}
 
     def table_names(self) -> list[str]:
         if self._names is None:
@@ -187,26 +188,40 @@ class Catalog:
     def _with_sampled_size(self, info: TableInfo) -> TableInfo:
         from dataclasses import replace
 
-        from .values import decode_item, item_size
+        from .values import item_size
 
-        try:
-            page = self.client.scan(TableName=info.name, Limit=SAMPLE_ITEMS)
-        except Exception as err:
-            raise translate_error(err) from err
-        sample = [item_size(decode_item(i)) for i in page.get("Items", [])]
+        sample = [item_size(i) for i in self.sample(info.name)]
         if not sample:
             return info
         average = sum(sample) // len(sample)
         return replace(info, size_bytes=average * info.item_count)
 
+    def sample(self, name: str) -> list[dict]:
+        """Up to SAMPLE_ITEMS decoded items of a table: one Scan page with Limit, read once per
+        session (the sizes moto does not report, the names and types hints compare against)."""
+        if name not in self._samples:
+            from .values import decode_item
+
+            try:
+                page = self.client.scan(TableName=name, Limit=SAMPLE_ITEMS)
+            except Exception as err:
+                raise translate_error(err) from None
+            self._samples[name] = [decode_item(i) for i in page.get("Items", [])]
+        return self._samples[name]
+
     def _unknown(self, name: str) -> str:
+        from .spelling import closest
+
         try:
-            names = self.table_names()
+            names = sorted(self.table_names())
         except Exception:  # noqa: BLE001 - the listing only decorates the message
             names = []
         listing = ", ".join(names) if names else "none"
-        return f"no table named {name} (tables: {listing})"
+        near = closest(name, names)
+        guess = f"; did you mean {' or '.join(near)}?" if near else ""
+        return f"no table named {name}{guess} (tables: {listing})"
 
     def refresh(self) -> None:
         self._tables.clear()
+        self._samples.clear()
         self._names = None

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 20
 ITEM_COLLECTION_LIMIT = 10 * 1024**3  # 10 GB per partition-key value when the table has an LSI
 PARTITION_RCU = 3000  # a partition serves at most 3,000 RCU (1,000 WCU) per second
+PARTITION_WCU = 1000
 BAR_WIDTH = 30
 NEAR = 0.8  # "near a limit" from 80% of it
 MAX_KEY_NOTES = 5
@@ -106,7 +107,27 @@ def _notes(plan: Plan, ranked: list, total: int) -> list[str]:
                 f"{read_units(size, True)} RCU, near or above the 3,000 RCU one partition "
                 "serves per second"
             )
+    flagged.extend(_share_limits(plan.table, ranked, total))
     notes.extend(flagged[:MAX_KEY_NOTES])
     if len(flagged) > MAX_KEY_NOTES:
         notes.append(f"… and {len(flagged) - MAX_KEY_NOTES} more keys near a partition limit")
     return notes
+
+
+def _share_limits(table, ranked: list, total: int) -> list[str]:  # noqa: ANN001 - TableInfo
+    """Keys whose measured share of the items, applied to the table's provisioned throughput,
+    would pass what one partition serves (traffic assumed to follow the stored share)."""
+    flagged = []
+    for key, items, _size in ranked:
+        share = items / total
+        for provisioned, limit, unit in (
+            (table.provisioned_rcu, PARTITION_RCU, "RCU"),
+            (table.provisioned_wcu, PARTITION_WCU, "WCU"),
+        ):
+            if provisioned and share * provisioned >= limit * NEAR:
+                flagged.append(
+                    f"key {key!s}: at its measured share ({share:.0%}) of the table's "
+                    f"{provisioned} provisioned {unit} it would receive ~{share * provisioned:.0f} "
+                    f"{unit}/s, near or above the {limit:,} {unit} one partition serves"
+                )
+    return flagged

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import json
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -54,6 +55,8 @@ def make_client(
     from botocore.config import Config
 
     _check_endpoint(endpoint_url)
+    # boto3 reads only AWS_DEFAULT_REGION; the AWS CLI and SDK v2 also read AWS_REGION (first)
+    region = region or os.environ.get("AWS_REGION") or None
     try:
         session = boto3.Session(profile_name=profile, region_name=region)
     except Exception as err:  # ProfileNotFound and friends
@@ -219,6 +222,10 @@ class Session:
             from .hotkeys import hot_keys
 
             return hot_keys(self, bound)
+        if isinstance(bound, ast.ShowEntities):
+            from .entities import show_entities
+
+            return show_entities(self, bound)
         if isinstance(bound, ast.SetOption):
             return self._set(bound)
         raise SqlError(f"cannot run {type(bound).__name__}")
@@ -300,12 +307,16 @@ class Session:
         return Executor(self.client, self.estimating, limits, self.progress, self.cancelled)
 
     def _select(self, statement: ast.Select) -> Result:
-        plan = self.plan(statement)
-        self.guard(plan)
+        from . import advisor
+
+        statement, plan, hints = advisor.prepare(self, statement)
+        self.guard(plan, hints)
         stats = Stats(expected_items=plan.estimate.items if plan.is_scan else None)
-        result = Result(columns_of(statement, plan.table), iter(()), stats, list(plan.warnings))
+        warnings = [*hints, *plan.warnings]
+        result = Result(columns_of(statement, plan.table), iter(()), stats, warnings)
         result.open_columns = statement.items is None
-        result.rows = self._rows(plan, stats, result.notes)
+        rows = self._rows(plan, stats, result.notes)
+        result.rows = advisor.after_rows(self, rows, plan, result.notes, hints)
         return result
 
     def read(self, plan: Plan, stats: Stats) -> Iterator[dict]:
@@ -327,15 +338,17 @@ class Session:
         elif statement.is_aggregate:
             yield from aggregate_rows(statement, group(statement, self.read(plan, stats)))
         else:
-            yield from select_rows(statement, plan.table, self.read(plan, stats), plan.sort)
+            yield from select_rows(statement, plan.table, self.read(plan, stats), plan.sort, notes)
 
-    def guard(self, plan: Plan) -> None:
-        """Refuse a Scan before any request when --fail-on-scan is set, or when its estimate
-        (a known table size) already exceeds --max-rcu."""
+    def guard(self, plan: Plan, hints: list[str] | None = None) -> None:
+        """Refuse a Scan before any request when --fail-on-scan is set (naming the likely
+        mistake, when a hint has one), or when its estimate (a known table size) already
+        exceeds --max-rcu."""
         if plan.is_scan and self.settings.fail_on_scan:
+            hinted = "".join(f"; hint: {h}" for h in hints or ())
             raise GuardError(
                 f"refused: this statement would Scan {plan.table.name} ({plan.estimate.text()}) "
-                "and --fail-on-scan is set"
+                f"and --fail-on-scan is set{hinted}"
             )
         cap = self.settings.max_rcu
         if plan.is_scan and cap is not None and plan.estimate.items and plan.estimate.rcu > cap:
@@ -345,13 +358,16 @@ class Session:
             )
 
     def _explain(self, explain: ast.Explain) -> Result:
-        plan = self.plan(explain.statement)
+        from . import advisor
+
+        _statement, plan, hints = advisor.prepare(self, explain.statement, read=False)
         document = plan.document()
         lines = explain_lines(plan)
+        lines[2:2] = [f"hint: {h}" for h in hints]
         lines.extend(f"note: {note}" for note in self.capabilities.notes())
         stats = Stats()
         if explain.analyze:
-            self.guard(plan)
+            self.guard(plan, hints)
             rows = 0
             for _row in self._rows(plan, stats):
                 rows += 1

@@ -114,7 +114,7 @@ def number(text: str | int | Decimal) -> Decimal:
         raise ValueError(f"not a number: {text!r}")
     if len(value.normalize(DECIMAL_CONTEXT).as_tuple().digits) > MAX_NUMBER_DIGITS:
         raise ValueError(f"number {text} has more than {MAX_NUMBER_DIGITS} significant digits")
-    if value and not (MIN_MAGNITUDE <= abs(value) <= MAX_MAGNITUDE):
+    if value and not (MIN_MAGNITUDE <= value.copy_abs() <= MAX_MAGNITUDE):  # abs() would round
         raise ValueError(
             f"number {text} is out of DynamoDB's range (1E-130 to 9.9999999999999999999999999999999999999E+125)"
         )

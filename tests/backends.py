@@ -65,6 +65,36 @@ class Backend:
         """CreateTable with boto3's kwargs; returns the description once ACTIVE."""
         return datasets.create_table(self.client(), kwargs)
 
+    def create_keyed_table(
+        self,
+        name: str,
+        pk: tuple[str, str] = ("pk", "S"),
+        sk: tuple[str, str] | None = ("sk", "N"),
+        gsis: Mapping[str, tuple[str, str]] | None = None,
+    ) -> dict[str, Any]:
+        """An on-demand table with a partition key, (unless None) a sort key, and KEYS_ONLY
+        GSIs with a partition key each (``{"index": ("attribute", "S")}``)."""
+        keys = [(pk, "HASH")] + ([(sk, "RANGE")] if sk else [])
+        extra: dict[str, Any] = {}
+        attributes = [key for key, _ in keys]
+        if gsis:
+            attributes += list(gsis.values())
+            extra["GlobalSecondaryIndexes"] = [
+                {
+                    "IndexName": index,
+                    "KeySchema": [{"AttributeName": attribute, "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "KEYS_ONLY"},
+                }
+                for index, (attribute, _) in gsis.items()
+            ]
+        return self.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": a, "KeyType": kind} for (a, _), kind in keys],
+            AttributeDefinitions=[{"AttributeName": a, "AttributeType": t} for a, t in attributes],
+            BillingMode="PAY_PER_REQUEST",
+            **extra,
+        )
+
     def put_items(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Write decoded items (dynosql.values) with BatchWriteItem; returns how many."""
         return datasets.write_items(self.client(), table, items)

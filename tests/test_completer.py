@@ -119,7 +119,9 @@ def test_keywords_after_a_table_and_after_a_condition():
 
 
 def test_show_explain_and_set():
-    assert texts("SHOW ") == ["TABLES", "HOT KEYS FROM"]
+    assert texts("SHOW ") == ["TABLES", "HOT KEYS FROM", "ENTITIES FROM"]
+    assert texts("SHOW ENTITIES ") == ["FROM"]
+    assert texts("SHOW ENTITIES FROM s") == ["sensors"]
     assert texts("SHOW HOT KEYS FROM s") == ["sensors"]
     assert texts("EXPLAIN ") == ["SELECT", "ANALYZE"]
     assert texts("SET cons") == ["consistent"]

@@ -1326,6 +1326,17 @@ EXAMPLE_QUERIES = [
     "SELECT * FROM tenants.gsi1 WHERE gsi1pk = 'STATUS#paid' ORDER BY gsi1sk DESC LIMIT 4",
     "SELECT amount, currency FROM tenants WHERE amount BETWEEN 100 AND 200 AND currency <> 'USD'",
     'SELECT pk, sk, "status" FROM tenants WHERE "status" = \'void\' AND amount > 5000',
+    # issue 11: comparisons across types are false (<> true) on every backend: a number never
+    # equals a boolean, a string never equals a number, a missing attribute is not NULL
+    "SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva' AND (ok = 1 OR action = 'login')",
+    "SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva' AND ok <> 0",
+    "SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva' AND (ok IN (1, 'true') OR latencyMs > 300)",
+    "SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva' AND (latencyMs = '7' OR latencyMs = 7)",
+    "SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva' AND (error = NULL OR action = 'logout')",
+    "SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva' AND error <> NULL",
+    "SELECT deviceId, readingTs FROM sensors WHERE deviceId = 'dev-0013' AND humidity = NULL",
+    "SELECT deviceId, readingTs FROM sensors WHERE deviceId = 'dev-0013' AND humidity <> 0",
+    "SELECT sk FROM tenants WHERE pk = 'TENANT#acme' AND (amount = '100' OR sk = 'INVOICE#000001')",
 ]
 
 

@@ -6,6 +6,7 @@ only in table formats; the index form; parallel segments.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -288,3 +289,22 @@ def test_flags_keys_near_partition_limits():
     # without an LSI there is no 10 GB item-collection limit
     notes = _notes(_plan(lsi=False), ranked, 10**6 + 5003)
     assert not any("10 GB" in n for n in notes)
+
+
+def test_flags_keys_whose_share_of_provisioned_throughput_passes_a_partition():
+    """Issue 11: with provisioned capacity, a key's measured share of the table's RCU/WCU."""
+    plan = _plan(lsi=False)
+    table = dataclasses.replace(plan.table, provisioned_rcu=10000, provisioned_wcu=2000)
+    plan = dataclasses.replace(plan, table=table)
+    ranked = [["whale", 600, 10**4], ["half", 300, 10**4], ["minnow", 100, 10**3]]
+    notes = [n for n in _notes(plan, ranked, 1000) if "provisioned" in n]
+    assert notes == [
+        "key whale: at its measured share (60%) of the table's 10000 provisioned RCU it would "
+        "receive ~6000 RCU/s, near or above the 3,000 RCU one partition serves",
+        "key whale: at its measured share (60%) of the table's 2000 provisioned WCU it would "
+        "receive ~1200 WCU/s, near or above the 1,000 WCU one partition serves",
+        "key half: at its measured share (30%) of the table's 10000 provisioned RCU it would "
+        "receive ~3000 RCU/s, near or above the 3,000 RCU one partition serves",
+    ]
+    # on-demand tables have no provisioned figure to apply the share to
+    assert not any("provisioned" in n for n in _notes(_plan(lsi=False), ranked, 1000))

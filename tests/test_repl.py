@@ -334,6 +334,14 @@ def test_help_lists_every_command(session):
     assert "rows ·" not in screen  # a help screen has no footer
 
 
+@pytest.mark.parametrize("word", ["help", "HELP;", "?"])
+def test_bare_help_shows_the_help_screen(session, word):
+    screen, repl = drive(session, f"{word}\r\\q\r")
+    for name in commands.COMMANDS:
+        assert f"| {name}" in screen
+    assert "error" not in screen and repl.done
+
+
 def test_q_leaves_at_once(session):
     screen, repl = drive(session, "\\q\rSHOW TABLES;\r")
     assert repl.done and "sensors" not in screen
@@ -533,6 +541,7 @@ def test_tokenizer_keeps_unfinished_strings_open():
         ("SELECT * FROM t \\e", True),
         ("quit", True),
         ("exit;", True),
+        ("help", True),
         ("SELECT 1 -- ;", False),
         ("SELECT *\n\\d audit", True),
         ("SELECT 'a\n\\x'", False),

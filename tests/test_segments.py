@@ -82,6 +82,7 @@ def make_session(backend, table: str, segments=None) -> tuple[Session, Recorder]
         settings=Settings(segments=segments),
     )
     session.table(table)
+    session.catalog.sample(table)  # the sample hints are checked against (issue 11), cached
     recorder.calls.clear()
     return session, recorder
 

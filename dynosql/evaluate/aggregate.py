@@ -69,7 +69,9 @@ def _final(agg: ast.Aggregate, state: _State) -> Any:
     if agg.func in ("SUM", "AVG"):
         total, n = state.total, state.numbers
         if agg.distinct:
-            total = sum(state.distinct, Decimal(0))
+            total = Decimal(0)
+            for v in state.distinct:  # sum() would add in the default 28-digit context
+                total = values.DECIMAL_CONTEXT.add(total, v)
             n = len(state.distinct)
         if n == 0:
             return None

@@ -26,13 +26,19 @@ class _Desc:
         return isinstance(other, _Desc) and other.key == self.key
 
 
-def row_key(getters: list[tuple[Callable[[Any], Any], bool]]) -> Callable[[Any], tuple]:
-    """A sort key over several (value getter, descending) pairs."""
+def row_key(getters: list[tuple[Any, ...]]) -> Callable[[Any], tuple]:
+    """A sort key over several (value getter, descending[, nulls]) entries. ``nulls`` ("FIRST"
+    or "LAST") puts missing values and NULLs at that end whatever the direction; without it a
+    missing value sorts after every value (last ascending, first descending)."""
 
     def key(row: Any) -> tuple:
-        parts = []
-        for get, desc in getters:
-            k = values.sort_key(get(row))
+        parts: list[Any] = []
+        for get, desc, *nulls in getters:
+            value = get(row)
+            if nulls and nulls[0]:
+                absent = value is values.MISSING or value is None
+                parts.append(absent if nulls[0] == "LAST" else not absent)
+            k = values.sort_key(value)
             parts.append(_Desc(k) if desc else k)
         return tuple(parts)
 

@@ -61,8 +61,10 @@ def select_rows(
     keys = table.keys.names
     limit = statement.limit
     if sort:
-        key = row_key([(_resolver(o.expr), o.desc) for o in sort])
+        key = row_key([(_resolver(o.expr), o.desc, o.nulls) for o in sort])
         items = sort_rows(_counted(items, notes, sort), key, None if statement.distinct else limit)
+    if statement.order_by and notes is not None:
+        items = _missing_lead(items, statement.order_by[0], notes)
     rows: Iterable[dict] = (project(statement, i, keys) for i in items)
     if statement.distinct:
         rows = _distinct(rows)
@@ -77,6 +79,31 @@ def _resolver(expr: Any) -> Callable[[dict], Any]:
 
 def _group_getter(expr: Any) -> Callable[[Group], Any]:
     return lambda g: g.value(expr)
+
+
+def _missing_lead(items: Iterable[dict], order: ast.OrderItem, notes: list[str]) -> Iterator[dict]:
+    """Pass the rows through, saying in a note how many lack the DESC ORDER BY attribute
+    (they lead the result: a missing value sorts first descending)."""
+    if not order.desc or order.nulls or not isinstance(order.expr, ast.Path):
+        yield from items
+        return
+    n = missing = 0
+    at = None
+    for item in items:
+        n += 1
+        if resolve(item, order.expr) is MISSING:
+            missing += 1
+        if missing:
+            text = (
+                f"{missing} of {n} rows have no {order.expr.text}: missing values come first in "
+                f"ORDER BY {order.expr.text} DESC (add NULLS LAST to put them last)"
+            )
+            if at is None:
+                at = len(notes)
+                notes.append(text)
+            else:
+                notes[at] = text
+        yield item
 
 
 def _counted(items: Iterable[dict], notes: list[str] | None, sort: tuple) -> Iterator[dict]:
@@ -97,7 +124,7 @@ def aggregate_rows(statement: ast.Select, groups: list[Group]) -> Iterator[dict]
     if statement.having is not None:
         groups = [g for g in groups if matches(statement.having, g, _group_value)]
     if statement.order_by:
-        key = row_key([(_group_getter(o.expr), o.desc) for o in statement.order_by])
+        key = row_key([(_group_getter(o.expr), o.desc, o.nulls) for o in statement.order_by])
         groups = list(sort_rows(groups, key, None if statement.distinct else statement.limit))
     rows: Iterable[dict] = (_group_row(statement, g) for g in groups)
     if statement.distinct:

@@ -74,7 +74,7 @@ def expressible(condition: ast.Condition, typed: bool = True) -> bool:
         return all(expressible(c, typed) for c in condition.items)
     if isinstance(condition, ast.Not):
         return expressible(condition.item, typed)
-    if not typed and _orders_or_sizes(condition):
+    if not typed and (_orders_or_sizes(condition) or _loosely_equal(condition)):
         return False
     if isinstance(condition, ast.Like):
         return False
@@ -105,6 +105,27 @@ def expressible(condition: ast.Condition, typed: bool = True) -> bool:
             return _literal_type(condition.arg) in ("S", "N", "B")
         return True
     return False
+
+
+_EXACT_EQUALITY_TYPES = ("S", "B")
+
+
+def _loosely_equal(condition: ast.Condition) -> bool:
+    """An equality a backend comparing Python values (moto) may answer wrongly: ``ok = 1`` on a
+    boolean (True == 1), ``p = NULL`` on a missing attribute (None == None), two paths. Only
+    string and binary literals compare exactly there; the rest is checked client-side."""
+    if isinstance(condition, ast.Compare) and condition.op in ("=", "<>"):
+        operands = [condition.left, condition.right]
+    elif isinstance(condition, ast.In):
+        operands = [condition.operand, *condition.values]
+    elif isinstance(condition, ast.Function) and condition.name == "contains":
+        operands = [condition.path] + ([condition.arg] if condition.arg is not None else [])
+    else:
+        return False
+    literals = [o for o in operands if not isinstance(o, ast.Path)]
+    if len(literals) != len(operands) - 1:
+        return True
+    return any(_literal_type(o) not in _EXACT_EQUALITY_TYPES for o in literals)
 
 
 def _orders_or_sizes(condition: ast.Condition) -> bool:

@@ -39,6 +39,7 @@ from .toolbar import toolbar, where
 PROMPT = "dynosql> "
 CONTINUATION = "      -> "
 LEAVE_WORDS = ("quit", "exit", "\\quit")
+HELP_WORDS = ("help", "?")  # what psql/pgcli users type first: the \? help screen
 DEFAULT_PAGER = "less -SRXF"
 
 _RED, _YELLOW, _DIM, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[2m", "\x1b[0m"
@@ -51,7 +52,7 @@ def buffer_complete(text: str) -> bool:
     stripped = text.strip()
     if not stripped or stripped.startswith("\\") or trailing_command(stripped)[1] is not None:
         return True
-    if stripped.rstrip(";").strip().lower() in LEAVE_WORDS:
+    if stripped.rstrip(";").strip().lower() in (*LEAVE_WORDS, *HELP_WORDS):
         return True
     return is_complete(text)
 
@@ -214,6 +215,9 @@ class Repl:
             return
         if stripped.rstrip(";").strip().lower() in LEAVE_WORDS:
             self.done = True
+            return
+        if stripped.rstrip(";").strip().lower() in HELP_WORDS:
+            self.run_command("\\?")
             return
         if stripped.startswith("\\"):
             self.run_command(stripped)

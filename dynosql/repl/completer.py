@@ -353,10 +353,10 @@ def suggest(
         return []
     if clause == "SHOW":
         if word == "SHOW":
-            return keywords(["TABLES", "HOT KEYS FROM"])
+            return keywords(["TABLES", "HOT KEYS FROM", "ENTITIES FROM"])
         if word == "HOT":
             return keywords(["KEYS FROM"])
-        if word == "KEYS":
+        if word in ("KEYS", "ENTITIES"):
             return keywords(["FROM"])
         return []
     if first == "EXPLAIN" and word in ("EXPLAIN", "ANALYZE"):

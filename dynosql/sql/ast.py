@@ -26,6 +26,7 @@ class Path:
     elements: tuple[str | int, ...]
     text: str  # as written, used as the column name
     pos: Pos = field(default=NOWHERE, compare=False)
+    quoted: bool = field(default=False, compare=False)  # one "double-quoted" name (hints)
 
     @property
     def root(self) -> str:
@@ -143,8 +144,9 @@ class Aggregate:
     func: str  # COUNT SUM AVG MIN MAX
     path: Path | None
     distinct: bool = False
-    text: str = ""
+    text: str = ""  # canonical (upper-case name): one computation per distinct aggregate
     pos: Pos = field(default=NOWHERE, compare=False)
+    written: str = field(default="", compare=False)  # the column name: as the user wrote it
 
 
 Expr = Path | Aggregate
@@ -160,6 +162,8 @@ class SelectItem:
         """The output column's name: the alias, else the expression as written."""
         if self.alias:
             return self.alias
+        if isinstance(self.expr, Aggregate) and self.expr.written:
+            return self.expr.written
         return self.expr.text
 
 
@@ -167,6 +171,7 @@ class SelectItem:
 class OrderItem:
     expr: Expr
     desc: bool = False
+    nulls: str | None = None  # "FIRST" or "LAST": where missing values and NULLs go
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,7 @@ class Select:
     limit: int | None = None  # a Param until bound
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    alias: str | None = field(default=None, compare=False)  # FROM drive d: d.PK is PK
 
     @property
     def aggregates(self) -> tuple[Aggregate, ...]:
@@ -225,6 +231,15 @@ class ShowHotKeys:
 
 
 @dataclass(frozen=True)
+class ShowEntities:
+    """``SHOW ENTITIES FROM t [SAMPLE n]``: the entity types behind a table's keys."""
+
+    table: str
+    sample: int | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
 class SetOption:
     """``SET name = value``: a session setting (segments, consistent, format, ...)."""
 
@@ -233,4 +248,4 @@ class SetOption:
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
-Statement = Select | Explain | ShowTables | Describe | ShowHotKeys | SetOption
+Statement = Select | Explain | ShowTables | Describe | ShowHotKeys | ShowEntities | SetOption

@@ -7,6 +7,7 @@ grammar (see ``grammar/README.md``) is refused with one sentence naming the cons
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import re
@@ -19,6 +20,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from .. import values
 from ..errors import SqlError
+from ..spelling import function_guess, misspelt_keyword
 from . import ast
 from .split import Chunk, code_only, split_script, strip_comments, unterminated_quote
 
@@ -120,6 +122,7 @@ _NAME = rf"({_IDENT})(?:\s*\.\s*({_IDENT}))?"
 _SHOW_TABLES = re.compile(r"\s*SHOW\s+TABLES\s*$", re.I)
 _DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{_NAME}\s*$", re.I)
 _HOT_KEYS = re.compile(rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}(?:\s+LIMIT\s+(\d+))?\s*$", re.I)
+_ENTITIES = re.compile(rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?\s*$", re.I)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
 _EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
 
@@ -146,8 +149,18 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             limit,
             _pos(chunk, code, m.start(1)),
         )
+    if m := _ENTITIES.match(code):
+        sample = int(m.group(2)) if m.group(2) else None
+        if sample is not None and not 1 <= sample <= MAX_LIMIT:
+            raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
+        return ast.ShowEntities(_unquote(m.group(1)), sample, _pos(chunk, code, m.start(1)))
     if re.match(r"\s*SHOW\b", code, re.I):
-        raise _error(chunk, code, _first(code), "expected SHOW TABLES or SHOW HOT KEYS FROM table")
+        raise _error(
+            chunk,
+            code,
+            _first(code),
+            "expected SHOW TABLES, SHOW HOT KEYS FROM table or SHOW ENTITIES FROM table",
+        )
     if m := _SET.match(code):
         value = m.group(2).strip()
         if len(value) >= 2 and value[0] == value[-1] == "'":
@@ -196,11 +209,26 @@ def _parse_select(chunk: Chunk) -> ast.Select:
         assert isinstance(tree, exp.Expression)
         return _Converter(chunk).select(tree)
     except (ParseError, TokenError) as err:
-        raise _syntax_error(chunk, err) from err
+        raise _with_keyword_guess(chunk, _syntax_error(chunk, err)) from err
     except RecursionError:
         raise SqlError(
             "the statement nests too deeply (parentheses or conditions)", chunk.line, chunk.col
         ) from None
+
+
+def _with_keyword_guess(chunk: Chunk, error: SqlError) -> SqlError:
+    """A syntax error caused by a misspelt keyword (SELEC, FORM, LIMT) points at the word."""
+    code = code_only(chunk.text)
+    lines = code.split("\n")
+    line, col = (error.line or 1) - chunk.line + 1, error.col or 1
+    if line == 1:
+        col -= chunk.col - 1
+    offset = sum(len(x) + 1 for x in lines[: max(0, line - 1)]) + max(0, col - 1)
+    found = misspelt_keyword(code, min(offset + 1, len(code)))
+    if found is None:
+        return error
+    at, word, keyword = found
+    return _error(chunk, chunk.text, at, f"unknown word {word}: did you mean {keyword}?")
 
 
 def _syntax_error(chunk: Chunk, err: Exception) -> SqlError:
@@ -241,6 +269,7 @@ class _Converter:
     def __init__(self, chunk: Chunk):
         self.chunk = chunk
         self.code = code_only(chunk.text)
+        self._aggregate_at = 0  # where the next aggregate's written name is looked for
 
     # positions
     def pos(self, node: exp.Expression | None) -> ast.Pos:
@@ -301,7 +330,7 @@ class _Converter:
                 raise self.fail(f"{word} is not supported: dynosql only reads", at=start)
             raise self.fail(
                 f"{word} is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, "
-                "SHOW HOT KEYS, DESCRIBE and SET",
+                "SHOW HOT KEYS, SHOW ENTITIES, DESCRIBE and SET",
                 at=start,
             )
         if tree.args.get("with_") or tree.args.get("with"):
@@ -325,17 +354,10 @@ class _Converter:
         for _window in tree.find_all(exp.Window):
             raise self.fail("window functions are not supported", at=self.find(r"\bOVER\b"))
 
-        nulls = re.search(r"\bNULLS\s+(FIRST|LAST)\b", self.code, re.I)
-        if nulls:
-            raise self.fail(
-                "NULLS FIRST/LAST is not supported: missing attributes sort last ascending, "
-                "first descending",
-                at=self.at(nulls.start()),
-            )
         empty = re.search(r",\s*(?=,|\bFROM\b)", self.code, re.I)
         if empty:
             raise self.fail("expected a column between the commas", at=self.at(empty.start()))
-        table, index, table_pos = self.from_(tree)
+        table, index, table_pos, alias = self.from_(tree)
         items = self.select_list(tree.expressions)
         where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
         group_by = tuple(
@@ -347,9 +369,11 @@ class _Converter:
             having = self.condition(
                 tree.args["having"].this, aliases=aliases, allow_aggregates=True
             )
+        ordered = tree.args["order"].expressions if tree.args.get("order") else []
+        nulls = self.nulls_placement(len(ordered))
         order_by = tuple(
-            self.order_item(o, items, aliases)
-            for o in (tree.args["order"].expressions if tree.args.get("order") else [])
+            dataclasses.replace(self.order_item(o, items, aliases), nulls=n)
+            for o, n in zip(ordered, nulls, strict=True)
         )
         limit = self.limit(tree.args.get("limit"))
         distinct = tree.args.get("distinct")
@@ -367,11 +391,12 @@ class _Converter:
             limit=limit,
             pos=ast.Pos(self.chunk.line, self.chunk.col),
             table_pos=table_pos,
+            alias=alias,
         )
         self.check_grouping(statement, tree)
         return statement
 
-    def from_(self, tree: exp.Select) -> tuple[str, str | None, ast.Pos]:
+    def from_(self, tree: exp.Select) -> tuple[str, str | None, ast.Pos, str | None]:
         source = tree.args.get("from_") or tree.args.get("from")
         if source is None:
             raise self.fail("expected FROM table", tree)
@@ -380,13 +405,15 @@ class _Converter:
             raise self.fail("FROM takes a table name (or table.index)", node)
         if node.args.get("catalog"):
             raise self.fail("FROM takes table or table.index, not three names", node)
-        if node.args.get("alias"):
-            raise self.fail("table aliases are not supported", node.args["alias"])
+        alias = node.args.get("alias")
+        if alias is not None and (alias.args.get("columns") or not alias.name):
+            raise self.fail("a table alias is one name: FROM t AS a", alias)
+        alias_name = alias.name if alias is not None else None
         if not isinstance(node.this, exp.Identifier) or not node.name:
             raise self.fail("FROM takes a table name (or table.index)", node)
         if node.db:
-            return node.db, node.name, self.pos(node)
-        return node.name, None, self.pos(node)
+            return node.db, node.name, self.pos(node), alias_name
+        return node.name, None, self.pos(node), alias_name
 
     def check_grouping(self, statement: ast.Select, tree: exp.Select) -> None:
         if not statement.is_aggregate:
@@ -465,7 +492,21 @@ class _Converter:
             raise self.fail(f"{name}() takes one argument", e)
         inner = "*" if path is None else path.text
         text = f"{name}({'DISTINCT ' if distinct else ''}{inner})"
-        return ast.Aggregate(name, path, distinct, text, self.pos(e))
+        return ast.Aggregate(name, path, distinct, text, self.pos(e), self._written(name, text))
+
+    def _written(self, name: str, text: str) -> str:
+        """The aggregate's name with the case the user wrote (``count(*)``): aggregates are
+        converted in source order, so the next ``name(`` after the previous one is this one."""
+        m = re.compile(rf"\b({name})\s*\(\s*(DISTINCT\b)?", re.I).search(
+            self.code, self._aggregate_at
+        )
+        if m is None:
+            return text
+        self._aggregate_at = m.end()
+        written = m.group(1) + text[len(name) :]
+        if m.group(2):
+            written = written.replace("DISTINCT", m.group(2), 1)
+        return written
 
     def order_item(
         self, o: exp.Ordered, items: tuple[ast.SelectItem, ...] | None, aliases: dict
@@ -480,6 +521,37 @@ class _Converter:
         if isinstance(e, exp.Column) and not e.table and e.name in aliases:
             return ast.OrderItem(aliases[e.name].expr, desc)
         return ast.OrderItem(self.expr(e), desc)
+
+    def nulls_placement(self, count: int) -> list[str | None]:
+        """``NULLS FIRST``/``NULLS LAST`` of each ORDER BY item, read from the text (sqlglot
+        fills in a default that cannot be told apart from an explicit one)."""
+        found = list(re.finditer(r"\bNULLS\s+(FIRST|LAST)\b", self.code, re.I))
+        clause = re.search(r"\bORDER\s+BY\b", self.code, re.I)
+        if not found:
+            return [None] * count
+        if clause is None or found[0].start() < clause.end():
+            raise self.fail(
+                "NULLS FIRST/LAST belongs after an ORDER BY item", at=self.at(found[0].start())
+            )
+        end = re.compile(r"\bLIMIT\b", re.I).search(self.code, clause.end())
+        text = self.code[clause.end() : end.start() if end else len(self.code)]
+        parts, depth, start = [], 0, 0
+        for i, ch in enumerate(text):
+            depth += ch in "([" and 1 or ch in ")]" and -1 or 0
+            if ch == "," and depth == 0:
+                parts.append(text[start:i])
+                start = i + 1
+        parts.append(text[start:])
+        if len(parts) != count:
+            raise self.fail(
+                "cannot tell which ORDER BY item NULLS FIRST/LAST belongs to",
+                at=self.at(found[0].start()),
+            )
+        out: list[str | None] = []
+        for part in parts:
+            m = re.search(r"\bNULLS\s+(FIRST|LAST)\b", part, re.I)
+            out.append(m.group(1).upper() if m else None)
+        return out
 
     def limit(self, node: exp.Expression | None) -> int | None:
         if node is None:
@@ -497,7 +569,8 @@ class _Converter:
     def path(self, e: exp.Expression) -> ast.Path:
         elements = self._path_elements(e)
         text = _path_text(elements)
-        return ast.Path(tuple(elements), text, self.pos(e))
+        quoted = isinstance(e, exp.Column) and not e.table and bool(e.this.args.get("quoted"))
+        return ast.Path(tuple(elements), text, self.pos(e), quoted)
 
     def _path_elements(self, e: exp.Expression) -> list[str | int]:
         if isinstance(e, exp.Column):
@@ -628,7 +701,9 @@ class _Converter:
         if name not in CONDITION_FUNCTIONS:
             if name == "size":
                 raise self.fail("size() must be compared: size(p) > 3", e)
-            raise self.fail(f"unknown function {name}()", e)
+            guess = function_guess(name, [*CONDITION_FUNCTIONS, "size"])
+            hint = f": did you mean {guess}()?" if guess else ""
+            raise self.fail(f"unknown function {name}(){hint}", e)
         want = CONDITION_FUNCTIONS[name]
         if len(args) != want:
             raise self.fail(f"{name}() takes {want} argument{'s' if want > 1 else ''}", e)
@@ -656,7 +731,8 @@ class _Converter:
                 return ast.Literal(e.this, self.pos(e))
             return ast.Literal(self.number(e.this, e), self.pos(e))
         if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            return ast.Literal(-self.number(e.this.this, e), self.pos(e))
+            # copy_negate is exact; unary minus would round to the default 28-digit context
+            return ast.Literal(self.number(e.this.this, e).copy_negate(), self.pos(e))
         if isinstance(e, exp.Boolean):
             return ast.Literal(bool(e.this), self.pos(e))
         if isinstance(e, exp.Null):
@@ -679,7 +755,28 @@ class _Converter:
             return self.path(e)
         if type(e) in AGGREGATES:
             raise self.fail("aggregates are not allowed in WHERE; use HAVING", e)
+        if isinstance(e, exp.Cast):
+            self._typed_literal(e)
         raise self.fail(f"{_sql(e)} is not supported here: use an attribute path or a literal", e)
+
+    def _typed_literal(self, e: exp.Cast) -> None:
+        """``TIMESTAMP '…'`` / ``DATE '…'`` (sqlglot reads them as a CAST): refused at the
+        user's own text, quoting it, with what to write instead."""
+        m = re.search(r"\b(TIMESTAMP|DATETIME|DATE|TIME|CAST)\b", self.code, re.I)
+        if m is None:
+            return
+        if m.group(1).upper() == "CAST":
+            raise self.fail(
+                f"{_sql(e)} is not supported here: DynamoDB has no casts", at=self.at(m.start())
+            )
+        literal = re.compile(r"\s*'(?:[^']|'')*'").match(self.chunk.text, m.end())
+        written = m.group(0) + (literal.group(0) if literal else "")
+        value = e.this.this if isinstance(e.this, exp.Literal) else "…"
+        raise self.fail(
+            f"{written.strip()} is not supported: DynamoDB has no date type; compare the "
+            f"stored text, e.g. '{value}'",
+            at=self.at(m.start()),
+        )
 
     def number(self, text: str, node: exp.Expression) -> Decimal:
         try:

@@ -1,0 +1,77 @@
+"""Did-you-mean: the closest known spelling of a word (keywords, functions, tables, names).
+
+One rule everywhere: case-insensitive similarity (difflib), the best few, ties in sorted
+order so that a message never changes between runs."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+
+KEYWORDS = (
+    "SELECT FROM WHERE LIMIT ORDER GROUP BY HAVING DISTINCT AND OR NOT BETWEEN IN LIKE IS NULL "
+    "ASC DESC AS EXPLAIN ANALYZE SHOW TABLES DESCRIBE TRUE FALSE NULLS FIRST LAST HOT KEYS SET "
+    "ENTITIES SAMPLE"
+).split()
+_JOINED = {"GROUPBY": "GROUP BY", "ORDERBY": "ORDER BY"}
+# functions people bring from other databases, and the DynamoDB one that does the job
+FUNCTION_SYNONYMS = {
+    "starts_with": "begins_with",
+    "startswith": "begins_with",
+    "start_with": "begins_with",
+    "beginswith": "begins_with",
+    "exists": "attribute_exists",
+    "not_exists": "attribute_not_exists",
+    "len": "size",
+    "length": "size",
+    "char_length": "size",
+    "cardinality": "size",
+    "typeof": "attribute_type",
+}
+
+
+def closest(word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """The closest spellings of ``word`` among ``candidates``, best first."""
+    by_lower: dict[str, str] = {}
+    for c in sorted(set(candidates)):
+        by_lower.setdefault(c.lower(), c)
+    found = difflib.get_close_matches(word.lower(), list(by_lower), n=n, cutoff=cutoff)
+    return [by_lower[f] for f in found]
+
+
+def function_guess(name: str, known: Iterable[str]) -> str | None:
+    """The function the user probably meant by an unknown ``name()``."""
+    if name.lower() in FUNCTION_SYNONYMS:
+        return FUNCTION_SYNONYMS[name.lower()]
+    near = closest(name, known, n=1)
+    return near[0] if near else None
+
+
+def misspelt_keyword(code: str, before: int) -> tuple[int, str, str] | None:
+    """The last word starting at or before offset ``before`` of ``code`` (strings and quoted names blanked)
+    that is no keyword but close to one: (offset, word, keyword)."""
+    best = None
+    for m in re.finditer(r"[A-Za-z_]+", code):
+        if m.start() > before:
+            break
+        word = m.group(0)
+        upper = word.upper()
+        if upper in KEYWORDS or len(word) < 3 or _used_as_name(code, m.start(), m.end()):
+            continue
+        if upper in _JOINED:
+            best = (m.start(), word, _JOINED[upper])
+            continue
+        near = difflib.get_close_matches(upper, KEYWORDS, n=1, cutoff=0.75)
+        if near:
+            best = (m.start(), word, near[0])
+    return best
+
+
+def _used_as_name(code: str, start: int, end: int) -> bool:
+    """A word after FROM or a dot, or before an operator, a dot or a parenthesis, is a name."""
+    before = code[:start].rstrip()
+    after = code[end:].lstrip()
+    if before.endswith(".") or re.search(r"\bFROM$", before, re.I):
+        return True
+    return bool(after) and after[0] in "=<>!.([,"

@@ -1,0 +1,229 @@
+"""Issue 11: the mistakes a new user makes, caught through the real ``dynosql`` command — the
+hint text, where it appears (before the read, or as a note after an empty result), no Scan
+sent under ``--fail-on-scan`` where the hint applies, and the exit codes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from decimal import Decimal
+
+import pytest
+from backends import Backend, unique_name
+from test_cli import Run, clean_env, dynosql_cmd
+
+ALICE = "PK = 'DRIVE#alice'"
+ANA = "PK = 'ACTOR#ana.silva'"
+
+# Each --local run starts its own moto (about 2 s of CPU): a few runs, several statements each.
+RUNS: dict[str, tuple[str, ...]] = {
+    "qualified": (
+        "--fail-on-scan",
+        "--format",
+        "csv",
+        "-e",
+        "SELECT drive.SK FROM drive WHERE drive.PK = 'DRIVE#bob' AND drive.SK = 'root/'",
+        "-e",
+        "SELECT d.SK, d.name FROM drive AS d WHERE d.PK = 'DRIVE#bob' ORDER BY d.SK LIMIT 2",
+        "-e",
+        f"SELECT COUNT(*) FROM audit WHERE {ANA} AND ok = 1",
+        "-e",
+        f"SELECT SK FROM drive WHERE {ALICE} AND begins_with(SK, 'root/foto/')",
+        "-e",
+        f"SELECT SK FROM drive WHERE {ALICE} AND SK LIKE 'root/photos/2027%'",
+        "-e",
+        f"SELECT SK, sizee FROM drive WHERE {ALICE} LIMIT 2",
+    ),
+    "sampled": (
+        "--format",
+        "csv",
+        "-e",
+        f"SELECT size AS bytes FROM drive WHERE {ALICE} AND bytes > 10",
+        "-e",
+        f"SELECT sizee FROM drive WHERE {ALICE} AND sizee > 1",
+        "-e",
+        f"SELECT COUNT(*) AS n FROM audit WHERE {ANA} AND ok = 'true'",
+        "-e",
+        "SELECT COUNT(*) AS n FROM audit WHERE latencyMs > '100'",
+    ),
+    "case": ("--fail-on-scan", "-e", "SELECT SK FROM drive WHERE pk = 'DRIVE#alice'"),
+    "case-scan": ("-e", "SELECT COUNT(*) AS n FROM drive WHERE pk = 'DRIVE#alice'"),
+    "quoted": ("--fail-on-scan", "-e", 'SELECT SK FROM drive WHERE PK = "DRIVE#alice"'),
+    "table": ("-e", "SELECT * FROM drvie WHERE PK = 'x'"),
+}
+
+
+@pytest.fixture(scope="module")
+def runs() -> Iterator[dict[str, Future[Run]]]:
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        yield {k: pool.submit(dynosql_cmd, "--local", *args) for k, args in RUNS.items()}
+
+
+def blocks(run: Run) -> list[list[str]]:
+    """stderr cut into one block per statement (each ends with its footer)."""
+    out: list[list[str]] = [[]]
+    for line in run.err_lines:
+        out[-1].append(line)
+        if " · " in line and not line.startswith(("warning:", "note:")):
+            out.append([])
+    return out[:-1] if not out[-1] else out
+
+
+def test_table_qualified_columns_and_aliases_use_the_keys(runs) -> None:
+    run = runs["qualified"].result()
+    assert run.returncode == 0, run.stderr
+    first, second = blocks(run)[:2]
+    assert first[-1].startswith("1 row · GetItem drive"), first
+    assert second[-1].startswith("2 rows · Query drive"), second
+    csv_docs = run.stdout.split("SK")
+    assert run.stdout.startswith("SK\nroot/\nSK,name\nroot/,root\nroot/documents/,documents\n")
+    assert len(csv_docs) > 2
+
+
+def test_number_compared_with_a_boolean_is_false_and_hinted(runs) -> None:
+    run = runs["qualified"].result()
+    third = blocks(run)[2]
+    assert "COUNT(*)\n0\n" in run.stdout  # DynamoDB's answer (moto alone would say 136)
+    assert third[0] == (
+        "note: ok holds boolean values in a 100-item sample, and 1 is a number: no item of the "
+        "seen types can match (did you mean ok = TRUE?)"
+    ), third
+    assert third[-1].startswith("1 row · Query audit"), third
+
+
+def test_empty_begins_with_lists_existing_prefixes(runs) -> None:
+    run = runs["qualified"].result()
+    fourth, fifth = blocks(run)[3:5]
+    assert fourth[0].startswith(
+        "note: no SK under PK = 'DRIVE#alice' begins with 'root/foto/'; existing prefixes: "
+        "root/archive/, root/documents/, root/music/, root/photos/, root/projects/; "
+        "did you mean 'root/photos/'? (from 7 keys-only Queries with Limit 1, ~3.5 RCU est.)"
+    ), fourth
+    assert fifth[0].startswith(
+        "note: no SK under PK = 'DRIVE#alice' begins with 'root/photos/2027'; existing prefixes: "
+        "root/photos/2025/, root/photos/2026/;"
+    ), fifth
+    assert all(b[-1].split(" · ")[1].startswith("Query drive") for b in (fourth, fifth))
+
+
+def test_a_column_no_row_filled_is_checked_against_the_partition(runs) -> None:
+    """Rows came back, but none had `sizee`: under --fail-on-scan the names are checked
+    against the partition the Query read (a Query, not a Scan)."""
+    run = runs["qualified"].result()
+    sixth = blocks(run)[5]
+    assert sixth[0] == "note: no item of a 100-item sample has sizee; closest: size", sixth
+    assert sixth[-1].startswith("2 rows · Query drive")
+
+
+def test_select_alias_unknown_names_and_string_numbers_are_named(runs) -> None:
+    run = runs["sampled"].result()
+    assert run.returncode == 0, run.stderr
+    alias, unknown, ok, latency = blocks(run)
+    assert alias[0] == (
+        "warning: bytes is a select-list alias; WHERE sees only attributes: write size"
+    )
+    assert "note: no item of a 100-item sample has sizee; closest: size" in unknown
+    assert ok[0].startswith("note: ok holds boolean values") and "did you mean ok = TRUE?" in ok[0]
+    # a Scan: the hint comes before it (a warning, ahead of the Scan warning), not after
+    assert latency[0] == (
+        "warning: latencyMs holds number values in a 100-item sample, and '100' is a string: no "
+        "item of the seen types can match (did you mean latencyMs > 100?)"
+    )
+    assert latency[1].startswith("warning: Scan of audit")
+
+
+def test_case_of_a_key_name_refused_before_the_scan(runs) -> None:
+    run = runs["case"].result()
+    assert run.returncode == 3 and run.stdout == ""
+    assert run.one_error().endswith(
+        "--fail-on-scan is set; hint: no attribute pk; the partition key is PK "
+        "(names are case-sensitive)"
+    )
+
+
+def test_case_of_a_key_name_warned_before_the_scan(runs) -> None:
+    run = runs["case-scan"].result()
+    assert run.returncode == 0
+    assert run.err_lines[0] == (
+        "warning: no attribute pk; the partition key is PK (names are case-sensitive)"
+    )
+    assert run.err_lines[1].startswith("warning: Scan of drive")
+
+
+def test_double_quoted_value(runs) -> None:
+    run = runs["quoted"].result()
+    assert run.returncode == 3 and run.stdout == ""
+    assert run.one_error().endswith(
+        'hint: "DRIVE#alice" in double quotes names an attribute, and no item has one: did you '
+        "mean the string 'DRIVE#alice'?"
+    )
+
+
+def test_unknown_table_names_the_closest(runs) -> None:
+    run = runs["table"].result()
+    assert run.returncode == 1
+    assert run.one_error() == (
+        "error: no table named drvie; did you mean drive? (tables: audit, drive, sensors, tenants)"
+    )
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("SELEC * FROM drive", "error: line 1, column 1: unknown word SELEC: did you mean SELECT?"),
+        ("SELECT * FORM drive", "error: line 1, column 10: unknown word FORM: did you mean FROM?"),
+        (
+            "SELECT * FROM drive LIMT 5",
+            "error: line 1, column 21: unknown word LIMT: did you mean LIMIT?",
+        ),
+        (
+            "SELECT * FROM drive WHERE starts_with(SK, 'a')",
+            "error: line 1, column 27: unknown function starts_with(): did you mean begins_with()?",
+        ),
+    ],
+)
+def test_misspelt_keywords_fail_before_connecting(sql: str, message: str) -> None:
+    run = dynosql_cmd("--endpoint-url", "http://127.0.0.1:9", "-e", sql, env=clean_env())
+    assert run.returncode == 1 and run.one_error() == message
+
+
+# --- a generated table: prefix collisions ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def overloaded(backend: Backend) -> tuple[Backend, str]:
+    name = unique_name("ovl")
+    backend.create_keyed_table(name, sk=("sk", "S"))
+    items = [{"pk": "T#1", "sk": f"USER#{i:02d}", "n": Decimal(i)} for i in range(3)]
+    items += [{"pk": "T#1", "sk": f"USERGROUP#{i:02d}"} for i in range(2)]
+    items += [{"pk": "T#1", "sk": "INVOICE#000001"}]
+    backend.put_items(name, items)
+    return backend, name
+
+
+def test_prefix_that_spans_entity_types(overloaded: tuple[Backend, str]) -> None:
+    backend, name = overloaded
+    env = clean_env(AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="x", AWS_REGION="us-east-1")
+    sql = f"SELECT sk FROM {name} WHERE pk = 'T#1' AND begins_with(sk, 'USER')"
+    run = dynosql_cmd("--endpoint-url", backend.endpoint_url, "--format", "csv", "-e", sql, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("USER") == 5
+    assert run.err_lines[0] == (
+        "note: begins_with(sk, 'USER') matches more than one entity type (USER#…, USERGROUP#…): "
+        "use 'USER#'"
+    )
+    exact = f"SELECT sk FROM {name} WHERE pk = 'T#1' AND begins_with(sk, 'USER#')"
+    run = dynosql_cmd("--endpoint-url", backend.endpoint_url, "-e", exact, env=env)
+    assert run.returncode == 0 and not any(line.startswith("note:") for line in run.err_lines)
+
+
+def test_explain_shows_key_name_hints_without_reading(overloaded: tuple[Backend, str]) -> None:
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as session:
+        result = session.execute(f"EXPLAIN SELECT sk FROM {name} WHERE PK = 'T#1'")
+        lines = [row["plan"] for row in result.all()]
+    assert lines[0] == f"Scan {name}"
+    assert lines[2] == "hint: no attribute PK; the partition key is pk (names are case-sensitive)"
+    assert result.stats.requests == 0
