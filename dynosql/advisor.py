@@ -32,14 +32,14 @@ def prepare(
     may_sample = read and not session.settings.fail_on_scan
     sample = None
     if may_sample and H.has_qualified_paths(statement):
-        sample = session.catalog.sample(statement.table)
+        sample = session.sample(statement.table)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
     plan = plan_select(statement, table, session.options())
     found = H.hints(statement, table, sample)
     if found or sample is not None:
         return statement, plan, found  # a key-name mistake is named before anything is read
     if may_sample and plan.is_scan and H.names_attributes(statement, table):
-        sample = session.catalog.sample(statement.table)
+        sample = session.sample(statement.table)
         found = H.hints(statement, table, sample)
     return statement, plan, found
 
@@ -112,7 +112,7 @@ def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
     """The table's sample; under ``--fail-on-scan``, the items of the partition the Query
     read instead (one Query, Limit 100: no Scan of any size)."""
     if not session.settings.fail_on_scan:
-        return session.catalog.sample(plan.table.name)
+        return session.sample(plan.table.name)
     if plan.operation != "Query" or plan.access.projection != "ALL":
         return None  # an index lacking attributes would make every name look unknown
     from .errors import translate_error

@@ -138,12 +138,17 @@ class Catalog:
     A backend that reports no table size (moto: see `Capabilities`) gets one measured from a
     small sample read, so that estimates have something to stand on. Never done against AWS."""
 
-    def __init__(self, client: Any, capabilities: Callable[[], Capabilities]):
+    def __init__(
+        self,
+        client: Any,
+        capabilities: Callable[[], Capabilities],
+        sampler: Callable[[str], list[dict]],
+    ):
+        self.sampler = sampler  # a few items of a table (Session.sample: retried, guarded)
         self.client = client
         self.capabilities = capabilities
         self._tables: dict[str, TableInfo] = {}
         self._names: list[str] | None = None
-        self._samples: dict[str, list[dict]] = {}
 
     def table_names(self) -> list[str]:
         if self._names is None:
@@ -190,24 +195,11 @@ class Catalog:
 
         from .values import item_size
 
-        sample = [item_size(i) for i in self.sample(info.name)]
+        sample = [item_size(i) for i in self.sampler(info.name)]
         if not sample:
             return info
         average = sum(sample) // len(sample)
         return replace(info, size_bytes=average * info.item_count)
-
-    def sample(self, name: str) -> list[dict]:
-        """Up to SAMPLE_ITEMS decoded items of a table: one Scan page with Limit, read once per
-        session (the sizes moto does not report, the names and types hints compare against)."""
-        if name not in self._samples:
-            from .values import decode_item
-
-            try:
-                page = self.client.scan(TableName=name, Limit=SAMPLE_ITEMS)
-            except Exception as err:
-                raise translate_error(err) from None
-            self._samples[name] = [decode_item(i) for i in page.get("Items", [])]
-        return self._samples[name]
 
     def _unknown(self, name: str) -> str:
         from .spelling import closest
@@ -223,5 +215,4 @@ class Catalog:
 
     def refresh(self) -> None:
         self._tables.clear()
-        self._samples.clear()
         self._names = None

@@ -283,7 +283,7 @@ class Executor:
         items = params.get("Limit", 1024 * 1024 // item_bytes)
         return max(self._unit_cost(plan, 1), Decimal(items * item_bytes) / unit)
 
-    def _call(self, method: str, params: dict, stats: Stats, plan: Plan) -> dict:
+    def _call(self, method: str, params: dict, stats: Stats, plan: Plan | None = None) -> dict:
         started = time.monotonic()
         deadline = self.limits.deadline
         for attempt in range(RETRY_ROUNDS + 1):  # ends by return or raise
@@ -315,6 +315,18 @@ class Executor:
         if not self.estimate_capacity:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
         return response
+
+    def sample(self, table: str, limit: int, stats: Stats) -> list[dict]:
+        """The first page of a Scan with `limit` (a few items to learn a table from)."""
+        params = {"TableName": table, "Limit": limit, "ReturnConsumedCapacity": "TOTAL"}
+        stats.operations.append(f"Scan {table} (sample of {limit})")
+        stats.capacity_estimated = self.estimate_capacity
+        page = self._call("scan", params, stats)
+        items = [values.decode_item(i) for i in page.get("Items", [])]
+        stats_add(self._lock, stats, scanned=len(items))
+        if self.estimate_capacity:
+            self._add_capacity(stats, read_units(sum(values.item_size(i) for i in items)))
+        return items
 
     def _unit_cost(self, plan: Plan, size: int) -> Decimal:
         return read_units(size, plan.consistent)

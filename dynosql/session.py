@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import values, wire
 from .capabilities import MOTO, Capabilities, probe
-from .catalog import Catalog, TableInfo
+from .catalog import SAMPLE_ITEMS, Catalog, TableInfo
 from .errors import (
     DynosqlError,
     GuardError,
@@ -134,7 +134,12 @@ class Session:
         self.client = client
         wire.install(self.client)
         self._capabilities = capabilities
-        self.catalog = Catalog(self.client, lambda: self.capabilities)
+        # moto reports no table sizes: the catalog measures them on a sample, an emulator's
+        # workaround that is not added to the session's capacity
+        self.catalog = Catalog(
+            self.client, lambda: self.capabilities, lambda name: self.sample(name, counted=False)
+        )
+        self._samples: dict[str, list[dict]] = {}
         self.cancelled = threading.Event()  # set by cancel(): reads stop, workers are abandoned
         self.params = dict(params or {})
         self.progress = progress
@@ -283,19 +288,32 @@ class Session:
     def refresh(self) -> None:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.catalog.refresh()
+        self._samples.clear()
+
+    def sample(self, table: str, counted: bool = True) -> list[dict]:
+        """Up to `SAMPLE_ITEMS` items of `table`, read once per session: the sizes moto does
+        not report, the attribute names completion offers, the names and types hints compare
+        against. One Limit-bounded Scan page through the executor (retried, paced, within the
+        deadline, counted in the session's capacity); nothing is read when Scans are refused."""
+        if table not in self._samples:
+            if self.settings.fail_on_scan:
+                return []
+            stats = Stats()
+            try:
+                self._samples[table] = self.executor().sample(table, SAMPLE_ITEMS, stats)
+            finally:
+                if counted:
+                    self.total_capacity += stats.capacity
+        return self._samples[table]
 
     def sample_attributes(self, table: str, limit: int) -> list[str]:
-        """Attribute names seen in up to `limit` items of `table` (one small, Limit-bounded
-        Scan through the executor: retried, paced and counted like any read). Nothing is read
-        when `limit` is 0 or Scans are refused."""
-        if limit <= 0 or self.settings.fail_on_scan:
+        """Attribute names seen in the first `limit` items of the table's sample (nothing is
+        read when `limit` is 0)."""
+        if limit <= 0:
             return []
-        statement = ast.Select(table=table, index=None, items=None, limit=limit)
-        plan = self.plan(statement)
-        stats = Stats()
         names: set[str] = set()
-        for row in self._rows(plan, stats):
-            names.update(row)
+        for item in self.sample(table)[:limit]:
+            names.update(item)
         return sorted(names)
 
     def executor(self) -> Executor:
