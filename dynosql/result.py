@@ -56,7 +56,7 @@ class Stats:
 
 def interrupted_text(result: Result | None) -> str:
     """What to say after Ctrl-C: what the statement read and cost before it stopped."""
-    if result is not None and result.stats.requests:
+    if result is not None:
         s = result.stats
         return (
             f"interrupted: read {s.items_scanned} items in {s.requests} requests "
