@@ -35,11 +35,12 @@ def prepare(
         sample = session.catalog.sample(statement.table)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
     plan = plan_select(statement, table, session.options())
-    found = H.hints(statement, table, sample)
-    if found or sample is not None:
+    found = H.hints(statement, table)
+    if found:
         return statement, plan, found  # a key-name mistake is named before anything is read
+    # the sample's checks come first only before a Scan; a keyed read is checked by its rows
     if may_sample and plan.is_scan and H.names_attributes(statement, table):
-        sample = session.catalog.sample(statement.table)
+        sample = sample or session.catalog.sample(statement.table)
         found = H.hints(statement, table, sample)
     return statement, plan, found
 
