@@ -218,9 +218,11 @@ def test_scripts_never_ask(session, tmp_path):
 def test_hot_keys_and_explain_analyze_ask_too(session):
     config = Config(scan_confirm_rcu=Decimal(1))
     keys = "SHOW HOT KEYS FROM sensors LIMIT 2;\rn\rEXPLAIN ANALYZE SELECT * FROM audit;\rn\r"
+    keys += "SHOW ENTITIES FROM audit;\rn\rSHOW ENTITIES FROM audit SAMPLE 5;\r"
     keys += "EXPLAIN SELECT * FROM audit;\r\\q\r"
     screen, _ = drive(session, keys, config)
-    assert screen.count("cancelled: nothing was read") == 2
+    assert screen.count("cancelled: nothing was read") == 3
+    assert "EVT#{timestamp}" in screen  # the SAMPLE form reads 5 items without asking
     assert "plan only: no request was sent" in screen  # plain EXPLAIN reads nothing: no question
 
 

@@ -457,11 +457,14 @@ class Repl:
                 bound = bound.statement
             if isinstance(bound, ast.Select):
                 plan = session.plan(bound)
-            elif isinstance(bound, ast.ShowHotKeys):
+            elif isinstance(bound, ast.ShowHotKeys | ast.ShowEntities):
+                if getattr(bound, "sample", None) is not None:
+                    return None  # SHOW ENTITIES … SAMPLE n reads n items, not the table
                 options = Options(
                     consistent=session.settings.consistent, segments=session.settings.segments
                 )
-                plan = plan_full_scan(session.describe(bound.table), bound.index, options)
+                index = getattr(bound, "index", None)
+                plan = plan_full_scan(session.describe(bound.table), index, options)
             else:
                 return None
         except DynosqlError:
