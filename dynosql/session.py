@@ -22,7 +22,7 @@ from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
 from .execute import Executor, Limits
 from .plan.model import Plan
-from .plan.planner import Options, plan_select
+from .plan.planner import Options
 from .result import Result, Stats
 from .settings import BOOLEAN_WORDS, SETTINGS_HELP, Settings, positive_decimal, positive_int
 from .sql import ast, parse_script
@@ -165,9 +165,11 @@ class Session:
         raise SqlError(f"cannot run {type(bound).__name__}")
 
     def plan(self, statement: ast.Select) -> Plan:
-        """The plan for a bound SELECT (no reads beyond the cached DescribeTable)."""
-        table = self.describe(statement.table)
-        return plan_select(statement, table, self.options())
+        """The plan for a bound SELECT (no reads beyond the cached DescribeTable), with
+        table-qualified columns resolved as EXPLAIN and execution resolve them."""
+        from . import advisor
+
+        return advisor.prepare(self, statement, read=False)[1]
 
     def options(self) -> Options:
         return Options(

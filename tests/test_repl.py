@@ -683,3 +683,11 @@ def test_importing_the_repl_package_is_cheap():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_a_table_qualified_key_is_no_scan_to_confirm(session):
+    """Issue 11: `drive.PK = …` is the key PK, so nothing asks before the (keyed) read."""
+    config = Config(scan_confirm_rcu=Decimal(1))
+    keys = "SELECT drive.SK FROM drive WHERE drive.PK = 'DRIVE#bob' AND drive.SK = 'root/';\r\\q\r"
+    screen, repl = drive(session, keys, config)
+    assert "GetItem drive" in screen and repl._confirm_session is None
