@@ -32,7 +32,7 @@ def prepare(
     may_sample = read and not session.settings.fail_on_scan
     sample = None
     if may_sample and H.has_qualified_paths(statement):
-        sample = session.catalog.sample(statement.table)
+        sample = table_sample(session, statement.table)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
     plan = plan_select(statement, table, session.options())
     found = H.hints(statement, table)
@@ -40,9 +40,21 @@ def prepare(
         return statement, plan, found  # a key-name mistake is named before anything is read
     # the sample's checks come first only before a Scan; a keyed read is checked by its rows
     if may_sample and plan.is_scan and H.names_attributes(statement, table):
-        sample = sample or session.catalog.sample(statement.table)
+        sample = sample or table_sample(session, statement.table)
         found = H.hints(statement, table, sample)
     return statement, plan, found
+
+
+def table_sample(session: Any, name: str) -> list[dict]:
+    """The catalog's sample of a table; its cost (the items' size, by DynamoDB's rules for a
+    Scan) is added to the session's total the first time it is read for a hint."""
+    from .values import item_size, read_units
+
+    fresh = not session.catalog.has_sample(name)
+    items = session.catalog.sample(name)
+    if fresh and items:
+        session.total_capacity += read_units(sum(item_size(i) for i in items))
+    return items
 
 
 def after_rows(
@@ -113,11 +125,11 @@ def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
     """The table's sample; under ``--fail-on-scan``, the items of the partition the Query
     read instead (one Query, Limit 100: no Scan of any size)."""
     if not session.settings.fail_on_scan:
-        return session.catalog.sample(plan.table.name)
+        return table_sample(session, plan.table.name)
     if plan.operation != "Query" or plan.access.projection != "ALL":
         return None  # an index lacking attributes would make every name look unknown
     from .errors import translate_error
-    from .values import decode_item
+    from .values import decode_item, item_size, read_units
 
     request = plan.requests[0].params
     pk = plan.access.keys.pk
@@ -138,7 +150,10 @@ def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
         page = session.client.query(**query)
     except Exception as err:
         raise translate_error(err) from None
-    return [decode_item(i) for i in page.get("Items", [])]
+    items = [decode_item(i) for i in page.get("Items", [])]
+    if items:
+        session.total_capacity += read_units(sum(item_size(i) for i in items))
+    return items
 
 
 def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:

@@ -201,6 +201,9 @@ class Catalog:
         average = sum(sample) // len(sample)
         return replace(info, size_bytes=average * info.item_count)
 
+    def has_sample(self, name: str) -> bool:
+        return name in self._samples
+
     def sample(self, name: str) -> list[dict]:
         """Up to SAMPLE_ITEMS decoded items of a table: one Scan page with Limit, read once per
         session (the sizes moto does not report, the names and types hints compare against)."""

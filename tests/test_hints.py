@@ -251,3 +251,17 @@ def test_a_map_attribute_named_like_the_table_wins_only_when_seen() -> None:
     assert [i.expr.elements for i in seen.items] == [("drive", "SK"), ("x", "y")]
     aliased = unqualify(parse("SELECT d.SK FROM drive AS d WHERE d.PK = 'a'"), info)
     assert aliased.items[0].expr.elements == ("SK",) and aliased.where.left.elements == ("PK",)
+
+
+def test_the_hint_sample_is_counted_in_the_session_total(overloaded: tuple[Backend, str]) -> None:
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as session:
+        session.describe(name)
+        sampled_at_describe = session.catalog.has_sample(name)  # moto: for its missing sizes
+        result = session.execute(f"SELECT sk FROM {name} WHERE nn = 1")  # a Scan naming nn
+        assert result.warnings[0] == "no item of a 6-item sample has nn; closest: n"
+        assert result.all() == []
+        extra = session.total_capacity - result.stats.capacity
+        assert extra == (0 if sampled_at_describe else Decimal("0.5"))
