@@ -35,9 +35,10 @@ def prepare(
         sample = session.sample(statement.table)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
     plan = plan_select(statement, table, session.options())
-    found = H.hints(statement, table, sample)
-    if found or sample is not None:
+    found = H.hints(statement, table)
+    if found:
         return statement, plan, found  # a key-name mistake is named before anything is read
+    # the sample's checks come first only before a Scan; a keyed read is checked by its rows
     if may_sample and plan.is_scan and H.names_attributes(statement, table):
         sample = session.sample(statement.table)
         found = H.hints(statement, table, sample)
@@ -115,29 +116,26 @@ def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
         return session.sample(plan.table.name)
     if plan.operation != "Query" or plan.access.projection != "ALL":
         return None  # an index lacking attributes would make every name look unknown
-    from .errors import translate_error
-    from .values import decode_item
+    from .result import Stats
+    from .values import decode
 
     request = plan.requests[0].params
+    # the planner writes the partition key's condition first: "#pk = :v0 AND …"
+    value = request["KeyConditionExpression"].split(" AND ")[0].split(" = ")[1]
     pk = plan.access.keys.pk
-    names = request.get("ExpressionAttributeNames", {})
-    placeholder = next(k for k, v in names.items() if v == pk)
-    condition = request["KeyConditionExpression"].split(" AND ")[0]
-    value = condition.split(" = ")[1]
-    query = {
-        "TableName": request["TableName"],
-        "KeyConditionExpression": condition,
-        "ExpressionAttributeNames": {placeholder: pk},
-        "ExpressionAttributeValues": {value: request["ExpressionAttributeValues"][value]},
-        "Limit": SAMPLE_ITEMS,
-    }
-    if "IndexName" in request:
-        query["IndexName"] = request["IndexName"]
-    try:
-        page = session.client.query(**query)
-    except Exception as err:
-        raise translate_error(err) from None
-    return [decode_item(i) for i in page.get("Items", [])]
+    partition = ast.Select(
+        table=plan.table.name,
+        index=plan.access.name,
+        items=None,
+        where=ast.Compare(
+            "=",
+            ast.Path((pk,), pk),
+            ast.Literal(decode(request["ExpressionAttributeValues"][value])),
+        ),
+        limit=SAMPLE_ITEMS,
+    )
+    # one Limit-bounded Query through the executor: retried, paced, counted
+    return list(session.read(session.plan(partition), Stats()))
 
 
 def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:

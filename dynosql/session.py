@@ -32,7 +32,7 @@ from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
 from .execute import MAX_CONCURRENT_REQUESTS, Executor, Limits
 from .plan.model import Plan
-from .plan.planner import Options, plan_full_scan, plan_select
+from .plan.planner import Options, plan_full_scan
 from .result import ProgressSink, Result, Stats
 from .settings import SettingError, Settings
 from .sql import ast, parse_script
@@ -240,8 +240,11 @@ class Session:
         return bind(statement, {**self.params, **(params or {})})
 
     def plan(self, statement: ast.Select) -> Plan:
-        """The plan for a bound SELECT (no reads beyond the cached DescribeTable)."""
-        return plan_select(statement, self.table(statement.table), self.options())
+        """The plan for a bound SELECT (no reads beyond the cached DescribeTable), with
+        table-qualified columns resolved as EXPLAIN and execution resolve them."""
+        from . import advisor
+
+        return advisor.prepare(self, statement, read=False)[1]
 
     def full_scan_plan(self, table: str, index: str | None = None) -> Plan:
         """The plan that reads every item of a table or index (SHOW HOT KEYS)."""
@@ -258,6 +261,10 @@ class Session:
                 plan = self.plan(bound)
             elif isinstance(bound, ast.ShowHotKeys):
                 plan = self.full_scan_plan(bound.table, bound.index)
+            elif isinstance(bound, ast.ShowEntities):
+                if bound.sample is not None:
+                    return None  # SHOW ENTITIES … SAMPLE n reads n items, not the table
+                plan = self.full_scan_plan(bound.table)
             else:
                 return None
         except DynosqlError:

@@ -227,3 +227,41 @@ def test_explain_shows_key_name_hints_without_reading(overloaded: tuple[Backend,
     assert lines[0] == f"Scan {name}"
     assert lines[2] == "hint: no attribute PK; the partition key is pk (names are case-sensitive)"
     assert result.stats.requests == 0
+
+
+def test_a_map_attribute_named_like_the_table_wins_only_when_seen() -> None:
+    """The rule for `t.col`: the column col, unless t is a key or a sampled attribute."""
+    from dynosql.catalog import table_info
+    from dynosql.hints import unqualify
+    from dynosql.sql import parse
+
+    info = table_info(
+        {
+            "TableName": "drive",
+            "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
+        }
+    )
+    statement = parse("SELECT drive.SK, x.y FROM drive WHERE drive.PK = 'a'")
+    plain = unqualify(statement, info)
+    assert [i.expr.elements for i in plain.items] == [("SK",), ("x", "y")]
+    assert [i.name for i in plain.items] == ["SK", "x.y"]
+    assert plain.where.left.elements == ("PK",)
+    seen = unqualify(statement, info, {"drive": {"M"}})
+    assert [i.expr.elements for i in seen.items] == [("drive", "SK"), ("x", "y")]
+    aliased = unqualify(parse("SELECT d.SK FROM drive AS d WHERE d.PK = 'a'"), info)
+    assert aliased.items[0].expr.elements == ("SK",) and aliased.where.left.elements == ("PK",)
+
+
+def test_the_hint_sample_is_counted_in_the_session_total(overloaded: tuple[Backend, str]) -> None:
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as session:
+        session.table(name)
+        sampled_at_describe = backend.name == "moto"  # moto: for its missing sizes, uncounted
+        result = session.execute(f"SELECT sk FROM {name} WHERE nn = 1")  # a Scan naming nn
+        assert result.warnings[0] == "no item of a 6-item sample has nn; closest: n"
+        assert result.all() == []
+        extra = session.total_capacity - result.stats.capacity
+        assert extra == (0 if sampled_at_describe else Decimal("0.5"))

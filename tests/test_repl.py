@@ -217,9 +217,11 @@ def test_scripts_never_ask(session, tmp_path):
 def test_hot_keys_and_explain_analyze_ask_too(session):
     session.settings.scan_confirm_rcu = Decimal(1)
     keys = "SHOW HOT KEYS FROM sensors LIMIT 2;\rn\rEXPLAIN ANALYZE SELECT * FROM audit;\rn\r"
+    keys += "SHOW ENTITIES FROM audit;\rn\rSHOW ENTITIES FROM audit SAMPLE 5;\r"
     keys += "EXPLAIN SELECT * FROM audit;\r\\q\r"
     screen, _ = drive(session, keys)
-    assert screen.count("cancelled: nothing was read") == 2
+    assert screen.count("cancelled: nothing was read") == 3
+    assert "EVT#{timestamp}" in screen  # the SAMPLE form reads 5 items without asking
     assert "plan only: no request was sent" in screen  # plain EXPLAIN reads nothing: no question
 
 
@@ -677,3 +679,11 @@ def test_importing_the_repl_package_is_cheap():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_a_table_qualified_key_is_no_scan_to_confirm(session):
+    """Issue 11: `drive.PK = …` is the key PK, so nothing asks before the (keyed) read."""
+    session.settings.scan_confirm_rcu = Decimal(1)
+    keys = "SELECT drive.SK FROM drive WHERE drive.PK = 'DRIVE#bob' AND drive.SK = 'root/';\r\\q\r"
+    screen, repl = drive(session, keys)
+    assert "GetItem drive" in screen and repl._confirm_session is None

@@ -720,3 +720,19 @@ def test_limit_beyond_dynamodbs_32_bit_limit_is_refused() -> None:
 def test_two_columns_of_one_name_are_refused() -> None:
     err = error("SELECT PK AS a, SK AS a FROM t")
     assert err.message == "two columns are named a: give one an alias (AS …)"
+
+
+@pytest.mark.parametrize(
+    "sql, col",
+    [
+        ("SELECT * FROM t WHERE x = 1 AND ts > 1 + 2", 38),
+        ("SELECT * FROM t WHERE x = 1 AND ts = 'a' || 'b'", 38),
+        ("SELECT * FROM t WHERE x = 1 AND ts > INTERVAL '1' DAY", 38),
+        ("SELECT * FROM t WHERE x = 1 AND ts > CAST('1' AS INT)", 38),
+        ("SELECT date FROM t WHERE x = 'DATE ''x''' AND ts > DATE '2024-01-01'", 52),
+    ],
+)
+def test_expressions_without_names_point_at_their_own_text(sql: str, col: int) -> None:
+    """Issue 11: not at line 1 column 1, nor at an earlier literal with the same text."""
+    err = error(sql)
+    assert (err.line, err.col) == (1, col)

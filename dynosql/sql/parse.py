@@ -273,14 +273,16 @@ class _Converter:
 
     # positions
     def pos(self, node: exp.Expression | None) -> ast.Pos:
-        """Where a node starts: its first identifier (sqlglot keeps positions on those)."""
+        """Where a node starts: its first identifier or literal (sqlglot keeps positions on
+        those), so `'a' || 'b'` or `1 + 2` is pointed at where the user wrote it."""
         best = None
-        for candidate in [node, *(node.find_all(exp.Identifier) if node is not None else [])]:
+        found = node.find_all(exp.Identifier, exp.Literal) if node is not None else []
+        for candidate in [node, *found]:
             meta = getattr(candidate, "meta", None) or {}
             if "start" in meta and (best is None or meta["start"] < best):
                 best = meta["start"]
         if best is not None:
-            return self.at(best)
+            return self.at(self._leading_keyword(node, best))
         if isinstance(node, exp.Placeholder):
             return self.find(rf":{re.escape(node.name)}\b")
         if node is not None:
@@ -289,6 +291,17 @@ class _Converter:
             if text:
                 return self.find(re.escape(text), after=r"\bWHERE\b")
         return self.at(_first(self.code))
+
+    def _leading_keyword(self, node: exp.Expression | None, start: int) -> int:
+        """A construct led by a keyword (`INTERVAL '1' DAY`) starts at the keyword, just
+        before its first literal."""
+        words = _sql(node).split() if node is not None else []
+        if not words or not words[0].isalpha():
+            return start
+        before = list(re.finditer(rf"\b{re.escape(words[0])}\b", self.code[:start], re.I))
+        if before and not self.code[before[-1].end() : start].strip():
+            return before[-1].start()
+        return start
 
     def at(self, index: int) -> ast.Pos:
         return _pos(self.chunk, self.chunk.text, index)
@@ -762,15 +775,18 @@ class _Converter:
     def _typed_literal(self, e: exp.Cast) -> None:
         """``TIMESTAMP '…'`` / ``DATE '…'`` (sqlglot reads them as a CAST): refused at the
         user's own text, quoting it, with what to write instead."""
-        m = re.search(r"\b(TIMESTAMP|DATETIME|DATE|TIME|CAST)\b", self.code, re.I)
+        pattern = re.compile(r"\b(TIMESTAMP|DATETIME|DATE|TIME)\b(?=\s*')|\b(CAST)\s*\(", re.I)
+        m = next(
+            (m for m in pattern.finditer(self.chunk.text) if self.code[m.start()] != " "), None
+        )
         if m is None:
             return
-        if m.group(1).upper() == "CAST":
+        if m.group(2):
             raise self.fail(
                 f"{_sql(e)} is not supported here: DynamoDB has no casts", at=self.at(m.start())
             )
         literal = re.compile(r"\s*'(?:[^']|'')*'").match(self.chunk.text, m.end())
-        written = m.group(0) + (literal.group(0) if literal else "")
+        written = m.group(1) + (literal.group(0) if literal else "")
         value = e.this.this if isinstance(e.this, exp.Literal) else "…"
         raise self.fail(
             f"{written.strip()} is not supported: DynamoDB has no date type; compare the "
