@@ -94,6 +94,14 @@ class Session:
         self.progress = progress
         self.total_capacity = Decimal(0)
         self.local: Any = None  # the embedded server, when Session.local() started one
+        # writes (issue 12): the front door says how to ask "DELETE 1,234 items …? [y/N]"
+        # (None: it cannot ask, so a write that needs a confirmation is refused unless
+        # assume_yes); journal_file: --journal FILE (else one new file per statement)
+        self.confirm: Callable[[str], bool] | None = None
+        self.assume_yes = False
+        self.journal_file: str | None = None
+        self.last_write: Any = None  # the last write statement's WriteStats
+        self.transaction: Any = None  # the writes queued since BEGIN
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
@@ -172,6 +180,10 @@ class Session:
             return hot_keys(self, bound)
         if isinstance(bound, ast.SetOption):
             return self._set(bound)
+        if isinstance(bound, ast.Insert | ast.Update | ast.Delete | ast.Transaction):
+            return self.write(bound)
+        if isinstance(bound, ast.Undo):
+            return self.undo(bound.path)
         raise SqlError(f"cannot run {type(bound).__name__}")
 
     def bind(self, statement: ast.Statement, params: dict[str, Any] | None = None) -> Any:
@@ -284,7 +296,28 @@ class Session:
                 "and --fail-on-scan is set"
             )
 
+    def write(self, statement: ast.Statement) -> Result:
+        """Run a bound INSERT/UPSERT/REPLACE/UPDATE/DELETE, or BEGIN/COMMIT/ROLLBACK (see
+        dynosql.write_statement for the guards)."""
+        if isinstance(statement, ast.Transaction) or self.transaction is not None:
+            from .transaction import run_in_transaction
+
+            return run_in_transaction(self, statement)
+        from .write_statement import run_write
+
+        return run_write(self, statement)
+
+    def undo(self, journal: str) -> Result:
+        """Restore what a journal recorded (items changed since are listed, not touched)."""
+        from .write_statement import run_undo
+
+        return run_undo(self, journal)
+
     def _explain(self, explain: ast.Explain) -> Result:
+        if not isinstance(explain.statement, ast.Select):
+            from .write_explain import explain_write
+
+            return explain_write(self, explain)
         plan = self.plan(explain.statement)
         document = plan.document()
         lines = explain_lines(plan)

@@ -297,6 +297,42 @@ SETTINGS: tuple[Setting, ...] = (
         live=False,
         repl=True,
     ),
+    Setting(
+        "dry_run",
+        Switch(),
+        False,
+        "writes run their reads and report what they would change, but write nothing",
+        flag="--dry-run",
+    ),
+    Setting(
+        "read_only",
+        Switch(),
+        False,
+        "refuse every write (INSERT, UPSERT, UPDATE, DELETE, UNDO) before any request",
+        flag="--read-only",
+    ),
+    Setting(
+        "confirm_over",
+        Whole(0, 2**31 - 1),
+        100,
+        "ask before an UPDATE/DELETE that changes more items than this (a script needs --yes)",
+        flag="--confirm-over",
+        metavar="N",
+    ),
+    Setting(
+        "max_wcu",
+        Amount(absent="off"),
+        None,
+        "stop a write statement that consumes more WCU than this (a number, or off)",
+        flag="--max-wcu",
+        metavar="N",
+    ),
+    Setting(
+        "journal_dir",
+        Text(),
+        "",
+        'directory of the undo journals ("" = $XDG_STATE_HOME/dynosql/journal; "off" keeps none)',
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -338,6 +374,11 @@ class Settings:
     history_size: int = 10000
     highlight: bool = True
     key_bindings: str = "emacs"
+    dry_run: bool = False
+    read_only: bool = False
+    confirm_over: int = 100
+    max_wcu: Decimal | None = None
+    journal_dir: str = ""
 
     def set(self, name: str, text: str) -> Setting:
         """``SET name = text`` (and the backslash commands): SettingError when not accepted."""
