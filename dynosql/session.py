@@ -164,6 +164,7 @@ class Session:
         self, statement: ast.Statement, params: dict[str, Any] | None = None
     ) -> Result:
         bound = self.bind(statement, params)
+        self.last_write = None
         if isinstance(bound, ast.Select):
             return self._select(bound)
         if isinstance(bound, ast.Explain):

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import values
 from .errors import DynosqlError, GuardError, PlanError
 from .evaluate.pipeline import select_rows
 from .journal import Journal, journal_dir, new_journal_path, read_journal, restores
@@ -225,7 +226,10 @@ def _send(
 
     def done(outcome: Outcome) -> None:
         if not outcome.written:
-            stats.skipped += 1
+            if plan.keys is not None:
+                stats.matched -= 1  # no read: a key that does not match was never matched
+            else:
+                stats.skipped += 1
             return
         stats.changed += 1
         key = plan.key_of(outcome.target)
@@ -235,8 +239,6 @@ def _send(
             image = outcome.old if (returning.old or plan.kind == "delete") else outcome.new
             if image is not None:
                 images.append(image)
-        if session.progress is not None:
-            session.progress(stats)
 
     writer.run(targets, lambda t: write_item(writer, plan, assignments, t), done)
 
@@ -265,13 +267,20 @@ def run_undo(session: Session, path: str) -> Result:
 
     def restore(target: dict) -> Outcome:
         r = by_id[target["id"]]
+        # the condition checks every attribute the statement left, but cannot say "and no
+        # other attribute": a strongly consistent read first catches an attribute added since
+        key = values.encode_item(r.entry.key)
+        now = writer.call(
+            "get_item", {"TableName": r.entry.table, "Key": key, "ConsistentRead": True}
+        )
+        current = values.decode_item(now["Item"]) if now and now.get("Item") else None
+        if current != r.entry.new:
+            return Outcome(target, False)
         method = "put_item" if r.operation == "PutItem" else "delete_item"
         response = writer.call(method, r.params)
         if response is None:
             return Outcome(target, False)
         attributes = response.get("Attributes")
-        from . import values
-
         current = values.decode_item(attributes) if attributes else None
         writer.charge(writer.item_units(current, r.entry.old))
         return Outcome(target, True, current, r.entry.old)

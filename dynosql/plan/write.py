@@ -367,7 +367,9 @@ def _plan_keyed(
         check_assignments(assignments, table)
         template["UpdateExpression"] = update_expression(assignments, ph)
     where = statement.where
-    kept, unchecked = _condition_parts(where, options.read.typed_filters)
+    kept, unchecked = _condition_parts(where)
+    if not options.read.typed_filters:
+        kept = [_type_guarded(c) for c in kept]
     exists = ast.Function("attribute_exists", ast.Path((table.keys.pk,), table.keys.pk))
     condition = condition_text(ast.And((exists, *kept)) if kept else exists, ph)
     template["ConditionExpression"] = condition
@@ -421,14 +423,36 @@ def _is_literal(a: ast.Assignment) -> bool:
 
 
 def _condition_parts(
-    where: ast.Condition | None, typed: bool
+    where: ast.Condition | None,
 ) -> tuple[list[ast.Condition], list[ast.Condition]]:
     """The WHERE's conjuncts DynamoDB can check in a ConditionExpression, and the rest."""
     if where is None:
         return [], []
     parts = list(where.items) if isinstance(where, ast.And) else [where]
-    kept = [p for p in parts if expressible(p, typed)]
-    return kept, [p for p in parts if not expressible(p, typed)]
+    kept = [p for p in parts if expressible(p)]
+    return kept, [p for p in parts if not expressible(p)]
+
+
+def _type_guarded(condition: ast.Condition) -> ast.Condition:
+    """For a backend (moto) that fails on an ordering comparison between two types instead of
+    answering false: ``attribute_type(p, 'N') AND p > :v``, the same truth everywhere."""
+    if isinstance(condition, ast.And | ast.Or):
+        return type(condition)(tuple(_type_guarded(c) for c in condition.items))
+    if isinstance(condition, ast.Not):
+        return ast.Not(_type_guarded(condition.item))
+    if isinstance(condition, ast.Compare) and condition.op not in ("=", "<>"):
+        operands = [condition.left, condition.right]
+    elif isinstance(condition, ast.Between):
+        operands = [condition.operand, condition.low, condition.high]
+    else:
+        return condition
+    literal = next((o for o in operands if isinstance(o, ast.Literal)), None)
+    paths = [o for o in operands if isinstance(o, ast.Path)]
+    if literal is None or not paths:
+        return condition
+    code = ast.Literal(values.type_of(literal.value))
+    guards = tuple(ast.Function("attribute_type", p, code) for p in paths)
+    return ast.And((*guards, condition))
 
 
 def _keys_of(read: Plan, table: TableInfo) -> list[dict]:
