@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import random
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -182,9 +183,12 @@ class Writer:
         stop: BaseException | None = None
         pool = ThreadPoolExecutor(max_workers=self.workers)
         it: Iterator[dict] = iter(targets)
+        interrupted = _defer_interrupts()
         try:
             try:
                 for target in it:
+                    if interrupted.is_set():
+                        raise KeyboardInterrupt
                     self.pace()
                     pending.add(pool.submit(write_one, target))
                     if len(pending) >= self.workers * 2:
@@ -209,8 +213,37 @@ class Writer:
                         stop = stop or err
         finally:
             pool.shutdown(wait=True)
+            interrupted.restore()
+        if stop is None and interrupted.is_set():
+            stop = KeyboardInterrupt()
         if stop is not None:
             raise stop
+
+
+class _Deferred(threading.Event):
+    """Ctrl-C while writing: noted, acted on between writes (never between a write and its
+    journal line)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.previous: Any = None
+        self.installed = False
+
+    def restore(self) -> None:
+        if self.installed:
+            signal.signal(signal.SIGINT, self.previous or signal.default_int_handler)
+            self.installed = False
+
+
+def _defer_interrupts() -> _Deferred:
+    event = _Deferred()
+    if threading.current_thread() is threading.main_thread():
+        try:
+            event.previous = signal.signal(signal.SIGINT, lambda *_: event.set())
+            event.installed = True
+        except ValueError:  # pragma: no cover - not the main interpreter
+            pass
+    return event
 
 
 def _reported(consumed: Any) -> Decimal:
