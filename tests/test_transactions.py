@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from backends import Backend, unique_name
 from cli_runner import cli_env, run_cli
+from test_writes import _create, _table
 
 from dynosql.errors import DynosqlError, PlanError
 from dynosql.session import Session, Settings, make_client
-from test_writes import _create, _table
 
 
 @pytest.fixture
