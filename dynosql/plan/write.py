@@ -275,7 +275,7 @@ def check_item(item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE) -> dict
         if name is None:
             continue
         if name not in item:
-            raise _at(pos, f"every row needs the key attribute {name} ({table.name}'s key)")
+            raise _at(pos, f"every row needs the key attribute {name} (a key of {table.name})")
         _check_key_value(name, key_type or "S", item[name], limit, pos, f"a key of {table.name}")
     for index_name, name, key_type in index_keys(table):
         if name in item and name not in keys.names:
@@ -330,6 +330,8 @@ def _check_value(name: str, value: Any, pos: ast.Pos) -> None:
 
 
 def _show(value: Any) -> str:
+    if values.type_of(value) == "N":
+        return values.format_number(value)
     text = json.dumps(values.to_json(value), ensure_ascii=False, default=str)
     return text if len(text) <= 40 else text[:37] + "..."
 

@@ -296,6 +296,8 @@ class _WriteConverter(_Converter):
     def update_operand(self, e: exp.Expression) -> Any:
         if isinstance(e, exp.Paren):
             return self.update_operand(e.this)
+        if isinstance(e, exp.Add | exp.Sub):
+            raise self.fail("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2", e)
         if isinstance(e, exp.Anonymous) and e.name.lower() in ("if_not_exists", "list_append"):
             args = e.expressions
             if len(args) != 2:
