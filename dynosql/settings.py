@@ -310,6 +310,7 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         "refuse every write (INSERT, UPSERT, UPDATE, DELETE, UNDO) before any request",
         flag="--read-only",
+        live=False,  # a script cannot switch it off with SET
     ),
     Setting(
         "confirm_over",

@@ -27,7 +27,7 @@ from typing import Any
 from . import values
 from .errors import ExecutionError, GuardError, classify, translate_error
 from .evaluate.update import UpdateFailed, apply_update
-from .execute import RETRY_BASE_SECONDS, RETRY_CAP_SECONDS, retryable
+from .execute import RETRY_BASE_SECONDS, RETRY_CAP_SECONDS, _reported, retryable
 from .plan.cost import write_units
 from .result import Stats, format_capacity
 
@@ -244,14 +244,6 @@ def _defer_interrupts() -> _Deferred:
         except ValueError:  # pragma: no cover - not the main interpreter
             pass
     return event
-
-
-def _reported(consumed: Any) -> Decimal:
-    if not consumed:
-        return Decimal(0)
-    if isinstance(consumed, list):
-        return sum((_reported(c) for c in consumed), Decimal(0))
-    return Decimal(str(consumed.get("CapacityUnits", 0)))
 
 
 # --- the statement kinds ---------------------------------------------------------------------

@@ -139,7 +139,10 @@ def run_write(session: Session, statement: Any) -> Result:
             stats.journal = str(journal.path)
         _send(session, plan, statement, targets, stats, journal, images, returning)
     except DynosqlError as err:
-        raise type(err)(f"{err.message} ({_so_far(stats)})", err.line, err.col) from err
+        hint = ""
+        if "attribute that does not exist" in err.message:
+            hint = "; an item lacks an attribute the SET reads: if_not_exists(a, 0) + 1 starts it"
+        raise type(err)(f"{err.message}{hint} ({_so_far(stats)})", err.line, err.col) from err
     finally:
         if journal is not None:
             journal.close()

@@ -25,6 +25,7 @@ from cli_runner import cli_env, run_cli
 from dynosql import values
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.session import Session, Settings, make_client
+from dynosql.settings import SettingError
 from dynosql.values import StringSet
 
 Item = dict[str, Any]
@@ -393,6 +394,8 @@ def test_read_only_refuses_before_any_request(backend: Backend, tmp_path: Path) 
         with pytest.raises(GuardError, match="^refused: read_only is on"):
             session.execute(sql)
     assert client.calls == []
+    with pytest.raises(SettingError, match="read when dynosql starts"):
+        session.set("read_only", "off")  # a script cannot switch the guard off
 
 
 def test_dry_run_counts_and_writes_nothing(backend: Backend, tmp_path: Path) -> None:
