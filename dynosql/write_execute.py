@@ -136,6 +136,11 @@ class Writer:
                 if failure.code in RETRY_CODES:
                     rounds = 6
                 if attempt >= rounds:
+                    if failure.kind == "throttle":
+                        raise ExecutionError(
+                            f"DynamoDB kept throttling the writes after retries ({failure.code}): "
+                            f"{failure.message}"
+                        ) from err
                     raise translate_error(err) from err
                 time.sleep(
                     random.uniform(0, min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2**attempt))

@@ -20,6 +20,7 @@ from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
 
 from dynosql import values
+from dynosql.errors import DynosqlError
 from dynosql.session import Session, Settings, make_client
 from dynosql.write_execute import WriteStats, put_requests, write_batches
 
@@ -180,3 +181,30 @@ def test_sigint_mid_update_then_undo_restores_exactly(
     )
     assert run.returncode == 0, run.stderr
     assert _scan(backend, name) == before
+
+
+def test_exhausted_retries_leave_a_journal_undo_handles(
+    backend: Backend, tmp_path: Path, quick_backoff: None
+) -> None:
+    name, before = _table(backend, items=120)
+    with FaultProxy(backend.endpoint_url) as proxy:
+        proxy.fail("UpdateItem", "throttle", calls=range(40, 10_000))  # from the 40th on, always
+        client = make_client(endpoint_url=proxy.url, credentials=("t", "t"))
+        session = Session(client, settings=Settings(journal_dir=str(tmp_path)))
+        session.assume_yes = True
+        with pytest.raises(DynosqlError, match=r"kept throttling .* written, 0 skipped; journal "):
+            session.execute(f"UPDATE {name} SET n = n - 1 WHERE n >= 0")
+        journal = session.last_write.journal
+    entries = [json.loads(x) for x in Path(journal).read_text().splitlines()[1:]]
+    changed = {(e["key"]["pk"]["S"], Decimal(e["key"]["sk"]["N"])) for e in entries}
+    after = _scan(backend, name)
+    assert 0 < len(changed) < 120
+    assert {k for k in before if after[k] != before[k]} == changed
+    undo = _session_direct(backend, tmp_path).undo(journal)
+    assert undo.all() == [] and undo.stats.changed == len(changed)
+    assert _scan(backend, name) == before
+
+
+def _session_direct(backend: Backend, tmp_path: Path) -> Session:
+    client = make_client(endpoint_url=backend.endpoint_url, credentials=("t", "t"))
+    return Session(client, settings=Settings(journal_dir=str(tmp_path)))
