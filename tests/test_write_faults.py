@@ -183,6 +183,7 @@ def test_sigint_mid_update_then_undo_restores_exactly(
     assert _scan(backend, name) == before
 
 
+@pytest.mark.slow
 def test_exhausted_retries_leave_a_journal_undo_handles(
     backend: Backend, tmp_path: Path, quick_backoff: None
 ) -> None:
