@@ -221,7 +221,7 @@ def _plan_insert(
         wcu = write_units(table.average_item_size, options.transactional) * n
         estimate = WriteEstimate(n, read.estimate.rcu, wcu)
     else:
-        items = [_row_item(statement, row, table) for row in statement.rows]
+        items = [_row_item(statement, n, row, table) for n, row in enumerate(statement.rows, 1)]
         _no_repeats(items, table, statement)
         wcu = sum(
             (write_units(values.item_size(i), options.transactional) for i in items), Decimal(0)
@@ -253,14 +253,18 @@ def _plan_insert(
     return plan
 
 
-def _row_item(statement: ast.Insert, row: tuple, table: TableInfo) -> dict:
+def _row_item(statement: ast.Insert, n: int, row: tuple, table: TableInfo) -> dict:
     item: dict[str, Any] = {}
     for name, cell in zip(statement.columns, row, strict=True):
         if not isinstance(cell, ast.Literal):
             raise PlanError(f"no value for {name}")
         item[name] = cell.value
-    pos = row[0].pos if row else statement.pos
-    return check_item(item, table, pos)
+    try:
+        return check_item(item, table)
+    except PlanError as err:
+        where = f"row {n}: " if len(statement.rows) > 1 else ""
+        pos = statement.table_pos
+        raise _at(pos, f"{where}{err.message}") from None
 
 
 def check_item(item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE) -> dict:

@@ -210,7 +210,9 @@ class _WriteConverter(_Converter):
                 cells = row.expressions if isinstance(row, exp.Tuple) else [row]
                 if len(cells) != len(columns):
                     raise self.fail(f"{len(cells)} values for {len(columns)} columns", row)
-                out.append(tuple(self.value_operand(c) for c in cells))
+                # no position per value: finding each one in the text is quadratic in the rows,
+                # and a bad value is reported by its row number instead
+                out.append(tuple(self.value_operand(c, locate=False) for c in cells))
             rows = tuple(out)
         elif isinstance(source, exp.Select):
             select = self.select(source)
@@ -315,12 +317,12 @@ class _WriteConverter(_Converter):
 
     # --- values ---------------------------------------------------------------------------------
 
-    def value_operand(self, e: exp.Expression) -> ast.Literal | ast.Param:
+    def value_operand(self, e: exp.Expression, locate: bool = True) -> ast.Literal | ast.Param:
         if isinstance(e, exp.Placeholder):
             if not e.name or e.name == "?":
                 raise self.fail("parameters are named: :name", at=self.find(r"\?"))
-            return ast.Param(e.name, self.pos(e))
-        return ast.Literal(self.value(e), self.pos(e))
+            return ast.Param(e.name, self.pos(e) if locate else ast.NOWHERE)
+        return ast.Literal(self.value(e), self.pos(e) if locate else ast.NOWHERE)
 
     def value(self, e: exp.Expression) -> Any:
         if isinstance(e, exp.Paren):
