@@ -182,6 +182,11 @@ def _send(session: Session, writer: Writer, actions: list[_Action]) -> None:
         except ExecutionError as err:
             cause = err.__cause__
             failure = classify(cause) if cause is not None else None
+            if failure is not None and failure.code == "UnknownOperationException":
+                raise ExecutionError(
+                    "this endpoint has no TransactWriteItems (dynalite, for one, lacks it): "
+                    "nothing was written"
+                ) from cause
             if failure is None or failure.code != "TransactionCanceledException":
                 raise
             reasons = getattr(cause, "response", {}).get("CancellationReasons") or []

@@ -131,3 +131,13 @@ def test_transaction_in_a_script(moto: Backend, tmp_path: Path) -> None:
         env=cli_env(tmp_path),
     )
     assert count.stdout.splitlines()[1] == "2"
+
+
+def test_dynalite_says_it_has_no_transactions(dynalite_backend: Backend, tmp_path: Path) -> None:
+    name = _create(dynalite_backend)
+    before = _table(dynalite_backend, name)
+    sql = f"BEGIN; UPDATE {name} SET n = 0 WHERE pk = 'a' AND sk = 1; COMMIT;"
+    run = run_cli("--endpoint-url", dynalite_backend.endpoint_url, "-e", sql, env=cli_env(tmp_path))
+    assert run.returncode == 1
+    assert "has no TransactWriteItems" in run.one_error()
+    assert _table(dynalite_backend, name) == before

@@ -568,3 +568,36 @@ def test_cli_undo_subcommand_and_journal_flag(backend: Backend, tmp_path: Path) 
     assert _table(backend, name) == before
     bad = run_cli("undo", str(tmp_path / "missing.jsonl"), *url, env=env)
     assert bad.returncode == 1 and "cannot read journal" in bad.one_error()
+
+
+def test_the_repl_asks_before_a_delete_without_where(moto_backend: Backend, tmp_path: Path) -> None:
+    import io
+
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from dynosql.config import Config
+    from dynosql.repl.app import Repl
+
+    name = _create(moto_backend)
+    session = _session(moto_backend, tmp_path)
+    session.assume_yes = False
+    for answer, left in (("n", 24), ("y", 0)):
+        screen = io.StringIO()
+        with create_pipe_input() as pipe:
+            pipe.send_text(f"DELETE FROM {name};\r{answer}\r\\q\r")
+            pipe.close()
+            repl = Repl(
+                session,
+                None,
+                Config(),
+                input=pipe,
+                output=DummyOutput(),
+                screen=screen,
+                history=InMemoryHistory(),
+                complete_while_typing=False,
+            )
+            assert repl.run() == 0
+        assert len(_table(moto_backend, name)) == left, screen.getvalue()
+    assert f"DELETE {name}: 24 matched, 24 written" in screen.getvalue()
