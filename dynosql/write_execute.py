@@ -163,17 +163,27 @@ class Writer:
         return write_units(size, self.transactional)
 
     def pace(self) -> None:
-        """--max-wcu stops the statement; --rate-limit keeps it under N units a second."""
+        """--rate-limit: keep the statement under N units a second (a token bucket)."""
         limits, stats = self.limits, self.stats
-        if limits.max_wcu is not None and stats.wcu > limits.max_wcu:
-            raise GuardError(
-                f"stopped: the statement wrote {format_capacity(stats.wcu)} WCU, more than "
-                f"--max-wcu {limits.max_wcu} (what was written is in the journal)"
-            )
         if limits.rate_limit:
             ahead = float(stats.wcu / limits.rate_limit) - stats.elapsed
             if ahead > 0:
                 time.sleep(ahead)
+
+    def _within_cap(self, pending: set[Future], done: Callable[[Any], None]) -> None:
+        """--max-wcu: a write starts only while what is written plus what is in flight (each at
+        least 1 WCU) stays within the cap; else the statement stops (GuardError, exit 3)."""
+        cap, stats = self.limits.max_wcu, self.stats
+        assert cap is not None
+        while pending and stats.wcu + len(pending) + 1 > cap:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            pending -= finished  # in place: the caller's set must not see them again
+            _settle(finished, done)
+        if stats.wcu + 1 > cap:
+            raise GuardError(
+                f"stopped: the statement wrote {format_capacity(stats.wcu)} WCU and another write "
+                f"would pass --max-wcu {format_capacity(cap)} (what was written is in the journal)"
+            )
 
     def run(
         self,
@@ -195,11 +205,13 @@ class Writer:
                     if interrupted.is_set():
                         raise KeyboardInterrupt
                     self.pace()
+                    if self.limits.max_wcu is not None:
+                        self._within_cap(pending, done)
                     pending.add(pool.submit(write_one, target))
                     if len(pending) >= self.workers * 2:
-                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for f in finished:
-                            done(f.result())
+                        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                        pending -= finished
+                        _settle(finished, done)
             except BaseException as err:  # Ctrl-C, a guard, a failed write: stop starting more
                 stop = err
             # the writes in flight finish and are journaled, whatever happened
@@ -211,11 +223,10 @@ class Writer:
                 ) as err:  # a second Ctrl-C: keep waiting, the journal must be complete
                     stop = stop or err
                     continue
-                for f in finished:
-                    try:
-                        done(f.result())
-                    except BaseException as err:
-                        stop = stop or err
+                try:
+                    _settle(finished, done)
+                except BaseException as err:
+                    stop = stop or err
         finally:
             pool.shutdown(wait=True)
             interrupted.restore()
@@ -223,6 +234,19 @@ class Writer:
             stop = KeyboardInterrupt()
         if stop is not None:
             raise stop
+
+
+def _settle(finished: Iterable[Future], done: Callable[[Any], None]) -> None:
+    """`done` for every finished write, even when one of them failed (its error is raised
+    after the others are reported: a successful write is never left out of the journal)."""
+    first: BaseException | None = None
+    for f in finished:
+        try:
+            done(f.result())
+        except BaseException as err:
+            first = first or err
+    if first is not None:
+        raise first
 
 
 class _Deferred(threading.Event):

@@ -601,3 +601,18 @@ def test_the_repl_asks_before_a_delete_without_where(moto_backend: Backend, tmp_
             assert repl.run() == 0
         assert len(_table(moto_backend, name)) == left, screen.getvalue()
     assert f"DELETE {name}: 24 matched, 24 written" in screen.getvalue()
+
+
+def test_returning_old_and_max_wcu(backend: Backend, tmp_path: Path) -> None:
+    name = _create(backend)
+    before = _table(backend, name)
+    session = _session(backend, tmp_path)
+    old = session.execute(f"UPDATE {name} SET n = 0 WHERE pk = 'c' RETURNING old.*").all()
+    assert _keyed(old) == {k: v for k, v in before.items() if k[0] == "c"}
+    # --max-wcu stops the statement; what was written is exactly what the journal holds
+    session.settings.max_wcu = Decimal(2)
+    with pytest.raises(GuardError, match=r"^stopped: the statement wrote 2 WCU .* --max-wcu 2"):
+        session.execute(f"DELETE FROM {name} WHERE pk = 'd'")
+    journal = Path(session.last_write.journal).read_text().splitlines()[1:]
+    gone = {k for k in before if k[0] == "d"} - set(_table(backend, name))
+    assert len(gone) == 2 and len(journal) == 2  # small items: 1 WCU each
