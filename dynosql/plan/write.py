@@ -171,7 +171,9 @@ class WritePlan:
             out.extend("  " + line for line in text.splitlines())
         for part in self.unchecked:
             out.append(f"note: {part} is checked when reading, not in the write's condition")
-        out.extend(f"  - {s}" for s in self.steps)
+        if self.steps:
+            out.append("how:")
+            out.extend(f"  - {s}" for s in self.steps)
         out.extend(f"warning: {w}" for w in self.warnings)
         return out
 
