@@ -75,6 +75,13 @@ def run_in_transaction(session: Session, statement: ast.Statement) -> Result:
     if plan.kind != "put" and statement.where is None and not session.assume_yes:
         if session.confirm is None:
             raise GuardError(f"refused: this {verb} has no WHERE; in a script it needs --yes")
+    known = sum(len(q.plan.items or q.plan.keys or []) for q in session.transaction.queued)
+    known += len(plan.items or plan.keys or [])
+    if known > MAX_TRANSACTION_ACTIONS:  # refused now, not at COMMIT: nothing read or sent
+        raise PlanError(
+            f"a transaction takes at most {MAX_TRANSACTION_ACTIONS} actions (DynamoDB's limit); "
+            f"with this {verb} it would have {known}"
+        )
     session.transaction.queued.append(Queued(statement, plan))
     n = len(session.transaction.queued)
     return _status(

@@ -96,8 +96,15 @@ def test_rollback_and_refusals_before_any_write(moto: Backend, tmp_path: Path) -
             )
         )
     rows = ", ".join(f"('x', {i})" for i in range(101))
-    with pytest.raises(PlanError, match="at most 100 actions .* this one has 101"):
+    with pytest.raises(
+        PlanError, match="at most 100 actions .* with this INSERT it would have 101"
+    ):
         list(session.run(f"BEGIN; INSERT INTO {name} (pk, sk) VALUES {rows}; COMMIT;"))
+    session.execute("ROLLBACK")  # the refused INSERT left the transaction open
+    # keys only known at COMMIT (a read finds them): refused there, before any write
+    many = "; ".join(f"UPDATE {name} SET n = 1 WHERE pk = 'x{i}' AND sk = 1" for i in range(98))
+    with pytest.raises(PlanError, match="at most 100 actions .* this one has 104"):
+        list(session.run(f"BEGIN; {many}; UPDATE {name} SET n = 2 WHERE pk = 'b'; COMMIT;"))
     assert _table(moto, name) == before
 
 
