@@ -18,6 +18,7 @@ import pytest
 from backends import Backend, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
+from test_writes import _table as _scan
 
 from dynosql import values
 from dynosql.errors import DynosqlError
@@ -55,18 +56,6 @@ def _table(backend: Backend, items: int = ITEMS) -> tuple[str, dict[tuple, dict]
     ]
     backend.put_items(name, rows)
     return name, {(r["pk"], r["sk"]): r for r in rows}
-
-
-def _scan(backend: Backend, name: str) -> dict[tuple, dict]:
-    client, out, kwargs = backend.client(), {}, {"TableName": name}
-    while True:
-        page = client.scan(**kwargs)
-        for raw in page["Items"]:
-            item = values.decode_item(raw)
-            out[(item["pk"], item["sk"])] = item
-        if not page.get("LastEvaluatedKey"):
-            return out
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 @pytest.mark.slow
