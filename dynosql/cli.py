@@ -42,6 +42,9 @@ examples:
   echo "SELECT COUNT(*) FROM drive;" | dynosql --local --format csv
   dynosql --profile prod --region eu-west-1 --fail-on-scan -f report.sql -v day=2026-11-30
   dynosql --endpoint-url http://localhost:8000 -e "SHOW TABLES"
+  dynosql --local --dry-run -e "DELETE FROM audit WHERE PK = 'ACTOR#ana.silva'"
+  dynosql --local --yes --journal undo.jsonl -e "UPDATE drive SET size = size + 1"
+  dynosql --local undo undo.jsonl                   put back what a write changed
 
 exit codes: 0 ok, 1 a statement failed, 2 bad usage, 3 refused by a guard, 130 interrupted,
   143 terminated (SIGTERM)
@@ -92,6 +95,19 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument(
         "-q", "--quiet", action="store_true", help="no footer, warnings or notes on stderr"
     )
+    writes = p.add_argument_group("writes")
+    writes.add_argument(
+        "--yes",
+        action="store_true",
+        help="run writes that need a confirmation (no WHERE, a Scan, more than --confirm-over "
+        "items) without asking",
+    )
+    writes.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="append the undo journal of every write to FILE (default: a new file per "
+        "statement in $XDG_STATE_HOME/dynosql/journal)",
+    )
     add_arguments(p.add_argument_group("settings (also SET name = value, and the config file)"))
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
@@ -99,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = _undo_command(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     try:
         with sigterm_as_interrupt():
@@ -147,6 +164,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         session = _connect(args, params, settings)
     except DynosqlError as err:
         return _fail(err, args)
+    session.assume_yes = args.yes
+    session.journal_file = args.journal
+    if not interactive and sys.stdin.isatty() and sys.stderr.isatty():
+        session.confirm = _ask_on_terminal
     try:
         if interactive:
             from .repl import ReplOptions, run_repl
@@ -155,6 +176,17 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return run_statements(session, parsed, args, sys.stdout, sys.stderr)
     finally:
         session.close()
+
+
+def _undo_command(argv: list[str]) -> list[str]:
+    """``dynosql undo JOURNAL [options]`` is ``dynosql -e "UNDO 'JOURNAL'" [options]``."""
+    if not argv or argv[0] != "undo":
+        return argv
+    if len(argv) < 2 or argv[1].startswith("-"):
+        _err("error: dynosql undo takes a journal file: dynosql undo FILE [options]")
+        raise SystemExit(EXIT_USAGE)
+    quoted = argv[1].replace("'", "''")
+    return ["-e", f"UNDO '{quoted}'", *argv[2:]]
 
 
 def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
@@ -241,6 +273,13 @@ def run_statements(
             if session.progress is not None:
                 session.progress.clear()
             print(interrupted_text(result), file=err)
+            written = session.last_write
+            if result is None and written is not None and written.journal:
+                print(
+                    f"note: what was written is in the journal {written.journal} "
+                    f"(dynosql undo {written.journal} puts it back)",
+                    file=err,
+                )
             return interrupt_code(interrupt)
         except BrokenPipeError:
             raise
@@ -265,7 +304,20 @@ def run_statements(
             for note in result.notes:
                 print(f"note: {note}", file=err)
             print(result.footer(), file=err)
+    if session.transaction is not None:
+        print("error: BEGIN without COMMIT: the queued writes were not sent", file=err)
+        return EXIT_FAILED
     return EXIT_OK
+
+
+def _ask_on_terminal(question: str) -> bool:
+    """A write's confirmation, asked on the terminal (stderr, so stdout stays data)."""
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        answer = sys.stdin.readline()
+    except (KeyboardInterrupt, EOFError):
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _fail(error: DynosqlError, args: argparse.Namespace, prefix: str | None = None) -> int:

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -145,6 +145,14 @@ class Session:
         self.progress = progress
         self.total_capacity = Decimal(0)
         self.embedded: LocalDynamo | None = None  # the server Session.local() started
+        # writes (issue 12): the front door says how to ask "DELETE 1,234 items …? [y/N]"
+        # (None: it cannot ask, so a write that needs a confirmation is refused unless
+        # assume_yes); journal_file: --journal FILE (else one new file per statement)
+        self.confirm: Callable[[str], bool] | None = None
+        self.assume_yes = False
+        self.journal_file: str | None = None
+        self.last_write: Any = None  # the last write statement's WriteStats
+        self.transaction: Any = None  # the writes queued since BEGIN
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
@@ -213,6 +221,7 @@ class Session:
     ) -> Result:
         self.cancelled.clear()
         bound = self.bind(statement, params)
+        self.last_write = None
         if isinstance(bound, ast.Select):
             return self._select(bound)
         if isinstance(bound, ast.Explain):
@@ -233,6 +242,10 @@ class Session:
             return show_entities(self, bound)
         if isinstance(bound, ast.SetOption):
             return self._set(bound)
+        if isinstance(bound, ast.Insert | ast.Update | ast.Delete | ast.Transaction):
+            return self.write(bound)
+        if isinstance(bound, ast.Undo):
+            return self.undo(bound.path)
         raise SqlError(f"cannot run {type(bound).__name__}")
 
     def bind(self, statement: ast.Statement, params: dict[str, Any] | None = None) -> Any:
@@ -382,7 +395,28 @@ class Session:
                 f"more than --max-rcu {cap}; add a key condition or a LIMIT, or raise the limit"
             )
 
+    def write(self, statement: ast.Statement) -> Result:
+        """Run a bound INSERT/UPSERT/REPLACE/UPDATE/DELETE, or BEGIN/COMMIT/ROLLBACK (see
+        dynosql.write_statement for the guards)."""
+        if isinstance(statement, ast.Transaction) or self.transaction is not None:
+            from .transaction import run_in_transaction
+
+            return run_in_transaction(self, statement)
+        from .write_statement import run_write
+
+        return run_write(self, statement)
+
+    def undo(self, journal: str) -> Result:
+        """Restore what a journal recorded (items changed since are listed, not touched)."""
+        from .write_statement import run_undo
+
+        return run_undo(self, journal)
+
     def _explain(self, explain: ast.Explain) -> Result:
+        if not isinstance(explain.statement, ast.Select):
+            from .write_explain import explain_write
+
+            return explain_write(self, explain)
         from . import advisor
 
         _statement, plan, hints = advisor.prepare(self, explain.statement, read=False)

@@ -338,6 +338,43 @@ SETTINGS: tuple[Setting, ...] = (
         metavar="S",
         tighter="lower",
     ),
+    Setting(
+        "dry_run",
+        Switch(),
+        False,
+        "writes run their reads and report what they would change, but write nothing",
+        flag="--dry-run",
+    ),
+    Setting(
+        "read_only",
+        Switch(),
+        False,
+        "refuse every write (INSERT, UPSERT, UPDATE, DELETE, UNDO) before any request",
+        flag="--read-only",
+        live=False,  # a script cannot switch it off with SET
+    ),
+    Setting(
+        "confirm_over",
+        Whole(0, 2**31 - 1),
+        100,
+        "ask before an UPDATE/DELETE that changes more items than this (a script needs --yes)",
+        flag="--confirm-over",
+        metavar="N",
+    ),
+    Setting(
+        "max_wcu",
+        Amount(absent="off"),
+        None,
+        "stop a write statement that consumes more WCU than this (a number, or off)",
+        flag="--max-wcu",
+        metavar="N",
+    ),
+    Setting(
+        "journal_dir",
+        Text(),
+        "",
+        'directory of the undo journals ("" = $XDG_STATE_HOME/dynosql/journal; "off" keeps none)',
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -382,6 +419,11 @@ class Settings:
     connect_timeout: Decimal = Decimal(5)
     read_timeout: Decimal = Decimal(10)
     deadline: Decimal = Decimal(30)
+    dry_run: bool = False
+    read_only: bool = False
+    confirm_over: int = 100
+    max_wcu: Decimal | None = None
+    journal_dir: str = ""
 
     def __post_init__(self) -> None:
         self.pinned: dict[str, Any] = {}  # limits given on the command line: SET only tightens

@@ -16,8 +16,9 @@ that match it; ``None`` means every call) and an optional predicate on the JSON 
 - ``hang``: the request is read and never answered (a hung endpoint), until the proxy stops;
 - ``unprocessed``: the call goes to the server, then the answer is rewritten so that the
   second half of the requested keys (a single key: that key) come back as ``UnprocessedKeys``
-  instead of items
-  (BatchGetItem only; the x-amz-crc32 header is recomputed so botocore accepts the answer).
+  instead of items (BatchGetItem), or the second half of the write requests come back as
+  ``UnprocessedItems`` (BatchWriteItem); the x-amz-crc32 header is recomputed so botocore
+  accepts the answer.
 
 Every request that reaches the proxy is logged in ``proxy.log`` (operation, parsed body,
 what was done), so tests can check what the client sent on a retry.
@@ -277,10 +278,18 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _unprocess(request: dict, status: int, data: bytes) -> bytes:
     """A BatchGetItem answer with the second half of each table's keys (at least one) left
-    unprocessed."""
+    unprocessed; for BatchWriteItem, the second half of the write requests reported back as
+    UnprocessedItems (the server did write them: sending them again must be harmless)."""
     if status != 200:
         return data
     answer = json.loads(data)
+    if any(isinstance(v, list) for v in request.get("RequestItems", {}).values()):
+        unprocessed_items = answer.setdefault("UnprocessedItems", {})
+        for table, writes in request.get("RequestItems", {}).items():
+            held = writes[len(writes) // 2 :]
+            already = [w for w in unprocessed_items.get(table, []) if w not in held]
+            unprocessed_items[table] = already + held
+        return json.dumps(answer).encode()
     responses = answer.setdefault("Responses", {})
     unprocessed = answer.setdefault("UnprocessedKeys", {})
     for table, spec in request.get("RequestItems", {}).items():

@@ -18,3 +18,15 @@ def read_units(size: float, consistent: bool = False) -> Decimal:
     """RCU for reading `size` bytes billed as one unit (an item, or a Query/Scan page)."""
     units = Decimal(max(1, math.ceil(size / READ_UNIT_BYTES)))
     return units if consistent else units / 2
+
+
+WRITE_UNIT_BYTES = 1024
+
+
+def write_units(size: float, transactional: bool = False) -> Decimal:
+    """WCU for writing one item of `size` bytes: 1 KB units, rounded up per item, at least one;
+    a transactional write costs twice. For an update pass the larger of the old and new
+    image's size; for a delete, the deleted item's size. A write whose condition fails is
+    billed the same (DynamoDB did the work)."""
+    units = Decimal(max(1, math.ceil(size / WRITE_UNIT_BYTES)))
+    return units * 2 if transactional else units

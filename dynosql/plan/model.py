@@ -30,7 +30,18 @@ class Request:
         method = {"GetItem": "get_item", "BatchGetItem": "batch_get_item"}.get(
             self.operation, self.operation.lower()
         )
+        if self.operation in _WRITE_METHODS:
+            method = _WRITE_METHODS[self.operation]
         return f"client.{method}(**{json.dumps(_jsonable(self.params), indent=2)})"
+
+
+_WRITE_METHODS = {
+    "PutItem": "put_item",
+    "UpdateItem": "update_item",
+    "DeleteItem": "delete_item",
+    "BatchWriteItem": "batch_write_item",
+    "TransactWriteItems": "transact_write_items",
+}
 
 
 def _jsonable(value: Any) -> Any:

@@ -178,6 +178,14 @@ class Repl:
             output=output,
         )
         self._confirm_session: PromptSession | None = None
+        # writes that need a yes ("DELETE 1,234 items from orders (~1,240 WCU)?") ask here
+        session.confirm = lambda question: (
+            self.ask(f"{question} [y/N] ").strip().lower()
+            in (
+                "y",
+                "yes",
+            )
+        )
 
     # --- the loop --------------------------------------------------------------------------------
 

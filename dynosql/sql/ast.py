@@ -248,4 +248,122 @@ class SetOption:
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
-Statement = Select | Explain | ShowTables | Describe | ShowHotKeys | ShowEntities | SetOption
+# --- writes (issue 12) -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Arith:
+    """``path + value`` / ``path - value`` on the right of SET (numbers; sets for + and -)."""
+
+    op: str  # + or -
+    left: Any  # Path | Literal | Param | IfNotExists
+    right: Any
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class IfNotExists:
+    """``if_not_exists(path, value)``: the attribute's value, or `value` when it is absent."""
+
+    path: Path
+    value: Any  # Literal | Param
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class ListAppend:
+    """``list_append(a, b)``: either side a path or a list value."""
+
+    left: Any
+    right: Any
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One change of an UPDATE. `action` is ``set`` (value holds the new value), ``add``
+    (``tags = tags + {'x'}`` on a set, or a number added with ADD semantics), ``delete``
+    (``tags = tags - {'x'}`` on a set) or ``remove`` (``REMOVE path``: the attribute is
+    deleted, which is not the same as storing NULL)."""
+
+    action: str
+    path: Path
+    value: Any = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class Returning:
+    """``RETURNING *`` (the item after the write) or ``RETURNING old.*`` (before it)."""
+
+    old: bool = False
+
+
+@dataclass(frozen=True)
+class Insert:
+    """``INSERT INTO t (cols) VALUES …`` (never overwrites: each row's key must be new) and
+    ``UPSERT``/``REPLACE INTO`` (overwrites whole items). `select` is ``INSERT … SELECT``."""
+
+    table: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]  # Literal | Param, one tuple per row
+    replace: bool = False  # UPSERT / REPLACE
+    ignore_existing: bool = False  # ON CONFLICT DO NOTHING
+    select: Select | None = None
+    returning: Returning | None = None
+    verb: str = "INSERT"
+    pos: Pos = field(default=NOWHERE, compare=False)
+    table_pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class Update:
+    table: str
+    assignments: tuple[Assignment, ...]
+    where: Condition | None = None
+    returning: Returning | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+    table_pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class Delete:
+    table: str
+    where: Condition | None = None
+    returning: Returning | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+    table_pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class Transaction:
+    """``BEGIN`` (start), ``COMMIT`` (send the writes as one TransactWriteItems) or
+    ``ROLLBACK`` (discard them)."""
+
+    action: str  # begin | commit | rollback
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class Undo:
+    """``UNDO 'journal file'``."""
+
+    path: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+Write = Insert | Update | Delete
+Statement = (  # every statement: the reads above and the writes
+    Select
+    | Explain
+    | ShowTables
+    | Describe
+    | ShowHotKeys
+    | ShowEntities
+    | SetOption
+    | Insert
+    | Update
+    | Delete
+    | Transaction
+    | Undo
+)

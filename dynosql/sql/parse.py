@@ -170,9 +170,28 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
         head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
         blanked = head + chunk.text[m.end() :]
+        if _is_write(blanked):
+            return ast.Explain(
+                _parse_write(Chunk(blanked, chunk.line, chunk.col)), bool(m.group(1))
+            )
         statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
         return ast.Explain(statement, analyze=bool(m.group(1)))
+    if _is_write(chunk.text):
+        return _parse_write(chunk)
     return _parse_select(chunk)
+
+
+def _is_write(text: str) -> bool:
+    from .write_parse import is_write
+
+    return is_write(text)
+
+
+def _parse_write(chunk: Chunk) -> ast.Statement:
+    """INSERT/UPSERT/REPLACE/UPDATE/DELETE, transactions and UNDO (dynosql.sql.write_parse)."""
+    from .write_parse import parse_write
+
+    return parse_write(chunk)
 
 
 def _first(code: str) -> int:

@@ -1,0 +1,158 @@
+"""An UPDATE's changes applied to a decoded item, as DynamoDB applies its UpdateExpression.
+
+Used for the item after a write: UpdateItem returns one image (ALL_OLD, exact, atomic with
+the write), and the image after it follows from the old one and the changes. That gives
+``RETURNING *`` and the undo journal's "as the statement left it" check without a second
+read. Should this ever disagree with DynamoDB, undo lists the item as changed since and
+leaves it alone: a wrong guess here can never overwrite anything.
+
+Semantics: SET evaluates every right-hand side on the old item; ``a + b``/``a - b`` need two
+numbers; ``if_not_exists(p, v)`` is p's value, else v; ``list_append(a, b)`` joins two lists;
+ADD adds a number (a missing attribute counts as 0) or unions a set; DELETE removes elements
+from a set (an empty set disappears); REMOVE deletes a path (a list element shifts the rest).
+"""
+
+from __future__ import annotations
+
+import copy
+import decimal
+from decimal import Decimal
+from typing import Any
+
+from .. import values
+from ..sql import ast
+from ..values import MISSING
+from .predicate import resolve
+
+# DynamoDB computes with 38 significant digits
+_CONTEXT = decimal.Context(prec=38, rounding=decimal.ROUND_HALF_EVEN)
+
+
+class UpdateFailed(ValueError):
+    """The change cannot apply to this item (DynamoDB answers ValidationException)."""
+
+
+def apply_update(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) -> dict:
+    """The item after the changes (a new dict; `item` is not modified)."""
+    old = item
+    new = copy.deepcopy(item)
+    removals = []
+    for a in assignments:
+        if a.action == "set":
+            _put(new, a.path.elements, _value(a.value, old))
+        elif a.action == "add":
+            _put(new, a.path.elements, _add(resolve(old, a.path), _literal(a.value)))
+        elif a.action == "delete":
+            remaining = _delete(resolve(old, a.path), _literal(a.value))
+            if remaining is MISSING:
+                removals.append(a.path.elements)
+            else:
+                _put(new, a.path.elements, remaining)
+        elif a.action == "remove":
+            removals.append(a.path.elements)
+    # list elements are removed from the highest index down, so earlier indexes stay valid
+    for elements in sorted(removals, key=_removal_order, reverse=True):
+        _remove(new, elements)
+    return new
+
+
+def _removal_order(elements: tuple) -> tuple:
+    return tuple((1, e) if isinstance(e, int) else (0, 0) for e in elements)
+
+
+def _literal(operand: Any) -> Any:
+    if isinstance(operand, ast.Literal):
+        return operand.value
+    raise UpdateFailed(f"not a value: {operand!r}")
+
+
+def _value(operand: Any, old: dict) -> Any:
+    if isinstance(operand, ast.Literal):
+        return operand.value
+    if isinstance(operand, ast.Path):
+        found = resolve(old, operand)
+        if found is MISSING:
+            raise UpdateFailed(f"{operand.text} is missing")
+        return found
+    if isinstance(operand, ast.IfNotExists):
+        found = resolve(old, operand.path)
+        return _literal(operand.value) if found is MISSING else found
+    if isinstance(operand, ast.ListAppend):
+        left, right = _value(operand.left, old), _value(operand.right, old)
+        if not isinstance(left, list) or not isinstance(right, list):
+            raise UpdateFailed("list_append takes two lists")
+        return left + right
+    if isinstance(operand, ast.Arith):
+        left, right = _value(operand.left, old), _value(operand.right, old)
+        if values.type_of(left) != "N" or values.type_of(right) != "N":
+            raise UpdateFailed("+ and - take two numbers")
+        result = _CONTEXT.add(left, right) if operand.op == "+" else _CONTEXT.subtract(left, right)
+        return Decimal(values.format_number(result))
+    raise UpdateFailed(f"cannot evaluate {operand!r}")
+
+
+def _add(current: Any, amount: Any) -> Any:
+    code = values.type_of(amount)
+    if code == "N":
+        if current is MISSING:
+            return amount
+        if values.type_of(current) != "N":
+            raise UpdateFailed("ADD of a number to a non-number")
+        return Decimal(values.format_number(_CONTEXT.add(current, amount)))
+    if current is MISSING:
+        return amount
+    if values.type_of(current) != code:
+        raise UpdateFailed("ADD of a set to a value of another type")
+    return type(amount)(current | amount)
+
+
+def _delete(current: Any, elements: Any) -> Any:
+    if current is MISSING:
+        return MISSING
+    if values.type_of(current) != values.type_of(elements):
+        raise UpdateFailed("DELETE from a value that is not a set of that type")
+    remaining = type(current)(current - elements)
+    return remaining if remaining else MISSING
+
+
+def _put(item: Any, elements: tuple, value: Any) -> None:
+    parent = _parent(item, elements)
+    last = elements[-1]
+    if isinstance(last, int):
+        if not isinstance(parent, list):
+            raise UpdateFailed("a list index into a non-list")
+        if last >= len(parent):
+            parent.append(value)  # DynamoDB appends past the end
+        else:
+            parent[last] = value
+    else:
+        if not isinstance(parent, dict):
+            raise UpdateFailed("a path through a non-map")
+        parent[last] = value
+
+
+def _remove(item: Any, elements: tuple) -> None:
+    try:
+        parent = _parent(item, elements)
+    except UpdateFailed:
+        return
+    last = elements[-1]
+    if isinstance(last, int):
+        if isinstance(parent, list) and last < len(parent):
+            del parent[last]
+    elif isinstance(parent, dict):
+        parent.pop(last, None)
+
+
+def _parent(item: Any, elements: tuple) -> Any:
+    current = item
+    for e in elements[:-1]:
+        if isinstance(e, int):
+            if not isinstance(current, list) or e >= len(current):
+                raise UpdateFailed("the document path does not exist")
+            current = current[e]
+        else:
+            if not isinstance(current, dict) or e not in current:
+                raise UpdateFailed("the document path does not exist")
+            current = current[e]
+    return current

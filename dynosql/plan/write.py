@@ -1,0 +1,602 @@
+"""Write plans: INSERT / UPSERT / REPLACE / UPDATE / DELETE → the reads that find the keys and
+the write requests, priced. Pure: no I/O, never imports boto3.
+
+- INSERT → one PutItem per row with ``attribute_not_exists(<pk>)``: an existing key is never
+  overwritten. BatchWriteItem cannot carry a condition, so INSERT never uses it.
+- UPSERT / REPLACE → PutItem without a condition, ReturnValues ALL_OLD (the journal's old
+  image); BatchWriteItem (25 a call) when there is no journal and no RETURNING.
+- UPDATE / DELETE with the full primary key by equality (or IN) → one conditional write per
+  key, no read. Otherwise the SELECT planner finds the keys (a keys-only read, through an
+  index when exact), then one conditional write per key. Each write's condition is
+  ``attribute_exists(<pk>) AND <the WHERE>`` (the conjuncts DynamoDB can evaluate), so an item
+  changed by someone else between the read and the write is skipped, never clobbered.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .. import values
+from ..catalog import TableInfo
+from ..errors import PlanError
+from ..sql import ast
+from . import keys as K
+from .cost import write_units
+from .expressions import MAX_EXPRESSION_BYTES, Placeholders, condition_text, expressible
+from .model import Plan, Request, _jsonable
+from .planner import Options, plan_select
+
+MAX_ITEM_BYTES = 400 * 1024
+BATCH_WRITE_ITEMS = 25
+MAX_TRANSACTION_ACTIONS = 100
+SHOWN_REQUESTS = 3
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    read: Options = field(default_factory=Options)
+    journal: bool = True  # old images are needed: PutItem with ALL_OLD rather than a batch
+    transactional: bool = False  # inside BEGIN … COMMIT: priced at 2x
+
+
+@dataclass
+class WriteEstimate:
+    items: int  # items written (at most, when a read finds them)
+    rcu: Decimal  # the read that finds the keys
+    wcu: Decimal
+    exact: bool = False  # the items are known (VALUES, keys by equality)
+
+    def text(self) -> str:
+        n = f"{self.items}" if self.exact else f"up to ~{self.items}"
+        rcu = format(self.rcu.normalize(), "f")
+        wcu = format(self.wcu.normalize(), "f")
+        return f"{n} items, ~{rcu} RCU read + ~{wcu} WCU written"
+
+
+@dataclass
+class WritePlan:
+    statement: ast.Insert | ast.Update | ast.Delete
+    table: TableInfo
+    verb: str  # INSERT UPSERT REPLACE UPDATE DELETE
+    operation: str  # PutItem UpdateItem DeleteItem BatchWriteItem
+    template: dict[str, Any]  # one write's parameters, less Key (or Item)
+    estimate: WriteEstimate
+    read: Plan | None = None  # finds the keys; None when they are known
+    keys: list[dict] | None = None  # decoded keys, when known without a read
+    items: list[dict] | None = None  # decoded items to put (INSERT/UPSERT … VALUES)
+    source: Plan | None = None  # INSERT … SELECT: the read of the source rows
+    unchecked: list[str] = field(default_factory=list)  # WHERE parts not in the condition
+    warnings: list[str] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        """put, update or delete: what happens to each item."""
+        return {"UpdateItem": "update", "DeleteItem": "delete"}.get(self.operation, "put")
+
+    @property
+    def is_scan(self) -> bool:
+        return any(p is not None and p.is_scan for p in (self.read, self.source))
+
+    @property
+    def conditional(self) -> bool:
+        return "ConditionExpression" in self.template
+
+    def request(self, item_or_key: dict) -> dict[str, Any]:
+        """The parameters of one write (a PutItem's Item, or a Key for the others)."""
+        field_name = "Item" if self.operation == "PutItem" else "Key"
+        return {**self.template, field_name: values.encode_item(item_or_key)}
+
+    def key_of(self, item: dict) -> dict:
+        return {n: item[n] for n in self.table.keys.names}
+
+    def requests(self) -> list[Request]:
+        """The concrete requests when the keys or items are known (EXPLAIN, fixtures)."""
+        known = self.items if self.items is not None else self.keys
+        if known is None:
+            return []
+        if self.operation == "BatchWriteItem":
+            out = []
+            for start in range(0, len(known), BATCH_WRITE_ITEMS):
+                chunk = known[start : start + BATCH_WRITE_ITEMS]
+                puts = [{"PutRequest": {"Item": values.encode_item(i)}} for i in chunk]
+                out.append(
+                    Request(
+                        "BatchWriteItem",
+                        {"RequestItems": {self.table.name: puts}, **self.template},
+                    )
+                )
+            return out
+        return [Request(self.operation, self.request(k)) for k in known]
+
+    @property
+    def label(self) -> str:
+        how = {
+            "PutItem": "PutItem per row",
+            "UpdateItem": "UpdateItem per item",
+            "DeleteItem": "DeleteItem per item",
+            "BatchWriteItem": "BatchWriteItem, 25 rows a call",
+        }[self.operation]
+        if self.conditional:
+            how += " (conditional)"
+        return f"{self.verb} {self.table.name}: {how}"
+
+    def document(self, read_document: dict | None = None) -> dict[str, Any]:
+        """The plan as JSON data (EXPLAIN --format json)."""
+        return {
+            "statement": self.verb,
+            "table": self.table.name,
+            "operation": self.operation,
+            "read": read_document,
+            "write": _jsonable(self.template),
+            "requests": [
+                {"operation": r.operation, "params": _jsonable(r.params)}
+                for r in self.requests()[:SHOWN_REQUESTS]
+            ],
+            "unchecked": list(self.unchecked),
+            "client_steps": list(self.steps),
+            "warnings": list(self.warnings),
+            "estimate": {
+                "items": self.estimate.items,
+                "exact": self.estimate.exact,
+                "rcu": format(self.estimate.rcu.normalize(), "f"),
+                "wcu": format(self.estimate.wcu.normalize(), "f"),
+            },
+        }
+
+    def lines(self, read_lines: list[str] | None = None) -> list[str]:
+        """EXPLAIN for people: the read (when one finds the keys), then the writes."""
+        out = [self.label, f"estimate: {self.estimate.text()}"]
+        if read_lines is not None:
+            what = "the source rows" if self.source is not None else "the keys"
+            out.append(f"read ({what}):")
+            out.extend("  " + line for line in read_lines)
+        concrete = self.requests()
+        if concrete:
+            for i, request in enumerate(concrete[:SHOWN_REQUESTS], 1):
+                title = "write" if len(concrete) == 1 else f"write {i} of {len(concrete)}"
+                out.append(f"{title}:")
+                out.extend("  " + line for line in request.code().splitlines())
+            if len(concrete) > SHOWN_REQUESTS:
+                out.append(f"… and {len(concrete) - SHOWN_REQUESTS} more writes like these")
+        elif self.read is not None or self.source is not None:
+            field_name = "Item" if self.operation == "PutItem" else "Key"
+            out.append(
+                f"then, for each {'row' if self.source else 'key'} found ({field_name} filled in, 8 at a time):"
+            )
+            text = Request(self.operation, {**self.template, field_name: "…"}).code()
+            out.extend("  " + line for line in text.splitlines())
+        for part in self.unchecked:
+            out.append(f"note: {part} is checked when reading, not in the write's condition")
+        if self.steps:
+            out.append("how:")
+            out.extend(f"  - {s}" for s in self.steps)
+        out.extend(f"warning: {w}" for w in self.warnings)
+        return out
+
+
+# --- entry points --------------------------------------------------------------------------------
+
+
+def plan_write(
+    statement: ast.Insert | ast.Update | ast.Delete,
+    table: TableInfo,
+    options: WriteOptions = WriteOptions(),
+    source: TableInfo | None = None,
+) -> WritePlan:
+    """The plan of a bound write statement (`source`: INSERT … SELECT's table)."""
+    if isinstance(statement, ast.Insert):
+        return _plan_insert(statement, table, options, source)
+    return _plan_keyed(statement, table, options)
+
+
+# --- INSERT / UPSERT / REPLACE ---------------------------------------------------------------
+
+
+def _plan_insert(
+    statement: ast.Insert, table: TableInfo, options: WriteOptions, source: TableInfo | None
+) -> WritePlan:
+    ph = Placeholders()
+    template: dict[str, Any] = {"TableName": table.name}
+    if not statement.replace:
+        template["ConditionExpression"] = f"attribute_not_exists({ph.name(table.keys.pk)})"
+    elif options.journal or statement.returning is not None:
+        template["ReturnValues"] = "ALL_OLD"
+    template["ReturnConsumedCapacity"] = "TOTAL"
+    ph.into(template)
+    items: list[dict] | None = None
+    read = None
+    if statement.select is not None:
+        if source is None:
+            raise PlanError("INSERT … SELECT needs the source table")
+        read = plan_select(statement.select, source, options.read)
+        if statement.columns and statement.select.items is not None:
+            if len(statement.columns) != len(statement.select.items):
+                raise PlanError(
+                    f"{len(statement.select.items)} selected columns for "
+                    f"{len(statement.columns)} named columns"
+                )
+        n = read.estimate.items
+        wcu = write_units(table.average_item_size, options.transactional) * n
+        estimate = WriteEstimate(n, read.estimate.rcu, wcu)
+    else:
+        items = [_row_item(statement, n, row, table) for n, row in enumerate(statement.rows, 1)]
+        _no_repeats(items, table, statement)
+        wcu = sum(
+            (write_units(values.item_size(i), options.transactional) for i in items), Decimal(0)
+        )
+        estimate = WriteEstimate(len(items), Decimal(0), wcu, exact=True)
+    operation = "PutItem"
+    batch = (
+        statement.replace
+        and not options.journal
+        and statement.returning is None
+        and not options.transactional
+        and (items is None or len(items) > 1)
+    )
+    if batch:
+        operation = "BatchWriteItem"
+        template = {"ReturnConsumedCapacity": "TOTAL"}
+    plan = WritePlan(statement, table, statement.verb, operation, template, estimate, items=items)
+    plan.source = read
+    if not statement.replace:
+        plan.steps.append(
+            "a row whose key exists is not written: counted and reported"
+            + (" (ON CONFLICT DO NOTHING: not an error)" if statement.ignore_existing else "")
+        )
+        plan.steps.append("BatchWriteItem cannot carry a condition: one PutItem per row")
+    elif batch:
+        plan.steps.append("unprocessed items are sent again with backoff")
+    if read is not None:
+        plan.warnings.extend(read.warnings)
+    return plan
+
+
+def _row_item(statement: ast.Insert, n: int, row: tuple, table: TableInfo) -> dict:
+    item: dict[str, Any] = {}
+    for name, cell in zip(statement.columns, row, strict=True):
+        if not isinstance(cell, ast.Literal):
+            raise PlanError(f"no value for {name}")
+        item[name] = cell.value
+    try:
+        return check_item(item, table)
+    except PlanError as err:
+        where = f"row {n}: " if len(statement.rows) > 1 else ""
+        pos = statement.table_pos
+        raise _at(pos, f"{where}{err.message}") from None
+
+
+def check_item(item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE) -> dict:
+    """An item that DynamoDB will accept for `table`, or a PlanError saying why not: the
+    primary key present with its declared types and lengths, index key attributes of their
+    declared types, no empty set, at most 400 KB."""
+    keys = table.keys
+    for name, key_type, limit in (
+        (keys.pk, keys.pk_type, K.MAX_PK_BYTES),
+        (keys.sk, keys.sk_type, K.MAX_SK_BYTES),
+    ):
+        if name is None:
+            continue
+        if name not in item:
+            raise _at(pos, f"every row needs the key attribute {name} (a key of {table.name})")
+        _check_key_value(name, key_type or "S", item[name], limit, pos, f"a key of {table.name}")
+    for index_name, name, key_type in index_keys(table):
+        if name in item and name not in keys.names:
+            _check_key_value(name, key_type, item[name], None, pos, f"a key of index {index_name}")
+    for name, value in item.items():
+        _check_value(name, value, pos)
+    size = values.item_size(item)
+    if size > MAX_ITEM_BYTES:
+        raise _at(pos, f"an item of {size:,} bytes is over DynamoDB's 400 KB item limit")
+    return item
+
+
+def index_keys(table: TableInfo) -> list[tuple[str, str, str]]:
+    """(index, attribute, declared type) of every index key attribute."""
+    out = []
+    for ix in table.indexes:
+        for name, key_type in ((ix.keys.pk, ix.keys.pk_type), (ix.keys.sk, ix.keys.sk_type)):
+            if name is not None:
+                out.append((ix.name or "", name, key_type or "S"))
+    return out
+
+
+_TYPE_WORDS = {"S": "a string", "N": "a number", "B": "binary"}
+
+
+def _check_key_value(
+    name: str, key_type: str, value: Any, limit: int | None, pos: ast.Pos, what: str
+) -> None:
+    got = values.type_of(value)
+    if got != key_type:
+        raise _at(
+            pos,
+            f"{name} is {what} of type {key_type}: it takes {_TYPE_WORDS.get(key_type, key_type)}, "
+            f"not {_TYPE_WORDS.get(got or '', got or 'nothing')} ({_show(value)})",
+        )
+    if limit is not None and not K.key_value_ok(value, key_type, limit):
+        raise _at(pos, f"{name}: a key value must be 1 to {limit} bytes")
+    if limit is None and got in ("S", "B") and not value:
+        raise _at(pos, f"{name} is {what}: it cannot be empty")
+
+
+def _check_value(name: str, value: Any, pos: ast.Pos) -> None:
+    code = values.type_of(value)
+    if code in ("SS", "NS", "BS") and not value:
+        raise _at(pos, f"{name}: DynamoDB has no empty sets")
+    if code == "L":
+        for v in value:
+            _check_value(name, v, pos)
+    if code == "M":
+        for k, v in value.items():
+            _check_value(f"{name}.{k}", v, pos)
+
+
+def _show(value: Any) -> str:
+    if values.type_of(value) == "N":
+        return values.format_number(value)
+    text = json.dumps(values.to_json(value), ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _at(pos: ast.Pos, message: str) -> PlanError:
+    if pos.line:
+        return PlanError(message, pos.line, pos.col)
+    return PlanError(message)
+
+
+def _no_repeats(items: list[dict], table: TableInfo, statement: ast.Insert) -> None:
+    seen: dict[Any, int] = {}
+    for n, item in enumerate(items, 1):
+        key = tuple(values.hashable(item[k]) for k in table.keys.names)
+        if key in seen:
+            raise _at(
+                statement.pos,
+                f"row {n} repeats the key of row {seen[key]}: one statement writes each item once",
+            )
+        seen[key] = n
+
+
+# --- UPDATE / DELETE -----------------------------------------------------------------------------
+
+
+def _plan_keyed(
+    statement: ast.Update | ast.Delete, table: TableInfo, options: WriteOptions
+) -> WritePlan:
+    verb = "UPDATE" if isinstance(statement, ast.Update) else "DELETE"
+    ph = Placeholders()
+    template: dict[str, Any] = {"TableName": table.name}
+    assignments: tuple[ast.Assignment, ...] = ()
+    if isinstance(statement, ast.Update):
+        assignments = normalize(statement.assignments)
+        check_assignments(assignments, table)
+        template["UpdateExpression"] = update_expression(assignments, ph)
+    where = statement.where
+    kept, unchecked = _condition_parts(where)
+    if not options.read.typed_filters:
+        kept = [_type_guarded(c) for c in kept]
+    exists = ast.Function("attribute_exists", ast.Path((table.keys.pk,), table.keys.pk))
+    condition = condition_text(ast.And((exists, *kept)) if kept else exists, ph)
+    template["ConditionExpression"] = condition
+    template["ReturnValues"] = "ALL_OLD"
+    template["ReturnConsumedCapacity"] = "TOTAL"
+    ph.into(template)
+    for name in ("UpdateExpression", "ConditionExpression"):
+        if len(template.get(name, "").encode("utf-8")) > MAX_EXPRESSION_BYTES:
+            raise PlanError(f"the {name} would be over DynamoDB's 4 KB limit: split the statement")
+    operation = "UpdateItem" if verb == "UPDATE" else "DeleteItem"
+
+    select = ast.Select(
+        table=table.name,
+        index=None,
+        items=tuple(ast.SelectItem(ast.Path((k,), k)) for k in table.keys.names),
+        where=where,
+        pos=statement.pos,
+        table_pos=statement.table_pos,
+    )
+    read = plan_select(select, table, options.read)
+    keys = None
+    if read.operation == "Nothing":
+        keys = []
+    elif read.operation in ("GetItem", "BatchGetItem") and not unchecked:
+        keys = _keys_of(read, table)
+    size = table.average_item_size
+    if verb == "UPDATE":
+        size += sum(values.value_size(a.value.value) for a in assignments if _is_literal(a))
+    per_item = write_units(size, options.transactional)
+    if keys is not None:
+        estimate = WriteEstimate(len(keys), Decimal(0), per_item * len(keys), exact=True)
+        plan = WritePlan(statement, table, verb, operation, template, estimate, keys=keys)
+        if read.operation == "Nothing":
+            plan.warnings.extend(read.warnings)
+        plan.steps.append("no read: the keys are in the WHERE")
+    else:
+        n = read.estimate.items
+        estimate = WriteEstimate(n, read.estimate.rcu, per_item * n)
+        plan = WritePlan(statement, table, verb, operation, template, estimate, read=read)
+        plan.warnings.extend(read.warnings)
+        plan.steps.append(
+            "an item changed by another writer after the read fails the condition: skipped and "
+            "counted, never overwritten"
+        )
+    plan.unchecked = [_sql_text(c) for c in unchecked]
+    return plan
+
+
+def _is_literal(a: ast.Assignment) -> bool:
+    return a.action == "set" and isinstance(a.value, ast.Literal)
+
+
+def _condition_parts(
+    where: ast.Condition | None,
+) -> tuple[list[ast.Condition], list[ast.Condition]]:
+    """The WHERE's conjuncts DynamoDB can check in a ConditionExpression, and the rest."""
+    if where is None:
+        return [], []
+    parts = list(where.items) if isinstance(where, ast.And) else [where]
+    kept = [p for p in parts if expressible(p)]
+    return kept, [p for p in parts if not expressible(p)]
+
+
+def _type_guarded(condition: ast.Condition) -> ast.Condition:
+    """For a backend (moto) that fails on an ordering comparison between two types instead of
+    answering false: ``attribute_type(p, 'N') AND p > :v``, the same truth everywhere."""
+    if isinstance(condition, ast.And | ast.Or):
+        return type(condition)(tuple(_type_guarded(c) for c in condition.items))
+    if isinstance(condition, ast.Not):
+        return ast.Not(_type_guarded(condition.item))
+    if isinstance(condition, ast.Compare) and condition.op not in ("=", "<>"):
+        operands = [condition.left, condition.right]
+    elif isinstance(condition, ast.Between):
+        operands = [condition.operand, condition.low, condition.high]
+    else:
+        return condition
+    literal = next((o for o in operands if isinstance(o, ast.Literal)), None)
+    paths = [o for o in operands if isinstance(o, ast.Path)]
+    if literal is None or not paths:
+        return condition
+    code = ast.Literal(values.type_of(literal.value))
+    guards = tuple(ast.Function("attribute_type", p, code) for p in paths)
+    return ast.And((*guards, condition))
+
+
+def _keys_of(read: Plan, table: TableInfo) -> list[dict]:
+    out: list[dict] = []
+    for request in read.requests:
+        if request.operation == "GetItem":
+            out.append(values.decode_item(request.params["Key"]))
+        else:
+            spec = request.params["RequestItems"][table.name]
+            out.extend(values.decode_item(k) for k in spec["Keys"])
+    return out
+
+
+def normalize(assignments: tuple[ast.Assignment, ...]) -> tuple[ast.Assignment, ...]:
+    """``tags = tags + :s`` with a bound set value is an ADD (DELETE for ``-``)."""
+    out = []
+    for a in assignments:
+        v = a.value
+        if (
+            a.action == "set"
+            and isinstance(v, ast.Arith)
+            and v.left == a.path
+            and isinstance(v.right, ast.Literal)
+            and values.type_of(v.right.value) in ("SS", "NS", "BS")
+        ):
+            a = ast.Assignment("add" if v.op == "+" else "delete", a.path, v.right, a.pos)
+        out.append(a)
+    return tuple(out)
+
+
+def check_assignments(assignments: tuple[ast.Assignment, ...], table: TableInfo) -> None:
+    """Refuse, before any request, what DynamoDB would refuse: a key attribute changed, an index
+    key attribute given a value of another type, a path under an index key, an empty set."""
+    index_types = {name: (ix, t) for ix, name, t in index_keys(table)}
+    for a in assignments:
+        root = a.path.root
+        pos = a.path.pos
+        if root in table.keys.names:
+            raise _at(
+                pos,
+                f"{root} is a key attribute of {table.name}: it can never be changed "
+                "(DELETE the item and INSERT it with the new key)",
+            )
+        if root in index_types:
+            index_name, key_type = index_types[root]
+            if not a.path.is_attribute:
+                raise _at(
+                    pos, f"{root} is a key of index {index_name} ({key_type}): it has no paths"
+                )
+            if a.action in ("add", "delete"):
+                raise _at(
+                    pos,
+                    f"{root} is a key of index {index_name}: it takes {_TYPE_WORDS[key_type]}, not a set",
+                )
+            if a.action == "set":
+                got = _result_type(a.value)
+                if got is not None and got != key_type:
+                    raise _at(
+                        pos,
+                        f"{root} is a key of index {index_name} of type {key_type}: it takes "
+                        f"{_TYPE_WORDS[key_type]}, not {_TYPE_WORDS.get(got, got)}",
+                    )
+                if isinstance(a.value, ast.Literal) and got in ("S", "B") and not a.value.value:
+                    raise _at(pos, f"{root} is a key of index {index_name}: it cannot be empty")
+        if a.action == "set" and isinstance(a.value, ast.Literal):
+            _check_value(a.path.text, a.value.value, pos)
+        if a.action in ("add", "delete"):
+            if not isinstance(a.value, ast.Literal) or values.type_of(a.value.value) not in (
+                "SS",
+                "NS",
+                "BS",
+                "N",
+            ):
+                raise _at(pos, f"{a.path.text}: + and - with a set take a set literal {{…}}")
+            _check_value(a.path.text, a.value.value, pos)
+
+
+def _result_type(value: Any) -> str | None:
+    """The type an assignment's right side produces, when it is known without the item."""
+    if isinstance(value, ast.Literal):
+        return values.type_of(value.value)
+    if isinstance(value, ast.Arith):
+        return "N"
+    if isinstance(value, ast.ListAppend):
+        return "L"
+    if isinstance(value, ast.IfNotExists):
+        return _result_type(value.value)
+    return None
+
+
+def update_expression(assignments: tuple[ast.Assignment, ...], ph: Placeholders) -> str:
+    """SET …, REMOVE …, ADD …, DELETE … (every name and value through placeholders)."""
+    clauses: dict[str, list[str]] = {"SET": [], "REMOVE": [], "ADD": [], "DELETE": []}
+    for a in assignments:
+        path = ph.path(a.path)
+        if a.action == "set":
+            clauses["SET"].append(f"{path} = {_update_operand(a.value, ph)}")
+        elif a.action == "remove":
+            clauses["REMOVE"].append(path)
+        elif a.action == "add":
+            clauses["ADD"].append(f"{path} {ph.value(a.value.value)}")
+        else:
+            clauses["DELETE"].append(f"{path} {ph.value(a.value.value)}")
+    return " ".join(f"{word} {', '.join(parts)}" for word, parts in clauses.items() if parts)
+
+
+def _update_operand(value: Any, ph: Placeholders) -> str:
+    if isinstance(value, ast.Literal):
+        return ph.value(value.value)
+    if isinstance(value, ast.Path):
+        return ph.path(value)
+    if isinstance(value, ast.IfNotExists):
+        return f"if_not_exists({ph.path(value.path)}, {_update_operand(value.value, ph)})"
+    if isinstance(value, ast.ListAppend):
+        return f"list_append({_update_operand(value.left, ph)}, {_update_operand(value.right, ph)})"
+    if isinstance(value, ast.Arith):
+        for side in (value.left, value.right):
+            if isinstance(side, ast.Arith | ast.ListAppend):
+                raise PlanError("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2")
+        return f"{_update_operand(value.left, ph)} {value.op} {_update_operand(value.right, ph)}"
+    raise PlanError(f"cannot write {value!r} in an UpdateExpression")
+
+
+def _sql_text(condition: ast.Condition) -> str:
+    if isinstance(condition, ast.Like):
+        return f"{condition.path.text} LIKE '{condition.pattern}'"
+    if isinstance(condition, ast.Compare):
+        return f"{_operand_sql(condition.left)} {condition.op} {_operand_sql(condition.right)}"
+    return type(condition).__name__
+
+
+def _operand_sql(operand: Any) -> str:
+    if isinstance(operand, ast.Path):
+        return operand.text
+    if isinstance(operand, ast.Size):
+        return f"size({operand.path.text})"
+    if isinstance(operand, ast.Literal):
+        return _show(operand.value)
+    return "?"

@@ -1,0 +1,374 @@
+"""INSERT / UPSERT / REPLACE / UPDATE / DELETE / BEGIN / COMMIT / ROLLBACK / UNDO → ast.
+
+sqlglot parses INSERT, UPDATE and DELETE; UPSERT and REPLACE are read as INSERT (the leading
+word is swapped for one of the same length, so positions stay right). DynamoDB's REMOVE has no
+SQL spelling, so ``REMOVE a, b.c`` inside an UPDATE is cut out (blanked, positions kept) and its
+paths parsed on their own. Values use the SELECT grammar's literals plus ``{'a', 'b'}`` (a set:
+strings or numbers), ``[1, 'x']`` (a list) and ``{'k': 1}`` (a map).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from .. import values
+from ..errors import SqlError
+from . import ast
+from .parse import DynoSQL, _Converter, _error, _first, _pos, _sql, _syntax_error, _unquote
+from .split import Chunk, code_only, strip_comments, unterminated_quote
+
+WRITE_WORDS = ("INSERT", "UPSERT", "REPLACE", "UPDATE", "DELETE")
+_LEADING = re.compile(
+    r"\s*(INSERT|UPSERT|REPLACE|UPDATE|DELETE|BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK|UNDO)\b",
+    re.I,
+)
+_TRANSACTION = re.compile(
+    r"\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK)(?:\s+(?:WORK|TRANSACTION))?\s*$", re.I
+)
+_UNDO = re.compile(r"\s*UNDO\s+'((?:[^']|'')+)'\s*$", re.I)
+_REMOVE = re.compile(r",?\s*\bREMOVE\b", re.I)
+_REMOVE_END = re.compile(r"\b(WHERE|RETURNING)\b", re.I)
+
+
+def is_write(chunk_text: str) -> bool:
+    """Whether the statement starts with a word this module parses."""
+    return bool(_LEADING.match(strip_comments(chunk_text)))
+
+
+def parse_write(chunk: Chunk) -> ast.Statement:
+    code = strip_comments(chunk.text)
+    if m := _TRANSACTION.match(code):
+        word = m.group(1).split()[0].upper()
+        action = {"BEGIN": "begin", "START": "begin", "COMMIT": "commit"}.get(word, "rollback")
+        return ast.Transaction(action, _pos(chunk, code, m.start(1)))
+    if re.match(r"\s*UNDO\b", code, re.I):
+        m = _UNDO.match(code)
+        if not m:
+            raise _error(chunk, code, _first(code), "UNDO takes a journal file name: UNDO 'file'")
+        return ast.Undo(m.group(1).replace("''", "'"), _pos(chunk, code, m.start(1)))
+    if _TRANSACTION.match(code.split(None, 1)[0] if code.split() else ""):
+        raise _error(chunk, code, _first(code), "BEGIN, COMMIT and ROLLBACK take no arguments")
+    opened = unterminated_quote(chunk.text)
+    if opened is not None:
+        what = "string" if chunk.text[opened] == "'" else "quoted name"
+        raise _error(
+            chunk, chunk.text, opened, f"unterminated {what}: no closing {chunk.text[opened]}"
+        )
+    text = chunk.text
+    start = _first(code_only(text))
+    word = code_only(text)[start:].split(None, 1)[0].upper()
+    if word in ("UPSERT", "REPLACE"):
+        text = text[:start] + "INSERT".ljust(len(word)) + text[start + len(word) :]
+    converter = _WriteConverter(Chunk(text, chunk.line, chunk.col), verb=word)
+    removes: list[ast.Assignment] = []
+    if word == "UPDATE":
+        text, removes = converter.cut_removes(text)
+        dummy_at = converter.dummy_at
+        converter = _WriteConverter(Chunk(text, chunk.line, chunk.col), verb=word)
+        converter.dummy_at = dummy_at
+    try:
+        trees = [t for t in sqlglot.parse(text, read=DynoSQL) if t is not None]
+        if len(trees) != 1:
+            raise SqlError("expected one statement", chunk.line, chunk.col)
+        return converter.statement(trees[0], removes)
+    except (ParseError, TokenError) as err:
+        raise _syntax_error(Chunk(text, chunk.line, chunk.col), err) from None
+    except RecursionError:
+        raise SqlError("the statement nests too deeply", chunk.line, chunk.col) from None
+
+
+_DUMMY = "_"  # the placeholder assignment that stands for a cut-out REMOVE when there is no SET
+
+
+class _WriteConverter(_Converter):
+    def __init__(self, chunk: Chunk, verb: str):
+        super().__init__(chunk)
+        self.verb = verb
+        self.dummy_at: int | None = None
+
+    # --- REMOVE ---------------------------------------------------------------------------------
+
+    def cut_removes(self, text: str) -> tuple[str, list[ast.Assignment]]:
+        """Blank ``[,] REMOVE p, q`` out of an UPDATE; parse the paths on their own."""
+        code = code_only(text)
+        m = _REMOVE.search(code)
+        if not m:
+            return text, []
+        word = m.end() - len("REMOVE")
+        end_m = _REMOVE_END.search(code, m.end())
+        end = end_m.start() if end_m else len(code)
+        # the paths alone, with SELECT in place of REMOVE (same length: positions stay right)
+        only = "".join(c if c == "\n" else " " for c in text[:word])
+        only += "SELECT" + text[word + 6 : end]
+        only += "".join(c if c == "\n" else " " for c in text[end:])
+        try:
+            tree = sqlglot.parse_one(only, read=DynoSQL)
+        except (ParseError, TokenError) as err:
+            raise _syntax_error(Chunk(only, self.chunk.line, self.chunk.col), err) from None
+        if not isinstance(tree, exp.Select) or tree.args.get("from_") or tree.args.get("from"):
+            raise self.fail("REMOVE takes attribute paths: REMOVE a, b.c", at=self.at(word))
+        removes = []
+        for e in tree.expressions:
+            if not isinstance(e, exp.Column | exp.Dot | exp.Bracket):
+                raise self.fail("REMOVE takes attribute paths: REMOVE a, b.c", e)
+            path = self.path(e)
+            removes.append(ast.Assignment("remove", path, None, path.pos))
+        blank = "".join(c if c == "\n" else " " for c in text[m.start() : end])
+        has_set = re.search(r"\bSET\b", code[: m.start()], re.I)
+        if not has_set:
+            filler = f" SET {_DUMMY}=1"
+            if len(blank) < len(filler):  # pragma: no cover - "REMOVE x" is long enough
+                raise self.fail("REMOVE takes attribute paths: REMOVE a, b.c", at=self.at(word))
+            blank = filler + blank[len(filler) :]
+            self.dummy_at = m.start()
+        return text[: m.start()] + blank + text[end:], removes
+
+    # --- statements -----------------------------------------------------------------------------
+
+    def statement(self, tree: exp.Expression, removes: list[ast.Assignment]) -> ast.Statement:
+        start = self.at(_first(self.code))
+        if isinstance(tree, exp.Insert):
+            return self.insert(tree, start)
+        if isinstance(tree, exp.Update):
+            return self.update(tree, start, removes)
+        if isinstance(tree, exp.Delete):
+            return self.delete(tree, start)
+        raise self.fail(f"cannot read this {self.verb} statement", at=start)
+
+    def table_name(self, node: exp.Expression | None) -> tuple[str, ast.Pos]:
+        if isinstance(node, exp.Schema):
+            node = node.this
+        if not isinstance(node, exp.Table) or not node.name:
+            raise self.fail(f"{self.verb} takes a table name", node)
+        if node.db or node.args.get("catalog"):
+            raise self.fail(f"{self.verb} writes to a table, not an index", node)
+        if node.args.get("alias"):
+            raise self.fail("table aliases are not supported", node.args["alias"])
+        return node.name, self.pos(node)
+
+    def returning(self, tree: exp.Expression) -> ast.Returning | None:
+        node = tree.args.get("returning")
+        if node is None:
+            return None
+        items = node.expressions
+        if len(items) == 1 and isinstance(items[0], exp.Star):
+            return ast.Returning(old=False)
+        if (
+            len(items) == 1
+            and isinstance(items[0], exp.Column)
+            and isinstance(items[0].this, exp.Star)
+            and items[0].table in ("old", "new")
+        ):
+            return ast.Returning(old=items[0].table == "old")
+        raise self.fail("RETURNING takes * (the item after the write) or old.* (before)", node)
+
+    def insert(self, tree: exp.Insert, start: ast.Pos) -> ast.Insert:
+        verb = self.verb
+        table, table_pos = self.table_name(tree.this)
+        columns: tuple[str, ...] = ()
+        if isinstance(tree.this, exp.Schema):
+            columns = tuple(i.name for i in tree.this.expressions)
+            for i, name in enumerate(columns):
+                if name in columns[:i]:
+                    raise self.fail(f"column {name} is named twice", tree.this.expressions[i])
+        for flag in ("overwrite", "ignore", "partition", "by_name", "exists"):
+            if tree.args.get(flag):
+                raise self.fail(f"{verb} … {flag.upper()} is not supported", at=start)
+        ignore = False
+        conflict = tree.args.get("conflict")
+        if conflict is not None:
+            action = conflict.args.get("action")
+            if (
+                verb != "INSERT"
+                or conflict.args.get("duplicate")
+                or conflict.args.get("conflict_keys")
+                or not isinstance(action, exp.Var)
+                or action.name.upper() != "DO NOTHING"
+            ):
+                raise self.fail(
+                    "only INSERT … ON CONFLICT DO NOTHING is supported (UPSERT overwrites)",
+                    at=self.find(r"\bON\s+CONFLICT\b"),
+                )
+            ignore = True
+        source = tree.expression
+        rows: tuple[tuple[Any, ...], ...] = ()
+        select = None
+        if isinstance(source, exp.Values):
+            if not columns:
+                raise self.fail(
+                    f"{verb} INTO {table} needs its column names: {verb} INTO {table} (a, b) "
+                    "VALUES (…)",
+                    at=table_pos,
+                )
+            out = []
+            for row in source.expressions:
+                cells = row.expressions if isinstance(row, exp.Tuple) else [row]
+                if len(cells) != len(columns):
+                    raise self.fail(f"{len(cells)} values for {len(columns)} columns", row)
+                # no position per value: finding each one in the text is quadratic in the rows,
+                # and a bad value is reported by its row number instead
+                out.append(tuple(self.value_operand(c, locate=False) for c in cells))
+            rows = tuple(out)
+        elif isinstance(source, exp.Select):
+            select = self.select(source)
+            if select.is_aggregate or select.distinct:
+                raise self.fail(f"{verb} … SELECT takes plain rows, not aggregates", source)
+        else:
+            raise self.fail(f"{verb} takes VALUES (…) or SELECT …", source or tree)
+        return ast.Insert(
+            table,
+            columns,
+            rows,
+            replace=verb != "INSERT",
+            ignore_existing=ignore,
+            select=select,
+            returning=self.returning(tree),
+            verb=verb,
+            pos=start,
+            table_pos=table_pos,
+        )
+
+    def update(self, tree: exp.Update, start: ast.Pos, removes: list[ast.Assignment]) -> ast.Update:
+        table, table_pos = self.table_name(tree.this)
+        for arg in ("from_", "from", "joins", "order", "limit", "with_"):
+            if tree.args.get(arg):
+                raise self.fail(f"UPDATE … {arg.rstrip('_').upper()} is not supported", at=start)
+        assignments = []
+        for e in tree.expressions:
+            if self.dummy_at is not None and isinstance(e, exp.EQ):
+                left = e.this
+                if isinstance(left, exp.Column) and left.name == _DUMMY and not left.table:
+                    continue
+            assignments.append(self.assignment(e))
+        assignments.extend(removes)
+        seen: dict[tuple, ast.Assignment] = {}
+        for a in assignments:
+            for other in seen.values():
+                if _overlap(a.path.elements, other.path.elements):
+                    raise SqlError(
+                        f"{a.path.text} is changed twice (DynamoDB allows one change per path)",
+                        a.path.pos.line,
+                        a.path.pos.col,
+                    )
+            seen[a.path.elements] = a
+        where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
+        return ast.Update(table, tuple(assignments), where, self.returning(tree), start, table_pos)
+
+    def delete(self, tree: exp.Delete, start: ast.Pos) -> ast.Delete:
+        table, table_pos = self.table_name(tree.this)
+        for arg in ("using", "limit", "order", "with_", "tables"):
+            if tree.args.get(arg):
+                raise self.fail(f"DELETE … {arg.rstrip('_').upper()} is not supported", at=start)
+        where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
+        return ast.Delete(table, where, self.returning(tree), start, table_pos)
+
+    # --- assignments ----------------------------------------------------------------------------
+
+    def assignment(self, e: exp.Expression) -> ast.Assignment:
+        if not isinstance(e, exp.EQ):
+            raise self.fail(f"{_sql(e)}: SET takes path = value", e)
+        path = self.path(e.this)
+        right = e.expression
+        if isinstance(right, exp.Add | exp.Sub):
+            op = "+" if isinstance(right, exp.Add) else "-"
+            left = self.update_operand(right.this)
+            other = self.update_operand(right.expression)
+            set_literal = _set_value(other)
+            if left == path and set_literal is not None:
+                # tags = tags + {'x'} / tags - {'x'}: DynamoDB's ADD / DELETE on a set
+                return ast.Assignment("add" if op == "+" else "delete", path, other, path.pos)
+            if set_literal is not None or _set_value(left) is not None:
+                raise self.fail(
+                    f"sets change in place: {path.text} = {path.text} + {{…}} (or - {{…}})", e
+                )
+            return ast.Assignment(
+                "set", path, ast.Arith(op, left, other, self.pos(right)), path.pos
+            )
+        value = self.update_operand(right)
+        if isinstance(value, ast.Literal) and values.type_of(value.value) in ("SS", "NS", "BS"):
+            if not value.value:
+                raise self.fail("DynamoDB has no empty sets", right)
+        return ast.Assignment("set", path, value, path.pos)
+
+    def update_operand(self, e: exp.Expression) -> Any:
+        if isinstance(e, exp.Paren):
+            return self.update_operand(e.this)
+        if isinstance(e, exp.Add | exp.Sub):
+            raise self.fail("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2", e)
+        if isinstance(e, exp.Anonymous) and e.name.lower() in ("if_not_exists", "list_append"):
+            args = e.expressions
+            if len(args) != 2:
+                raise self.fail(f"{e.name.lower()}() takes 2 arguments", e)
+            if e.name.lower() == "if_not_exists":
+                return ast.IfNotExists(self.path(args[0]), self.value_operand(args[1]), self.pos(e))
+            return ast.ListAppend(
+                self.update_operand(args[0]), self.update_operand(args[1]), self.pos(e)
+            )
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket) and not (
+            isinstance(e, exp.Column) and isinstance(e.this, exp.Star)
+        ):
+            return self.path(e)
+        return self.value_operand(e)
+
+    # --- values ---------------------------------------------------------------------------------
+
+    def value_operand(self, e: exp.Expression, locate: bool = True) -> ast.Literal | ast.Param:
+        if isinstance(e, exp.Placeholder):
+            if not e.name or e.name == "?":
+                raise self.fail("parameters are named: :name", at=self.find(r"\?"))
+            return ast.Param(e.name, self.pos(e) if locate else ast.NOWHERE)
+        return ast.Literal(self.value(e), self.pos(e) if locate else ast.NOWHERE)
+
+    def value(self, e: exp.Expression) -> Any:
+        if isinstance(e, exp.Paren):
+            return self.value(e.this)
+        if isinstance(e, exp.Literal):
+            return e.this if e.is_string else self.number(e.this, e)
+        if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
+            return -self.number(e.this.this, e)
+        if isinstance(e, exp.Boolean):
+            return bool(e.this)
+        if isinstance(e, exp.Null):
+            return None
+        if isinstance(e, exp.Array):
+            return [self.value(v) for v in e.expressions]
+        if isinstance(e, exp.Struct):
+            items = e.expressions
+            if items and all(isinstance(i, exp.PropertyEQ) for i in items):
+                out: dict[str, Any] = {}
+                for i in items:
+                    out[i.this.name] = self.value(i.expression)
+                return out
+            if not items:
+                return {}
+            elements = [self.value(i) for i in items]
+            kinds = {values.type_of(v) for v in elements}
+            if kinds == {"S"}:
+                return values.StringSet(elements)
+            if kinds == {"N"}:
+                return values.NumberSet(elements)
+            raise self.fail(
+                "a set holds strings or numbers, all of one type: {'a', 'b'} or {1, 2}", e
+            )
+        raise self.fail(
+            f"{_sql(e)} is not a value: use a literal, a list [..], a map or set {{..}}", e
+        )
+
+
+def _set_value(operand: Any) -> Any:
+    if isinstance(operand, ast.Literal) and values.type_of(operand.value) in ("SS", "NS", "BS"):
+        return operand.value
+    return None
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+__all__ = ["WRITE_WORDS", "is_write", "parse_write", "_unquote"]

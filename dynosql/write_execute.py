@@ -1,0 +1,394 @@
+"""Run writes with boto3: concurrent conditional writes, batches, retries, pacing, capacity.
+
+- `run_writes`: one PutItem/UpdateItem/DeleteItem per target, several in flight (threads). A
+  failed condition (ConditionalCheckFailedException) is not an error: the item is skipped and
+  counted. Throttles, 5xx and dropped connections are retried with backoff (execute.retryable).
+  Every write that succeeded is in the journal (flushed) before the next one starts counting;
+  on Ctrl-C, --max-wcu or an error no new write starts and the ones in flight finish (and are
+  journaled) before the exception goes on.
+- `write_batches`: BatchWriteItem, 25 requests a call, UnprocessedItems sent again with
+  exponential backoff; reusable (UPSERT without a journal, COPY FROM).
+- Capacity: ReturnConsumedCapacity=TOTAL, summed; on a backend that reports none (moto) each
+  write is estimated by plan.cost.write_units from the images and labelled ``est.``.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from . import values
+from .errors import ExecutionError, GuardError, classify, translate_error
+from .evaluate.update import UpdateFailed, apply_update
+from .execute import RETRY_BASE_SECONDS, RETRY_CAP_SECONDS, _reported, retryable
+from .plan.cost import write_units
+from .result import Stats, format_capacity
+
+CONDITION_FAILED = "ConditionalCheckFailedException"
+RETRY_CODES = frozenset({"TransactionConflictException"})  # an item in a transaction: try again
+MAX_UNPROCESSED_ROUNDS = 12
+BATCH_SIZE = 25
+WORKERS = 8
+
+
+@dataclass
+class WriteLimits:
+    """Guards on a statement's writes: a cap and a pace (capacity units per second)."""
+
+    max_wcu: Decimal | None = None
+    rate_limit: Decimal | None = None
+
+
+@dataclass
+class WriteStats(Stats):
+    """A write statement's counts, filled in as it runs."""
+
+    verb: str = ""
+    table: str = ""
+    matched: int = 0  # items the read found (or keys/rows given)
+    changed: int = 0  # writes that succeeded
+    skipped: int = 0  # condition failed: changed by someone else, or (INSERT) the key exists
+    wcu: Decimal = Decimal(0)
+    wcu_estimated: bool = False
+    dry_run: bool = False
+    journal: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def capacity_text(self) -> str:
+        """``RCU read + WCU written``, each labelled ``est.`` when estimated."""
+        value = format_capacity(self.wcu)
+        wcu = f"~{value} WCU est." if self.wcu_estimated else f"{value} WCU"
+        return f"{super().capacity_text()} + {wcu}"
+
+    def counts(self) -> str:
+        if self.dry_run:
+            return f"dry run: {self.matched:,} items would be written, nothing was written"
+        skipped = "already existed" if self.verb == "INSERT" else "skipped (changed since read)"
+        return f"{self.matched:,} matched, {self.changed:,} written, {self.skipped:,} {skipped}"
+
+    def footer(self, rows: bool = True) -> str:
+        parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"] if rows else []
+        parts.append(f"{self.verb} {self.table}: {self.counts()}")
+        if self.operations:
+            parts.append(", ".join(self.operations))
+        parts.append(self.capacity_text())
+        parts.append(f"{self.elapsed:.3f}s")
+        if self.journal:
+            parts.append(f"journal {self.journal}")
+        return " · ".join(parts)
+
+
+# --- one write per target ----------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What one write did: `written` False when its condition failed."""
+
+    target: dict
+    written: bool
+    old: dict | None = None
+    new: dict | None = None
+
+
+class Writer:
+    """Sends writes for one statement: retries, capacity, pacing, the journal."""
+
+    def __init__(
+        self,
+        client: Any,
+        stats: WriteStats,
+        *,
+        estimating: bool = False,
+        limits: WriteLimits | None = None,
+        workers: int = WORKERS,
+        transactional: bool = False,
+    ):
+        self.client = client
+        self.stats = stats
+        self.estimating = estimating
+        self.limits = limits or WriteLimits()
+        self.workers = workers
+        self.transactional = transactional
+        stats.wcu_estimated = estimating
+
+    def call(self, method: str, params: dict) -> dict | None:
+        """One request, retried while retrying can help; None when its condition failed."""
+        attempt = 0
+        while True:
+            try:
+                response = getattr(self.client, method)(**params)
+                break
+            except Exception as err:
+                failure = classify(err)
+                if failure.code == CONDITION_FAILED:
+                    with self.stats.lock:
+                        self.stats.requests += 1
+                    return None
+                rounds = retryable(err)
+                if failure.code in RETRY_CODES:
+                    rounds = 6
+                if attempt >= rounds:
+                    if failure.kind == "throttle":
+                        raise ExecutionError(
+                            f"DynamoDB kept throttling the writes after retries ({failure.code}): "
+                            f"{failure.message}"
+                        ) from err
+                    raise translate_error(err) from err
+                time.sleep(
+                    random.uniform(0, min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2**attempt))
+                )
+                attempt += 1
+        with self.stats.lock:
+            self.stats.requests += 1
+            if not self.estimating:
+                self.stats.wcu += _reported(response.get("ConsumedCapacity"))
+        return response
+
+    def charge(self, units: Decimal) -> None:
+        """Estimated capacity of one write (only when the backend reports none)."""
+        if self.estimating:
+            with self.stats.lock:
+                self.stats.wcu += units
+
+    def item_units(self, *images: dict | None) -> Decimal:
+        size = max((values.item_size(i) for i in images if i is not None), default=1)
+        return write_units(size, self.transactional)
+
+    def pace(self) -> None:
+        """--rate-limit: keep the statement under N units a second (a token bucket)."""
+        limits, stats = self.limits, self.stats
+        if limits.rate_limit:
+            ahead = float(stats.wcu / limits.rate_limit) - stats.elapsed
+            if ahead > 0:
+                time.sleep(ahead)
+
+    def _within_cap(self, pending: set[Future], done: Callable[[Any], None]) -> None:
+        """--max-wcu: a write starts only while what is written plus what is in flight (each at
+        least 1 WCU) stays within the cap; else the statement stops (GuardError, exit 3)."""
+        cap, stats = self.limits.max_wcu, self.stats
+        assert cap is not None
+        while pending and stats.wcu + len(pending) + 1 > cap:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            pending -= finished  # in place: the caller's set must not see them again
+            _settle(finished, done)
+        if stats.wcu + 1 > cap:
+            raise GuardError(
+                f"stopped: the statement wrote {format_capacity(stats.wcu)} WCU and another write "
+                f"would pass --max-wcu {format_capacity(cap)} (what was written is in the journal)"
+            )
+
+    def run(
+        self,
+        targets: Iterable[dict],
+        write_one: Callable[[dict], Outcome],
+        done: Callable[[Outcome], None],
+    ) -> None:
+        """`write_one` for every target, `workers` at a time; `done` (in this thread) for each
+        outcome as it completes. Stops starting new writes on the first exception (including
+        KeyboardInterrupt), lets the ones in flight finish and report, then raises it."""
+        pending: set[Future] = set()
+        stop: BaseException | None = None
+        pool = ThreadPoolExecutor(max_workers=self.workers)
+        it: Iterator[dict] = iter(targets)
+        interrupted = _defer_interrupts()
+        try:
+            try:
+                for target in it:
+                    if interrupted.is_set():
+                        raise KeyboardInterrupt
+                    self.pace()
+                    if self.limits.max_wcu is not None:
+                        self._within_cap(pending, done)
+                    pending.add(pool.submit(write_one, target))
+                    if len(pending) >= self.workers * 2:
+                        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                        pending -= finished
+                        _settle(finished, done)
+            except BaseException as err:  # Ctrl-C, a guard, a failed write: stop starting more
+                stop = err
+            # the writes in flight finish and are journaled, whatever happened
+            while pending:
+                try:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                except (
+                    BaseException
+                ) as err:  # a second Ctrl-C: keep waiting, the journal must be complete
+                    stop = stop or err
+                    continue
+                try:
+                    _settle(finished, done)
+                except BaseException as err:
+                    stop = stop or err
+        finally:
+            pool.shutdown(wait=True)
+            interrupted.restore()
+        if stop is None and interrupted.is_set():
+            stop = KeyboardInterrupt()
+        if stop is not None:
+            raise stop
+
+
+def _settle(finished: Iterable[Future], done: Callable[[Any], None]) -> None:
+    """`done` for every finished write, even when one of them failed (its error is raised
+    after the others are reported: a successful write is never left out of the journal)."""
+    first: BaseException | None = None
+    for f in finished:
+        try:
+            done(f.result())
+        except BaseException as err:
+            first = first or err
+    if first is not None:
+        raise first
+
+
+class _Deferred(threading.Event):
+    """Ctrl-C while writing: noted, acted on between writes (never between a write and its
+    journal line)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.previous: Any = None
+        self.installed = False
+
+    def restore(self) -> None:
+        if self.installed:
+            signal.signal(signal.SIGINT, self.previous or signal.default_int_handler)
+            self.installed = False
+
+
+def _defer_interrupts() -> _Deferred:
+    event = _Deferred()
+    if threading.current_thread() is threading.main_thread():
+        try:
+            event.previous = signal.signal(signal.SIGINT, lambda *_: event.set())
+            event.installed = True
+        except ValueError:  # pragma: no cover - not the main interpreter
+            pass
+    return event
+
+
+# --- the statement kinds ---------------------------------------------------------------------
+
+
+def new_image(kind: str, old: dict | None, target: dict, assignments: tuple = ()) -> dict | None:
+    """The item after one write: the row put, the old item with the changes, or None."""
+    if kind == "put":
+        return target
+    if kind == "delete" or old is None:
+        return None
+    try:
+        return apply_update(old, assignments)
+    except UpdateFailed:  # pragma: no cover - DynamoDB accepted it, so it applies
+        return None
+
+
+def write_item(writer: Writer, plan: Any, assignments: tuple, target: dict) -> Outcome:
+    """One conditional PutItem/UpdateItem/DeleteItem of a write plan (target: item or key)."""
+    method = {"PutItem": "put_item", "UpdateItem": "update_item", "DeleteItem": "delete_item"}[
+        plan.operation
+    ]
+    response = writer.call(method, plan.request(target))
+    if response is None:  # a failed condition is billed like the write (size: a guess)
+        guess = target if plan.kind == "put" else {"": "x" * plan.table.average_item_size}
+        writer.charge(writer.item_units(guess))
+        return Outcome(target, False)
+    attributes = response.get("Attributes")
+    old = values.decode_item(attributes) if attributes else None
+    new = new_image(plan.kind, old, target, assignments)
+    writer.charge(writer.item_units(old, new))
+    return Outcome(target, True, old, new)
+
+
+# --- BatchWriteItem ----------------------------------------------------------------------------
+
+
+def put_requests(items: Iterable[dict]) -> Iterator[dict]:
+    """Decoded items as BatchWriteItem PutRequests."""
+    for item in items:
+        yield {"PutRequest": {"Item": values.encode_item(item)}}
+
+
+def delete_requests(keys: Iterable[dict]) -> Iterator[dict]:
+    """Decoded keys as BatchWriteItem DeleteRequests."""
+    for key in keys:
+        yield {"DeleteRequest": {"Key": values.encode_item(key)}}
+
+
+def write_batches(
+    client: Any,
+    table: str,
+    requests: Iterable[dict],
+    *,
+    stats: WriteStats | None = None,
+    estimating: bool = False,
+    limits: WriteLimits | None = None,
+    workers: int = 4,
+    on_written: Callable[[list[dict]], None] | None = None,
+) -> WriteStats:
+    """Send BatchWriteItem write requests (``{"PutRequest": {"Item": wire}}`` or
+    ``{"DeleteRequest": {"Key": wire}}``; see `put_requests`) to `table`, 25 a call, `workers`
+    calls in flight. UnprocessedItems are sent again with exponential backoff and jitter (up to
+    12 rounds, then ExecutionError); throttles, 5xx and dropped connections are retried.
+    `on_written` gets each group of requests once DynamoDB has processed them. Returns the
+    stats: ``changed`` = requests processed, ``wcu`` reported (or estimated: 1 KB units of each
+    put item, 1 per delete). Ctrl-C stops new calls; calls in flight finish first.
+    Never sends two requests for one key in a call (DynamoDB refuses that): the caller must
+    not repeat keys within 25 requests."""
+    stats = stats if stats is not None else WriteStats(verb="BATCH", table=table)
+    writer = Writer(client, stats, estimating=estimating, limits=limits, workers=workers)
+
+    def batches() -> Iterator[list[dict]]:
+        chunk: list[dict] = []
+        for request in requests:
+            chunk.append(request)
+            if len(chunk) == BATCH_SIZE:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+    def send(chunk: list[dict]) -> Outcome:
+        pending = chunk
+        for attempt in range(MAX_UNPROCESSED_ROUNDS):
+            response = writer.call(
+                "batch_write_item",
+                {"RequestItems": {table: pending}, "ReturnConsumedCapacity": "TOTAL"},
+            )
+            assert response is not None  # BatchWriteItem has no condition
+            left = (response.get("UnprocessedItems") or {}).get(table) or []
+            done_now = [r for r in pending if r not in left] if left else pending
+            for r in done_now:
+                put = r.get("PutRequest")
+                writer.charge(
+                    writer.item_units(values.decode_item(put["Item"])) if put else Decimal(1)
+                )
+            with stats.lock:
+                stats.changed += len(done_now)
+            if on_written is not None and done_now:
+                on_written(done_now)
+            if not left:
+                return Outcome({}, True)
+            pending = left
+            time.sleep(min(2.0, 0.05 * 2**attempt) * random.uniform(0.5, 1.0))
+        raise ExecutionError(
+            f"BatchWriteItem left {len(pending)} items unprocessed after "
+            f"{MAX_UNPROCESSED_ROUNDS} attempts (throttled); what was written is counted"
+        )
+
+    def count(chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
+        for c in chunks:
+            with stats.lock:
+                stats.matched += len(c)
+            yield c
+
+    writer.run(count(batches()), send, lambda _outcome: None)  # type: ignore[arg-type]
+    stats.finish()
+    return stats

@@ -1,0 +1,150 @@
+"""BEGIN … COMMIT as one TransactWriteItems, on moto only: dynalite has no TransactWriteItems
+(it answers UnknownOperationException), so these cannot run there."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from backends import Backend, unique_name
+from cli_runner import cli_env, run_cli
+from test_writes import _create, _table
+
+from dynosql.errors import DynosqlError, PlanError
+from dynosql.session import Session, Settings, make_client
+
+
+@pytest.fixture
+def moto(moto_backend: Backend) -> Backend:
+    return moto_backend
+
+
+def _session(backend: Backend, tmp_path: Path) -> Session:
+    client = make_client(endpoint_url=backend.endpoint_url, credentials=("t", "t"))
+    session = Session(client, settings=Settings(journal_dir=str(tmp_path)))
+    session.assume_yes = True
+    return session
+
+
+def test_commit_sends_one_transaction_and_undo_restores(moto: Backend, tmp_path: Path) -> None:
+    name = _create(moto)
+    before = _table(moto, name)
+    session = _session(moto, tmp_path)
+    script = f"""
+        BEGIN;
+        UPDATE {name} SET n = n + 1 WHERE pk = 'a' AND sk = 1;
+        DELETE FROM {name} WHERE pk = 'b' AND sk IN (1, 2);
+        INSERT INTO {name} (pk, sk, s) VALUES ('t', 1, 'new');
+        UPSERT INTO {name} (pk, sk, s) VALUES ('c', 1, 'replaced');
+        UPDATE {name} SET flag = TRUE WHERE pk = 'd' AND n > 40;
+        COMMIT;
+    """
+    results = [r for r in session.run(script)]
+    footers = [r.footer() for r in results]
+    assert footers[0].startswith("BEGIN")
+    assert footers[1] == f"UPDATE {name} queued (1 statement in the transaction)"
+    assert footers[-1].startswith(f"COMMIT {name}: 7 matched, 7 written")
+    after = _table(moto, name)
+    expected = dict(before)
+    a1 = ("a", Decimal(1))
+    expected[a1] = {**before[a1], "n": before[a1]["n"] + 1}
+    del expected[("b", Decimal(1))], expected[("b", Decimal(2))]
+    expected[("t", Decimal(1))] = {"pk": "t", "sk": Decimal(1), "s": "new"}
+    expected[("c", Decimal(1))] = {"pk": "c", "sk": Decimal(1), "s": "replaced"}
+    for k in (5, 6):
+        expected[("d", Decimal(k))] = {**before[("d", Decimal(k))], "flag": True}
+    assert after == expected
+    path = footers[-1].split("journal ")[1]
+    undo = session.undo(path)
+    assert undo.all() == [] and undo.stats.changed == 7
+    assert _table(moto, name) == before
+
+
+def test_a_failed_condition_cancels_everything(moto: Backend, tmp_path: Path) -> None:
+    name = _create(moto)
+    before = _table(moto, name)
+    session = _session(moto, tmp_path)
+    with pytest.raises(
+        DynosqlError, match=r"transaction cancelled, nothing was written: action 2 \(INSERT"
+    ):
+        list(
+            session.run(f"""
+            BEGIN;
+            UPDATE {name} SET n = 0 WHERE pk = 'a' AND sk = 1;
+            INSERT INTO {name} (pk, sk) VALUES ('a', 2);
+            COMMIT;
+        """)
+        )
+    assert _table(moto, name) == before
+    assert session.transaction is None
+
+
+def test_rollback_and_refusals_before_any_write(moto: Backend, tmp_path: Path) -> None:
+    name = _create(moto)
+    before = _table(moto, name)
+    session = _session(moto, tmp_path)
+    results = list(session.run(f"BEGIN; DELETE FROM {name} WHERE pk = 'a'; ROLLBACK;"))
+    assert results[-1].footer() == "ROLLBACK: 1 queued statement discarded, nothing was written"
+    assert _table(moto, name) == before
+    with pytest.raises(PlanError, match="COMMIT without BEGIN"):
+        session.execute("COMMIT")
+    with pytest.raises(PlanError, match="the transaction writes the item .* twice"):
+        list(
+            session.run(
+                f"BEGIN; UPDATE {name} SET n = 1 WHERE pk = 'a' AND sk = 1; DELETE FROM {name} WHERE pk = 'a' AND n < 20; COMMIT;"
+            )
+        )
+    rows = ", ".join(f"('x', {i})" for i in range(101))
+    with pytest.raises(
+        PlanError, match="at most 100 actions .* with this INSERT it would have 101"
+    ):
+        list(session.run(f"BEGIN; INSERT INTO {name} (pk, sk) VALUES {rows}; COMMIT;"))
+    session.execute("ROLLBACK")  # the refused INSERT left the transaction open
+    # keys only known at COMMIT (a read finds them): refused there, before any write
+    many = "; ".join(f"UPDATE {name} SET n = 1 WHERE pk = 'x{i}' AND sk = 1" for i in range(98))
+    with pytest.raises(PlanError, match="at most 100 actions .* this one has 104"):
+        list(session.run(f"BEGIN; {many}; UPDATE {name} SET n = 2 WHERE pk = 'b'; COMMIT;"))
+    assert _table(moto, name) == before
+
+
+def test_transaction_in_a_script(moto: Backend, tmp_path: Path) -> None:
+    name = unique_name("tx")
+    moto.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    sql = f"BEGIN; INSERT INTO {name} (id, v) VALUES ('a', 1), ('b', 2); COMMIT;"
+    run = run_cli("--endpoint-url", moto.endpoint_url, "-e", sql, env=cli_env(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert "COMMIT" in run.stderr and "2 written" in run.stderr
+    unfinished = run_cli(
+        "--endpoint-url",
+        moto.endpoint_url,
+        "-e",
+        f"BEGIN; DELETE FROM {name} WHERE id = 'a'",
+        env=cli_env(tmp_path),
+    )
+    assert unfinished.returncode == 1 and "BEGIN without COMMIT" in unfinished.one_error()
+    count = run_cli(
+        "--endpoint-url",
+        moto.endpoint_url,
+        "--format",
+        "csv",
+        "-e",
+        f"SELECT COUNT(*) FROM {name}",
+        env=cli_env(tmp_path),
+    )
+    assert count.stdout.splitlines()[1] == "2"
+
+
+def test_dynalite_says_it_has_no_transactions(dynalite_backend: Backend, tmp_path: Path) -> None:
+    name = _create(dynalite_backend)
+    before = _table(dynalite_backend, name)
+    sql = f"BEGIN; UPDATE {name} SET n = 0 WHERE pk = 'a' AND sk = 1; COMMIT;"
+    run = run_cli("--endpoint-url", dynalite_backend.endpoint_url, "-e", sql, env=cli_env(tmp_path))
+    assert run.returncode == 1
+    assert "has no TransactWriteItems" in run.one_error()
+    assert _table(dynalite_backend, name) == before
