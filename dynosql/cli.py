@@ -83,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true", help="no footer, warnings or notes on stderr"
     )
     add_arguments(p.add_argument_group("settings (also SET name = value, and the config file)"))
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="answer yes to questions (DROP TABLE) where a script cannot be asked",
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
 
@@ -132,6 +137,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         session = _connect(args, params, settings)
     except DynosqlError as err:
         return _fail(err, args)
+    _doors(session, args)
     try:
         if interactive:
             from .repl import ReplOptions, run_repl
@@ -190,6 +196,25 @@ def _connect(args: argparse.Namespace, params: dict[str, Any], settings: Setting
         params=params,
         progress=progress,
     )
+
+
+def _doors(session: Session, args: argparse.Namespace) -> None:
+    """How the session asks (DROP TABLE) and says things before a result (CREATE INDEX)."""
+    if args.yes:
+        session.confirm = lambda question: True
+    elif sys.stdin.isatty():
+        session.confirm = _ask
+    if not args.quiet:
+        session.notice = lambda text: _err(f"note: {text}")
+
+
+def _ask(question: str) -> bool:
+    try:
+        sys.stderr.write(question)
+        sys.stderr.flush()
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+    except (EOFError, KeyboardInterrupt):
+        return False
 
 
 def run_statements(
@@ -303,6 +328,13 @@ class Progress:
         self.stream.write("\r\x1b[K" + text)
         self.stream.flush()
         self.shown = True
+
+    def status(self, text: str) -> None:
+        """A line of its own (waiting for a table, a load's progress), overwritten in place."""
+        with self.lock:
+            self.stream.write("\r\x1b[K" + text)
+            self.stream.flush()
+            self.shown = True
 
     def clear(self) -> None:
         self.pages = 0

@@ -94,6 +94,13 @@ class Session:
         self.progress = progress
         self.total_capacity = Decimal(0)
         self.local: Any = None  # the embedded server, when Session.local() started one
+        # The front door's way to ask before a destructive statement (DROP TABLE): a question
+        # in, yes/no out; None where nobody can be asked (a script without --yes: refused).
+        self.confirm: Callable[[str], bool] | None = None
+        # The front door's way to say something before a statement finishes (CREATE INDEX's
+        # backfill cost); None collects nothing.
+        self.notice: Callable[[str], None] | None = None
+        self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
@@ -172,6 +179,20 @@ class Session:
             return hot_keys(self, bound)
         if isinstance(bound, ast.SetOption):
             return self._set(bound)
+        if isinstance(bound, ast.Ddl):
+            return self.change_table(bound)
+        if isinstance(bound, ast.ShowCreateTable):
+            from .ddl import show_create_table
+
+            return show_create_table(self, bound)
+        if isinstance(bound, ast.CopyTo):
+            from .copy import copy_to
+
+            return copy_to(self, bound)
+        if isinstance(bound, ast.CopyFrom):
+            from .copy import copy_from
+
+            return copy_from(self, bound)
         raise SqlError(f"cannot run {type(bound).__name__}")
 
     def bind(self, statement: ast.Statement, params: dict[str, Any] | None = None) -> Any:
@@ -227,6 +248,18 @@ class Session:
     def refresh(self) -> None:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.catalog.refresh()
+        self.catalog_version += 1
+
+    def change_table(self, statement: ast.Ddl) -> Result:
+        """CREATE/ALTER/DROP TABLE, CREATE/DROP INDEX: guarded, sent, waited for."""
+        from .ddl import run_ddl
+
+        return run_ddl(self, statement)
+
+    def tell(self, text: str) -> None:
+        """Say `text` now, through the front door (stderr, the REPL's screen)."""
+        if self.notice is not None:
+            self.notice(text)
 
     def sample_attributes(self, table: str, limit: int) -> list[str]:
         """Attribute names seen in up to `limit` items of `table` (one small, Limit-bounded

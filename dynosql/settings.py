@@ -297,6 +297,13 @@ SETTINGS: tuple[Setting, ...] = (
         live=False,
         repl=True,
     ),
+    Setting(
+        "read_only",
+        Switch(),
+        False,
+        "refuse every statement that changes a table (CREATE/ALTER/DROP, COPY FROM)",
+        flag="--read-only",
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -338,6 +345,7 @@ class Settings:
     history_size: int = 10000
     highlight: bool = True
     key_bindings: str = "emacs"
+    read_only: bool = False
 
     def set(self, name: str, text: str) -> Setting:
         """``SET name = text`` (and the backslash commands): SettingError when not accepted."""

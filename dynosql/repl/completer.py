@@ -113,6 +113,7 @@ class SessionMetadata:
         self._names: list[str] | None = None
         self._tables: dict[str, Any] = {}
         self._samples: dict[str, list[str]] = {}
+        self._version = getattr(session, "catalog_version", 0)
 
     def refresh(self) -> None:
         with self._lock:
@@ -120,9 +121,20 @@ class SessionMetadata:
             self._tables.clear()
             self._samples.clear()
             self.session.refresh()
+            self._version = self.session.catalog_version
+
+    def _follow(self) -> None:
+        """Forget what the session forgot (a CREATE or DROP since: completion follows)."""
+        version = getattr(self.session, "catalog_version", 0)
+        if version != self._version:
+            self._names = None
+            self._tables.clear()
+            self._samples.clear()
+            self._version = version
 
     def table_names(self) -> list[str]:
         with self._lock:
+            self._follow()
             if self._names is None:
                 try:
                     self._names = self.session.tables()
@@ -132,6 +144,7 @@ class SessionMetadata:
 
     def table(self, name: str) -> Any:
         with self._lock:
+            self._follow()
             if name not in self._tables:
                 try:
                     self._tables[name] = self.session.table(name)

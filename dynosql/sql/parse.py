@@ -18,7 +18,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from .. import values
 from ..errors import SqlError
-from . import ast
+from . import ast, ddl_parse
 from .split import Chunk, code_only, split_script, strip_comments, unterminated_quote
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
@@ -121,6 +121,10 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         limit = int(m.group(3)) if m.group(3) else None
         return ast.ShowHotKeys(
             _unquote(m.group(1)), _unquote(m.group(2)), limit, _pos(chunk, code, m.start(1))
+        )
+    if ddl_parse.LEADING.match(code):
+        return ddl_parse.parse_ddl(
+            chunk, code, lambda index: _pos(chunk, code, index), _parse_select
         )
     if re.match(r"\s*SHOW\b", code, re.I):
         raise _error(chunk, code, _first(code), "expected SHOW TABLES or SHOW HOT KEYS FROM table")
