@@ -304,6 +304,13 @@ SETTINGS: tuple[Setting, ...] = (
         "refuse every statement that changes a table (CREATE/ALTER/DROP, COPY FROM)",
         flag="--read-only",
     ),
+    Setting(
+        "skip_bad",
+        Switch(),
+        False,
+        "COPY FROM: put lines that cannot be read in a side file (FILE.bad) and go on",
+        flag="--skip-bad",
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -346,6 +353,7 @@ class Settings:
     highlight: bool = True
     key_bindings: str = "emacs"
     read_only: bool = False
+    skip_bad: bool = False
 
     def set(self, name: str, text: str) -> Setting:
         """``SET name = text`` (and the backslash commands): SettingError when not accepted."""
