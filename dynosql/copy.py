@@ -138,19 +138,39 @@ def write_batch(client: Any, table: str, items: list[dict], estimating: bool) ->
     return capacity
 
 
-def _check_item(item: dict, keys: Any) -> None:
-    """The key attributes present with their declared types, the item within 400 KB."""
-    for name, kind in ((keys.pk, keys.pk_type), (keys.sk, keys.sk_type)):
-        if name is None:
-            continue
+_KEY_BYTES = {"HASH": 2048, "RANGE": 1024}
+
+
+def key_types(info: Any) -> dict[str, str]:
+    """Every key attribute of the table and its indexes, with its declared type."""
+    return {
+        a["AttributeName"]: a["AttributeType"] for a in info.raw.get("AttributeDefinitions", [])
+    } or {
+        name: kind
+        for name, kind in ((info.keys.pk, info.keys.pk_type), (info.keys.sk, info.keys.sk_type))
+        if name
+    }
+
+
+def _check_item(item: dict, info: Any, types: dict[str, str]) -> None:
+    """What DynamoDB would refuse for the whole batch, refused for this line: the table's key
+    attributes present, every key attribute (the indexes' too) of its declared type and not
+    empty, partition keys at most 2048 bytes and sort keys 1024, the item within 400 KB."""
+    for name in info.keys.names:
         if name not in item:
             raise files.BadValue(f"no key attribute {name}")
-        if values.type_of(item[name]) != kind:
-            raise files.BadValue(
-                f"key {name} must be of type {kind}, got {values.type_of(item[name])}"
-            )
-        if kind in ("S", "B") and len(item[name]) == 0:
+    for name, kind in types.items():
+        if name not in item:
+            continue
+        value = item[name]
+        if values.type_of(value) != kind:
+            raise files.BadValue(f"key {name} must be of type {kind}, got {values.type_of(value)}")
+        size = len(value.encode("utf-8")) if kind == "S" else len(value) if kind == "B" else 1
+        if size == 0:
             raise files.BadValue(f"key {name} is empty")
+        limit = _KEY_BYTES["RANGE" if name == info.keys.sk else "HASH"]
+        if name in info.keys.names and size > limit:
+            raise files.BadValue(f"key {name} is {size} bytes, over DynamoDB's {limit}")
     size = values.item_size(item)
     if size > MAX_ITEM_BYTES:
         raise files.BadValue(f"the item is {size} bytes, over DynamoDB's 400 KB")
@@ -159,8 +179,7 @@ def _check_item(item: dict, keys: Any) -> None:
 def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     refuse_if_read_only(session, "COPY FROM")
     info = session.table(statement.table)
-    keys = info.keys
-    key_types = {keys.pk: keys.pk_type, **({keys.sk: keys.sk_type} if keys.sk else {})}
+    types = key_types(info)
     skip_bad = statement.skip_bad or bool(getattr(session.settings, "skip_bad", False))
     bad_path = statement.bad_path or statement.path.removesuffix(".gz") + ".bad"
     stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=session.estimating)
@@ -174,7 +193,7 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     try:
         with stream:
             header = ""
-            for line in files.read_items(stream, statement.format, key_types):
+            for line in files.read_items(stream, statement.format, types):
                 if line.item is None and line.error is None:
                     header = line.raw
                     continue
@@ -184,7 +203,7 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
                 if error is None:
                     assert line.item is not None
                     try:
-                        _check_item(line.item, keys)
+                        _check_item(line.item, info, types)
                     except files.BadValue as err:
                         error = str(err)
                 if error is not None:

@@ -241,3 +241,24 @@ def test_cli_copy(examples_backend: Any, tmp_path: Path) -> None:
     run = run_cli(*url, "-e", f"COPY tenants FROM '{bad}'", env=env)
     assert run.returncode == 1
     assert run.one_error().startswith(f"error: {bad} line 1: no key attribute sk;")
+
+
+def test_index_keys_are_checked_and_type_untyped_csv_columns(
+    session: Session, tmp_path: Path
+) -> None:
+    """An index key of the wrong type would fail the whole batch at DynamoDB: it is refused
+    for its own line. Untyped CSV columns that are index keys take the key's type."""
+    name = unique_name()
+    session.execute(
+        f"CREATE TABLE {name} (pk S, g N, PRIMARY KEY (pk)) WITH GSI by_g (g) PROJECTION KEYS_ONLY"
+    ).all()
+    path = tmp_path / "g.csv"
+    path.write_text("pk,g,other\na,1.50,0042\nb,x,1\n")
+    with pytest.raises(PlanError, match=r"line 3: column g: not a number"):
+        session.execute(f"COPY {name} FROM '{path}'").all()
+    rows = session.client.scan(TableName=name)["Items"]
+    assert rows == [{"pk": {"S": "a"}, "g": {"N": "1.5"}, "other": {"S": "0042"}}]
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"pk": "c", "g": "one"}\n')
+    with pytest.raises(PlanError, match=r"line 1: key g must be of type N, got S"):
+        session.execute(f"COPY {name} FROM '{path}'").all()
