@@ -214,6 +214,8 @@ class Session:
             bound = self.bind(statement)
             if isinstance(bound, ast.Explain) and bound.analyze:
                 bound = bound.statement
+            if isinstance(bound, ast.CopyTo):  # COPY t TO reads like SELECT * FROM t
+                bound = bound.query or ast.Select(table=bound.table or "", index=None, items=None)
             if isinstance(bound, ast.Select):
                 plan = self.plan(bound)
             elif isinstance(bound, ast.ShowHotKeys):

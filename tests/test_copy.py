@@ -22,6 +22,7 @@ from dynosql import files, values
 from dynosql.errors import DynosqlError, GuardError, PlanError
 from dynosql.session import Session, make_client
 from dynosql.settings import Settings
+from dynosql.sql import parse
 
 
 def _items() -> list[dict[str, Any]]:
@@ -262,3 +263,11 @@ def test_index_keys_are_checked_and_type_untyped_csv_columns(
     path.write_text('{"pk": "c", "g": "one"}\n')
     with pytest.raises(PlanError, match=r"line 1: key g must be of type N, got S"):
         session.execute(f"COPY {name} FROM '{path}'").all()
+
+
+def test_copy_to_is_a_scan_to_ask_about(examples_backend: Any) -> None:
+    """The REPL asks before a large Scan: COPY t TO is one, COPY (SELECT … WHERE pk = …) not."""
+    session = Session(examples_backend.client())
+    plan = session.scan_plan(parse("COPY audit TO 'a.jsonl'"))
+    assert plan is not None and plan.is_scan
+    assert session.scan_plan(parse("COPY (SELECT * FROM audit WHERE PK = 'x') TO 'a.csv'")) is None
