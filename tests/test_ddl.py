@@ -391,3 +391,39 @@ def _fill() -> None:
 if __name__ == "__main__":
     if "--fill" in sys.argv:
         _fill()
+
+
+class _Terminal:
+    """A terminal's stdin holding one typed answer."""
+
+    def __init__(self, answer: str):
+        self.answer = answer
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self) -> str:
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    "answer, yes", [("y\n", True), ("YES\n", True), ("\n", False), ("", False)]
+)
+def test_cli_asks_on_a_terminal(
+    moto_backend: Any, monkeypatch: pytest.MonkeyPatch, answer: str, yes: bool
+) -> None:
+    import io
+
+    from dynosql import cli
+
+    session = Session(moto_backend.client())
+    args = cli.build_parser().parse_args([])
+    monkeypatch.setattr(sys, "stdin", _Terminal(answer))
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    cli._doors(session, args)
+    assert session.confirm is not None
+    assert session.confirm("Drop it? [y/N] ") is yes
+    assert err.getvalue() == "Drop it? [y/N] "
+    cli._doors(session, cli.build_parser().parse_args(["--yes"]))
+    assert session.confirm("Drop it? [y/N] ") is True
