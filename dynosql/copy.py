@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 BATCH = 25  # BatchWriteItem's limit
+IN_FLIGHT = 2  # batches queued for the writer thread while the next lines are read
 MAX_ITEM_BYTES = 400 * 1024
 
 
@@ -209,7 +212,7 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
                 if error is not None:
                     where = f"{statement.path} line {line.number}: {error}"
                     if not skip_bad:
-                        load.flush()
+                        load.drain()
                         raise PlanError(
                             f"{where}; nothing from this line on was written "
                             f"(fix it, then: {load.resume(line.number)})"
@@ -222,9 +225,9 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
                     session.tell(f"skipped {where}")
                     continue
                 load.add(line.number, line.item)  # type: ignore[arg-type]
-            load.flush()
+            load.drain()
     except UnicodeDecodeError as err:
-        load.flush()
+        load.drain()
         raise PlanError(f"{statement.path} is not UTF-8 text ({err.reason})") from err
     except OSError as err:  # gzip's BadGzipFile, a vanished file
         raise ExecutionError(f"cannot read {statement.path}: {err}") from err
@@ -233,6 +236,7 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
             session.tell(f"{load.written} items written; to continue: {load.resume()}")
         raise
     finally:
+        load.close()
         if bad_file is not None:
             bad_file.close()
         session.total_capacity += stats.capacity
@@ -251,7 +255,12 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
 
 
 class _Load:
-    """The batch being gathered, what is written, and where to continue from."""
+    """The batch being gathered, the batches being written, and where to continue from.
+
+    One writer thread sends the batches in file order while the next lines are read and
+    checked (reading overlaps the network wait); at most `IN_FLIGHT` batches are queued. Only
+    batches whose call has returned count as written, so the line to continue from is never
+    past an unwritten one (a batch sent again is harmless: puts of the same items)."""
 
     def __init__(self, session: Session, statement: ast.CopyFrom, stats: Stats):
         self.session = session
@@ -264,30 +273,57 @@ class _Load:
         self.next_line = statement.start_line  # the first line not known to be written
         self.names = session.table(statement.table).keys.names
         self.started = time.monotonic()
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="copy-from")
+        self.in_flight: deque[tuple[Future, int, int]] = deque()  # call, items, last line
 
     def add(self, number: int, item: dict) -> None:
         key = tuple(values.hashable(item[n]) for n in self.names)
         if key in self.keys:  # one batch may not put the same key twice: the later one wins
-            self.flush()
+            self.send()
         self.items.append(item)
         self.keys.add(key)
         self.lines.append(number)
         if len(self.items) == BATCH:
-            self.flush()
+            self.send()
 
-    def flush(self) -> None:
-        if not self.items:
-            return
-        session = self.session
-        capacity = write_batch(session.client, self.statement.table, self.items, session.estimating)
+    def send(self) -> None:
+        """Queue the gathered batch for the writer; wait for the oldest when enough are queued."""
+        if self.items:
+            session = self.session
+            call = self.pool.submit(
+                write_batch, session.client, self.statement.table, self.items, session.estimating
+            )
+            self.in_flight.append((call, len(self.items), self.lines[-1]))
+            self.items, self.keys, self.lines = [], set(), []
+        while len(self.in_flight) > IN_FLIGHT:
+            self._collect()
+
+    def drain(self) -> None:
+        """Send what is gathered and wait until every batch is written."""
+        self.send()
+        while self.in_flight:
+            self._collect()
+
+    def close(self) -> None:
+        for call, _count, _last in self.in_flight:
+            call.cancel()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _collect(self) -> None:
+        call, count, last = self.in_flight.popleft()
+        try:
+            capacity = call.result()
+        except BaseException:
+            self.close()  # later batches must not land after a failed one
+            self.in_flight.clear()
+            raise
         self.stats.capacity += capacity
         self.stats.requests += 1
-        self.written += len(self.items)
+        self.written += count
         self.stats.rows = self.written
-        self.next_line = self.lines[-1] + 1
-        self.items, self.keys, self.lines = [], set(), []
+        self.next_line = last + 1
         self._pace()
-        status = getattr(session.progress, "status", None)
+        status = getattr(self.session.progress, "status", None)
         if status is not None and self.stats.elapsed > 1.0:
             status(f"… {self.written} items written, {self.stats.elapsed:.0f}s")
 
