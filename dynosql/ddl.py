@@ -11,6 +11,7 @@ completion included.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -26,16 +27,46 @@ WAIT_TIMEOUT = 30 * 60.0  # a GSI backfill on a large table takes a while
 UNSTARTED_TIMEOUT = 3.0  # AWS lists a new index (CREATING) or a dropped one (DELETING) at once
 
 
-def run_ddl(session: Session, statement: ast.Ddl) -> Result:
-    """Plan, guard, send, wait; a status Result saying what happened."""
-    refuse_if_read_only(session, _label(statement))
-    started = time.monotonic()
-    session.refresh()  # decide on the table as it is now, not as cached
+def _plan(session: Session, statement: ast.Ddl) -> tuple[DdlPlan, Any]:
+    """The plan, on the table as it is now (not as cached)."""
+    session.refresh()
     table = None if isinstance(statement, ast.CreateTable) else session.table(statement.table)
     ttl = None
     if isinstance(statement, ast.AlterTable) and statement.ttl_off:
         ttl = ttl_attribute(session, statement.table)
-    plan = plan_ddl(statement, table, ttl)
+    return plan_ddl(statement, table, ttl), table
+
+
+def explain_ddl(session: Session, statement: ast.Ddl) -> Result:
+    """EXPLAIN CREATE/ALTER/DROP: the requests it would send, in order; nothing is sent."""
+    plan, _table = _plan(session, statement)
+    lines = [plan.label]
+    for i, call in enumerate(plan.calls, 1):
+        title = "request" if len(plan.calls) == 1 else f"request {i} of {len(plan.calls)}"
+        lines.append(f"{title}: {call.operation}")
+        lines.extend("  " + line for line in json.dumps(call.params, indent=2).splitlines())
+    if plan.backfill is not None:
+        lines.append(f"estimate: {plan.backfill.text()}")
+    if plan.wait:
+        lines.append(f"then: wait until {_WAITS[plan.wait].format(plan=plan)}")
+    result = Result(["plan"], iter([{"plan": line} for line in lines]), kind="plan")
+    result.document = plan.document()
+    return result
+
+
+_WAITS = {
+    "active": "{plan.table} and its indexes are ACTIVE",
+    "gone": "{plan.table} is gone",
+    "index": "index {plan.index} is ACTIVE (backfilled)",
+    "index_gone": "index {plan.index} is gone",
+}
+
+
+def run_ddl(session: Session, statement: ast.Ddl) -> Result:
+    """Plan, guard, send, wait; a status Result saying what happened."""
+    refuse_if_read_only(session, _label(statement))
+    started = time.monotonic()
+    plan, table = _plan(session, statement)
     if isinstance(statement, ast.DropTable) and table is not None:
         if not _confirmed(session, table):
             return Result([], iter(()), kind="status", title=f"cancelled: {table.name} was kept")

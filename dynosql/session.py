@@ -165,6 +165,10 @@ class Session:
         bound = self.bind(statement, params)
         if isinstance(bound, ast.Select):
             return self._select(bound)
+        if isinstance(bound, ast.Explain) and isinstance(bound.statement, ast.Ddl):
+            from .ddl import explain_ddl
+
+            return explain_ddl(self, bound.statement)
         if isinstance(bound, ast.Explain):
             return self._explain(bound)
         if isinstance(bound, ast.ShowTables):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from backends import unique_name
 from cli_runner import cli_env, run_cli
 from test_planner_fixtures import Case, parse_fixtures
 
@@ -209,8 +210,6 @@ def _with_index_names(description: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("template", ROUND_TRIPS, ids=range(len(ROUND_TRIPS)))
 def test_create_show_create_round_trip(backend: Any, template: str) -> None:
-    from backends import unique_name
-
     session = _session(backend)
     first, second = unique_name(), unique_name()
     session.execute(template.format(t=first)).all()
@@ -241,8 +240,6 @@ def test_create_show_create_round_trip(backend: Any, template: str) -> None:
 
 def test_ttl_and_deletion_protection_round_trip(moto_backend: Any) -> None:
     """moto implements TTL and deletion protection (dynalite does neither)."""
-    from backends import unique_name
-
     session = _session(moto_backend)
     first, second = unique_name(), unique_name()
     session.execute(
@@ -265,8 +262,6 @@ def test_ttl_and_deletion_protection_round_trip(moto_backend: Any) -> None:
 
 
 def test_alter_billing_and_indexes(moto_backend: Any) -> None:
-    from backends import unique_name
-
     session = _session(moto_backend)
     notes: list[str] = []
     session.notice = notes.append
@@ -292,8 +287,6 @@ def test_alter_billing_and_indexes(moto_backend: Any) -> None:
 
 def test_unsupported_index_change_is_reported_not_waited_for(dynalite_backend: Any) -> None:
     """dynalite accepts a GSI Create and never makes the index: an error, not a 30-minute wait."""
-    from backends import unique_name
-
     session = _session(dynalite_backend)
     t = unique_name()
     session.execute(f"CREATE TABLE {t} (pk S, PRIMARY KEY (pk)) BILLING PROVISIONED (1, 1)").all()
@@ -309,8 +302,6 @@ def test_unsupported_index_change_is_reported_not_waited_for(dynalite_backend: A
 
 
 def test_drop_table_asks_with_count_and_size(backend: Any) -> None:
-    from backends import unique_name
-
     session = Session(backend.client())
     t = unique_name()
     session.execute(f"CREATE TABLE {t} (pk S, PRIMARY KEY (pk))").all()
@@ -329,8 +320,6 @@ def test_drop_table_asks_with_count_and_size(backend: Any) -> None:
 
 
 def test_cli_guards(backend: Any, tmp_path: Path) -> None:
-    from backends import unique_name
-
     env = cli_env(tmp_path)
     url = ["--endpoint-url", backend.endpoint_url]
     t = unique_name()
@@ -349,8 +338,6 @@ def test_cli_guards(backend: Any, tmp_path: Path) -> None:
 
 
 def test_catalog_forgotten_after_ddl_completion_too(moto_backend: Any) -> None:
-    from backends import unique_name
-
     from dynosql.repl.completer import SessionMetadata
 
     session = _session(moto_backend)
@@ -427,3 +414,26 @@ def test_cli_asks_on_a_terminal(
     assert err.getvalue() == "Drop it? [y/N] "
     cli._doors(session, cli.build_parser().parse_args(["--yes"]))
     assert session.confirm("Drop it? [y/N] ") is True
+
+
+def test_explain_shows_the_requests_and_sends_nothing(moto_backend: Any) -> None:
+    session = _session(moto_backend)
+    t = unique_name()
+    result = session.execute(f"EXPLAIN CREATE TABLE {t} (pk S, PRIMARY KEY (pk)) TTL exp")
+    lines = [row["plan"] for row in result.all()]
+    assert lines[0] == f"CREATE TABLE {t}"
+    assert lines[1] == "request 1 of 2: CreateTable"
+    assert "request 2 of 2: UpdateTimeToLive" in lines
+    assert lines[-1] == f"then: wait until {t} and its indexes are ACTIVE"
+    assert result.footer() == "plan only: no request was sent"
+    assert result.document["requests"][0]["operation"] == "CreateTable"
+    assert t not in session.tables()
+    session.execute(f"CREATE TABLE {t} (pk S, PRIMARY KEY (pk))").all()
+    moto_backend.put_items(t, [{"pk": f"k{i}", "g": "x" * 2000} for i in range(4)])
+    lines = [r["plan"] for r in session.execute(f"EXPLAIN CREATE INDEX by_g ON {t} (g S)").all()]
+    assert "estimate: the backfill writes ~4 index entries" in lines[-2]
+    assert lines[-1] == "then: wait until index by_g is ACTIVE (backfilled)"
+    assert session.table(t).indexes == ()
+    with pytest.raises(SqlError, match="line 1, column 9: EXPLAIN ANALYZE runs SELECTs only"):
+        session.execute(f"EXPLAIN ANALYZE DROP TABLE {t}")
+    session.execute(f"DROP TABLE {t}").all()

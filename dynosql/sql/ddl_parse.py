@@ -15,6 +15,7 @@ from . import ast
 from .split import Chunk
 
 LEADING = re.compile(r"\s*(CREATE|ALTER|DROP|COPY|SHOW\s+CREATE)\b", re.I)
+EXPLAINABLE = re.compile(r"\s*(CREATE|ALTER|DROP)\b", re.I)  # EXPLAIN shows their requests
 
 KEY_TYPES = {"S": "S", "N": "N", "B": "B", "STRING": "S", "NUMBER": "N", "BINARY": "B"}
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
@@ -461,3 +462,27 @@ def _copy_query(
 
 def _first_code(code: str) -> int:
     return len(code) - len(code.lstrip())
+
+
+def explain(
+    chunk: Chunk,
+    match: re.Match[str],
+    pos: Callable[[Chunk, str, int], ast.Pos],
+    parse_select: Callable[[Chunk], ast.Select],
+) -> ast.Explain:
+    """``EXPLAIN CREATE …`` (and ALTER, DROP): the requests, planned and not sent. `chunk` has
+    the EXPLAIN words blanked out (positions kept)."""
+    from .split import strip_comments
+
+    if match.group(1):
+        raise SqlError(
+            "EXPLAIN ANALYZE runs SELECTs only: a table statement would change the table",
+            *_at(pos(chunk, chunk.text, match.end(1) - len("ANALYZE"))),
+        )
+    code = strip_comments(chunk.text)
+    statement = parse_ddl(chunk, code, lambda index: pos(chunk, code, index), parse_select)
+    return ast.Explain(statement)  # type: ignore[arg-type]
+
+
+def _at(position: ast.Pos) -> tuple[int, int]:
+    return position.line, position.col

@@ -137,6 +137,8 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
         head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
         blanked = head + chunk.text[m.end() :]
+        if ddl_parse.EXPLAINABLE.match(code[m.end() :]):
+            return ddl_parse.explain(Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select)
         statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
         return ast.Explain(statement, analyze=bool(m.group(1)))
     return _parse_select(chunk)
