@@ -57,9 +57,11 @@ class Line:
 def open_file(path: str, mode: str, gzipped: bool | None = None) -> IO[str]:
     """A text file, gzip when the name ends in .gz (or `gzipped`); UTF-8, newlines
     untranslated (CSV)."""
+    # reading skips a byte-order mark (spreadsheets write one before CSV)
+    encoding = "utf-8-sig" if mode == "r" else "utf-8"
     if path.endswith(".gz") if gzipped is None else gzipped:
-        return gzip.open(path, mode + "t", encoding="utf-8", newline="")  # type: ignore[return-value]
-    return open(path, mode, encoding="utf-8", newline="")
+        return gzip.open(path, mode + "t", encoding=encoding, newline="")  # type: ignore[return-value]
+    return open(path, mode, encoding=encoding, newline="")
 
 
 # --- writing ---------------------------------------------------------------------------------

@@ -175,3 +175,11 @@ def test_gzip_files(tmp_path: Path) -> None:
     with files.open_file(path, "r") as stream:
         (line,) = list(files.read_items(stream, "jsonl"))
     assert line.item == ITEMS[2]
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "excel.csv"
+    path.write_bytes("\ufeffpk,n:N\r\nk,1\r\n".encode())
+    with files.open_file(str(path), "r") as stream:
+        lines = [line for line in files.read_items(stream, "csv", {}) if line.item]
+    assert lines[0].item == {"pk": "k", "n": Decimal(1)}
