@@ -271,3 +271,31 @@ def test_copy_to_is_a_scan_to_ask_about(examples_backend: Any) -> None:
     plan = session.scan_plan(parse("COPY audit TO 'a.jsonl'"))
     assert plan is not None and plan.is_scan
     assert session.scan_plan(parse("COPY (SELECT * FROM audit WHERE PK = 'x') TO 'a.csv'")) is None
+
+
+def test_an_interrupted_load_says_where_to_continue(session: Session, tmp_path: Path) -> None:
+    """Ctrl-C during the 3rd call: lines 1-50 are written; the note says START AT LINE 51, and
+    running it finishes the load with every row once."""
+    real = session.client.batch_write_item
+    calls: list[int] = []
+
+    def interrupted_third(**kwargs: Any) -> dict:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(**kwargs)
+
+    target = _table(session)
+    path = tmp_path / "load.jsonl"
+    _numbered_file(path, 100)
+    told: list[str] = []
+    session.notice = told.append
+    session.client.batch_write_item = interrupted_third  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        session.execute(f"COPY {target} FROM '{path}'").all()
+    assert told == [
+        f"50 items written; to continue: COPY {target} FROM '{path}' FORMAT jsonl START AT LINE 51"
+    ]
+    session.client.batch_write_item = real  # type: ignore[method-assign]
+    session.execute(told[0].split("to continue: ")[1]).all()
+    assert len(_dump(session, target)) == 100
