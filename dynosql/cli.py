@@ -99,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     writes.add_argument(
         "--yes",
         action="store_true",
-        help="run writes that need a confirmation (no WHERE, a Scan, more than --confirm-over "
-        "items) without asking",
+        help="answer yes where a script cannot be asked: writes that need a confirmation (no "
+        "WHERE, a Scan, more than --confirm-over items) and DROP TABLE",
     )
     writes.add_argument(
         "--journal",
@@ -164,10 +164,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         session = _connect(args, params, settings)
     except DynosqlError as err:
         return _fail(err, args)
-    session.assume_yes = args.yes
-    session.journal_file = args.journal
-    if not interactive and sys.stdin.isatty() and sys.stderr.isatty():
-        session.confirm = _ask_on_terminal
+    _doors(session, args, interactive)
     try:
         if interactive:
             from .repl import ReplOptions, run_repl
@@ -310,8 +307,21 @@ def run_statements(
     return EXIT_OK
 
 
+def _doors(session: Session, args: argparse.Namespace, interactive: bool) -> None:
+    """How the session asks before a write that needs a yes or DROP TABLE (the REPL asks its
+    own way; a script on a terminal asks there; elsewhere only --yes says yes), and says
+    things before a result (CREATE INDEX's backfill cost)."""
+    session.assume_yes = args.yes
+    session.journal_file = args.journal
+    if not interactive and sys.stdin.isatty():
+        session.confirm = _ask_on_terminal
+    if not args.quiet:
+        session.notice = lambda text: _err(f"note: {text}")
+
+
 def _ask_on_terminal(question: str) -> bool:
-    """A write's confirmation, asked on the terminal (stderr, so stdout stays data)."""
+    """A confirmation (a large write, DROP TABLE), asked on the terminal (stderr, so stdout
+    stays data)."""
     print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
     try:
         answer = sys.stdin.readline()
@@ -384,6 +394,11 @@ class Progress:
         limit = f"; gives up after {deadline:g} s (the deadline setting)" if deadline else ""
         with self.lock:
             self.stream.write(f"\r\x1b[K… waiting for DynamoDB to answer {operation}{limit}")
+
+    def status(self, text: str) -> None:
+        """A line of its own (waiting for a table, a load's progress), overwritten in place."""
+        with self.lock:
+            self.stream.write("\r\x1b[K" + text)
             self.stream.flush()
             self.shown = True
 

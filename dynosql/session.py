@@ -145,11 +145,15 @@ class Session:
         self.progress = progress
         self.total_capacity = Decimal(0)
         self.embedded: LocalDynamo | None = None  # the server Session.local() started
-        # writes (issue 12): the front door says how to ask "DELETE 1,234 items …? [y/N]"
-        # (None: it cannot ask, so a write that needs a confirmation is refused unless
-        # assume_yes); journal_file: --journal FILE (else one new file per statement)
+        # The front door's way to ask before a write that needs a confirmation or DROP TABLE: a
+        # question in, yes/no out; None where nobody can be asked (a script: refused unless
+        # assume_yes, i.e. --yes). journal_file: --journal FILE (else one file per statement).
         self.confirm: Callable[[str], bool] | None = None
         self.assume_yes = False
+        # The front door's way to say something before a statement finishes (CREATE INDEX's
+        # backfill cost); None collects nothing.
+        self.notice: Callable[[str], None] | None = None
+        self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
         self.journal_file: str | None = None
         self.last_write: Any = None  # the last write statement's WriteStats
         self.transaction: Any = None  # the writes queued since BEGIN
@@ -224,6 +228,10 @@ class Session:
         self.last_write = None
         if isinstance(bound, ast.Select):
             return self._select(bound)
+        if isinstance(bound, ast.Explain) and isinstance(bound.statement, ast.Ddl):
+            from .ddl import explain_ddl
+
+            return explain_ddl(self, bound.statement)
         if isinstance(bound, ast.Explain):
             return self._explain(bound)
         if isinstance(bound, ast.ShowTables):
@@ -246,6 +254,20 @@ class Session:
             return self.write(bound)
         if isinstance(bound, ast.Undo):
             return self.undo(bound.path)
+        if isinstance(bound, ast.Ddl):
+            return self.change_table(bound)
+        if isinstance(bound, ast.ShowCreateTable):
+            from .ddl import show_create_table
+
+            return show_create_table(self, bound)
+        if isinstance(bound, ast.CopyTo):
+            from .copy import copy_to
+
+            return copy_to(self, bound)
+        if isinstance(bound, ast.CopyFrom):
+            from .copy import copy_from
+
+            return copy_from(self, bound)
         raise SqlError(f"cannot run {type(bound).__name__}")
 
     def bind(self, statement: ast.Statement, params: dict[str, Any] | None = None) -> Any:
@@ -270,6 +292,8 @@ class Session:
             bound = self.bind(statement)
             if isinstance(bound, ast.Explain) and bound.analyze:
                 bound = bound.statement
+            if isinstance(bound, ast.CopyTo):  # COPY t TO reads like SELECT * FROM t
+                bound = bound.query or ast.Select(table=bound.table or "", index=None, items=None)
             if isinstance(bound, ast.Select):
                 plan = self.plan(bound)
             elif isinstance(bound, ast.ShowHotKeys):
@@ -309,6 +333,7 @@ class Session:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.catalog.refresh()
         self._samples.clear()
+        self.catalog_version += 1
 
     def sample(self, table: str, counted: bool = True) -> list[dict]:
         """Up to `SAMPLE_ITEMS` items of `table`, read once per session: the sizes moto does
@@ -325,6 +350,31 @@ class Session:
                 if counted:
                     self.total_capacity += stats.capacity
         return self._samples[table]
+
+    def change_table(self, statement: ast.Ddl) -> Result:
+        """CREATE/ALTER/DROP TABLE, CREATE/DROP INDEX: guarded, sent, waited for."""
+        from .ddl import run_ddl
+
+        return run_ddl(self, statement)
+
+    @property
+    def can_confirm(self) -> bool:
+        """Whether a question can get a yes: --yes, or a front door that can ask."""
+        return self.assume_yes or self.confirm is not None
+
+    def confirmed(self, question: str, refusal: str) -> bool:
+        """Ask `question` (a write that needs a confirmation, DROP TABLE) through the front
+        door: yes with --yes; GuardError (exit 3) with `refusal` where nobody can be asked."""
+        if self.assume_yes:
+            return True
+        if self.confirm is None:
+            raise GuardError(refusal)
+        return bool(self.confirm(question))
+
+    def tell(self, text: str) -> None:
+        """Say `text` now, through the front door (stderr, the REPL's screen)."""
+        if self.notice is not None:
+            self.notice(text)
 
     def sample_attributes(self, table: str, limit: int) -> list[str]:
         """Attribute names seen in the first `limit` items of the table's sample (nothing is

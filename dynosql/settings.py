@@ -349,7 +349,8 @@ SETTINGS: tuple[Setting, ...] = (
         "read_only",
         Switch(),
         False,
-        "refuse every write (INSERT, UPSERT, UPDATE, DELETE, UNDO) before any request",
+        "refuse every statement that changes data or tables (INSERT, UPSERT, UPDATE, DELETE, UNDO, "
+        "CREATE/ALTER/DROP, COPY FROM) before any request",
         flag="--read-only",
         live=False,  # a script cannot switch it off with SET
     ),
@@ -374,6 +375,13 @@ SETTINGS: tuple[Setting, ...] = (
         Text(),
         "",
         'directory of the undo journals ("" = $XDG_STATE_HOME/dynosql/journal; "off" keeps none)',
+    ),
+    Setting(
+        "skip_bad",
+        Switch(),
+        False,
+        "COPY FROM: put lines that cannot be read in a side file (FILE.bad) and go on",
+        flag="--skip-bad",
     ),
 )
 
@@ -424,6 +432,7 @@ class Settings:
     confirm_over: int = 100
     max_wcu: Decimal | None = None
     journal_dir: str = ""
+    skip_bad: bool = False
 
     def __post_init__(self) -> None:
         self.pinned: dict[str, Any] = {}  # limits given on the command line: SET only tightens

@@ -72,9 +72,8 @@ def run_in_transaction(session: Session, statement: ast.Statement) -> Result:
     if getattr(statement, "returning", None) is not None:
         raise PlanError("RETURNING is not supported inside a transaction")
     plan = plan_of(session, statement, transactional=True)
-    if plan.kind != "put" and statement.where is None and not session.assume_yes:
-        if session.confirm is None:
-            raise GuardError(f"refused: this {verb} has no WHERE; in a script it needs --yes")
+    if plan.kind != "put" and statement.where is None and not session.can_confirm:
+        raise GuardError(f"refused: this {verb} has no WHERE; in a script it needs --yes")
     known = sum(len(q.plan.items or q.plan.keys or []) for q in session.transaction.queued)
     known += len(plan.items or plan.keys or [])
     if known > MAX_TRANSACTION_ACTIONS:  # refused now, not at COMMIT: nothing read or sent

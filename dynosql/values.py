@@ -112,9 +112,14 @@ def number(text: str | int | Decimal) -> Decimal:
         raise ValueError(f"not a number: {text!r}") from None
     if not value.is_finite():
         raise ValueError(f"not a number: {text!r}")
-    if len(value.normalize(DECIMAL_CONTEXT).as_tuple().digits) > MAX_NUMBER_DIGITS:
+    try:
+        digits = len(value.normalize(DECIMAL_CONTEXT).as_tuple().digits)
+    except decimal.Overflow:  # an exponent beyond even the wide context: 1e999999999
+        raise ValueError(f"number {text} is out of DynamoDB's range") from None
+    if digits > MAX_NUMBER_DIGITS:
         raise ValueError(f"number {text} has more than {MAX_NUMBER_DIGITS} significant digits")
-    if value and not (MIN_MAGNITUDE <= value.copy_abs() <= MAX_MAGNITUDE):  # abs() would round
+    # copy_abs, not abs(): abs() rounds to the context's 28 digits (9.99…E+125 would overflow)
+    if value and not (MIN_MAGNITUDE <= value.copy_abs() <= MAX_MAGNITUDE):
         raise ValueError(
             f"number {text} is out of DynamoDB's range (1E-130 to 9.9999999999999999999999999999999999999E+125)"
         )

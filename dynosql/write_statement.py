@@ -90,11 +90,8 @@ def plan_of(session: Session, statement: Any, transactional: bool = False) -> Wr
 
 def ask(session: Session, question: str) -> None:
     """Go on only if the user says yes (or --yes); GuardError (exit 3) otherwise."""
-    if session.assume_yes:
-        return
-    if session.confirm is None:
-        raise GuardError(f"refused: {question[:-1]} needs a confirmation; run it with --yes")
-    if not session.confirm(question):
+    refusal = f"refused: {question[:-1]} needs a confirmation; run it with --yes"
+    if not session.confirmed(question, refusal):
         raise GuardError("not confirmed: nothing was written")
 
 
@@ -114,7 +111,7 @@ def run_write(session: Session, statement: Any) -> Result:
     stats = WriteStats(verb=verb, table=plan.table.name, dry_run=settings.dry_run)
     stats.capacity_estimated = session.estimating
     risky = plan.kind != "put" and (statement.where is None or plan.is_scan)
-    if risky and not settings.dry_run and not session.assume_yes and session.confirm is None:
+    if risky and not settings.dry_run and not session.can_confirm:
         why = "has no WHERE" if statement.where is None else "reads the whole table (Scan)"
         raise GuardError(
             f"refused: this {verb} {why}; in a script it needs --yes (try EXPLAIN or --dry-run)"

@@ -94,7 +94,17 @@ def kinds(before: str, after: str = "") -> set[str]:
 
 
 def test_statement_start_offers_statement_keywords():
-    assert texts("") == ["SELECT", "EXPLAIN", "SHOW", "DESCRIBE", "SET"]
+    assert texts("") == [
+        "SELECT",
+        "EXPLAIN",
+        "SHOW",
+        "DESCRIBE",
+        "SET",
+        "CREATE",
+        "ALTER",
+        "DROP",
+        "COPY",
+    ]
     assert texts("SEL") == ["SELECT"]
     assert texts("sel") == ["select"]  # the user's case
 
@@ -119,7 +129,7 @@ def test_keywords_after_a_table_and_after_a_condition():
 
 
 def test_show_explain_and_set():
-    assert texts("SHOW ") == ["TABLES", "HOT KEYS FROM", "ENTITIES FROM"]
+    assert texts("SHOW ") == ["TABLES", "HOT KEYS FROM", "ENTITIES FROM", "CREATE TABLE"]
     assert texts("SHOW ENTITIES ") == ["FROM"]
     assert texts("SHOW ENTITIES FROM s") == ["sensors"]
     assert texts("SHOW HOT KEYS FROM s") == ["sensors"]
@@ -127,6 +137,26 @@ def test_show_explain_and_set():
     assert texts("SET cons") == ["consistent"]
     assert texts("SET format = j") == ["json", "jsonl"]
     assert texts("SET consistent TO ") == ["on", "off"]
+
+
+def test_table_and_file_statements():
+    assert texts("CREATE ") == ["TABLE", "INDEX"]
+    assert texts("DROP TABLE a") == ["audit"]
+    assert texts("ALTER TABLE ") == ["audit", "sensors", "drive", '"my-table"']
+    assert texts("ALTER TABLE audit ") == ["SET"]
+    assert texts("ALTER TABLE audit SET ") == ["BILLING", "TTL", "DELETION PROTECTION"]
+    assert texts("CREATE INDEX by_x ") == ["ON"]
+    assert texts("CREATE INDEX by_x ON s") == ["sensors"]
+    assert texts("DROP INDEX by_x ON d") == ["drive"]
+    assert texts("SHOW CREATE TABLE s") == ["sensors"]
+    assert texts("COPY s") == ["sensors"]
+    assert texts("COPY sensors ") == ["TO", "FROM"]
+    assert texts("COPY (SELECT * FROM se") == ["sensors"]  # the SELECT inside completes as one
+    assert texts("CREATE TABLE t (a S, PRIMARY KEY (a)) WITH GSI g (a) PROJECTION ") == [
+        "ALL",
+        "KEYS_ONLY",
+        "INCLUDE",
+    ]
 
 
 # --- tables and indexes ---------------------------------------------------------------------

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from dynosql.session import Session
 
 STARTERS = ("SELECT", "EXPLAIN", "SHOW", "DESCRIBE", "SET")
+TABLE_STARTERS = ("CREATE", "ALTER", "DROP", "COPY")
 AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
 CONDITION_FUNCTIONS = tuple(f for f in FUNCTIONS if f not in AGGREGATES)
 SETTINGS = tuple(s.name for s in SETTING_TABLE if s.live)
@@ -113,6 +114,7 @@ class SessionMetadata:
         self._names: list[str] | None = None
         self._tables: dict[str, Any] = {}
         self._samples: dict[str, list[str]] = {}
+        self._version = getattr(session, "catalog_version", 0)
 
     def refresh(self) -> None:
         with self._lock:
@@ -120,9 +122,20 @@ class SessionMetadata:
             self._tables.clear()
             self._samples.clear()
             self.session.refresh()
+            self._version = self.session.catalog_version
+
+    def _follow(self) -> None:
+        """Forget what the session forgot (a CREATE or DROP since: completion follows)."""
+        version = getattr(self.session, "catalog_version", 0)
+        if version != self._version:
+            self._names = None
+            self._tables.clear()
+            self._samples.clear()
+            self._version = version
 
     def table_names(self) -> list[str]:
         with self._lock:
+            self._follow()
             if self._names is None:
                 try:
                     self._names = self.session.tables()
@@ -132,6 +145,7 @@ class SessionMetadata:
 
     def table(self, name: str) -> Any:
         with self._lock:
+            self._follow()
             if name not in self._tables:
                 try:
                     self._tables[name] = self.session.table(name)
@@ -237,6 +251,38 @@ def _clause(prev: list[Token]) -> str | None:
     return None
 
 
+def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
+    """Completion inside the table and file statements (CREATE/ALTER/DROP, SHOW CREATE TABLE,
+    COPY): the keywords that may come next, and whether a table name may; None elsewhere."""
+    first, last, n = words[0], words[-1], len(words)
+    if first == "SHOW" and n >= 2 and words[1] == "CREATE":
+        return (["TABLE"], False) if n == 2 else ([], n == 3)
+    if first == "SHOW" and n == 1:
+        return ["TABLES", "HOT KEYS FROM", "ENTITIES FROM", "CREATE TABLE"], False
+    if first not in TABLE_STARTERS or (first == "COPY" and n >= 2 and words[1] == "("):
+        return None  # COPY (SELECT …): completed as a SELECT
+    if n == 1:
+        nexts = {"CREATE": ["TABLE", "INDEX"], "DROP": ["TABLE", "INDEX"], "ALTER": ["TABLE"]}
+        return nexts.get(first, []), first == "COPY"
+    if last == "ON" or (n == 2 and last == "TABLE" and first in ("DROP", "ALTER")):
+        return [], True
+    if first == "COPY" and n == 2:
+        return ["TO", "FROM"], False
+    if first == "ALTER" and n == 3:
+        return ["SET"], False
+    if first == "ALTER" and last == "SET":
+        return ["BILLING", "TTL", "DELETION PROTECTION"], False
+    if last == "BILLING":
+        return ["PAY_PER_REQUEST", "PROVISIONED"], False
+    if last == "PROJECTION":
+        return ["ALL", "KEYS_ONLY", "INCLUDE"], False
+    if first == "CREATE" and n >= 3 and words[1] == "INDEX" and n == 3:
+        return ["ON"], False
+    if first == "DROP" and n == 3 and words[1] == "INDEX":
+        return ["ON"], False
+    return [], False
+
+
 def suggest(
     before: str,
     after: str,
@@ -330,10 +376,15 @@ def suggest(
         return []  # a nested attribute path: names inside maps are not known
 
     if not prev:
-        return keywords(STARTERS)
+        return keywords(STARTERS + TABLE_STARTERS)
     p1 = prev[-1]
     first = prev[0].upper
     word = p1.upper if p1.kind in ("keyword", "function", "word") else p1.text
+
+    table_words = _table_statement([t.upper or t.text for t in prev])
+    if table_words is not None:
+        words, tables = table_words
+        return (out(metadata.table_names(), "table", "table") if tables else []) + keywords(words)
 
     # table names
     if word == "FROM" or (
@@ -353,7 +404,7 @@ def suggest(
         return []
     if clause == "SHOW":
         if word == "SHOW":
-            return keywords(["TABLES", "HOT KEYS FROM", "ENTITIES FROM"])
+            return keywords(["TABLES", "HOT KEYS FROM", "ENTITIES FROM", "CREATE TABLE"])
         if word == "HOT":
             return keywords(["KEYS FROM"])
         if word in ("KEYS", "ENTITIES"):

@@ -352,6 +352,123 @@ class Undo:
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
+# --- tables (DDL) and files (COPY): dynosql/plan/ddl.py, dynosql/ddl.py, dynosql/copy.py --------
+
+
+@dataclass(frozen=True)
+class Projection:
+    """An index projection: ALL, KEYS_ONLY or INCLUDE (with its non-key attributes)."""
+
+    kind: str = "ALL"
+    include: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """PROVISIONED (rcu, wcu)."""
+
+    rcu: int
+    wcu: int
+
+
+@dataclass(frozen=True)
+class IndexDef:
+    """``WITH GSI|LSI name (hash [, range]) [PROJECTION …] [PROVISIONED (r, w)]``."""
+
+    kind: str  # "gsi" or "lsi"
+    name: str
+    hash: str
+    range: str | None = None
+    projection: Projection = Projection()
+    throughput: Throughput | None = None
+
+
+@dataclass(frozen=True)
+class CreateTable:
+    """``CREATE TABLE t (a S, b N, PRIMARY KEY (a, b)) [BILLING …] [WITH GSI/LSI …] [TTL a]
+    [DELETION PROTECTION]``: `attributes` are the declared (name, type) pairs."""
+
+    table: str
+    attributes: tuple[tuple[str, str], ...]
+    hash: str
+    range: str | None = None
+    throughput: Throughput | None = None  # None: PAY_PER_REQUEST
+    indexes: tuple[IndexDef, ...] = ()
+    ttl: str | None = None
+    deletion_protection: bool = False
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class CreateIndex:
+    """``CREATE INDEX name ON t (hash [type] [, range [type]]) [PROJECTION …] [PROVISIONED …]``:
+    a GSI added with UpdateTable. A type is needed only for attributes the table has not
+    declared."""
+
+    table: str
+    index: IndexDef
+    types: tuple[tuple[str, str], ...] = ()
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class DropIndex:
+    table: str
+    index: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class AlterTable:
+    """``ALTER TABLE t SET BILLING …`` | ``SET TTL a`` | ``SET TTL OFF`` |
+    ``SET DELETION PROTECTION ON|OFF``: exactly one of the fields is set."""
+
+    table: str
+    billing: Throughput | str | None = None  # "PAY_PER_REQUEST" or a Throughput
+    ttl: str | None = None  # an attribute name
+    ttl_off: bool = False
+    deletion_protection: bool | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class DropTable:
+    table: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class ShowCreateTable:
+    table: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class CopyTo:
+    """``COPY t TO 'file'`` or ``COPY (SELECT …) TO 'file'`` [FORMAT f]."""
+
+    path: str
+    format: str  # jsonl, csv, json or dynamodb
+    table: str | None = None
+    query: Select | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class CopyFrom:
+    """``COPY t FROM 'file' [FORMAT f] [START AT LINE n] [SKIP BAD ['side file']]``."""
+
+    table: str
+    path: str
+    format: str  # jsonl, csv or dynamodb
+    start_line: int = 1
+    skip_bad: bool = False
+    bad_path: str | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+Ddl = CreateTable | CreateIndex | DropIndex | AlterTable | DropTable
+
 Write = Insert | Update | Delete
 Statement = (  # every statement: the reads above and the writes
     Select
@@ -366,4 +483,8 @@ Statement = (  # every statement: the reads above and the writes
     | Delete
     | Transaction
     | Undo
+    | Ddl
+    | ShowCreateTable
+    | CopyTo
+    | CopyFrom
 )

@@ -21,7 +21,7 @@ from sqlglot.errors import ParseError, TokenError
 from .. import values
 from ..errors import SqlError
 from ..spelling import function_guess, misspelt_keyword
-from . import ast
+from . import ast, ddl_parse
 from .split import Chunk, code_only, split_script, strip_comments, unterminated_quote
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
@@ -154,6 +154,10 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         if sample is not None and not 1 <= sample <= MAX_LIMIT:
             raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
         return ast.ShowEntities(_unquote(m.group(1)), sample, _pos(chunk, code, m.start(1)))
+    if ddl_parse.LEADING.match(code):
+        return ddl_parse.parse_ddl(
+            chunk, code, lambda index: _pos(chunk, code, index), _parse_select
+        )
     if re.match(r"\s*SHOW\b", code, re.I):
         raise _error(
             chunk,
@@ -174,6 +178,8 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             return ast.Explain(
                 _parse_write(Chunk(blanked, chunk.line, chunk.col)), bool(m.group(1))
             )
+        if ddl_parse.EXPLAINABLE.match(code[m.end() :]):
+            return ddl_parse.explain(Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select)
         statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
         return ast.Explain(statement, analyze=bool(m.group(1)))
     if _is_write(chunk.text):

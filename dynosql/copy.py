@@ -1,0 +1,346 @@
+"""COPY: a table (or a SELECT's rows) to a file, and a file into a table.
+
+COPY TO reads through the ordinary SELECT machinery (the same plan, segments, pacing, guards
+and progress as any read) and writes each row as it arrives: memory stays flat whatever the
+row count. The file is written under a temporary name and renamed when complete, so a failed
+or interrupted COPY leaves no half file behind. CSV needs its header (every column, with its
+type) before the first row: the rows are spooled to a temporary file first, not held in memory.
+
+COPY FROM reads the file with `dynosql.files` and writes with BatchWriteItem, 25 items a call
+(`write_batch`: UnprocessedItems and throttles retried). A bad line stops the load before it is
+written (the items of earlier lines are written first) unless SKIP BAD (or --skip-bad) sends
+it to a side file. Any stop says how to continue: ``COPY t FROM 'f' START AT LINE n``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from . import files, values
+from .ddl import refuse_if_read_only
+from .errors import DynosqlError, ExecutionError, PlanError, classify, translate_error
+from .plan.cost import write_units
+from .plan.ddl import quote
+from .result import Result, Stats, format_capacity
+from .sql import ast
+
+if TYPE_CHECKING:
+    from .session import Session
+
+BATCH = 25  # BatchWriteItem's limit
+IN_FLIGHT = 2  # batches queued for the writer thread while the next lines are read
+MAX_ITEM_BYTES = 400 * 1024
+
+
+# --- COPY TO ---------------------------------------------------------------------------------
+
+
+def copy_to(session: Session, statement: ast.CopyTo) -> Result:
+    query = statement.query or ast.Select(table=statement.table or "", index=None, items=None)
+    result = session.run_statement(query)
+    rows = iter(result)
+    part = _part_name(statement.path)
+    try:
+        with files.open_file(part, "w", gzipped=statement.path.endswith(".gz")) as out:
+            if statement.format == "csv":
+                _write_csv(rows, result.columns, out)
+            else:
+                _write_lines(rows, statement.format, out)
+        os.replace(part, statement.path)
+    except OSError as err:
+        raise ExecutionError(f"cannot write {statement.path}: {err.strerror or err}") from err
+    finally:
+        if os.path.exists(part):
+            os.unlink(part)
+    stats = result.stats
+    stats.finish()
+    title = f"COPY {stats.footer()} → {statement.path}"
+    return Result([], iter(()), stats, result.warnings, kind="status", title=title)
+
+
+def _part_name(path: str) -> str:
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.part")
+
+
+def _write_lines(rows: Iterator[dict], fmt: str, out: Any) -> None:
+    encode = files.dynamodb_line if fmt == "dynamodb" else files.item_json
+    if fmt == "json":
+        out.write("[")
+        first = True
+        for row in rows:
+            out.write(("\n" if first else ",\n") + encode(row))
+            first = False
+        out.write("]\n" if first else "\n]\n")
+        return
+    for row in rows:
+        out.write(encode(row) + "\n")
+
+
+def _write_csv(rows: Iterator[dict], columns: list[str], out: Any) -> None:
+    """Spool the rows as jsonl, learning every column and its types; then the typed header
+    and the rows. Memory holds the column names, never the rows."""
+    seen: dict[str, set[str]] = {name: set() for name in columns}
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        for row in rows:
+            for name, value in row.items():
+                if value is not values.MISSING:
+                    seen.setdefault(name, set()).add(files.type_code(value))
+            spool.write(files.item_json(row) + "\n")
+        kinds = {name: files.column_type(codes) for name, codes in seen.items()}
+        writer = files.csv_writer(out)
+        writer.writerow(files.csv_header(kinds))
+        spool.seek(0)
+        for text in spool:
+            item = files.parse_jsonl(text)
+            writer.writerow(
+                [
+                    files.csv_cell(item.get(name, values.MISSING), kind)
+                    for name, kind in kinds.items()
+                ]
+            )
+
+
+# --- COPY FROM -------------------------------------------------------------------------------
+
+
+def write_batch(client: Any, table: str, items: list[dict], estimating: bool) -> Decimal:
+    """One BatchWriteItem of at most 25 puts, UnprocessedItems and throttles retried with
+    backoff; returns the capacity consumed (the server's, or estimated by item size).
+
+    The one place COPY FROM writes: the shared writer of the write statements can replace it."""
+    pending = [{"PutRequest": {"Item": values.encode_item(item)}} for item in items]
+    capacity = Decimal(0)
+    for attempt in range(20):
+        try:
+            answer = client.batch_write_item(
+                RequestItems={table: pending}, ReturnConsumedCapacity="TOTAL"
+            )
+        except Exception as err:
+            if not classify(err).transient or attempt == 19:
+                raise translate_error(err) from err
+            time.sleep(min(2.0, 0.05 * 2**attempt))
+            continue
+        for consumed in answer.get("ConsumedCapacity") or []:
+            capacity += Decimal(str(consumed.get("CapacityUnits", 0)))
+        pending = (answer.get("UnprocessedItems") or {}).get(table) or []
+        if not pending:
+            break
+        time.sleep(min(2.0, 0.05 * 2**attempt))
+    else:
+        raise ExecutionError(f"BatchWriteItem on {table}: items still unprocessed after retries")
+    if estimating or not capacity:
+        capacity = sum((write_units(values.item_size(i)) for i in items), Decimal(0))
+    return capacity
+
+
+_KEY_BYTES = {"HASH": 2048, "RANGE": 1024}
+
+
+def key_types(info: Any) -> dict[str, str]:
+    """Every key attribute of the table and its indexes, with its declared type."""
+    return {
+        a["AttributeName"]: a["AttributeType"] for a in info.raw.get("AttributeDefinitions", [])
+    } or {
+        name: kind
+        for name, kind in ((info.keys.pk, info.keys.pk_type), (info.keys.sk, info.keys.sk_type))
+        if name
+    }
+
+
+def _check_item(item: dict, info: Any, types: dict[str, str]) -> None:
+    """What DynamoDB would refuse for the whole batch, refused for this line: the table's key
+    attributes present, every key attribute (the indexes' too) of its declared type and not
+    empty, partition keys at most 2048 bytes and sort keys 1024, the item within 400 KB."""
+    for name in info.keys.names:
+        if name not in item:
+            raise files.BadValue(f"no key attribute {name}")
+    for name, kind in types.items():
+        if name not in item:
+            continue
+        value = item[name]
+        if values.type_of(value) != kind:
+            raise files.BadValue(f"key {name} must be of type {kind}, got {values.type_of(value)}")
+        size = len(value.encode("utf-8")) if kind == "S" else len(value) if kind == "B" else 1
+        if size == 0:
+            raise files.BadValue(f"key {name} is empty")
+        limit = _KEY_BYTES["RANGE" if name == info.keys.sk else "HASH"]
+        if name in info.keys.names and size > limit:
+            raise files.BadValue(f"key {name} is {size} bytes, over DynamoDB's {limit}")
+    size = values.item_size(item)
+    if size > MAX_ITEM_BYTES:
+        raise files.BadValue(f"the item is {size} bytes, over DynamoDB's 400 KB")
+
+
+def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
+    refuse_if_read_only(session, "COPY FROM")
+    info = session.table(statement.table)
+    types = key_types(info)
+    skip_bad = statement.skip_bad or bool(getattr(session.settings, "skip_bad", False))
+    bad_path = statement.bad_path or statement.path.removesuffix(".gz") + ".bad"
+    stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=session.estimating)
+    load = _Load(session, statement, stats)
+    bad_file = None
+    bad = 0
+    try:
+        stream = files.open_file(statement.path, "r")
+    except OSError as err:
+        raise ExecutionError(f"cannot read {statement.path}: {err.strerror or err}") from err
+    try:
+        with stream:
+            header = ""
+            for line in files.read_items(stream, statement.format, types):
+                if line.item is None and line.error is None:
+                    header = line.raw
+                    continue
+                if line.number < statement.start_line:
+                    continue
+                error = line.error
+                if error is None:
+                    assert line.item is not None
+                    try:
+                        _check_item(line.item, info, types)
+                    except files.BadValue as err:
+                        error = str(err)
+                if error is not None:
+                    where = f"{statement.path} line {line.number}: {error}"
+                    if not skip_bad:
+                        load.drain()
+                        raise PlanError(
+                            f"{where}; nothing from this line on was written "
+                            f"(fix it, then: {load.resume(line.number)})"
+                        )
+                    if bad_file is None:
+                        bad_file = files.open_file(bad_path, "w")
+                        bad_file.write(header)
+                    bad_file.write(line.raw if line.raw.endswith("\n") else line.raw + "\n")
+                    bad += 1
+                    session.tell(f"skipped {where}")
+                    continue
+                load.add(line.number, line.item)  # type: ignore[arg-type]
+            load.drain()
+    except UnicodeDecodeError as err:
+        load.drain()
+        raise PlanError(f"{statement.path} is not UTF-8 text ({err.reason})") from err
+    except OSError as err:  # gzip's BadGzipFile, a vanished file
+        raise ExecutionError(f"cannot read {statement.path}: {err}") from err
+    except (KeyboardInterrupt, DynosqlError) as err:
+        if not isinstance(err, PlanError):  # a bad line says it itself
+            session.tell(f"{load.written} items written; to continue: {load.resume()}")
+        raise
+    finally:
+        load.close()
+        if bad_file is not None:
+            bad_file.close()
+        session.total_capacity += stats.capacity
+    session.refresh()
+    stats.finish()
+    cost = format_capacity(stats.capacity)
+    cost = f"~{cost} WCU est." if stats.capacity_estimated else f"{cost} WCU"
+    rows = f"{load.written} row{'s' if load.written != 1 else ''}"
+    title = (
+        f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · "
+        f"{cost} · {stats.elapsed:.3f}s"
+    )
+    if bad:
+        title += f" · {bad} bad line{'s' if bad != 1 else ''} skipped → {bad_path}"
+    return Result([], iter(()), stats, kind="status", title=title)
+
+
+class _Load:
+    """The batch being gathered, the batches being written, and where to continue from.
+
+    One writer thread sends the batches in file order while the next lines are read and
+    checked (reading overlaps the network wait); at most `IN_FLIGHT` batches are queued. Only
+    batches whose call has returned count as written, so the line to continue from is never
+    past an unwritten one (a batch sent again is harmless: puts of the same items)."""
+
+    def __init__(self, session: Session, statement: ast.CopyFrom, stats: Stats):
+        self.session = session
+        self.statement = statement
+        self.stats = stats
+        self.items: list[dict] = []
+        self.keys: set[tuple] = set()
+        self.lines: list[int] = []
+        self.written = 0
+        self.next_line = statement.start_line  # the first line not known to be written
+        self.names = session.table(statement.table).keys.names
+        self.started = time.monotonic()
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="copy-from")
+        self.in_flight: deque[tuple[Future, int, int]] = deque()  # call, items, last line
+
+    def add(self, number: int, item: dict) -> None:
+        key = tuple(values.hashable(item[n]) for n in self.names)
+        if key in self.keys:  # one batch may not put the same key twice: the later one wins
+            self.send()
+        self.items.append(item)
+        self.keys.add(key)
+        self.lines.append(number)
+        if len(self.items) == BATCH:
+            self.send()
+
+    def send(self) -> None:
+        """Queue the gathered batch for the writer; wait for the oldest when enough are queued."""
+        if self.items:
+            session = self.session
+            call = self.pool.submit(
+                write_batch, session.client, self.statement.table, self.items, session.estimating
+            )
+            self.in_flight.append((call, len(self.items), self.lines[-1]))
+            self.items, self.keys, self.lines = [], set(), []
+        while len(self.in_flight) > IN_FLIGHT:
+            self._collect()
+
+    def drain(self) -> None:
+        """Send what is gathered and wait until every batch is written."""
+        self.send()
+        while self.in_flight:
+            self._collect()
+
+    def close(self) -> None:
+        for call, _count, _last in self.in_flight:
+            call.cancel()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _collect(self) -> None:
+        call, count, last = self.in_flight.popleft()
+        try:
+            capacity = call.result()
+        except BaseException:
+            self.close()  # later batches must not land after a failed one
+            self.in_flight.clear()
+            raise
+        self.stats.capacity += capacity
+        self.stats.requests += 1
+        self.written += count
+        self.stats.rows = self.written
+        self.next_line = last + 1
+        self._pace()
+        status = getattr(self.session.progress, "status", None)
+        if status is not None and self.stats.elapsed > 1.0:
+            status(f"… {self.written} items written, {self.stats.elapsed:.0f}s")
+
+    def _pace(self) -> None:
+        """--rate-limit holds the load to that many capacity units a second."""
+        limit = self.session.settings.rate_limit
+        if limit:
+            ahead = float(self.stats.capacity / limit) - (time.monotonic() - self.started)
+            if ahead > 0:
+                time.sleep(ahead)
+
+    def resume(self, line: int | None = None) -> str:
+        s = self.statement
+        extra = f" FORMAT {s.format}"
+        if s.skip_bad:
+            extra += " SKIP BAD" + (f" '{s.bad_path}'" if s.bad_path else "")
+        quoted = s.path.replace("'", "''")
+        return (
+            f"COPY {quote(s.table)} FROM '{quoted}'{extra} START AT LINE {line or self.next_line}"
+        )
