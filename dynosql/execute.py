@@ -101,7 +101,25 @@ class Executor:
             for params in self._segment_requests(plan, request)
         ]
 
+    def tagged_items(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, dict]]:
+        """Like `items`, each item with the index of the request (segment) that read it: a
+        segment sample's statistics need per-segment totals."""
+        stats.operations.append(plan.label)
+        stats.capacity_estimated = self.estimate_capacity
+
+        def tag(i: int, stream: Callable[[], Iterator[dict]]) -> Callable[[], Iterator[Any]]:
+            return lambda: ((i, item) for item in stream())
+
+        streams = [tag(i, s) for i, s in enumerate(self._streams(plan, stats))]
+        return streams[0]() if len(streams) == 1 else _concurrent(streams)
+
     def _segment_requests(self, plan: Plan, request: Request) -> list[dict]:
+        if request.operation == "Scan" and plan.sample is not None:
+            total = plan.sample.total
+            return [
+                {**request.params, "Segment": i, "TotalSegments": total}
+                for i in plan.sample.segments
+            ]
         if request.operation == "Scan" and plan.segments > 1:
             return [
                 {**request.params, "Segment": i, "TotalSegments": plan.segments}

@@ -21,6 +21,7 @@ from .catalog import Catalog, TableInfo
 from .errors import DynosqlError, GuardError, PlanError, SqlError, translate_error
 from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
+from .evaluate.sampling import sample_text
 from .execute import Executor, Limits
 from .plan.model import Plan
 from .plan.planner import Options, plan_full_scan, plan_select
@@ -159,6 +160,18 @@ class Session:
         self, statement: ast.Statement, params: dict[str, Any] | None = None
     ) -> Result:
         bound = self.bind(statement, params)
+        if getattr(bound, "sample", None) is not None:
+            from .sampled import sampled_hot_keys, sampled_select, seeded
+
+            bound = seeded(bound)
+            if isinstance(bound, ast.ShowHotKeys):
+                return sampled_hot_keys(self, bound)
+            if isinstance(bound, ast.Select):
+                return sampled_select(self, bound)
+        if isinstance(bound, ast.Explain) and bound.statement.sample is not None:
+            from .sampled import seeded
+
+            bound = dataclasses.replace(bound, statement=seeded(bound.statement))
         if isinstance(bound, ast.Select):
             return self._select(bound)
         if isinstance(bound, ast.Explain):
@@ -200,6 +213,10 @@ class Session:
                 plan = self.plan(bound)
             elif isinstance(bound, ast.ShowHotKeys):
                 plan = self.full_scan_plan(bound.table, bound.index)
+                if bound.sample is not None:
+                    from .plan.sample import apply_sample
+
+                    plan = apply_sample(plan, bound.sample)
             else:
                 return None
         except DynosqlError:
@@ -352,7 +369,9 @@ def explain_lines(plan: Plan) -> list[str]:
     shown = plan.requests[:5]
     for i, request in enumerate(shown, 1):
         title = "request" if len(plan.requests) == 1 else f"request {i} of {len(plan.requests)}"
-        if request.operation == "Scan" and plan.segments > 1:
+        if request.operation == "Scan" and plan.sample is not None:
+            title += " " + sample_text(plan.sample)
+        elif request.operation == "Scan" and plan.segments > 1:
             title += f" (sent as Segment 0..{plan.segments - 1} of TotalSegments {plan.segments})"
         lines.append(f"{title}:")
         lines.extend("  " + line for line in request.code().splitlines())

@@ -76,6 +76,10 @@ class _Candidate:
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
     """The cheapest plan for a SELECT whose parameters are bound."""
+    if statement.sample is not None:
+        from .sample import plan_sample
+
+        return plan_sample(statement, table, options)
     needed = _needed_paths(statement)
     if statement.index is not None:
         path = table.index(statement.index)
