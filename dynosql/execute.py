@@ -101,16 +101,29 @@ class Executor:
             for params in self._segment_requests(plan, request)
         ]
 
-    def tagged_items(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, dict]]:
-        """Like `items`, each item with the index of the request (segment) that read it: a
-        segment sample's statistics need per-segment totals."""
+    def tagged_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[dict]]]:
+        """A Scan plan's pages as (request index, items scanned, items that pass the client's
+        checks): a segment sample's statistics need per-segment totals, the items scanned
+        (before any filter) included."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
 
-        def tag(i: int, stream: Callable[[], Iterator[dict]]) -> Callable[[], Iterator[Any]]:
-            return lambda: ((i, item) for item in stream())
+        def stream(i: int, request: Request, params: dict) -> Callable[[], Iterator[Any]]:
+            def pages() -> Iterator[tuple[int, int, list[dict]]]:
+                for page, items in self._pages(plan, request.operation, params, stats):
+                    scanned = page.get("ScannedCount", page.get("Count", 0))
+                    if plan.fetch is not None:
+                        items = self._fetch(plan, items, stats)
+                    yield i, scanned, [x for x in items if matches(request.residual, x)]
 
-        streams = [tag(i, s) for i, s in enumerate(self._streams(plan, stats))]
+            return pages
+
+        streams = [
+            stream(i, request, params)
+            for i, (request, params) in enumerate(
+                (r, p) for r in plan.requests for p in self._segment_requests(plan, r)
+            )
+        ]
         return streams[0]() if len(streams) == 1 else _concurrent(streams)
 
     def _segment_requests(self, plan: Plan, request: Request) -> list[dict]:

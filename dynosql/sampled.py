@@ -39,9 +39,9 @@ def seeded(statement: Any) -> Any:
     return dataclasses.replace(statement, sample=dataclasses.replace(sample, seed=seed))
 
 
-def _tagged(session: Session, plan: Plan, stats: Stats) -> Iterator[tuple[int, dict]]:
+def _pages(session: Session, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list]]:
     try:
-        yield from session.executor().tagged_items(plan, stats)
+        yield from session.executor().tagged_pages(plan, stats)
     finally:
         session.total_capacity += stats.capacity
 
@@ -58,11 +58,11 @@ def sampled_select(session: Session, statement: ast.Select) -> Result:
     result.notes.extend(sample_notes(statement, spec))
 
     def rows() -> Iterator[dict]:
-        tagged = _tagged(session, plan, stats)
+        pages = _pages(session, plan, stats)
         if statement.is_aggregate:
-            yield from aggregate_rows(shown, sampled_groups(statement, tagged, spec))
+            yield from aggregate_rows(shown, sampled_groups(statement, pages, spec))
         else:
-            items = (item for _i, item in tagged)
+            items = (item for _i, _n, page in pages for item in page)
             yield from select_rows(statement, plan.table, items, plan.sort, result.notes)
 
     result.rows = rows()
@@ -93,7 +93,7 @@ def sampled_hot_keys(session: Session, statement: ast.ShowHotKeys) -> Result:
     )
 
     def rows() -> Iterator[dict]:
-        sample = key_sample(_tagged(session, plan, stats), plan.access.keys.pk, spec)
+        sample = key_sample(_pages(session, plan, stats), plan.access.keys.pk, spec)
         result.document = sample.document()
         result.notes.extend(_key_notes(sample, plan.access.keys.pk))
         ranked = sample.ranked

@@ -38,14 +38,21 @@ CONTEXT = decimal.Context(prec=38)
 LOW, HIGH = " low", " high"  # the interval columns follow each scaled aggregate's column
 
 
-def t_quantile(df: int, p: float = 0.5 + CONFIDENCE / 2) -> float:
-    """Student's t quantile (exact for 1 and 2 degrees of freedom, a Cornish-Fisher expansion
-    above, accurate to ~1e-4 from 3 on)."""
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
-    z = NormalDist().inv_cdf(p)
+# Student's t at 0.975 (a two-sided 95% interval) for 1..30 degrees of freedom
+_T975 = (
+    12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
+    2.262157, 2.228139, 2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905,
+    2.109816, 2.100922, 2.093024, 2.085963, 2.079614, 2.073873, 2.068658, 2.063899,
+    2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
+)  # fmt: skip
+
+
+def t_quantile(df: int) -> float:
+    """Student's t quantile for a 95% interval: tabulated up to 30 degrees of freedom, a
+    Cornish-Fisher expansion above (accurate to about 1e-5 there)."""
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
     g1 = (z**3 + z) / 4
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
     g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
@@ -60,45 +67,113 @@ class Interval:
     high: Decimal | None
 
 
-def _d(x: float) -> Decimal:
-    return Decimal(repr(x))
+def effective_df(q2: float, q4: float, k: int) -> int:
+    """Satterthwaite's effective degrees of freedom of Σr²: (Σr²)² / Σr⁴, at most k − 1. When
+    a few segments (those holding the hottest partition keys) carry most of the spread, the
+    variance estimate rests on those few, and the interval widens accordingly."""
+    if q4 <= 0:
+        return k - 1
+    return max(1, min(k - 1, int(q2 * q2 / q4)))
 
 
-def total_interval(totals: list[Decimal], total_segments: int) -> Interval:
-    """The estimate of a table total from the k drawn segments' totals (zeros included)."""
-    k, n = len(totals), total_segments
-    scale = CONTEXT.divide(Decimal(n), Decimal(k))
-    sample_sum = sum(totals, Decimal(0))
-    estimate = CONTEXT.multiply(scale, sample_sum)
-    if k >= n:
-        return Interval(estimate, estimate, estimate)  # every segment read: exact
-    if k < 2:
-        return Interval(estimate, None, None)
-    mean = sample_sum / k
-    s2 = sum(((t - mean) ** 2 for t in totals), Decimal(0)) / (k - 1)
-    se = n * ((1 - Decimal(k) / n) * s2 / k).sqrt(CONTEXT)
-    half = _d(t_quantile(k - 1)) * se
+class Design:
+    """The k segments read out of N, with what each one scanned: the estimators' common part.
+
+    Group totals come sparse ({segment index: total}): a group absent from a segment has a
+    total of zero there, and its residual is worked out from the segment moments computed
+    once, so a group costs in proportion to the segments it appears in.
+    """
+
+    def __init__(self, total: int, scanned: list[Decimal], table_items: int = 0):
+        self.n, self.k = total, len(scanned)
+        self.f = self.k / total
+        self.x = [float(v) for v in scanned]
+        self.sx = sum(scanned, Decimal(0))
+        self.sx2 = sum(v * v for v in self.x)
+        self.sx4 = sum(v**4 for v in self.x)
+        self.table_items = table_items if self.sx else 0  # a ratio needs items seen
+
+    def total(self, ys: dict[int, Decimal]) -> Interval:
+        """A table total: the ratio estimate X·Σy/Σx when the table's item count X is known
+        (a segment holding a hot key has many items of every group: the ratio cancels that),
+        else the expansion estimate N/k·Σy."""
+        k, n = self.k, self.n
+        sy = sum(ys.values(), Decimal(0))
+        if k >= n:
+            return Interval(sy, sy, sy)  # every segment read: exact
+        if self.table_items:
+            r = CONTEXT.divide(sy, self.sx)
+            estimate = CONTEXT.multiply(Decimal(self.table_items), r)
+            rf = float(r)
+            q2 = rf * rf * self.sx2
+            q4 = rf**4 * self.sx4
+            for i, y in ys.items():
+                x = self.x[i]
+                d = float(y) - rf * x
+                q2 += d * d - (rf * x) ** 2
+                q4 += d**4 - (rf * x) ** 4
+            g = self.table_items / (n * float(self.sx) / k)  # X / X̂
+        else:
+            estimate = CONTEXT.multiply(CONTEXT.divide(Decimal(n), Decimal(k)), sy)
+            mean = float(sy) / k
+            absent = k - len(ys)
+            q2, q4 = absent * mean**2, absent * mean**4
+            for y in ys.values():
+                d = float(y) - mean
+                q2 += d * d
+                q4 += d**4
+            g = 1.0
+        if k < 2:
+            return Interval(estimate, None, None)
+        se = g * n * math.sqrt(max(0.0, (1 - self.f) * q2 / (k - 1) / k))
+        return _interval(estimate, se, effective_df(max(q2, 0.0), max(q4, 0.0), k))
+
+    def ratio(self, ys: dict[int, Decimal], xs: dict[int, Decimal]) -> Interval | None:
+        """AVG: Σy/Σx over the sample (y a segment's sum, x its count of numbers), with the
+        linearised variance; None when the sample holds no number."""
+        k, n = self.k, self.n
+        sx = sum(xs.values(), Decimal(0))
+        if sx == 0:
+            return None
+        r = CONTEXT.divide(sum(ys.values(), Decimal(0)), sx)
+        if k >= n:
+            return Interval(r, r, r)
+        if k < 2:
+            return Interval(r, None, None)
+        rf = float(r)
+        q2 = q4 = 0.0
+        for i, x in xs.items():
+            d = float(ys.get(i, Decimal(0))) - rf * float(x)
+            q2 += d * d
+            q4 += d**4
+        se = math.sqrt(max(0.0, (1 - self.f) / k * q2 / (k - 1))) / (float(sx) / k)
+        return _interval(r, se, effective_df(q2, q4, k))
+
+
+def _interval(estimate: Decimal, se: float, df: int) -> Interval:
+    half = Decimal(repr(t_quantile(df) * se))
     return Interval(estimate, estimate - half, estimate + half)
+
+
+def total_interval(
+    totals: list[Decimal],
+    total_segments: int,
+    scanned: list[Decimal] | None = None,
+    table_items: int = 0,
+) -> Interval:
+    """`Design.total` for dense per-segment totals (zeros included)."""
+    design = Design(total_segments, scanned or [Decimal(0)] * len(totals), table_items)
+    return design.total({i: t for i, t in enumerate(totals) if t})
 
 
 def ratio_interval(
     sums: list[Decimal], counts: list[Decimal], total_segments: int
 ) -> Interval | None:
-    """AVG as a ratio of two estimated totals; None when the sample holds no number."""
-    k, n = len(sums), total_segments
-    x = sum(counts, Decimal(0))
-    if x == 0:
-        return None
-    r = CONTEXT.divide(sum(sums, Decimal(0)), x)
-    if k >= n:
-        return Interval(r, r, r)
-    if k < 2:
-        return Interval(r, None, None)
-    residuals = sum(((y - r * c) ** 2 for y, c in zip(sums, counts, strict=True)), Decimal(0))
-    x_mean = x / k
-    se = ((1 - Decimal(k) / n) / k * residuals / (k - 1)).sqrt(CONTEXT) / x_mean
-    half = _d(t_quantile(k - 1)) * se
-    return Interval(r, r - half, r + half)
+    """`Design.ratio` for dense per-segment sums and counts."""
+    design = Design(total_segments, [Decimal(0)] * len(sums))
+    return design.ratio(
+        {i: y for i, y in enumerate(sums) if y}, {i: c for i, c in enumerate(counts) if c}
+    )
 
 
 def scaled(agg: ast.Aggregate) -> bool:
@@ -140,60 +215,64 @@ class _GroupStates:
 
 
 def sampled_groups(
-    statement: ast.Select, tagged: Iterable[tuple[int, dict]], spec: SampleSpec
+    statement: ast.Select, pages: Iterable[tuple[int, int, list[dict]]], spec: SampleSpec
 ) -> list[Group]:
     """Groups whose COUNT/SUM/AVG are table estimates, each with ``text low``/``text high``
-    interval values, and whose other aggregates are the sample's."""
+    interval values, and whose other aggregates are the sample's. `pages` are
+    (segment index, items scanned, items) as the executor's ``tagged_pages`` yields them."""
     aggs = collect_aggregates(statement)
     scaled_aggs = [a for a in aggs if scaled(a)]
     groups: dict[tuple, _GroupStates] = {}
-    for index, item in tagged:
-        key_values = {p.elements: resolve(item, p) for p in statement.group_by}
-        key = tuple(values.hashable(v) for v in key_values.values())
-        g = groups.get(key)
-        if g is None:
-            g = groups[key] = _GroupStates(key_values, [_State() for _ in aggs], {})
-        for agg, state in zip(aggs, g.whole, strict=True):
-            _update(agg, state, item)
-        seg = g.per_segment.get(index)
-        if seg is None:
-            seg = g.per_segment[index] = [_State() for _ in scaled_aggs]
-        for agg, state in zip(scaled_aggs, seg, strict=True):
-            _update(agg, state, item)
+    scanned = [Decimal(0)] * spec.k
+    for index, count, items in pages:
+        scanned[index] += count
+        for item in items:
+            key_values = {p.elements: resolve(item, p) for p in statement.group_by}
+            key = tuple(values.hashable(v) for v in key_values.values())
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = _GroupStates(key_values, [_State() for _ in aggs], {})
+            for agg, state in zip(aggs, g.whole, strict=True):
+                _update(agg, state, item)
+            seg = g.per_segment.get(index)
+            if seg is None:
+                seg = g.per_segment[index] = [_State() for _ in scaled_aggs]
+            for agg, state in zip(scaled_aggs, seg, strict=True):
+                _update(agg, state, item)
     if not groups and not statement.group_by:
         groups[()] = _GroupStates({}, [_State() for _ in aggs], {})
-    return [_estimate(statement, g, aggs, scaled_aggs, spec) for g in groups.values()]
+    design = Design(spec.total, scanned, spec.table_items)
+    return [_estimate(g, aggs, scaled_aggs, design) for g in groups.values()]
 
 
 def _estimate(
-    statement: ast.Select,
     g: _GroupStates,
     aggs: list[ast.Aggregate],
     scaled_aggs: list[ast.Aggregate],
-    spec: SampleSpec,
+    design: Design,
 ) -> Group:
     out: dict[str, Any] = {}
-    k = spec.k
     for agg, state in zip(aggs, g.whole, strict=True):
         value = _final(agg, state)
         if not scaled(agg):
             out[agg.text] = value
             continue
         j = scaled_aggs.index(agg)
-        segs = [g.per_segment.get(i) for i in range(k)]
-        counts = [Decimal(s[j].count) if s else Decimal(0) for s in segs]
-        numbers = [Decimal(s[j].numbers) if s else Decimal(0) for s in segs]
-        sums = [s[j].total if s else Decimal(0) for s in segs]
+        segs = g.per_segment
         iv: Interval | None
         if agg.func == "COUNT":
-            iv = _round_count(total_interval(counts, spec.total), state.count)
+            counts = {i: Decimal(s[j].count) for i, s in segs.items() if s[j].count}
+            iv = _round_count(design.total(counts), state.count)
         elif value is None:
             iv = None
         elif agg.func == "SUM":
-            exponent = min((v.as_tuple().exponent for v in sums if v), default=0)
-            iv = _round_to(total_interval(sums, spec.total), min(0, int(exponent)))
+            sums = {i: s[j].total for i, s in segs.items() if s[j].numbers}
+            exponent = min((int(v.as_tuple().exponent) for v in sums.values()), default=0)
+            iv = _round_to(design.total(sums), min(0, exponent))
         else:
-            iv = ratio_interval(sums, numbers, spec.total)
+            sums = {i: s[j].total for i, s in segs.items() if s[j].numbers}
+            numbers = {i: Decimal(s[j].numbers) for i, s in segs.items() if s[j].numbers}
+            iv = design.ratio(sums, numbers)
         out[agg.text] = None if iv is None else iv.estimate
         out[agg.text + LOW] = None if iv is None else iv.low
         out[agg.text + HIGH] = None if iv is None else iv.high
@@ -274,6 +353,11 @@ class KeySample:
         return _round_count(iv, len(self.keys))
 
     def items(self) -> Interval:
+        """Items in the table: DescribeTable's count when known (exact but up to six hours
+        old), else estimated."""
+        if self.spec.table_items:
+            n = Decimal(self.spec.table_items)
+            return Interval(n, n, n)
         iv = total_interval(self.items_by_segment, self.spec.total)
         return _round_count(iv, sum(e[1] for e in self.keys.values()))
 
@@ -310,19 +394,22 @@ class KeySample:
         }
 
 
-def key_sample(tagged: Iterable[tuple[int, dict]], pk: str, spec: SampleSpec) -> KeySample:
+def key_sample(
+    pages: Iterable[tuple[int, int, list[dict]]], pk: str, spec: SampleSpec
+) -> KeySample:
     """Count items and bytes per partition key in the sampled segments."""
     keys: dict[Any, list] = {}
     per_items = [Decimal(0)] * spec.k
     per_keys: list[set] = [set() for _ in range(spec.k)]
-    for index, item in tagged:
-        value = item.get(pk, values.MISSING)
-        key = values.hashable(value)
-        entry = keys.get(key)
-        if entry is None:
-            entry = keys[key] = [item.get(pk), 0, 0]
-        entry[1] += 1
-        entry[2] += values.item_size(item)
-        per_items[index] += 1
-        per_keys[index].add(key)
+    for index, _scanned, items in pages:
+        for item in items:
+            value = item.get(pk, values.MISSING)
+            key = values.hashable(value)
+            entry = keys.get(key)
+            if entry is None:
+                entry = keys[key] = [item.get(pk), 0, 0]
+            entry[1] += 1
+            entry[2] += values.item_size(item)
+            per_items[index] += 1
+            per_keys[index].add(key)
     return KeySample(spec, keys, per_items, [Decimal(len(s)) for s in per_keys])

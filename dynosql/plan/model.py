@@ -67,6 +67,7 @@ class SampleSpec:
     total: int  # N, sent as TotalSegments
     segments: tuple[int, ...]  # the k segments read, ascending
     full_scan_rcu: Decimal = Decimal(0)  # what reading every segment would cost
+    table_items: int = 0  # DescribeTable's ItemCount (0: unknown), for ratio estimates
 
     @property
     def k(self) -> int:
@@ -79,6 +80,7 @@ class SampleSpec:
             "total_segments": self.total,
             "segments": list(self.segments),
             "full_scan_rcu": format(self.full_scan_rcu.normalize(), "f"),
+            "table_items": self.table_items,
         }
 
 

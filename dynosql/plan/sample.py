@@ -57,7 +57,8 @@ def apply_sample(plan: Plan, sample: ast.Sample) -> Plan:
     total, k = sample_shape(sample.percent, size)
     seed = sample.seed if sample.seed is not None else 0
     full = plan.estimate.rcu
-    spec = SampleSpec(sample.percent, seed, total, choose_segments(seed, total, k), full)
+    chosen = choose_segments(seed, total, k)
+    spec = SampleSpec(sample.percent, seed, total, chosen, full, items)
     if plan.count_only:  # per-segment counts need the items' segments: read them (same cost)
         plan.count_only = False
         for request in plan.requests:
