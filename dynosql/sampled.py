@@ -130,7 +130,10 @@ def _key_notes(sample: Any, pk: str) -> list[str]:
         "of the sample, never the table's top keys; for those, run SHOW HOT KEYS without SAMPLE "
         "(a full Scan) or enable CloudWatch Contributor Insights (traffic skew).",
         f"distinct {pk} values in the table: {interval(d)}",
-        f"items in the table: {interval(n)}",
+        f"items in the table: {n.estimate} (DescribeTable's ItemCount, refreshed about every "
+        "six hours)"
+        if spec.table_items
+        else f"items in the table: {interval(n)}",
         f"skew of the sample: the top 1% of sampled keys hold {sample.top_share(0.01):.1%} of "
         f"the sampled items, the top 10% hold {sample.top_share(0.10):.1%}; items per key: "
         + ", ".join(f"{k} {v}" for k, v in pct.items()),

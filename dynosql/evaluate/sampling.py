@@ -306,9 +306,15 @@ def sample_notes(statement: ast.Select, spec: SampleSpec) -> list[str]:
     est = [a.text for a in aggs if scaled(a)]
     kept = [a.text for a in aggs if not scaled(a)]
     if est:
+        how = (
+            f"the sample's share times the table's {spec.table_items} items (DescribeTable's "
+            "ItemCount, refreshed about every six hours)"
+            if spec.table_items
+            else f"scaled by {spec.total}/{spec.k}"
+        )
         notes.append(
-            f"{', '.join(est)}: estimates for the whole table (scaled by {spec.total}/{spec.k}), "
-            f"with {CONFIDENCE:.0%} confidence intervals in the '… low' and '… high' columns"
+            f"{', '.join(est)}: estimates for the whole table ({how}), with "
+            f"{CONFIDENCE:.0%} confidence intervals in the '… low' and '… high' columns"
         )
     if kept:
         notes.append(f"{', '.join(kept)}: values of the sample, not of the table")
