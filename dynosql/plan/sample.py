@@ -93,8 +93,13 @@ def apply_sample(plan: Plan, sample: ast.Sample) -> Plan:
     )
     if plan.statement.is_aggregate:
         plan.steps.append(
-            f"scale COUNT and SUM by N/k = {total}/{k} and give 95% intervals (AVG: ratio "
-            "estimate); MIN, MAX and DISTINCT are the sample's values"
+            "estimate COUNT and SUM for the table with 95% intervals ("
+            + (
+                f"the sample's share of the {items} items DescribeTable reports"
+                if items
+                else f"scaled by N/k = {total}/{k}"
+            )
+            + "; AVG: a ratio estimate); MIN, MAX and DISTINCT are the sample's values"
         )
     return plan
 
