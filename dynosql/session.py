@@ -98,6 +98,7 @@ class Session:
         self.progress = progress
         self.total_capacity = Decimal(0)
         self.embedded: LocalDynamo | None = None  # the server Session.local() started
+        self._aws_clients: dict[str, Any] = {}  # S3, Athena: see aws_client
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
@@ -127,6 +128,16 @@ class Session:
     @property
     def region(self) -> str:
         return str(getattr(self.client.meta, "region_name", ""))
+
+    def aws_client(self, service: str) -> Any:
+        """A client for another AWS service (``s3``, ``athena``) with this session's account,
+        region and credentials: the export engines reach AWS only through here. A local
+        endpoint (moto) serves every service on its one port; on AWS each service has its own."""
+        if service not in self._aws_clients:
+            from .engines.clients import client_like
+
+            self._aws_clients[service] = client_like(self.client, service)
+        return self._aws_clients[service]
 
     @property
     def capabilities(self) -> Capabilities:
@@ -172,6 +183,12 @@ class Session:
             from .sampled import seeded
 
             bound = dataclasses.replace(bound, statement=seeded(bound.statement))
+        if isinstance(bound, ast.Select) and (
+            bound.export is not None or self.settings.engine != "dynamodb"
+        ):
+            from .engines.run import run_engine
+
+            return run_engine(self, bound)
         if isinstance(bound, ast.Select):
             return self._select(bound)
         if isinstance(bound, ast.Explain):
