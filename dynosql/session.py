@@ -322,9 +322,21 @@ class Session:
             )
 
     def _explain(self, explain: ast.Explain) -> Result:
+        statement = explain.statement
+        if statement.export is not None or self.settings.engine != "dynamodb":
+            from .engines.run import explain_engine
+
+            engine_lines = explain_engine(self, statement)
+            result = Result(["plan"], iter([{"plan": line} for line in engine_lines]), kind="plan")
+            result.document = {"engine": self.settings.engine, "plan": engine_lines}
+            return result
         plan = self.plan(explain.statement)
         document = plan.document()
         lines = explain_lines(plan)
+        if plan.is_scan:
+            from .engines.run import price_lines
+
+            lines.extend(price_lines(self, plan))
         lines.extend(f"note: {note}" for note in self.capabilities.notes())
         stats = Stats()
         if explain.analyze:

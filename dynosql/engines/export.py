@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from .. import values
-from ..errors import ExecutionError, PlanError, translate_error
+from ..errors import ExecutionError, translate_error
 from ..evaluate.aggregate import AVG_CONTEXT
 from ..result import Result, Stats
 from ..sql import ast
@@ -389,7 +389,7 @@ def convert(row: tuple, columns: list[sqlgen.OutColumn], loaded: Loaded) -> dict
         kind = loaded.kinds.get(c.attribute or "", "S")
         scale = loaded.scales.get(c.attribute or "", 0)
         if c.func == "AVG":
-            total, count = raw[c.name + "\x00sum"], raw[c.name + "\x00count"]
+            total, count = raw[sqlgen.HIDDEN_SUM + c.name], raw[sqlgen.HIDDEN_COUNT + c.name]
             out[c.name] = (
                 None
                 if total is None or not count
@@ -450,12 +450,11 @@ def run(session: Session, statement: ast.Select) -> Result:
     return result
 
 
-def explain_sql(statement: ast.Select, kinds: dict[str, str] | None = None) -> str:
-    """The DuckDB SQL for EXPLAIN (attribute types unknown before the export is read: every
-    attribute is taken as a number here, the real run types them from the data)."""
-    if used_attributes(statement) is None:
-        raise PlanError("SELECT * in EXPLAIN: the columns come from the export")
-    guess = kinds or {a: "N" for a in used_attributes(statement) or ()}
-    t = target(Loaded(guess, {}, 0))
-    query, _ = sqlgen.select(statement, t, exp.to_table("items"))
+def explain_sql(statement: ast.Select, kinds: dict[str, str]) -> str:
+    """The DuckDB SQL for EXPLAIN. The attributes' types are known only once the export is
+    read: here they come from the keys and the statement (see athena.kinds_of)."""
+    scales: dict[str, int] = {}
+    for name, literals in sqlgen.number_literals(statement).items():
+        scales[name] = max([0, *(-int(v.as_tuple().exponent) for v in literals)])
+    query, _ = sqlgen.select(statement, target(Loaded(kinds, scales, 0)), exp.to_table("items"))
     return query.sql(dialect="duckdb")

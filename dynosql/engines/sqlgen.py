@@ -25,6 +25,7 @@ from ..errors import PlanError
 from ..evaluate.aggregate import collect_aggregates
 from ..sql import ast
 
+HIDDEN_SUM, HIDDEN_COUNT = "__dynosql_sum ", "__dynosql_count "  # AVG's parts, divided here
 UNSUPPORTED = "the {engine} engine does not support {what}; run it with --engine dynamodb"
 
 
@@ -121,8 +122,8 @@ class _Gen:
             total = self.aggregate(ast.Aggregate("SUM", expr.path, False, ""))
             count = self.aggregate(ast.Aggregate("COUNT", expr.path, False, ""))
             return [
-                (total, OutColumn(item.name + "\x00sum", expr.path.root, "SUM", hidden=True)),
-                (count, OutColumn(item.name + "\x00count", None, "COUNT", hidden=True)),
+                (total, OutColumn(HIDDEN_SUM + item.name, expr.path.root, "SUM", hidden=True)),
+                (count, OutColumn(HIDDEN_COUNT + item.name, None, "COUNT", hidden=True)),
                 (exp.null(), OutColumn(item.name, expr.path.root, "AVG")),
             ]
         root = expr.path.root if expr.path is not None else None
