@@ -129,7 +129,7 @@ class _Gen:
         root = expr.path.root if expr.path is not None else None
         return [(self.aggregate(expr), OutColumn(item.name, root, expr.func))]
 
-    def aggregate(self, agg: ast.Aggregate) -> exp.Expression:
+    def aggregate(self, agg: ast.Aggregate) -> Any:  # a sqlglot expression
         if agg.path is None:
             return exp.Count(this=exp.Star())
         kind = self.t.kind(agg.path)
@@ -147,7 +147,7 @@ class _Gen:
             )
         return exp.Min(this=column) if agg.func == "MIN" else exp.Max(this=column)
 
-    def order_value(self, expr: ast.Expr) -> exp.Expression:
+    def order_value(self, expr: ast.Expr) -> Any:  # a sqlglot expression
         if isinstance(expr, ast.Aggregate) and expr.func == "AVG":
             assert expr.path is not None
             if self.t.kind(expr.path) != "N":
@@ -161,7 +161,7 @@ class _Gen:
         return self.t.column(_attr(self.t, expr))
 
     # conditions
-    def condition(self, c: Any, having: bool = False) -> exp.Expression:
+    def condition(self, c: Any, having: bool = False) -> Any:  # a sqlglot expression
         if isinstance(c, ast.And):
             return exp.and_(*[self.condition(x, having) for x in c.items])
         if isinstance(c, ast.Or):
@@ -210,7 +210,7 @@ class _Gen:
             return _type_of_literal(o.value)
         raise PlanError(UNSUPPORTED.format(engine=self.t.engine, what="size()"))
 
-    def compare(self, op: str, left: Any, right: Any, having: bool) -> exp.Expression:
+    def compare(self, op: str, left: Any, right: Any, having: bool) -> Any:  # a sqlglot expression
         lk, rk = self.operand_kind(left), self.operand_kind(right)
         if lk is None or rk is None or lk != rk or lk == "wire":
             # different types (or an attribute no item holds): false, `<>` true
@@ -219,18 +219,7 @@ class _Gen:
                     UNSUPPORTED.format(engine=self.t.engine, what="comparing maps, lists or sets")
                 )
             return exp.true() if op == "<>" else exp.false()
-        attribute = next(
-            (
-                o.root
-                if isinstance(o, ast.Path)
-                else o.path.root
-                if isinstance(o, ast.Aggregate) and o.path is not None and o.func != "COUNT"
-                else None
-                for o in (left, right)
-                if not isinstance(o, ast.Literal)
-            ),
-            None,
-        )
+        attribute = _attribute_of(left) or _attribute_of(right)
         a, b = self.value(left, attribute, having), self.value(right, attribute, having)
         ops = {"=": exp.EQ, "<>": exp.NEQ, "<": exp.LT, "<=": exp.LTE, ">": exp.GT, ">=": exp.GTE}
         test = ops[op](this=a, expression=b)
@@ -243,7 +232,7 @@ class _Gen:
             return exp.Paren(this=exp.or_(*nulls, test))
         return test
 
-    def value(self, o: Any, attribute: str | None, having: bool) -> exp.Expression:
+    def value(self, o: Any, attribute: str | None, having: bool) -> Any:  # a sqlglot expression
         if isinstance(o, ast.Path):
             return self.t.column(o.root)
         if isinstance(o, ast.Aggregate):
@@ -264,6 +253,15 @@ class _Gen:
         raise PlanError(UNSUPPORTED.format(engine=self.t.engine, what=f"the literal {v!r}"))
 
 
+def _attribute_of(o: Any) -> str | None:
+    """The attribute whose values an operand holds (for writing a number literal against it)."""
+    if isinstance(o, ast.Path):
+        return str(o.root)
+    if isinstance(o, ast.Aggregate) and o.path is not None and o.func != "COUNT":
+        return str(o.path.root)
+    return None
+
+
 def number_literals(statement: ast.Select) -> dict[str, list[Decimal]]:
     """Number literals compared with each attribute (their scale widens the column's)."""
     found: dict[str, list[Decimal]] = {}
@@ -282,11 +280,7 @@ def number_literals(statement: ast.Select) -> dict[str, list[Decimal]]:
                 if isinstance(c, ast.Between)
                 else [c.operand, *c.values]
             )
-            paths = [
-                o.root if isinstance(o, ast.Path) else o.path.root
-                for o in operands
-                if isinstance(o, ast.Path) or (isinstance(o, ast.Aggregate) and o.path is not None)
-            ]
+            paths = [a for a in map(_attribute_of, operands) if a is not None]
             for o in operands:
                 if (
                     isinstance(o, ast.Literal)

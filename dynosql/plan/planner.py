@@ -9,6 +9,7 @@ size and picks the cheapest; a Scan only when no key serves, and never silently.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -30,6 +31,7 @@ from .expressions import (
     projection_text,
 )
 from .model import Estimate, Plan, Request
+from .sample import apply_sample
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100
@@ -77,9 +79,13 @@ class _Candidate:
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
     """The cheapest plan for a SELECT whose parameters are bound."""
     if statement.sample is not None:
-        from .sample import plan_sample
-
-        return plan_sample(statement, table, options)
+        # the statement's own Scan, then sampled (a keyed statement refuses TABLESAMPLE)
+        plan = apply_sample(
+            plan_select(dataclasses.replace(statement, sample=None), table, options),
+            statement.sample,
+        )
+        plan.statement = statement
+        return plan
     needed = _needed_paths(statement)
     if statement.index is not None:
         path = table.index(statement.index)

@@ -10,12 +10,10 @@ live in ``dynosql.evaluate.sampling``; the rules are written down in grammar/REA
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import random
 from decimal import Decimal
 
-from ..catalog import TableInfo
 from ..errors import PlanError
 from ..sql import ast
 from .cost import read_units
@@ -101,16 +99,4 @@ def apply_sample(plan: Plan, sample: ast.Sample) -> Plan:
             )
             + "; AVG: a ratio estimate); MIN, MAX and DISTINCT are the sample's values"
         )
-    return plan
-
-
-def plan_sample(statement: ast.Select, table: TableInfo, options: object) -> Plan:
-    """A SELECT … TABLESAMPLE: the statement's Scan, sampled."""
-    from .planner import plan_select
-
-    assert statement.sample is not None
-    sample = statement.sample
-    base = plan_select(dataclasses.replace(statement, sample=None), table, options)  # type: ignore[arg-type]
-    plan = apply_sample(base, sample)
-    plan.statement = statement
     return plan
