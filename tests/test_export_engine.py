@@ -237,3 +237,19 @@ def test_the_command_line_runs_the_export_engine(exported, tmp_path) -> None:
         env=cli_env(tmp_path),
     )  # fmt: skip
     assert bad.returncode == 1 and bad.one_error().startswith("error: --engine export needs")
+
+
+def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
+    import boto3
+
+    from dynosql.capabilities import DYNAMODB
+    from dynosql.sql import parse
+
+    client = boto3.session.Session().client(
+        "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    )
+    session = Session(client, capabilities=DYNAMODB)
+    exported_statement = parse("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t")
+    assert session.scan_plan(exported_statement) is None
+    session.set("engine", "export")
+    assert session.scan_plan(parse("SELECT COUNT(*) FROM t")) is None
