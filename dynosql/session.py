@@ -171,6 +171,12 @@ class Session:
         self, statement: ast.Statement, params: dict[str, Any] | None = None
     ) -> Result:
         bound = self.bind(statement, params)
+        if isinstance(bound, ast.Select) and (
+            bound.export is not None or self.settings.engine != "dynamodb"
+        ):
+            from .engines.run import run_engine
+
+            return run_engine(self, bound)
         if getattr(bound, "sample", None) is not None:
             from .sampled import sampled_hot_keys, sampled_select, seeded
 
@@ -183,12 +189,6 @@ class Session:
             from .sampled import seeded
 
             bound = dataclasses.replace(bound, statement=seeded(bound.statement))
-        if isinstance(bound, ast.Select) and (
-            bound.export is not None or self.settings.engine != "dynamodb"
-        ):
-            from .engines.run import run_engine
-
-            return run_engine(self, bound)
         if isinstance(bound, ast.Select):
             return self._select(bound)
         if isinstance(bound, ast.Explain):

@@ -253,3 +253,17 @@ def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
     assert session.scan_plan(exported_statement) is None
     session.set("engine", "export")
     assert session.scan_plan(parse("SELECT COUNT(*) FROM t")) is None
+
+
+def test_tablesample_is_not_dropped_by_the_export_engines() -> None:
+    import boto3
+
+    from dynosql.capabilities import DYNAMODB
+    from dynosql.errors import PlanError
+
+    client = boto3.session.Session().client(
+        "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    )
+    session = Session(client, capabilities=DYNAMODB)
+    with pytest.raises(PlanError, match="TABLESAMPLE samples a DynamoDB Scan"):
+        session.execute("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t TABLESAMPLE (5 PERCENT)")
