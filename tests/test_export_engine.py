@@ -12,7 +12,7 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
-from backends import unique_name
+from backends import start, unique_name
 from cli_runner import cli_env, run_cli
 
 from dynosql.errors import ExecutionError
@@ -24,9 +24,18 @@ BUCKET = "dynosql-exports"
 
 
 @pytest.fixture(scope="module")
-def exported(moto_examples_backend):
-    """The example tables with PITR on, a bucket for exports, and a table of 38-digit numbers."""
-    backend = moto_examples_backend
+def exported():
+    """A moto server of this module's own (the shared example servers stay untouched): the
+    example tables with PITR on, a bucket for exports, and a table of 38-digit numbers."""
+    backend = start("moto")
+    try:
+        backend.load_examples()
+        yield _prepare(backend)
+    finally:
+        backend.stop()
+
+
+def _prepare(backend):  # noqa: ANN001, ANN202
     client = backend.client()
     session = Session(client)
     s3 = session.aws_client("s3")
