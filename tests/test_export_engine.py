@@ -103,6 +103,7 @@ GROUP_BYS = [
     "SELECT action, COUNT(*) AS n FROM audit GROUP BY action ORDER BY n DESC, action LIMIT 3",
     "SELECT COUNT(*), MIN(SK), MAX(SK) FROM drive WHERE begins_with(PK, 'DRIVE#')",
     "SELECT region, COUNT(*) FROM sensors WHERE region <> 'eu-west' GROUP BY region HAVING COUNT(*) > 10",
+    "SELECT * FROM tenants WHERE pk = 'TENANT#acme' ORDER BY sk DESC LIMIT 4",
 ]
 
 

@@ -437,14 +437,15 @@ def run(session: Session, statement: ast.Select) -> Result:
     stats.operations.append(f"export {export.uri} ({len(keys)} files) → DuckDB")
     stats.items_scanned = loaded.items
     visible = [c.name for c in columns if not c.hidden]
-    if statement.items is None:
-        from ..evaluate.pipeline import columns_of
-
-        try:
-            visible = columns_of(statement, session.table(statement.table))
-        except Exception:  # noqa: BLE001 - FROM EXPORT of a table this account lacks
-            visible = sorted(loaded.kinds)
     rows = [convert(r, columns, loaded) for r in fetched]
+    if statement.items is None:  # SELECT *: the key attributes first, as the Scan path does
+        from ..evaluate.pipeline import whole_item_row
+
+        key_names: tuple[str, ...] = ()
+        if statement.export is None:
+            key_names = session.table(statement.table).keys.names
+        visible = list(key_names) or sorted(loaded.kinds)
+        rows = [whole_item_row(r, key_names) for r in rows]
     result = Result(visible, iter(rows), stats, notes=list(export.notes))
     result.open_columns = statement.items is None
     return result
