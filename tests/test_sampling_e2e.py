@@ -124,6 +124,7 @@ def test_explain_shows_the_seed_and_the_price(backend, zipf_table, tmp_path) -> 
     )
     assert run.returncode == 0, run.stderr
     assert "seed " in run.stdout and "instead of the full Scan's" in run.stdout
+    assert "costs compared" in run.stdout and "Athena:" in run.stdout
     csv_run = run_cli(
         "--endpoint-url",
         backend.endpoint_url,
