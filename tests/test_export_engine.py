@@ -78,11 +78,18 @@ def _prepare(backend):  # noqa: ANN001, ANN202
     return backend, big
 
 
+_EXPORT_SESSIONS: dict[str, Session] = {}
+
+
 def _both(backend, sql: str) -> tuple[list[dict], list[dict]]:
+    """The Scan's answer and the export engine's; one export per table for the module (the
+    engine reuses a session's export, as it would for a user)."""
     scan = Session(backend.client()).execute(sql).all()
-    session = Session(backend.client())
-    session.set("engine", "export")
-    session.set("export_s3", f"s3://{BUCKET}/t/")
+    session = _EXPORT_SESSIONS.get(backend.endpoint_url)
+    if session is None:
+        session = _EXPORT_SESSIONS[backend.endpoint_url] = Session(backend.client())
+        session.set("engine", "export")
+        session.set("export_s3", f"s3://{BUCKET}/t/")
     return scan, session.execute(sql).all()
 
 
@@ -159,6 +166,7 @@ def _put(backend, key: str, body: bytes) -> None:
     Session(backend.client()).aws_client("s3").put_object(Bucket=BUCKET, Key=key, Body=body)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("files", "message"),
     [
