@@ -129,6 +129,27 @@ class Executor:
     def _streams(self, plan: Plan, stats: Stats) -> _Streams:
         return _Streams(plan, lambda r, p: self._request_items(plan, r, p, stats))
 
+    def tagged_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[dict]]]:
+        """A sampled Scan's pages as (the segment's index in the sample, items scanned, items
+        that pass the client's checks): a segment sample's statistics need per-segment
+        totals, the items scanned (before any filter) included."""
+        stats.operations.append(plan.label)
+        stats.capacity_estimated = self.estimate_capacity
+        assert plan.sample is not None
+        index_of = {segment: i for i, segment in enumerate(plan.sample.segments)}
+
+        def pages(request: Request, params: dict) -> Iterator[tuple[int, int, list[dict]]]:
+            tag = index_of[params["Segment"]]
+            for page, items in self._pages(plan, request.operation, params, stats):
+                scanned = page.get("ScannedCount", page.get("Count", 0))
+                if plan.fetch is not None:
+                    items = self._fetch(plan, items, stats)
+                yield tag, scanned, [x for x in items if matches(request.residual, x)]
+
+        streams = _Streams(plan, pages)
+        self.budget = self._budget(stats, len(streams))
+        return streams[0]() if len(streams) == 1 else self._concurrent(streams)
+
     def _request_items(
         self, plan: Plan, request: Request, params: dict, stats: Stats
     ) -> Iterator[dict]:
@@ -451,8 +472,14 @@ class _Streams(Sequence):
     def __init__(self, plan: Plan, make: Callable[[Request, dict], Iterator[Any]]):
         self.plan = plan
         self.make = make
+        sample = plan.sample
+        # a sample reads some of the segments; a parallel Scan all of them
+        self.segments: Sequence[int] = (
+            sample.segments if sample is not None else range(plan.segments)
+        )
+        self.total = sample.total if sample is not None else plan.segments
         self.per = [
-            plan.segments if r.operation == "Scan" and plan.segments > 1 else 1
+            len(self.segments) if r.operation == "Scan" and self.total > 1 else 1
             for r in plan.requests
         ]
 
@@ -466,10 +493,11 @@ class _Streams(Sequence):
 
     def __iter__(self) -> Iterator[Callable[[], Iterator[Any]]]:
         for request, n in zip(self.plan.requests, self.per, strict=True):
-            for i in range(n):
-                params = request.params
-                if n > 1:
-                    params = {**params, "Segment": i, "TotalSegments": self.plan.segments}
+            if request.operation != "Scan" or self.total <= 1:
+                yield self._stream(request, request.params)
+                continue
+            for i in itertools.islice(self.segments, n):
+                params = {**request.params, "Segment": i, "TotalSegments": self.total}
                 yield self._stream(request, params)
 
     def _stream(self, request: Request, params: dict) -> Callable[[], Iterator[Any]]:

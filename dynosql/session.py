@@ -30,6 +30,7 @@ from .errors import (
 )
 from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
+from .evaluate.sampling import sample_text
 from .execute import MAX_CONCURRENT_REQUESTS, Executor, Limits
 from .plan.model import Plan
 from .plan.planner import Options, plan_full_scan
@@ -157,6 +158,7 @@ class Session:
         self.journal_file: str | None = None
         self.last_write: Any = None  # the last write statement's WriteStats
         self.transaction: Any = None  # the writes queued since BEGIN
+        self._aws_clients: dict[str, Any] = {}  # S3, Athena: see aws_client
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
@@ -192,6 +194,16 @@ class Session:
     def region(self) -> str:
         return str(getattr(self.client.meta, "region_name", ""))
 
+    def aws_client(self, service: str) -> Any:
+        """A client for another AWS service (``s3``, ``athena``) with this session's account,
+        region and credentials: the export engines reach AWS only through here. A local
+        endpoint (moto) serves every service on its one port; on AWS each service has its own."""
+        if service not in self._aws_clients:
+            from .engines.clients import client_like
+
+            self._aws_clients[service] = client_like(self.client, service)
+        return self._aws_clients[service]
+
     @property
     def capabilities(self) -> Capabilities:
         """What the backend can be trusted with: asked once, on first need."""
@@ -226,6 +238,28 @@ class Session:
         self.cancelled.clear()
         bound = self.bind(statement, params)
         self.last_write = None
+        if isinstance(bound, ast.Select) and (
+            bound.export is not None or self.settings.engine != "dynamodb"
+        ):
+            from .engines.run import run_engine
+
+            return run_engine(self, bound)
+        if isinstance(bound, ast.Select | ast.ShowHotKeys) and bound.sample is not None:
+            from .sampled import sampled_hot_keys, sampled_select, seeded
+
+            bound = seeded(bound)
+            if isinstance(bound, ast.ShowHotKeys):
+                return sampled_hot_keys(self, bound)
+            if isinstance(bound, ast.Select):
+                return sampled_select(self, bound)
+        if (
+            isinstance(bound, ast.Explain)
+            and isinstance(bound.statement, ast.Select)
+            and bound.statement.sample is not None
+        ):
+            from .sampled import seeded
+
+            bound = dataclasses.replace(bound, statement=seeded(bound.statement))
         if isinstance(bound, ast.Select):
             return self._select(bound)
         if isinstance(bound, ast.Explain) and isinstance(bound.statement, ast.Ddl):
@@ -294,10 +328,18 @@ class Session:
                 bound = bound.statement
             if isinstance(bound, ast.CopyTo):  # COPY t TO reads like SELECT * FROM t
                 bound = bound.query or ast.Select(table=bound.table or "", index=None, items=None)
+            if isinstance(bound, ast.Select) and (
+                bound.export is not None or self.settings.engine != "dynamodb"
+            ):
+                return None  # answered from an export: no Scan
             if isinstance(bound, ast.Select):
                 plan = self.plan(bound)
             elif isinstance(bound, ast.ShowHotKeys):
                 plan = self.full_scan_plan(bound.table, bound.index)
+                if bound.sample is not None:
+                    from .plan.sample import apply_sample
+
+                    plan = apply_sample(plan, bound.sample)
             elif isinstance(bound, ast.ShowEntities):
                 if bound.sample is not None:
                     return None  # SHOW ENTITIES … SAMPLE n reads n items, not the table
@@ -467,12 +509,24 @@ class Session:
             from .write_explain import explain_write
 
             return explain_write(self, explain)
+        statement = explain.statement
+        if statement.export is not None or self.settings.engine != "dynamodb":
+            from .engines.run import explain_engine
+
+            engine_lines = explain_engine(self, statement)
+            result = Result(["plan"], iter([{"plan": line} for line in engine_lines]), kind="plan")
+            result.document = {"engine": self.settings.engine, "plan": engine_lines}
+            return result
         from . import advisor
 
-        _statement, plan, hints = advisor.prepare(self, explain.statement, read=False)
+        _statement, plan, hints = advisor.prepare(self, statement, read=False)
         document = plan.document()
         lines = explain_lines(plan)
         lines[2:2] = [f"hint: {h}" for h in hints]
+        if plan.is_scan:
+            from .engines.run import price_lines
+
+            lines.extend(price_lines(self, plan))
         lines.extend(f"note: {note}" for note in self.capabilities.notes())
         stats = Stats()
         if explain.analyze:
@@ -536,7 +590,9 @@ def explain_lines(plan: Plan) -> list[str]:
     shown = plan.requests[:5]
     for i, request in enumerate(shown, 1):
         title = "request" if len(plan.requests) == 1 else f"request {i} of {len(plan.requests)}"
-        if request.operation == "Scan" and plan.segments > 1:
+        if request.operation == "Scan" and plan.sample is not None:
+            title += " " + sample_text(plan.sample)
+        elif request.operation == "Scan" and plan.segments > 1:
             title += f" (sent as Segment 0..{plan.segments - 1} of TotalSegments {plan.segments})"
         lines.append(f"{title}:")
         lines.extend("  " + line for line in request.code().splitlines())

@@ -383,6 +383,48 @@ SETTINGS: tuple[Setting, ...] = (
         "COPY FROM: put lines that cannot be read in a side file (FILE.bad) and go on",
         flag="--skip-bad",
     ),
+    Setting(
+        "engine",
+        Choice(("dynamodb", "export", "athena")),
+        "dynamodb",
+        "where a SELECT runs: dynamodb (Query/Scan), export (a table export read by DuckDB "
+        "here) or athena (the export queried by Amazon Athena)",
+        flag="--engine",
+        metavar="ENGINE",
+    ),
+    Setting(
+        "export_s3",
+        Text(),
+        "",
+        "where --engine export/athena write table exports: s3://bucket/prefix/",
+        flag="--export-s3",
+        metavar="URI",
+    ),
+    Setting(
+        "athena_workgroup",
+        Text(),
+        "primary",
+        "the Athena workgroup for --engine athena",
+        flag="--athena-workgroup",
+        metavar="NAME",
+    ),
+    Setting(
+        "athena_output",
+        Text(),
+        "",
+        "where Athena writes query results: s3://bucket/prefix/ (default: the workgroup's)",
+        flag="--athena-output",
+        metavar="URI",
+    ),
+    Setting(
+        "prices",
+        Text(),
+        "",
+        "override the price constants EXPLAIN uses: name=dollars,... (rcu_million, export_gb, "
+        "pitr_gb_month, athena_tb)",
+        flag="--prices",
+        metavar="LIST",
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -433,6 +475,11 @@ class Settings:
     max_wcu: Decimal | None = None
     journal_dir: str = ""
     skip_bad: bool = False
+    engine: str = "dynamodb"
+    export_s3: str = ""
+    athena_workgroup: str = "primary"
+    athena_output: str = ""
+    prices: str = ""
 
     def __post_init__(self) -> None:
         self.pinned: dict[str, Any] = {}  # limits given on the command line: SET only tightens

@@ -197,6 +197,7 @@ def view(plan: Plan) -> dict[str, Any]:
         "dedupe": plan.dedupe,
         "count_only": plan.count_only,
         "max_items": [r.max_items for r in plan.requests],
+        "sample": d.get("sample"),
     }
     if plan.operation == "BatchGetItem":
         out["keys_per_request"] = [

@@ -75,6 +75,34 @@ class Estimate:
         return f"~{self.items} items, ~{format(self.rcu.normalize(), 'f')} RCU"
 
 
+@dataclass(frozen=True)
+class SampleSpec:
+    """A seeded sample of parallel-Scan segments: read `segments` (k of them) out of
+    TotalSegments `total`. Each segment is a slice of the partition-key hash space, so the
+    sample holds every item of about k/N of the partition keys and nothing of the rest."""
+
+    percent: Decimal
+    seed: int
+    total: int  # N, sent as TotalSegments
+    segments: tuple[int, ...]  # the k segments read, ascending
+    full_scan_rcu: Decimal = Decimal(0)  # what reading every segment would cost
+    table_items: int = 0  # DescribeTable's ItemCount (0: unknown), for ratio estimates
+
+    @property
+    def k(self) -> int:
+        return len(self.segments)
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "percent": format(self.percent.normalize(), "f"),
+            "seed": self.seed,
+            "total_segments": self.total,
+            "segments": list(self.segments),
+            "full_scan_rcu": format(self.full_scan_rcu.normalize(), "f"),
+            "table_items": self.table_items,
+        }
+
+
 @dataclass
 class Plan:
     statement: ast.Select
@@ -91,6 +119,7 @@ class Plan:
     consistent: bool = False
     warnings: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)  # client-side steps, in words
+    sample: SampleSpec | None = None  # TABLESAMPLE / SAMPLE: only these segments are read
 
     @property
     def is_scan(self) -> bool:
@@ -104,6 +133,9 @@ class Plan:
         n = len(self.requests)
         if self.operation == "Nothing":
             return "no request (no item can match)"
+        if self.operation == "Scan" and self.sample is not None:
+            s = self.sample
+            return f"Scan {target} (sample: {s.k} of {s.total} segments, seed {s.seed})"
         if self.operation == "Scan" and self.segments > 1:
             return f"Scan {target} ({self.segments} segments)"
         if self.operation in ("Query", "GetItem") and n > 1:
@@ -126,6 +158,7 @@ class Plan:
             if self.fetch is None
             else {"operation": "BatchGetItem", "params": _jsonable(self.fetch.params)},
             "segments": self.segments,
+            **({"sample": self.sample.document()} if self.sample is not None else {}),
             "client_steps": list(self.steps),
             "warnings": list(self.warnings),
             "estimate": {

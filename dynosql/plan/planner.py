@@ -9,6 +9,7 @@ size and picks the cheapest; a Scan only when no key serves, and never silently.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -30,6 +31,7 @@ from .expressions import (
     projection_text,
 )
 from .model import SIZE_UNKNOWN, Estimate, Plan, Request
+from .sample import apply_sample
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100
@@ -77,6 +79,14 @@ class _Candidate:
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
     """The cheapest plan for a SELECT whose parameters are bound."""
+    if statement.sample is not None:
+        # the statement's own Scan, then sampled (a keyed statement refuses TABLESAMPLE)
+        plan = apply_sample(
+            plan_select(dataclasses.replace(statement, sample=None), table, options),
+            statement.sample,
+        )
+        plan.statement = statement
+        return plan
     extreme = _first_in_key_order(statement, table)
     if extreme is not None:
         plan = plan_select(extreme, table, options)

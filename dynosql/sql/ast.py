@@ -153,6 +153,16 @@ Expr = Path | Aggregate
 
 
 @dataclass(frozen=True)
+class Sample:
+    """``TABLESAMPLE (p PERCENT) [REPEATABLE (seed)]`` or ``SHOW HOT KEYS … SAMPLE p PERCENT``:
+    read a seeded random p% of the parallel-Scan segments (see dynosql/sample.py)."""
+
+    percent: Any  # Decimal in (0, 100]
+    seed: int | None = None  # None until the session draws one (shown by EXPLAIN)
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
 class SelectItem:
     expr: Expr
     alias: str | None = None
@@ -187,6 +197,8 @@ class Select:
     limit: int | None = None  # a Param until bound
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    sample: Sample | None = None  # TABLESAMPLE: a seeded sample of Scan segments
+    export: str | None = None  # FROM EXPORT 's3://bucket/prefix/' (or an export ARN) AS t
     alias: str | None = field(default=None, compare=False)  # FROM drive d: d.PK is PK
 
     @property
@@ -228,6 +240,7 @@ class ShowHotKeys:
     index: str | None = None
     limit: int | None = None  # a Param until bound
     pos: Pos = field(default=NOWHERE, compare=False)
+    sample: Sample | None = None  # SAMPLE p PERCENT: a key sample, not a full Scan
 
 
 @dataclass(frozen=True)

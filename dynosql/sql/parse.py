@@ -121,7 +121,12 @@ _IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_\-]*)'
 _NAME = rf"({_IDENT})(?:\s*\.\s*({_IDENT}))?"
 _SHOW_TABLES = re.compile(r"\s*SHOW\s+TABLES\s*$", re.I)
 _DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{_NAME}\s*$", re.I)
-_HOT_KEYS = re.compile(rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}(?:\s+LIMIT\s+(\d+))?\s*$", re.I)
+_HOT_KEYS = re.compile(
+    rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}"
+    r"(?:\s+SAMPLE\s+(\S+)\s+PERCENT(?:\s+REPEATABLE\s*\(\s*(\S+?)\s*\))?)?"
+    r"(?:\s+LIMIT\s+(\d+))?\s*$",
+    re.I,
+)
 _ENTITIES = re.compile(rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?\s*$", re.I)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
 _EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
@@ -142,12 +147,16 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             raise _error(chunk, code, m.start(2), "DESCRIBE takes a table name, not an index")
         return ast.Describe(_unquote(m.group(1)), _pos(chunk, code, m.start(1)))
     if m := _HOT_KEYS.match(code):
-        limit = int(m.group(3)) if m.group(3) else None
+        limit = int(m.group(5)) if m.group(5) else None
+        sample = None
+        if m.group(3):
+            sample = _sample(chunk, code, m.start(3), m.group(3), m.group(4))
         return ast.ShowHotKeys(
             _unquote(m.group(1)),
             _unquote(m.group(2)) if m.group(2) else None,
             limit,
             _pos(chunk, code, m.start(1)),
+            sample,
         )
     if m := _ENTITIES.match(code):
         sample = int(m.group(2)) if m.group(2) else None
@@ -200,6 +209,32 @@ def _parse_write(chunk: Chunk) -> ast.Statement:
     return parse_write(chunk)
 
 
+def _sample(chunk: Chunk, text: str, index: int, percent: str, seed: str | None) -> ast.Sample:
+    """A sample's percentage (0 < p <= 100) and optional seed, checked."""
+    pos = _pos(chunk, text, index)
+    return ast.Sample(check_percent(percent, pos), check_seed(seed, pos), pos)
+
+
+def check_percent(text: str, pos: ast.Pos) -> Decimal:
+    try:
+        p = values.number(text)
+    except ValueError:
+        p = Decimal(-1)
+    if not Decimal(0) < p <= Decimal(100):
+        raise SqlError(
+            f"a sample takes a percentage above 0 and at most 100, got {text}", pos.line, pos.col
+        )
+    return p
+
+
+def check_seed(text: str | None, pos: ast.Pos) -> int | None:
+    if text is None:
+        return None
+    if not text.isdigit() or int(text) >= 2**63:
+        raise SqlError(f"REPEATABLE takes a whole number (the seed), got {text}", pos.line, pos.col)
+    return int(text)
+
+
 def _first(code: str) -> int:
     return len(code) - len(code.lstrip())
 
@@ -225,6 +260,7 @@ def _parse_select(chunk: Chunk) -> ast.Select:
         raise _error(
             chunk, chunk.text, opened, f"unterminated {what}: no closing {chunk.text[opened]}"
         )
+    chunk, export = _export_source(chunk)
     try:
         trees = sqlglot.parse(chunk.text, read=DynoSQL)
         present = [t for t in trees if t is not None]
@@ -232,7 +268,8 @@ def _parse_select(chunk: Chunk) -> ast.Select:
             raise SqlError("expected one statement", chunk.line, chunk.col)
         tree = present[0]
         assert isinstance(tree, exp.Expression)
-        return _Converter(chunk).select(tree)
+        statement = _Converter(chunk).select(tree)
+        return dataclasses.replace(statement, export=export) if export else statement
     except (ParseError, TokenError) as err:
         raise _with_keyword_guess(chunk, _syntax_error(chunk, err)) from err
     except RecursionError:
@@ -254,6 +291,37 @@ def _with_keyword_guess(chunk: Chunk, error: SqlError) -> SqlError:
         return error
     at, word, keyword = found
     return _error(chunk, chunk.text, at, f"unknown word {word}: did you mean {keyword}?")
+
+
+_FROM_EXPORT = re.compile(r"\bFROM\s+(EXPORT)\b", re.I)
+_EXPORT_TAIL = re.compile(r"\s*'((?:[^']|'')*)'\s+(?:AS\s+)?(?=[A-Za-z_\"])", re.I)
+
+
+def _export_source(chunk: Chunk) -> tuple[Chunk, str | None]:
+    """``FROM EXPORT 's3://bucket/prefix/' AS t``: the export's location, and the text with
+    ``EXPORT '…' AS`` blanked out (same length, so positions stay right) for sqlglot."""
+    m = _FROM_EXPORT.search(code_only(chunk.text))
+    if m is None:
+        return chunk, None
+    tail = _EXPORT_TAIL.match(chunk.text, m.end(1))
+    if tail is None:
+        raise _error(
+            chunk,
+            chunk.text,
+            m.start(1),
+            "FROM EXPORT takes a location and a name: FROM EXPORT 's3://bucket/prefix/' AS t",
+        )
+    location = tail.group(1).replace("''", "'")
+    if not location.startswith(("s3://", "arn:")):
+        raise _error(
+            chunk,
+            chunk.text,
+            tail.start(1),
+            "FROM EXPORT takes an s3://bucket/prefix/ location or an export ARN",
+        )
+    text = chunk.text
+    blank = "".join(c if c == "\n" else " " for c in text[m.start(1) : tail.end()])
+    return Chunk(text[: m.start(1)] + blank + text[tail.end() :], chunk.line, chunk.col), location
 
 
 def _syntax_error(chunk: Chunk, err: Exception) -> SqlError:
@@ -396,6 +464,7 @@ class _Converter:
         if empty:
             raise self.fail("expected a column between the commas", at=self.at(empty.start()))
         table, index, table_pos, alias = self.from_(tree)
+        sample = self.sample(tree)
         items = self.select_list(tree.expressions)
         where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
         group_by = tuple(
@@ -430,6 +499,7 @@ class _Converter:
             pos=ast.Pos(self.chunk.line, self.chunk.col),
             table_pos=table_pos,
             alias=alias,
+            sample=sample,
         )
         self.check_grouping(statement, tree)
         return statement
@@ -452,6 +522,39 @@ class _Converter:
         if node.db:
             return node.db, node.name, self.pos(node), alias_name
         return node.name, None, self.pos(node), alias_name
+
+    def sample(self, tree: exp.Select) -> ast.Sample | None:
+        """TABLESAMPLE: only ``(p PERCENT)`` [``REPEATABLE (seed)``], read as a seeded sample
+        of Scan segments. Anything else is refused; nothing is ever silently dropped."""
+        source = tree.args.get("from_") or tree.args.get("from")
+        node = source.this.args.get("sample") if source is not None else None
+        if node is None:
+            return None
+        at = self.find(r"\bTABLESAMPLE\b")
+        method = node.args.get("method")
+        if method is not None and method.name.upper() != "SYSTEM":
+            raise self.fail(
+                f"TABLESAMPLE {method.name.upper()} is not supported: dynosql samples whole Scan "
+                "segments (SYSTEM); an item-level sample would read every item",
+                at=at,
+            )
+        percent = node.args.get("percent")
+        if percent is None:
+            raise self.fail(
+                "TABLESAMPLE takes a percentage: TABLESAMPLE (10 PERCENT) (rows and buckets are "
+                "not supported)",
+                at=at,
+            )
+        if not (isinstance(percent, exp.Literal) and not percent.is_string):
+            raise self.fail("TABLESAMPLE takes a number: TABLESAMPLE (10 PERCENT)", at=at)
+        seed = node.args.get("seed")
+        if seed is not None and not (isinstance(seed, exp.Literal) and not seed.is_string):
+            raise self.fail("REPEATABLE takes a whole number (the seed)", at=at)
+        return ast.Sample(
+            check_percent(percent.this, at),
+            check_seed(seed.this if seed is not None else None, at),
+            at,
+        )
 
     def check_grouping(self, statement: ast.Select, tree: exp.Select) -> None:
         if not statement.is_aggregate:

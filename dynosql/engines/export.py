@@ -1,0 +1,461 @@
+"""``--engine export`` and ``FROM EXPORT '…' AS t``: a SELECT answered from a DynamoDB table
+export (ExportTableToPointInTime → gzip DynamoDB JSON in S3), read into DuckDB on this machine.
+
+Steps: find the export (start one, take an export ARN, or read an S3 prefix), wait for it with
+progress, list its data files (checked against the manifest where there is one: a partial
+export is an error, never a silent undercount), decode every item exactly (dynosql.values),
+load the attributes the statement uses into DuckDB and run the statement there, written by
+``dynosql.engines.sqlgen`` in DuckDB's dialect. Numbers stay exact: each number attribute is a
+BIGNUM column of the number times 10^s (s: the most decimal places any value or literal of it
+has), so sums of 38-digit numbers are exact; rows turn back into DynamoDB values.
+
+DuckDB is optional: ``pip install 'dynosql[export]'``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from .. import values
+from ..errors import ExecutionError, translate_error
+from ..evaluate.aggregate import AVG_CONTEXT
+from ..result import Result, Stats
+from ..sql import ast
+from . import sqlgen
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+POLL_SECONDS = (0.2, 0.5, 1, 2, 5, 10)  # waits between DescribeExport calls, then every 10 s
+PITR_HINT = (
+    "aws dynamodb update-continuous-backups --table-name {table} "
+    "--point-in-time-recovery-specification PointInTimeRecoveryEnabled=true"
+)
+
+
+def require_duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError:
+        raise ExecutionError(
+            "the export engine needs DuckDB: pip install 'dynosql[export]'"
+        ) from None
+    return duckdb
+
+
+def parse_s3(uri: str) -> tuple[str, str]:
+    """``s3://bucket/prefix/`` → (bucket, prefix without slashes at the ends)."""
+    if not uri.startswith("s3://") or len(uri) <= 5:
+        raise ExecutionError(f"expected an S3 location s3://bucket/prefix/, got {uri!r}")
+    bucket, _, prefix = uri[5:].partition("/")
+    return bucket, prefix.strip("/")
+
+
+# --- finding and waiting for the export ------------------------------------------------------
+
+
+@dataclass
+class Export:
+    bucket: str
+    prefix: str
+    arn: str | None = None
+    items: int | None = None  # ItemCount the export reports
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def uri(self) -> str:
+        return f"s3://{self.bucket}/{self.prefix}/"
+
+
+def locate(session: Session, statement: ast.Select, stats: Stats) -> Export:
+    """The export a statement reads: named in FROM EXPORT, or a new one of its table."""
+    where = statement.export
+    if where is not None and where.startswith("arn:"):
+        return wait(session, where, stats)
+    if where is not None:
+        bucket, prefix = parse_s3(where)
+        return Export(bucket, prefix)
+    # one export per table per session: the next statement reuses it (FROM EXPORT 'arn:…'
+    # reuses one across sessions)
+    taken: dict[str, str] = session.__dict__.setdefault("exports", {})
+    if statement.table not in taken:
+        taken[statement.table] = start(session, statement.table)
+    export = wait(session, taken[statement.table], stats)
+    export.notes.append(
+        f"reuse this export elsewhere with FROM EXPORT '{taken[statement.table]}' AS t"
+    )
+    return export
+
+
+def start(session: Session, table: str) -> str:
+    """Start ExportTableToPointInTime of `table` under --export-s3; its ARN."""
+    if not session.settings.export_s3:
+        raise ExecutionError(
+            "--engine export needs an S3 location for the export: --export-s3 s3://bucket/prefix/ "
+            "(or SET export_s3 = 's3://…'); or read an existing one with FROM EXPORT 's3://…' AS t"
+        )
+    bucket, base = parse_s3(session.settings.export_s3)
+    client = session.client
+    try:
+        info = session.table(table)
+        backups = client.describe_continuous_backups(TableName=table)
+    except Exception as err:
+        raise translate_error(err) from err
+    pitr = backups["ContinuousBackupsDescription"].get("PointInTimeRecoveryDescription", {})
+    if pitr.get("PointInTimeRecoveryStatus") != "ENABLED":
+        raise ExecutionError(
+            f"an export needs point-in-time recovery (PITR) on table {table}, and it is off. "
+            f"Turn it on with: {PITR_HINT.format(table=table)} (PITR costs about $0.20 per "
+            "GB-month of table size while on; the export itself about $0.10 per GB)"
+        )
+    prefix = "/".join(p for p in (base, table, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())) if p)
+    try:
+        arn = client.describe_table(TableName=info.name)["Table"]["TableArn"]
+        response = client.export_table_to_point_in_time(
+            TableArn=arn, S3Bucket=bucket, S3Prefix=prefix, ExportFormat="DYNAMODB_JSON"
+        )
+    except Exception as err:
+        raise translate_error(err) from err
+    return str(response["ExportDescription"]["ExportArn"])
+
+
+def wait(session: Session, arn: str, stats: Stats) -> Export:
+    """Poll DescribeExport until the export completes (progress on the session's sink)."""
+    attempt = 0
+    while True:
+        try:
+            d = session.client.describe_export(ExportArn=arn)["ExportDescription"]
+        except Exception as err:
+            raise translate_error(err) from err
+        status = d.get("ExportStatus")
+        stats.items_scanned = int(d.get("ItemCount") or 0)
+        if session.progress is not None:
+            session.progress(stats)
+        if status == "COMPLETED":
+            export = Export(str(d["S3Bucket"]), str(d.get("S3Prefix") or "").strip("/"), arn)
+            export.items = int(d["ItemCount"]) if d.get("ItemCount") is not None else None
+            export.notes.append(
+                f"export {arn} completed: {export.items} items, "
+                f"{d.get('BilledSizeBytes', '?')} bytes billed, in {export.uri}"
+            )
+            return export
+        if status == "FAILED":
+            raise ExecutionError(
+                f"the export failed ({d.get('FailureCode')}): {d.get('FailureMessage')}"
+            )
+        time.sleep(POLL_SECONDS[min(attempt, len(POLL_SECONDS) - 1)])
+        attempt += 1
+
+
+# --- reading the data files -------------------------------------------------------------------
+
+
+def data_files(s3: Any, export: Export) -> list[str]:
+    """The export's data files, checked against its manifest where it has one."""
+    keys: list[str] = []
+    try:
+        pages = s3.get_paginator("list_objects_v2").paginate(
+            Bucket=export.bucket, Prefix=export.prefix + "/" if export.prefix else ""
+        )
+        for page in pages:
+            keys.extend(o["Key"] for o in page.get("Contents", []))
+    except Exception as err:
+        raise translate_error(err) from err
+    manifests = [k for k in keys if k.endswith("/manifest-files.json")]
+    if len(manifests) > 1:
+        listed = ", ".join(m.rsplit("/", 1)[0] for m in manifests[:3])
+        raise ExecutionError(
+            f"{export.uri} holds {len(manifests)} exports ({listed}, …): name one of them"
+        )
+    if manifests:
+        wanted = _manifest_keys(s3, export, manifests[0])
+        present = set(keys)
+        missing = [k for k in wanted if k not in present]
+        if missing:
+            raise ExecutionError(
+                f"partial export in {export.uri}: {len(missing)} of {len(wanted)} data files "
+                f"listed in its manifest are missing (first: {missing[0]})"
+            )
+        return wanted
+    found = [k for k in keys if "/AWSDynamoDB/" in k and "/data/" in k and k.endswith(".gz")]
+    if not found:
+        raise ExecutionError(
+            f"no DynamoDB export in {export.uri}: no AWSDynamoDB/…/data/*.json.gz files there"
+        )
+    export.notes.append(
+        f"{export.uri} has no manifest-files.json (moto writes none): read all "
+        f"{len(found)} data file(s) under it"
+    )
+    return sorted(found)
+
+
+def _manifest_keys(s3: Any, export: Export, key: str) -> list[str]:
+    text = _get(s3, export.bucket, key).decode("utf-8", "replace")
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(str(json.loads(line)["dataFileS3Key"]))
+        except (ValueError, KeyError, TypeError):
+            raise ExecutionError(f"malformed export manifest {key}, line {n}") from None
+    return out
+
+
+def _get(s3: Any, bucket: str, key: str) -> bytes:
+    try:
+        return bytes(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
+    except Exception as err:
+        raise translate_error(err) from err
+
+
+def read_items(s3: Any, export: Export, keys: list[str]) -> Iterator[dict[str, Any]]:
+    """Every item of the data files, decoded exactly; a malformed file is an error naming the
+    file and line."""
+    for key in keys:
+        raw = _get(s3, export.bucket, key)
+        try:
+            text = gzip.decompress(raw).decode("utf-8")
+        except (OSError, EOFError, zlib.error, UnicodeDecodeError):
+            raise ExecutionError(
+                f"malformed export: s3://{export.bucket}/{key} is not gzip-compressed UTF-8 "
+                "(truncated or not a DynamoDB export file)"
+            ) from None
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                wire = record["Item"]
+                if not isinstance(wire, dict):
+                    raise TypeError
+                yield values.decode_item(wire)
+            except (ValueError, KeyError, TypeError, AttributeError) as err:
+                raise ExecutionError(
+                    f"malformed export: s3://{export.bucket}/{key}, line {n}: expected "
+                    f'{{"Item": {{…}}}} in DynamoDB JSON ({type(err).__name__})'
+                ) from None
+
+
+# --- DuckDB -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Loaded:
+    kinds: dict[str, str]
+    scales: dict[str, int]
+    items: int
+
+
+def used_attributes(statement: ast.Select) -> set[str] | None:
+    """Top-level attributes the statement reads; None for every one (SELECT *)."""
+    if statement.items is None:
+        return None
+    from ..plan.expressions import paths_in
+
+    found: set[str] = set()
+    for item in statement.items:
+        found.update(p.root for p in paths_in(item.expr))
+    for o in statement.order_by:
+        found.update(p.root for p in paths_in(o.expr))
+    found.update(p.root for p in paths_in(statement.where))
+    found.update(p.root for p in paths_in(statement.having))
+    found.update(p.root for p in statement.group_by)
+    return found
+
+
+def _compared(statement: ast.Select) -> set[str]:
+    """Attributes the statement compares, groups, orders or aggregates (they need one type)."""
+    from ..plan.expressions import paths_in
+
+    found = {p.root for p in paths_in(statement.where)}
+    found.update(p.root for p in paths_in(statement.having))
+    found.update(p.root for p in statement.group_by)
+    for o in statement.order_by:
+        found.update(p.root for p in paths_in(o.expr))
+    for item in statement.items or ():
+        if isinstance(item.expr, ast.Aggregate) and item.expr.path is not None:
+            found.add(item.expr.path.root)
+    return found
+
+
+_SQL_TYPES = {"N": "VARCHAR", "S": "VARCHAR", "B": "BLOB", "BOOL": "BOOLEAN", "wire": "VARCHAR"}
+
+
+def load(con: Any, items: Iterator[dict], statement: ast.Select) -> Loaded:
+    """The attributes the statement uses, as a DuckDB table ``items``."""
+    wanted = used_attributes(statement)
+    compared = _compared(statement)
+    types: dict[str, set[str]] = {}
+    scales: dict[str, int] = {}
+    rows: list[dict[str, Any]] = []
+    for item in items:
+        row = {k: v for k, v in item.items() if wanted is None or k in wanted}
+        for name, value in row.items():
+            code = values.type_of(value)
+            if code == "NULL":
+                continue
+            types.setdefault(name, set()).add(code or "")
+            if code == "N":
+                scales[name] = max(scales.get(name, 0), -int(value.as_tuple().exponent))
+        rows.append(row)
+    for name, literals in sqlgen.number_literals(statement).items():
+        for v in literals:
+            scales[name] = max(scales.get(name, 0), -int(v.as_tuple().exponent))
+    kinds: dict[str, str] = {}
+    for name in sorted(set(types) | set(wanted or ())):
+        held = types.get(name, set())
+        if len(held) > 1 and name in compared:
+            raise ExecutionError(
+                f"attribute {name} holds values of several types in the export "
+                f"({', '.join(sorted(held))}): the export engine compares, groups and sums one "
+                "type per attribute; run this statement with --engine dynamodb"
+            )
+        if not held:
+            if name in types or wanted is not None:
+                kinds[name] = "S"  # no item holds it: every value is NULL
+            continue
+        code = next(iter(held))
+        kinds[name] = code if len(held) == 1 and code in ("N", "S", "B", "BOOL") else "wire"
+    names = list(kinds)
+    columns = ", ".join(f"{_q(n)} {_SQL_TYPES[kinds[n]]}" for n in names) or '"__none" VARCHAR'
+    con.execute(f"CREATE TABLE raw ({columns})")
+    if names and rows:
+        placeholders = ", ".join("?" for _ in names)
+        con.executemany(
+            f"INSERT INTO raw VALUES ({placeholders})",
+            [
+                [_cell(row.get(n, values.MISSING), kinds[n], scales.get(n, 0)) for n in names]
+                for row in rows
+            ],
+        )
+    elif rows:
+        con.executemany("INSERT INTO raw VALUES (?)", [[None] for _ in rows])
+    select = (
+        ", ".join(
+            f"CAST({_q(n)} AS BIGNUM) AS {_q(n)}" if kinds[n] == "N" else _q(n) for n in names
+        )
+        or '"__none"'
+    )
+    con.execute(f"CREATE TABLE items AS SELECT {select} FROM raw")
+    return Loaded(kinds, scales, len(rows))
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _cell(value: Any, kind: str, scale: int) -> Any:
+    if value is values.MISSING or value is None:
+        return None
+    if kind == "N":
+        return str(int(value.scaleb(scale, values.DECIMAL_CONTEXT)))
+    if kind == "wire":
+        return json.dumps(values.encode(value), sort_keys=True, ensure_ascii=False)
+    return value
+
+
+def target(loaded: Loaded) -> sqlgen.Target:
+    def number(attribute: str, value: Decimal) -> exp.Expression:
+        scaled = int(value.scaleb(loaded.scales.get(attribute, 0), values.DECIMAL_CONTEXT))
+        return exp.cast(
+            exp.Literal.string(str(scaled)), exp.DataType.build("BIGNUM", dialect="duckdb")
+        )
+
+    return sqlgen.Target("export", loaded.kinds, lambda n: exp.column(n, quoted=True), number)
+
+
+def _number(value: Any, scale: int) -> Decimal:
+    d = Decimal(int(value)).scaleb(-scale, values.DECIMAL_CONTEXT)
+    return Decimal(values.format_number(d))
+
+
+def convert(row: tuple, columns: list[sqlgen.OutColumn], loaded: Loaded) -> dict[str, Any]:
+    """A DuckDB row → a dynosql row (DynamoDB values; a missing attribute absent)."""
+    out: dict[str, Any] = {}
+    raw = dict(zip([c.name for c in columns], row, strict=True))
+    for c, value in zip(columns, row, strict=True):
+        if c.hidden:
+            continue
+        kind = loaded.kinds.get(c.attribute or "", "S")
+        scale = loaded.scales.get(c.attribute or "", 0)
+        if c.func == "AVG":
+            total, count = raw[sqlgen.HIDDEN_SUM + c.name], raw[sqlgen.HIDDEN_COUNT + c.name]
+            out[c.name] = (
+                None
+                if total is None or not count
+                else AVG_CONTEXT.divide(_number(total, scale), Decimal(count))
+            )
+            continue
+        if c.func == "COUNT":
+            out[c.name] = Decimal(value)
+            continue
+        if value is None:
+            if c.func is not None:
+                out[c.name] = None
+            continue
+        if kind == "N":
+            out[c.name] = _number(value, scale)
+        elif kind == "wire":
+            out[c.name] = values.decode(json.loads(value))
+        elif kind == "B":
+            out[c.name] = bytes(value)
+        else:
+            out[c.name] = value
+    return out
+
+
+def run(session: Session, statement: ast.Select) -> Result:
+    """The statement answered from an export, by DuckDB."""
+    duckdb = require_duckdb()
+    stats = Stats()
+    export = locate(session, statement, stats)
+    s3 = session.aws_client("s3")
+    keys = data_files(s3, export)
+    con = duckdb.connect()
+    try:
+        loaded = load(con, read_items(s3, export, keys), statement)
+        query, columns = sqlgen.select(statement, target(loaded), exp.to_table("items"))
+        sql = query.sql(dialect="duckdb")
+        try:
+            fetched = con.execute(sql).fetchall()
+        except duckdb.Error as err:
+            raise ExecutionError(
+                f"DuckDB could not run the statement: {str(err).splitlines()[0]}"
+            ) from err
+    finally:
+        con.close()
+    stats.operations.append(f"export {export.uri} ({len(keys)} files) → DuckDB")
+    stats.items_scanned = loaded.items
+    visible = [c.name for c in columns if not c.hidden]
+    rows = [convert(r, columns, loaded) for r in fetched]
+    if statement.items is None:  # SELECT *: the key attributes first, as the Scan path does
+        from ..evaluate.pipeline import whole_item_row
+
+        key_names: tuple[str, ...] = ()
+        if statement.export is None:
+            key_names = session.table(statement.table).keys.names
+        visible = list(key_names) or sorted(loaded.kinds)
+        rows = [whole_item_row(r, key_names) for r in rows]
+    result = Result(visible, iter(rows), stats, notes=list(export.notes))
+    result.open_columns = statement.items is None
+    return result
+
+
+def explain_sql(statement: ast.Select, kinds: dict[str, str]) -> str:
+    """The DuckDB SQL for EXPLAIN. The attributes' types are known only once the export is
+    read: here they come from the keys and the statement (see athena.kinds_of)."""
+    scales: dict[str, int] = {}
+    for name, literals in sqlgen.number_literals(statement).items():
+        scales[name] = max([0, *(-int(v.as_tuple().exponent) for v in literals)])
+    query, _ = sqlgen.select(statement, target(Loaded(kinds, scales, 0)), exp.to_table("items"))
+    return query.sql(dialect="duckdb")

@@ -1,0 +1,78 @@
+"""Which engine answers a SELECT: the export read by DuckDB, or Athena."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..result import Result
+from ..sql import ast
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+
+def run_engine(session: Session, statement: ast.Select) -> Result:
+    if statement.sample is not None:
+        from ..errors import PlanError
+
+        raise PlanError("TABLESAMPLE samples a DynamoDB Scan: run it with --engine dynamodb")
+    if session.settings.engine == "athena":
+        from .athena import run
+
+        return run(session, statement)
+    from .export import run as run_export
+
+    return run_export(session, statement)
+
+
+def price_lines(session: Session, plan: Any) -> list[str]:
+    """EXPLAIN's comparison of a Scan with an export and Athena (list prices; --prices)."""
+    from ..errors import PlanError
+    from .prices import compare, parse_prices
+
+    try:
+        prices = parse_prices(session.settings.prices)
+    except ValueError as err:
+        raise PlanError(f"--prices: {err}") from None
+    access, table = plan.access, plan.table
+    size = table.size_bytes or table.item_count * table.average_item_size
+    rcu = plan.sample.full_scan_rcu if plan.sample is not None else plan.estimate.rcu
+    items = access.item_count or table.item_count
+    return compare(rcu, items, size, session.settings.rate_limit, prices)
+
+
+def explain_engine(session: Session, statement: ast.Select) -> list[str]:
+    """EXPLAIN for a statement the export or Athena engine runs: what it sends, in order."""
+    from . import athena, export
+
+    table = None if statement.export is not None else session.table(statement.table)
+    kinds = athena.kinds_of(statement, table)
+    if statement.export is not None:
+        source = f"read the export {statement.export}"
+        location = statement.export
+    else:
+        where = session.settings.export_s3 or "s3://<--export-s3>/"
+        source = (
+            f"ExportTableToPointInTime of {statement.table} to {where.rstrip('/')}/"
+            f"{statement.table}/<time>/ (needs PITR on the table), wait for it"
+        )
+        location = f"{where.rstrip('/')}/{statement.table}/<time>/AWSDynamoDB/<export id>/data/"
+    engine = "athena" if session.settings.engine == "athena" else "export"
+    lines = [f"engine {engine}: {source}"]
+    if engine == "export":
+        lines.append("then DuckDB on this machine, over the decoded items:")
+        lines.extend("  " + line for line in export.explain_sql(statement, kinds).splitlines())
+    else:
+        name = athena.table_name(location)
+        lines.append(
+            "then Athena (StartQueryExecution, workgroup "
+            f"{session.settings.athena_workgroup or 'primary'}):"
+        )
+        lines.extend("  " + line for line in athena.ddl(name, location, kinds).splitlines())
+        lines.append("and the statement:")
+        lines.append("  " + athena.query(statement, kinds, name)[0])
+    if table is not None:
+        from ..plan.planner import plan_full_scan
+
+        lines.extend(price_lines(session, plan_full_scan(table, None, session.options())))
+    return lines

@@ -1,0 +1,295 @@
+"""A bound SELECT (our typed statement) → SQL for DuckDB or Athena, through sqlglot's dialects,
+keeping DynamoDB's meaning:
+
+- a missing attribute (and a stored NULL) is SQL NULL; `a <> v` is true for it, as in DynamoDB;
+- a comparison between different types is false (`<>` true): decided here, from the type each
+  attribute holds in the export;
+- missing values sort last ascending and first descending;
+- SUM adds numbers only (an attribute holding no number sums to NULL); AVG is SUM / COUNT,
+  divided exactly by the caller (38 digits, as the Scan path does).
+
+Numbers are exact: the `Target` says how an attribute is read (DuckDB: a scaled BIGNUM column;
+Athena: a DECIMAL cast of the export's text) and how a number literal is written for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from ..errors import PlanError
+from ..evaluate.aggregate import collect_aggregates
+from ..sql import ast
+
+HIDDEN_SUM, HIDDEN_COUNT = "__dynosql_sum ", "__dynosql_count "  # AVG's parts, divided here
+UNSUPPORTED = "the {engine} engine does not support {what}; run it with --engine dynamodb"
+
+
+@dataclass
+class Target:
+    """How the engine reads attributes. `kinds`: attribute → type code held in the export
+    (N, S, B, BOOL, or "wire" for maps, lists and sets kept as DynamoDB JSON text)."""
+
+    engine: str
+    kinds: dict[str, str]
+    column: Callable[[str], exp.Expression]
+    number: Callable[[str, Decimal], exp.Expression]  # a literal compared with attribute
+
+    def kind(self, path: ast.Path) -> str | None:
+        if not path.is_attribute:
+            raise PlanError(
+                UNSUPPORTED.format(engine=self.engine, what=f"document paths ({path.text})")
+            )
+        return self.kinds.get(path.root)
+
+
+@dataclass
+class OutColumn:
+    """An output column: its name, and how its SQL value turns back into a DynamoDB value."""
+
+    name: str
+    attribute: str | None  # the attribute whose type it has (a path or MIN/MAX/SUM of one)
+    func: str | None = None  # COUNT/SUM/AVG/MIN/MAX, None for a plain path
+    hidden: bool = False  # AVG's sum and count, divided by the caller
+
+
+def _type_of_literal(value: Any) -> str | None:
+    from .. import values
+
+    return values.type_of(value)
+
+
+def select(
+    statement: ast.Select, target: Target, source: exp.Expression
+) -> tuple[exp.Select, list[OutColumn]]:
+    """The statement as a sqlglot SELECT over `source`, and its output columns."""
+    g = _Gen(target)
+    if statement.items is None:
+        names = sorted(target.kinds)
+        query = exp.select(*[exp.alias_(target.column(n), n, quoted=True) for n in names])
+        columns = [OutColumn(n, n) for n in names]
+    else:
+        projections, columns = [], []
+        for item in statement.items:
+            for expression, column in g.item(item):
+                projections.append(exp.alias_(expression, column.name, quoted=True))
+                columns.append(column)
+        query = exp.select(*projections)
+    query = query.from_(source)
+    if statement.where is not None:
+        query = query.where(g.condition(statement.where))
+    if statement.group_by:
+        query = query.group_by(*[target.column(_attr(target, p)) for p in statement.group_by])
+    if statement.having is not None:
+        query = query.having(g.condition(statement.having, having=True))
+    if statement.distinct:
+        query = query.distinct()
+    for order in statement.order_by:
+        query = query.order_by(
+            exp.Ordered(this=g.order_value(order.expr), desc=order.desc, nulls_first=order.desc)
+        )
+    if statement.limit is not None:
+        query = query.limit(statement.limit)
+    aggs = collect_aggregates(statement)
+    for agg in aggs:
+        if agg.distinct and agg.func in ("SUM", "AVG"):
+            raise PlanError(
+                UNSUPPORTED.format(engine=target.engine, what=f"{agg.func}(DISTINCT …)")
+            )
+    return query, columns
+
+
+def _attr(target: Target, path: ast.Path) -> str:
+    target.kind(path)
+    return path.root
+
+
+class _Gen:
+    def __init__(self, target: Target):
+        self.t = target
+
+    # select list
+    def item(self, item: ast.SelectItem) -> list[tuple[exp.Expression, OutColumn]]:
+        expr = item.expr
+        if isinstance(expr, ast.Path):
+            return [(self.t.column(_attr(self.t, expr)), OutColumn(item.name, expr.root))]
+        if expr.func == "AVG":
+            assert expr.path is not None
+            total = self.aggregate(ast.Aggregate("SUM", expr.path, False, ""))
+            count = self.aggregate(ast.Aggregate("COUNT", expr.path, False, ""))
+            return [
+                (total, OutColumn(HIDDEN_SUM + item.name, expr.path.root, "SUM", hidden=True)),
+                (count, OutColumn(HIDDEN_COUNT + item.name, None, "COUNT", hidden=True)),
+                (exp.null(), OutColumn(item.name, expr.path.root, "AVG")),
+            ]
+        root = expr.path.root if expr.path is not None else None
+        return [(self.aggregate(expr), OutColumn(item.name, root, expr.func))]
+
+    def aggregate(self, agg: ast.Aggregate) -> Any:  # a sqlglot expression
+        if agg.path is None:
+            return exp.Count(this=exp.Star())
+        kind = self.t.kind(agg.path)
+        column = self.t.column(agg.path.root)
+        if agg.func == "COUNT":
+            inner = exp.Distinct(expressions=[column]) if agg.distinct else column
+            return exp.Count(this=inner)
+        if agg.func in ("SUM", "AVG"):
+            if kind != "N":
+                return exp.null()  # no number to add: NULL, as the Scan path says
+            return exp.Sum(this=column)
+        if kind == "wire":
+            raise PlanError(
+                UNSUPPORTED.format(engine=self.t.engine, what=f"{agg.func} of maps, lists or sets")
+            )
+        return exp.Min(this=column) if agg.func == "MIN" else exp.Max(this=column)
+
+    def order_value(self, expr: ast.Expr) -> Any:  # a sqlglot expression
+        if isinstance(expr, ast.Aggregate) and expr.func == "AVG":
+            assert expr.path is not None
+            if self.t.kind(expr.path) != "N":
+                return exp.null()
+            column = self.t.column(expr.path.root)
+            return exp.Div(
+                this=exp.cast(exp.Sum(this=column), "DOUBLE"), expression=exp.Count(this=column)
+            )
+        if isinstance(expr, ast.Aggregate):
+            return self.aggregate(expr)
+        return self.t.column(_attr(self.t, expr))
+
+    # conditions
+    def condition(self, c: Any, having: bool = False) -> Any:  # a sqlglot expression
+        if isinstance(c, ast.And):
+            return exp.and_(*[self.condition(x, having) for x in c.items])
+        if isinstance(c, ast.Or):
+            return exp.or_(*[self.condition(x, having) for x in c.items])
+        if isinstance(c, ast.Not):
+            return exp.not_(exp.Paren(this=self.condition(c.item, having)))
+        if isinstance(c, ast.Compare):
+            return self.compare(c.op, c.left, c.right, having)
+        if isinstance(c, ast.Between):
+            low = self.compare(">=", c.operand, c.low, having)
+            high = self.compare("<=", c.operand, c.high, having)
+            return exp.Paren(this=exp.and_(low, high))
+        if isinstance(c, ast.In):
+            return exp.Paren(
+                this=exp.or_(*[self.compare("=", c.operand, v, having) for v in c.values])
+            )
+        if isinstance(c, ast.Function) and c.name == "begins_with":
+            if self.t.kind(c.path) != "S" or not isinstance(c.arg, ast.Literal):
+                return exp.false()
+            return exp.func(
+                "starts_with", self.t.column(c.path.root), exp.Literal.string(c.arg.value)
+            )
+        if isinstance(c, ast.Function) and c.name in ("attribute_exists", "attribute_not_exists"):
+            column = self.t.column(_attr(self.t, c.path))
+            test = exp.Is(this=column, expression=exp.null())
+            return exp.not_(test) if c.name == "attribute_exists" else test
+        if isinstance(c, ast.Like):
+            if self.t.kind(c.path) != "S":
+                return exp.false()
+            return exp.Like(
+                this=self.t.column(c.path.root), expression=exp.Literal.string(c.pattern)
+            )
+        what = type(c).__name__ if not isinstance(c, ast.Function) else f"{c.name}()"
+        if isinstance(c, ast.IsNull):
+            what = "IS NULL (a stored NULL and a missing attribute are one SQL NULL here)"
+        raise PlanError(UNSUPPORTED.format(engine=self.t.engine, what=what))
+
+    def operand_kind(self, o: Any) -> str | None:
+        if isinstance(o, ast.Path):
+            return self.t.kind(o)
+        if isinstance(o, ast.Aggregate):
+            if o.func == "COUNT":
+                return "N"
+            return self.t.kind(o.path) if o.path is not None else "N"
+        if isinstance(o, ast.Literal):
+            return _type_of_literal(o.value)
+        raise PlanError(UNSUPPORTED.format(engine=self.t.engine, what="size()"))
+
+    def compare(self, op: str, left: Any, right: Any, having: bool) -> Any:  # a sqlglot expression
+        lk, rk = self.operand_kind(left), self.operand_kind(right)
+        if lk is None or rk is None or lk != rk or lk == "wire":
+            # different types (or an attribute no item holds): false, `<>` true
+            if lk == rk == "wire":
+                raise PlanError(
+                    UNSUPPORTED.format(engine=self.t.engine, what="comparing maps, lists or sets")
+                )
+            return exp.true() if op == "<>" else exp.false()
+        attribute = _attribute_of(left) or _attribute_of(right)
+        a, b = self.value(left, attribute, having), self.value(right, attribute, having)
+        ops = {"=": exp.EQ, "<>": exp.NEQ, "<": exp.LT, "<=": exp.LTE, ">": exp.GT, ">=": exp.GTE}
+        test = ops[op](this=a, expression=b)
+        if op == "<>":
+            nulls = [
+                exp.Is(this=x, expression=exp.null())
+                for x, o in ((a, left), (b, right))
+                if not isinstance(o, ast.Literal)
+            ]
+            return exp.Paren(this=exp.or_(*nulls, test))
+        return test
+
+    def value(self, o: Any, attribute: str | None, having: bool) -> Any:  # a sqlglot expression
+        if isinstance(o, ast.Path):
+            return self.t.column(o.root)
+        if isinstance(o, ast.Aggregate):
+            if o.func == "AVG":
+                return self.order_value(o)
+            return self.aggregate(o)
+        v = o.value
+        if isinstance(v, bool):
+            return exp.Boolean(this=v)
+        if isinstance(v, Decimal):
+            if attribute is None:  # COUNT compared with a number
+                return exp.Literal.number(str(v))
+            return self.t.number(attribute, v)
+        if isinstance(v, str):
+            return exp.Literal.string(v)
+        if isinstance(v, bytes):
+            return exp.func("from_hex", exp.Literal.string(v.hex()))
+        raise PlanError(UNSUPPORTED.format(engine=self.t.engine, what=f"the literal {v!r}"))
+
+
+def _attribute_of(o: Any) -> str | None:
+    """The attribute whose values an operand holds (for writing a number literal against it)."""
+    if isinstance(o, ast.Path):
+        return str(o.root)
+    if isinstance(o, ast.Aggregate) and o.path is not None and o.func != "COUNT":
+        return str(o.path.root)
+    return None
+
+
+def number_literals(statement: ast.Select) -> dict[str, list[Decimal]]:
+    """Number literals compared with each attribute (their scale widens the column's)."""
+    found: dict[str, list[Decimal]] = {}
+
+    def visit(c: Any) -> None:
+        if isinstance(c, ast.And | ast.Or):
+            for x in c.items:
+                visit(x)
+        elif isinstance(c, ast.Not):
+            visit(c.item)
+        elif isinstance(c, ast.Compare | ast.Between | ast.In):
+            operands = (
+                [c.left, c.right]
+                if isinstance(c, ast.Compare)
+                else [c.operand, c.low, c.high]
+                if isinstance(c, ast.Between)
+                else [c.operand, *c.values]
+            )
+            paths = [a for a in map(_attribute_of, operands) if a is not None]
+            for o in operands:
+                if (
+                    isinstance(o, ast.Literal)
+                    and isinstance(o.value, Decimal)
+                    and not isinstance(o.value, bool)
+                ):
+                    for p in paths:
+                        found.setdefault(p, []).append(o.value)
+
+    visit(statement.where)
+    visit(statement.having)
+    return found

@@ -1,0 +1,287 @@
+"""--engine export and FROM EXPORT on moto: moto implements ExportTableToPointInTime into its own
+S3 (served on the same endpoint), so the whole path runs: PITR checked, export started and
+waited for, gzip DynamoDB JSON read, DuckDB answering. Every answer is compared with the Scan's.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+from backends import start, unique_name
+from cli_runner import cli_env, run_cli
+
+from dynosql.errors import ExecutionError
+from dynosql.session import Session
+
+pytest.importorskip("duckdb")
+
+BUCKET = "dynosql-exports"
+
+
+@pytest.fixture(scope="module")
+def exported():
+    """A moto server of this module's own (the shared example servers stay untouched): the
+    example tables with PITR on, a bucket for exports, and a table of 38-digit numbers."""
+    backend = start("moto")
+    try:
+        backend.load_examples()
+        yield _prepare(backend)
+    finally:
+        backend.stop()
+
+
+def _prepare(backend):  # noqa: ANN001, ANN202
+    client = backend.client()
+    session = Session(client)
+    s3 = session.aws_client("s3")
+    if BUCKET not in [b["Name"] for b in s3.list_buckets().get("Buckets", [])]:
+        s3.create_bucket(Bucket=BUCKET)
+    big = unique_name("big")
+    backend.create_table(
+        TableName=big,
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    numbers = [
+        "99999999999999999999999999999999999999",
+        "12345678901234567890123456789012345678",
+        "0.12345678901234567890123456789012345678",
+        "-98765432109876543210987654321098765432",
+        "1E+125",
+        "3.5",
+    ]
+    items = [
+        {
+            "id": f"k{i}",
+            "grp": "ab"[i % 2],
+            "v": Decimal(n),
+            "tags": {"x", f"t{i}"},
+            "doc": {"a": [Decimal(i)]},
+        }
+        for i, n in enumerate(numbers)
+    ]
+    from dynosql import values
+
+    for item in items:
+        item["tags"] = values.StringSet(item["tags"])
+    backend.put_items(big, items)
+    for table in ("drive", "audit", "sensors", "tenants", big):
+        client.update_continuous_backups(
+            TableName=table, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
+        )
+    return backend, big
+
+
+_EXPORT_SESSIONS: dict[str, Session] = {}
+
+
+def _both(backend, sql: str) -> tuple[list[dict], list[dict]]:
+    """The Scan's answer and the export engine's; one export per table for the module (the
+    engine reuses a session's export, as it would for a user)."""
+    scan = Session(backend.client()).execute(sql).all()
+    session = _EXPORT_SESSIONS.get(backend.endpoint_url)
+    if session is None:
+        session = _EXPORT_SESSIONS[backend.endpoint_url] = Session(backend.client())
+        session.set("engine", "export")
+        session.set("export_s3", f"s3://{BUCKET}/t/")
+    return scan, session.execute(sql).all()
+
+
+def _key(row: dict) -> str:
+    """Rows compared by value: 253.10 (a Scan's exact sum) equals 253.1."""
+    from dynosql.values import format_number
+
+    return json.dumps(
+        {k: format_number(v) if isinstance(v, Decimal) else v for k, v in row.items()},
+        sort_keys=True,
+        default=str,
+    )
+
+
+GROUP_BYS = [
+    "SELECT deviceId, COUNT(*), SUM(temperature), AVG(temperature), MIN(humidity), MAX(humidity) FROM sensors GROUP BY deviceId",
+    "SELECT region, COUNT(humidity), COUNT(DISTINCT deviceId) FROM sensors WHERE temperature >= 15.25 GROUP BY region",
+    "SELECT action, COUNT(*) AS n FROM audit GROUP BY action ORDER BY n DESC, action LIMIT 3",
+    "SELECT COUNT(*), MIN(SK), MAX(SK) FROM drive WHERE begins_with(PK, 'DRIVE#')",
+    "SELECT region, COUNT(*) FROM sensors WHERE region <> 'eu-west' GROUP BY region HAVING COUNT(*) > 10",
+    "SELECT * FROM tenants WHERE pk = 'TENANT#acme' ORDER BY sk DESC LIMIT 4",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sql", GROUP_BYS)
+def test_export_engine_equals_the_scan(exported, sql: str) -> None:
+    backend, _big = exported
+    scan, export = _both(backend, sql)
+    assert scan, "the statement should return rows"
+    if "ORDER BY" in sql:
+        assert export == scan
+        assert list(map(_key, export)) == list(map(_key, scan))
+    else:
+        assert Counter(map(_key, export)) == Counter(map(_key, scan))
+
+
+@pytest.mark.slow
+def test_38_digit_sums_sets_and_maps_are_exact(exported) -> None:
+    backend, big = exported
+    sql = (
+        f"SELECT grp, SUM(v), MIN(v), MAX(v), AVG(v), COUNT(*) FROM {big} GROUP BY grp ORDER BY grp"
+    )
+    scan, export = _both(backend, sql)
+    assert export == scan
+    from dynosql.values import format_number
+
+    # group a: 99…9 (38 digits) + 0.1234…78 (38 decimals) + 1E+125, exactly: 164 digits
+    digits = format_number(export[0]["SUM(v)"]).replace(".", "")
+    assert len(digits) == 164 and digits.startswith("1000") and digits.endswith("12345678")
+    rows = _both(backend, f"SELECT id, tags, doc, v FROM {big} WHERE v > 3.4 ORDER BY id")
+    assert rows[1] == rows[0]
+    assert rows[1][0]["tags"] == {"x", "t0"} and rows[1][0]["doc"] == {"a": [Decimal(0)]}
+
+
+@pytest.mark.slow
+def test_from_export_reads_an_existing_export_by_prefix_and_arn(exported) -> None:
+    backend, _big = exported
+    session = Session(backend.client())
+    session.set("engine", "export")
+    session.set("export_s3", f"s3://{BUCKET}/again/")
+    expected = [{"COUNT(*)": Decimal(backend.datasets["tenants"])}]
+    assert session.execute("SELECT COUNT(*) FROM tenants").all() == expected
+    arn = session.exports["tenants"]  # type: ignore[attr-defined]
+    plain = Session(backend.client())
+    by_arn = plain.execute(f"SELECT COUNT(*) FROM EXPORT '{arn}' AS tenants").all()
+    by_prefix = plain.execute(
+        f"SELECT COUNT(*) FROM EXPORT 's3://{BUCKET}/again/tenants/' AS tenants"
+    ).all()
+    assert by_arn == by_prefix == expected
+
+
+def _put(backend, key: str, body: bytes) -> None:
+    Session(backend.client()).aws_client("s3").put_object(Bucket=BUCKET, Key=key, Body=body)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"bad1/AWSDynamoDB/e1/data/a.json.gz": b"not gzip"}, "is not gzip-compressed"),
+        (
+            {
+                "bad2/AWSDynamoDB/e1/data/a.json.gz": gzip.compress(
+                    b'{"Item": {"id": {"S": "a"}}}\n{"oops": 1}\n'
+                )
+            },
+            "line 2",
+        ),
+        (
+            {
+                "bad3/AWSDynamoDB/e1/manifest-files.json": json.dumps(
+                    {"dataFileS3Key": "bad3/AWSDynamoDB/e1/data/missing.json.gz", "itemCount": 3}
+                ).encode(),
+            },
+            "partial export",
+        ),
+        ({"bad4/other/file.txt": b"x"}, "no DynamoDB export"),
+    ],
+)
+def test_malformed_or_partial_exports_are_clear_errors(exported, files, message) -> None:
+    backend, _big = exported
+    prefix = next(iter(files)).split("/")[0]
+    for key, body in files.items():
+        _put(backend, key, body)
+    session = Session(backend.client())
+    with pytest.raises(ExecutionError, match=message):
+        session.execute(f"SELECT COUNT(*) FROM EXPORT 's3://{BUCKET}/{prefix}/' AS t").all()
+
+
+def test_pitr_off_says_so_and_what_it_costs(moto_backend, table_name) -> None:
+    moto_backend.create_table(
+        TableName=table_name,
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    session = Session(moto_backend.client())
+    session.set("engine", "export")
+    session.set("export_s3", "s3://somewhere/x/")
+    with pytest.raises(
+        ExecutionError, match=r"point-in-time recovery.*update-continuous-backups.*per GB-month"
+    ):
+        session.execute(f"SELECT COUNT(*) FROM {table_name}")
+
+
+def test_export_engine_needs_a_location(moto_backend) -> None:
+    session = Session(moto_backend.client())
+    session.set("engine", "export")
+    with pytest.raises(ExecutionError, match="--export-s3"):
+        session.execute("SELECT COUNT(*) FROM anything")
+
+
+def test_missing_duckdb_is_one_clear_message(monkeypatch) -> None:
+    from dynosql.engines.export import require_duckdb
+
+    monkeypatch.setitem(sys.modules, "duckdb", None)
+    with pytest.raises(ExecutionError, match=r"pip install 'dynosql\[export\]'"):
+        require_duckdb()
+
+
+@pytest.mark.slow
+def test_the_command_line_runs_the_export_engine(exported, tmp_path) -> None:
+    backend, _big = exported
+    run = run_cli(
+        "--endpoint-url",
+        backend.endpoint_url,
+        "--engine",
+        "export",
+        "--export-s3",
+        f"s3://{BUCKET}/cli/",
+        "--format",
+        "csv",
+        "-e",
+        "SELECT action, COUNT(*) AS n FROM audit GROUP BY action ORDER BY n DESC, action LIMIT 2",
+        env=cli_env(tmp_path),
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0] == "action,n"
+    assert "→ DuckDB" in run.stderr
+    bad = run_cli(
+        "--endpoint-url", backend.endpoint_url, "--engine", "export", "-e", "SELECT COUNT(*) FROM audit",
+        env=cli_env(tmp_path),
+    )  # fmt: skip
+    assert bad.returncode == 1 and bad.one_error().startswith("error: --engine export needs")
+
+
+def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
+    import boto3
+
+    from dynosql.capabilities import DYNAMODB
+    from dynosql.sql import parse
+
+    client = boto3.session.Session().client(
+        "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    )
+    session = Session(client, capabilities=DYNAMODB)
+    exported_statement = parse("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t")
+    assert session.scan_plan(exported_statement) is None
+    session.set("engine", "export")
+    assert session.scan_plan(parse("SELECT COUNT(*) FROM t")) is None
+
+
+def test_tablesample_is_not_dropped_by_the_export_engines() -> None:
+    import boto3
+
+    from dynosql.capabilities import DYNAMODB
+    from dynosql.errors import PlanError
+
+    client = boto3.session.Session().client(
+        "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    )
+    session = Session(client, capabilities=DYNAMODB)
+    with pytest.raises(PlanError, match="TABLESAMPLE samples a DynamoDB Scan"):
+        session.execute("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t TABLESAMPLE (5 PERCENT)")
