@@ -200,12 +200,14 @@ class Catalog:
         return replace(info, size_bytes=average * info.item_count)
 
     def _unknown(self, name: str) -> str:
+        region = getattr(getattr(self.client, "meta", None), "region_name", None)
+        where = f" in region {region}" if region else ""
         try:
             names = self.table_names()
         except Exception:  # noqa: BLE001 - the listing only decorates the message
-            names = []
+            return f"no table named {name}{where} (the table list could not be read either)"
         listing = ", ".join(names) if names else "none"
-        return f"no table named {name} (tables: {listing})"
+        return f"no table named {name}{where} (tables: {listing})"
 
     def refresh(self) -> None:
         self._tables.clear()

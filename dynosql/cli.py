@@ -23,6 +23,7 @@ from .process import (
     check_output,
     discard_output,
     interrupt_code,
+    read_script,
     sigterm_as_interrupt,
 )
 from .settings import Settings, add_arguments, from_arguments
@@ -163,10 +164,10 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
         return [(f"-e #{i}" if many else None, sql) for i, sql in enumerate(args.execute, 1)]
     if args.file:
         if args.file == "-":
-            return [(None, sys.stdin.read())]
+            return [(None, _read(sys.stdin, "standard input"))]
         try:
             with open(args.file, encoding="utf-8") as f:
-                return [(None, f.read())]
+                return [(None, _read(f, args.file))]
         except OSError as err:
             _err(f"error: cannot read {args.file}: {err.strerror} (see dynosql --help)")
             raise SystemExit(EXIT_USAGE) from None
@@ -174,8 +175,16 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
             _err(f"error: {args.file} is not UTF-8 text")
             raise SystemExit(EXIT_FAILED) from None
     if not sys.stdin.isatty():
-        return [(None, sys.stdin.read())]
+        return [(None, _read(sys.stdin, "standard input"))]
     return None
+
+
+def _read(stream: Any, label: str) -> str:
+    try:
+        return read_script(stream, label)
+    except DynosqlError as err:
+        _err(f"error: {err}")
+        raise SystemExit(err.exit_code) from None
 
 
 def _settings(args: argparse.Namespace, interactive: bool) -> tuple[Settings, Any]:

@@ -500,7 +500,12 @@ def _limit_value(literal: ast.Literal) -> int:
         and 0 <= value <= MAX_LIMIT
     ):
         return int(value)
-    raise SqlError(f"LIMIT takes a whole number, got {value!r}", literal.pos.line, literal.pos.col)
+    shown = values.format_number(value) if isinstance(value, Decimal) else repr(value)
+    raise SqlError(
+        f"LIMIT takes a whole number from 0 to {MAX_LIMIT}, got {shown}",
+        literal.pos.line,
+        literal.pos.col,
+    )
 
 
 __all__ = ["PlanError", "Session", "Settings", "bind", "make_client", "parse_param"]

@@ -710,3 +710,66 @@ def test_many_segments_read_everything_32_at_a_time(env: Env, tmp_path: Any) -> 
     assert run.returncode == 0, run.stderr
     assert sorted(int(x) for x in run.stdout.split()[1:]) == list(range(WIDE_ITEMS))
     assert {c.body["Segment"] for c in env.proxy.calls("Scan")} == set(range(64))
+
+
+# --- 16. smaller ones ---------------------------------------------------------------------------
+
+
+def test_repl_output_to_a_full_device(dynalite_backend: Backend) -> None:
+    e = _env(dynalite_backend)
+    sql = f"SELECT * FROM {e.huge} WHERE pk = 'big' LIMIT 1;"
+    screen = _repl(_session(e), f"\\o /dev/full\r{sql}\r{sql}\r\\q\r")
+    assert "Traceback" not in screen and "internal error" not in screen, screen
+    assert "error: cannot write output: No space left on device (/dev/full)" in screen
+    assert screen.count("1 row") == 1  # the second statement's rows came to the screen
+
+
+def test_bom_and_oversized_scripts(env: Env, tmp_path: Any) -> None:
+    script = tmp_path / "bom.sql"
+    script.write_bytes(
+        b"\xef\xbb\xbfSELECT pk FROM " + env.huge.encode() + b" WHERE pk = 'big' LIMIT 1;"
+    )
+    run = env.run(tmp_path, "-f", str(script), "--format", "csv")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["pk", "big"]
+    run = env.run(tmp_path, "-f", "/dev/zero")
+    assert run.returncode == 2
+    assert "larger than 16 MiB: not a script" in run.one_error()
+
+
+def test_quoted_dotted_attribute_is_the_json_key(env: Env, tmp_path: Any) -> None:
+    sql = f"SELECT \"a.b\", pk FROM {env.huge} WHERE pk = 'big' LIMIT 1"
+    run = env.run(tmp_path, "-e", sql, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [{"pk": "big"}]  # absent, and no '"a.b"' column
+    run = env.run(tmp_path, "-e", sql, "--format", "csv")
+    assert run.stdout.splitlines()[0] == "a.b,pk"
+
+
+def test_unknown_table_names_the_region(env: Env, tmp_path: Any) -> None:
+    run = env.run(tmp_path, "-e", "SELECT * FROM nosuchtable WHERE pk = 'x'")
+    assert "no table named nosuchtable in region us-east-1 (tables:" in run.one_error()
+    env.proxy.fail("ListTables", "500")
+    run = env.run(tmp_path, "--deadline", "1", "-e", "SELECT * FROM nosuchtable2 WHERE pk = 'x'")
+    line = run.one_error()
+    assert "tables: none" not in line and "could not be read" in line, line
+
+
+def test_limit_parameter_errors_show_the_value(env: Env, tmp_path: Any) -> None:
+    run = env.run(tmp_path, "-v", "n=-1", "-e", f"SELECT * FROM {env.huge} LIMIT :n")
+    line = run.one_error()
+    assert line.endswith("got -1") and "Decimal" not in line, line
+
+
+def test_config_file_is_private(tmp_path: Any, monkeypatch: Any) -> None:
+    from dynosql import config
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    previous = os.umask(0o022)
+    try:
+        config.load(create=True)
+    finally:
+        os.umask(previous)
+    files = [p for p in (tmp_path / "config").rglob("*") if p.is_file()]
+    assert files and all(p.stat().st_mode & 0o777 == 0o600 for p in files)

@@ -67,7 +67,9 @@ _NOT_SELECT = {
 
 
 def parse_script(script: str) -> list[ast.Statement]:
-    """Every statement of a script, parsed; the first bad one raises SqlError."""
+    """Every statement of a script, parsed; the first bad one raises SqlError. A UTF-8 byte
+    order mark at the start (some editors write one) is not part of the SQL."""
+    script = script.removeprefix("\ufeff")
     _check_text(script)
     return [parse_chunk(chunk) for chunk in split_script(script)]
 
