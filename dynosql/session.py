@@ -321,9 +321,23 @@ class Session:
                 self.total_capacity += stats.capacity
             yield from aggregate_rows(statement, count_group(statement, count))
         elif statement.is_aggregate:
-            yield from aggregate_rows(statement, group(statement, self.read(plan, stats)))
+            budget = self.memory_budget()
+            groups = group(statement, self.read(plan, stats), budget, notes)
+            yield from aggregate_rows(statement, groups, budget, notes)
         else:
-            yield from select_rows(statement, plan.table, self.read(plan, stats), plan.sort)
+            yield from select_rows(
+                statement,
+                plan.table,
+                self.read(plan, stats),
+                plan.sort,
+                notes,
+                self.memory_budget(),
+            )
+
+    def memory_budget(self) -> int | None:
+        """Bytes a statement's client-side sort or grouping may hold before spilling."""
+        budget = self.settings.memory_budget
+        return None if budget is None else int(budget * 1024 * 1024)
 
     def guard(self, plan: Plan) -> None:
         """Refuse a Scan before any request when --fail-on-scan is set, or when its estimate

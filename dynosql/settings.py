@@ -338,6 +338,15 @@ SETTINGS: tuple[Setting, ...] = (
         metavar="S",
         tighter="lower",
     ),
+    Setting(
+        "memory_budget",
+        Amount(absent="off"),
+        Decimal(256),
+        "MB a client-side sort or GROUP BY may hold before spilling to temporary files (off: "
+        "no bound)",
+        flag="--memory-budget",
+        metavar="MB",
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -382,6 +391,7 @@ class Settings:
     connect_timeout: Decimal = Decimal(5)
     read_timeout: Decimal = Decimal(10)
     deadline: Decimal = Decimal(30)
+    memory_budget: Decimal | None = Decimal(256)
 
     def __post_init__(self) -> None:
         self.pinned: dict[str, Any] = {}  # limits given on the command line: SET only tightens

@@ -773,3 +773,59 @@ def test_config_file_is_private(tmp_path: Any, monkeypatch: Any) -> None:
         os.umask(previous)
     files = [p for p in (tmp_path / "config").rglob("*") if p.is_file()]
     assert files and all(p.stat().st_mode & 0o777 == 0o600 for p in files)
+
+
+# --- 11. client-side memory: small group state, and a budget past which work spills to disk ----
+
+
+def test_order_by_without_limit_spills_past_the_budget(env: Env, tmp_path: Any) -> None:
+    sql = f"SELECT sk, pk FROM {env.wide} ORDER BY pk DESC, sk"
+    unbounded = env.run(tmp_path, "--memory-budget", "off", "--format", "csv", "-e", sql)
+    spilled = env.run(tmp_path, "--memory-budget", "0.05", "--format", "csv", "-e", sql)
+    assert unbounded.returncode == spilled.returncode == 0, spilled.stderr
+    assert spilled.stdout == unbounded.stdout
+    assert len(spilled.stdout.splitlines()) == WIDE_ITEMS + 1
+    assert "runs on disk and merged" in spilled.stderr
+    assert "on disk" not in unbounded.stderr
+
+
+def test_group_by_spills_partial_groups_past_the_budget(env: Env, tmp_path: Any) -> None:
+    sql = (
+        f"SELECT sk, COUNT(*) AS n, COUNT(DISTINCT pk) AS pks, SUM(sk) AS total, MIN(pad) AS lo "
+        f"FROM {env.wide} GROUP BY sk HAVING n > 0 ORDER BY total DESC"
+    )
+    unbounded = env.run(tmp_path, "--memory-budget", "off", "--format", "json", "-e", sql)
+    spilled = env.run(tmp_path, "--memory-budget", "0.05", "--format", "json", "-e", sql)
+    assert unbounded.returncode == spilled.returncode == 0, spilled.stderr
+    rows = json.loads(spilled.stdout)
+    assert rows == json.loads(unbounded.stdout)
+    assert [r["sk"] for r in rows] == list(range(WIDE_ITEMS - 1, -1, -1))
+    assert all(r["n"] == 1 and r["pks"] == 1 and r["total"] == r["sk"] for r in rows)
+    assert "spilled to disk by key and merged" in spilled.stderr
+
+
+def test_count_star_groups_are_small() -> None:
+    import tracemalloc
+
+    from dynosql.evaluate.aggregate import group
+    from dynosql.sql import parse_script
+
+    statement = parse_script("SELECT k, COUNT(*) FROM t GROUP BY k")[0]
+    n = 20_000
+    tracemalloc.start()
+    try:
+        groups = group(statement, ({"k": f"key{i:07d}"} for i in range(n)))
+        next(groups)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak / n < 700  # bytes per group (1.3 KB before: a set and a dict per group)
+
+
+def test_client_side_sort_note_is_shown(env: Env, tmp_path: Any, monkeypatch: Any) -> None:
+    from dynosql.evaluate import pipeline
+
+    monkeypatch.setattr(pipeline, "SORT_WARNING_ROWS", 100)
+    run = env.run(tmp_path, "--format", "csv", "-e", f"SELECT sk FROM {env.wide} ORDER BY pad")
+    assert run.returncode == 0, run.stderr
+    assert f"note: sorted {WIDE_ITEMS} rows client-side by pad" in run.stderr
