@@ -29,6 +29,7 @@ import pytest
 from backends import ROOT, Backend, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
+from test_faults import _key_table
 
 from dynosql.errors import DynosqlError
 
@@ -36,21 +37,6 @@ HUGE_BLOB = 399_000  # items just under the 400 KB limit: two fill a 1 MB page
 HUGE_ITEMS = 6
 WIDE_ITEMS = 400  # ~1 KB items over 8 partitions: a Scan of some 100 RCU
 WIDE_BLOB = 1000
-
-
-def _key_table(name: str) -> dict[str, Any]:
-    return {
-        "TableName": name,
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
-        "BillingMode": "PAY_PER_REQUEST",
-    }
 
 
 @dataclass
@@ -528,15 +514,20 @@ def hostile_table(dynalite_backend: Backend) -> Iterator[str]:
     dynalite_backend.delete_table(name)
 
 
+def _hostile(backend: Backend, tmp_path: Any, fmt: str, sql: str) -> Any:
+    run = run_cli(
+        "--endpoint-url", backend.endpoint_url, "--format", fmt, "-e", sql, env=cli_env(tmp_path)
+    )
+    assert run.returncode == 0, run.stderr
+    return run
+
+
 @pytest.mark.parametrize("fmt", ["table", "vertical", "markdown"])
 def test_control_characters_are_escaped_for_people(
     dynalite_backend: Backend, hostile_table: str, tmp_path: Any, fmt: str
 ) -> None:
-    run = run_cli(
-        "--endpoint-url", dynalite_backend.endpoint_url, "--format", fmt,
-        "-e", f"SELECT * FROM {hostile_table} WHERE pk = 'p'", env=cli_env(tmp_path),
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    sql = f"SELECT * FROM {hostile_table} WHERE pk = 'p'"
+    run = _hostile(dynalite_backend, tmp_path, fmt, sql)
     for c in "\x1b\x07\r\u202e\x9b":
         assert c not in run.stdout, (c, run.stdout)
     assert "red\\x1b[31mALERT\\x07 over\\rwrite\\u202eevil\\x9b" in run.stdout
@@ -547,11 +538,8 @@ def test_control_characters_are_escaped_for_people(
 def test_machine_formats_keep_exact_data(
     dynalite_backend: Backend, hostile_table: str, tmp_path: Any, fmt: str
 ) -> None:
-    run = run_cli(
-        "--endpoint-url", dynalite_backend.endpoint_url, "--format", fmt,
-        "-e", f"SELECT note FROM {hostile_table} WHERE pk = 'p'", env=cli_env(tmp_path),
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    sql = f"SELECT note FROM {hostile_table} WHERE pk = 'p'"
+    run = _hostile(dynalite_backend, tmp_path, fmt, sql)
     if fmt == "json":
         assert json.loads(run.stdout) == [{"note": HOSTILE}]
     else:
@@ -561,25 +549,10 @@ def test_machine_formats_keep_exact_data(
 def test_repl_screen_escapes_control_characters(
     dynalite_backend: Backend, hostile_table: str
 ) -> None:
-    from prompt_toolkit.history import InMemoryHistory
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
-
-    from dynosql.config import Config
-    from dynosql.repl.app import Repl
     from dynosql.session import Session, Settings
 
-    session = Session(dynalite_backend.client(), settings=Settings(format="csv"), params={})
-    screen = io.StringIO()
-    with create_pipe_input() as pipe:
-        pipe.send_text(f"SELECT note FROM {hostile_table} WHERE pk = 'p';\r\\q\r")
-        pipe.close()
-        repl = Repl(
-            session, None, Config(), input=pipe, output=DummyOutput(), screen=screen,
-            history=InMemoryHistory(), complete_while_typing=False,
-        )  # fmt: skip
-        assert repl.run() == 0
-    text = screen.getvalue()
+    session = Session(dynalite_backend.client(), settings=Settings(format="csv"))
+    text = _repl(session, f"SELECT note FROM {hostile_table} WHERE pk = 'p';\r\\q\r")
     assert "\x1b[31m" not in text and "\x07" not in text and "\\x1b[31mALERT" in text
 
 
