@@ -601,7 +601,9 @@ def test_max_rcu_stops_a_big_read(local: LocalRuns) -> None:
     error = run.one_error()
     # the Scan's estimate (a known size) already exceeds the limit: refused before any read
     # (issue 10; stopping mid-read is tested in test_robustness.py)
-    assert re.fullmatch(r"error: refused: this statement would Scan sensors .*--max-rcu 1;.*", error)
+    assert re.fullmatch(
+        r"error: refused: this statement would Scan sensors .*--max-rcu 1;.*", error
+    )
     assert len(lines) == 1
 
 
