@@ -96,8 +96,18 @@ def _env(backend: Backend) -> Env:
 
 
 @pytest.fixture
-def env(backend: Backend) -> Iterator[Env]:
+def both(backend: Backend) -> Iterator[Env]:
+    """On moto and on dynalite: where the requests sent are what is under test."""
     e = _env(backend)
+    yield e
+    e.proxy.reset_rules()
+
+
+@pytest.fixture
+def env(dynalite_backend: Backend) -> Iterator[Env]:
+    """On dynalite (real capacity, AWS-like validation): where the command's behaviour is
+    under test, which does not depend on the server."""
+    e = _env(dynalite_backend)
     yield e
     e.proxy.reset_rules()
 
@@ -105,12 +115,12 @@ def env(backend: Backend) -> Iterator[Env]:
 # --- 8. continuation pages ask only for the rows still wanted ---------------------------------
 
 
-def test_limit_on_continuation_pages_is_what_is_left(env: Env, tmp_path: Any) -> None:
-    sql = f"SELECT pk, sk FROM {env.huge} WHERE pk = 'big' LIMIT 4"
-    run = env.run(tmp_path, "-e", sql, "--format", "json")
+def test_limit_on_continuation_pages_is_what_is_left(both: Env, tmp_path: Any) -> None:
+    sql = f"SELECT pk, sk FROM {both.huge} WHERE pk = 'big' LIMIT 4"
+    run = both.run(tmp_path, "-e", sql, "--format", "json")
     assert run.returncode == 0, run.stderr
     assert [r["sk"] for r in json.loads(run.stdout)] == [0, 1, 2, 3]
-    queries = env.sent("Query")
+    queries = both.sent("Query")
     limits = [q["Limit"] for q in queries]
     assert limits[0] == 4
     assert len(queries) >= 2, "400 KB items: a 1 MB page cannot hold four"
@@ -636,25 +646,27 @@ def _ids_table(backend: Backend, made: dict) -> str:
     return made[backend.name][1]
 
 
-def test_in_with_150_keys_is_two_batch_gets(env: Env, ids_tables: dict, tmp_path: Any) -> None:
-    table = _ids_table(env.backend, ids_tables)
+def test_in_with_150_keys_is_two_batch_gets(both: Env, ids_tables: dict, tmp_path: Any) -> None:
+    table = _ids_table(both.backend, ids_tables)
     keys = ", ".join(f"'i{i:03d}'" for i in range(0, 300, 2))  # 150 keys, 100 of them exist
-    run = env.run(tmp_path, "--format", "csv", "-e", f"SELECT id FROM {table} WHERE id IN ({keys})")
+    run = both.run(
+        tmp_path, "--format", "csv", "-e", f"SELECT id FROM {table} WHERE id IN ({keys})"
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["id"] + [f"i{i:03d}" for i in range(0, 200, 2)]
-    batches = env.sent("BatchGetItem")
+    batches = both.sent("BatchGetItem")
     assert sorted(len(b["RequestItems"][table]["Keys"]) for b in batches) == [50, 100]
 
 
-def test_in_with_130_values_on_a_non_key(env: Env, ids_tables: dict, tmp_path: Any) -> None:
-    table = _ids_table(env.backend, ids_tables)
+def test_in_with_130_values_on_a_non_key(both: Env, ids_tables: dict, tmp_path: Any) -> None:
+    table = _ids_table(both.backend, ids_tables)
     wanted = list(range(0, 390, 3))  # 130 values, 67 of them stored
     listed = ", ".join(str(n) for n in wanted)
     sql = f"SELECT id FROM {table} WHERE n IN ({listed}) ORDER BY id"
-    run = env.run(tmp_path, "--format", "csv", "-e", sql)
+    run = both.run(tmp_path, "--format", "csv", "-e", sql)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["id"] + [f"i{n:03d}" for n in wanted if n < 200]
-    scans = env.sent("Scan")
+    scans = both.sent("Scan")
     assert any(") OR " in s.get("FilterExpression", "") for s in scans)  # split, server-side
     for scan in scans:
         text = scan.get("FilterExpression", "")
