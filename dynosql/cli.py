@@ -101,8 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with sigterm_as_interrupt():
-            return _main(parser, args)
+        return _main(parser, args)
     except KeyboardInterrupt as interrupt:
         _err("interrupted")
         return interrupt_code(interrupt)
@@ -152,7 +151,9 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             from .repl import ReplOptions, run_repl
 
             return run_repl(session, ReplOptions(quiet=args.quiet, debug=args.debug), config)
-        return run_statements(session, parsed, args, sys.stdout, sys.stderr)
+        # a script stops on SIGTERM as on Ctrl-C (the REPL keeps the default: it ends)
+        with sigterm_as_interrupt():
+            return run_statements(session, parsed, args, sys.stdout, sys.stderr)
     finally:
         session.close()
 
