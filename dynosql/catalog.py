@@ -204,14 +204,16 @@ class Catalog:
     def _unknown(self, name: str) -> str:
         from .spelling import closest
 
+        region = getattr(getattr(self.client, "meta", None), "region_name", None)
+        where = f" in region {region}" if region else ""
         try:
             names = sorted(self.table_names())
         except Exception:  # noqa: BLE001 - the listing only decorates the message
-            names = []
+            return f"no table named {name}{where} (the table list could not be read either)"
         listing = ", ".join(names) if names else "none"
         near = closest(name, names)
         guess = f"; did you mean {' or '.join(near)}?" if near else ""
-        return f"no table named {name}{guess} (tables: {listing})"
+        return f"no table named {name}{where}{guess} (tables: {listing})"
 
     def refresh(self) -> None:
         self._tables.clear()

@@ -23,6 +23,7 @@ from .process import (
     check_output,
     discard_output,
     interrupt_code,
+    read_script,
     sigterm_as_interrupt,
 )
 from .result import interrupted_text
@@ -118,8 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = _undo_command(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     try:
-        with sigterm_as_interrupt():
-            return _main(parser, args)
+        return _main(parser, args)
     except KeyboardInterrupt as interrupt:
         _err("interrupted")
         return interrupt_code(interrupt)
@@ -170,7 +170,9 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             from .repl import ReplOptions, run_repl
 
             return run_repl(session, ReplOptions(quiet=args.quiet, debug=args.debug), config)
-        return run_statements(session, parsed, args, sys.stdout, sys.stderr)
+        # a script stops on SIGTERM as on Ctrl-C (the REPL keeps the default: it ends)
+        with sigterm_as_interrupt():
+            return run_statements(session, parsed, args, sys.stdout, sys.stderr)
     finally:
         session.close()
 
@@ -193,10 +195,10 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
         return [(f"-e #{i}" if many else None, sql) for i, sql in enumerate(args.execute, 1)]
     if args.file:
         if args.file == "-":
-            return [(None, sys.stdin.read())]
+            return [(None, _read(sys.stdin, "standard input"))]
         try:
             with open(_script_path(args.file), encoding="utf-8") as f:
-                return [(None, f.read())]
+                return [(None, _read(f, args.file))]
         except OSError as err:
             _err(f"error: cannot read {args.file}: {err.strerror} (see dynosql --help)")
             raise SystemExit(EXIT_USAGE) from None
@@ -204,8 +206,16 @@ def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:
             _err(f"error: {args.file} is not UTF-8 text")
             raise SystemExit(EXIT_FAILED) from None
     if not sys.stdin.isatty():
-        return [(None, sys.stdin.read())]
+        return [(None, _read(sys.stdin, "standard input"))]
     return None
+
+
+def _read(stream: Any, label: str) -> str:
+    try:
+        return read_script(stream, label)
+    except DynosqlError as err:
+        _err(f"error: {err}")
+        raise SystemExit(err.exit_code) from None
 
 
 def _settings(args: argparse.Namespace, interactive: bool) -> tuple[Settings, Any]:

@@ -170,6 +170,8 @@ def translate_error(err: Exception) -> Exception:
         hint = ""
         if code == "SSLError":
             hint = " (an https URL to a plain-http server? try http://)"
+        elif code in ("ReadTimeoutError", "ConnectTimeoutError"):
+            hint = " (no answer in time: the read_timeout, connect_timeout and deadline settings)"
         return ExecutionError(f"cannot reach DynamoDB: {message}{hint}")
     if failure.kind == "setup":
         if code == "CredentialRetrievalError":

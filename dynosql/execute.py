@@ -205,11 +205,14 @@ class Executor:
             Decimal(0),
         ]  # items evaluated and capacity of this stream's pages so far
         while True:
+            limit = first_limit
             if wanted is not None and first_limit is not None and "ExclusiveStartKey" in params:
-                params["Limit"] = max(1, min(first_limit, wanted()))
+                limit = max(1, min(first_limit, wanted()))
             expected = Decimal(0)
             if self.budget.active:
-                expected = self._bound_page(plan, params, seen)
+                expected, limit = self._bound_page(plan, limit, seen)
+            if limit is not None:
+                params["Limit"] = limit
             self.budget.reserve(expected)
             try:
                 page = self._call(method, params, stats, plan)
@@ -289,8 +292,8 @@ class Executor:
 
     # --- calls, errors, capacity ------------------------------------------------------------
 
-    def _bound_page(self, plan: Plan, params: dict, seen: list) -> Decimal:
-        """Lower this page's Limit to what the budget allows; its expected cost."""
+    def _bound_page(self, plan: Plan, limit: int | None, seen: list) -> tuple[Decimal, int | None]:
+        """This page's expected cost, and its Limit lowered to what the budget allows."""
         unit = 4096 if plan.consistent else 8192  # bytes one RCU reads
         if seen[0]:
             item_bytes = max(1, int(seen[1] * unit / seen[0]))
@@ -298,11 +301,11 @@ class Executor:
             item_bytes = _average_size(plan)
         else:
             item_bytes = UNKNOWN_ITEM_BYTES
-        limit = self.budget.page_items(unit, item_bytes)
-        if limit is not None:
-            params["Limit"] = min(limit, params.get("Limit", limit))
-        items = params.get("Limit", 1024 * 1024 // item_bytes)
-        return max(self._unit_cost(plan, 1), Decimal(items * item_bytes) / unit)
+        allowed = self.budget.page_items(unit, item_bytes)
+        if allowed is not None:
+            limit = allowed if limit is None else min(limit, allowed)
+        items = limit if limit is not None else 1024 * 1024 // item_bytes
+        return max(self._unit_cost(plan, 1), Decimal(items * item_bytes) / unit), limit
 
     def _call(self, method: str, params: dict, stats: Stats, plan: Plan | None = None) -> dict:
         started = time.monotonic()

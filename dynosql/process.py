@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from .errors import DynosqlError
 
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
+MAX_SCRIPT_CHARS = 16 * 1024 * 1024  # `-f /dev/zero` must not read forever
 
 
 class Terminated(KeyboardInterrupt):
@@ -80,6 +81,20 @@ class GuardedOutput:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._out, name)
+
+
+class ScriptTooLarge(DynosqlError):
+    exit_code = 2
+
+
+def read_script(stream: Any, label: str) -> str:
+    """A script's text, at most MAX_SCRIPT_CHARS (a device or a runaway file is refused)."""
+    text = stream.read(MAX_SCRIPT_CHARS + 1)
+    if len(text) > MAX_SCRIPT_CHARS:
+        raise ScriptTooLarge(
+            f"{label} is larger than {MAX_SCRIPT_CHARS // 2**20} MiB: not a script"
+        )
+    return text
 
 
 def check_output(stream: TextIO | None) -> None:

@@ -466,9 +466,23 @@ class Session:
                 self.total_capacity += stats.capacity
             yield from aggregate_rows(statement, count_group(statement, count))
         elif statement.is_aggregate:
-            yield from aggregate_rows(statement, group(statement, self.read(plan, stats)))
+            budget = self.memory_budget()
+            groups = group(statement, self.read(plan, stats), budget, notes)
+            yield from aggregate_rows(statement, groups, budget, notes)
         else:
-            yield from select_rows(statement, plan.table, self.read(plan, stats), plan.sort, notes)
+            yield from select_rows(
+                statement,
+                plan.table,
+                self.read(plan, stats),
+                plan.sort,
+                notes,
+                self.memory_budget(),
+            )
+
+    def memory_budget(self) -> int | None:
+        """Bytes a statement's client-side sort or grouping may hold before spilling."""
+        budget = self.settings.memory_budget
+        return None if budget is None else int(budget * 1024 * 1024)
 
     def guard(self, plan: Plan, hints: list[str] | None = None) -> None:
         """Refuse a Scan before any request when --fail-on-scan is set (naming the likely
@@ -685,7 +699,12 @@ def _limit_value(literal: ast.Literal) -> int:
         and 0 <= value <= MAX_LIMIT
     ):
         return int(value)
-    raise SqlError(f"LIMIT takes a whole number, got {value!r}", literal.pos.line, literal.pos.col)
+    shown = values.format_number(value) if isinstance(value, Decimal) else repr(value)
+    raise SqlError(
+        f"LIMIT takes a whole number from 0 to {MAX_LIMIT}, got {shown}",
+        literal.pos.line,
+        literal.pos.col,
+    )
 
 
 __all__ = ["PlanError", "Session", "Settings", "bind", "make_client", "parse_param"]

@@ -425,6 +425,15 @@ SETTINGS: tuple[Setting, ...] = (
         flag="--prices",
         metavar="LIST",
     ),
+    Setting(
+        "memory_budget",
+        Amount(absent="off"),
+        Decimal(256),
+        "MB a client-side sort or GROUP BY may hold before spilling to temporary files (off: "
+        "no bound)",
+        flag="--memory-budget",
+        metavar="MB",
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -480,6 +489,7 @@ class Settings:
     athena_workgroup: str = "primary"
     athena_output: str = ""
     prices: str = ""
+    memory_budget: Decimal | None = Decimal(256)
 
     def __post_init__(self) -> None:
         self.pinned: dict[str, Any] = {}  # limits given on the command line: SET only tightens

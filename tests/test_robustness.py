@@ -29,6 +29,7 @@ import pytest
 from backends import ROOT, Backend, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
+from test_faults import _key_table
 
 from dynosql.errors import DynosqlError
 
@@ -36,21 +37,6 @@ HUGE_BLOB = 399_000  # items just under the 400 KB limit: two fill a 1 MB page
 HUGE_ITEMS = 6
 WIDE_ITEMS = 400  # ~1 KB items over 8 partitions: a Scan of some 100 RCU
 WIDE_BLOB = 1000
-
-
-def _key_table(name: str) -> dict[str, Any]:
-    return {
-        "TableName": name,
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
-        "BillingMode": "PAY_PER_REQUEST",
-    }
 
 
 @dataclass
@@ -110,8 +96,18 @@ def _env(backend: Backend) -> Env:
 
 
 @pytest.fixture
-def env(backend: Backend) -> Iterator[Env]:
+def both(backend: Backend) -> Iterator[Env]:
+    """On moto and on dynalite: where the requests sent are what is under test."""
     e = _env(backend)
+    yield e
+    e.proxy.reset_rules()
+
+
+@pytest.fixture
+def env(dynalite_backend: Backend) -> Iterator[Env]:
+    """On dynalite (real capacity, AWS-like validation): where the command's behaviour is
+    under test, which does not depend on the server."""
+    e = _env(dynalite_backend)
     yield e
     e.proxy.reset_rules()
 
@@ -119,12 +115,12 @@ def env(backend: Backend) -> Iterator[Env]:
 # --- 8. continuation pages ask only for the rows still wanted ---------------------------------
 
 
-def test_limit_on_continuation_pages_is_what_is_left(env: Env, tmp_path: Any) -> None:
-    sql = f"SELECT pk, sk FROM {env.huge} WHERE pk = 'big' LIMIT 4"
-    run = env.run(tmp_path, "-e", sql, "--format", "json")
+def test_limit_on_continuation_pages_is_what_is_left(both: Env, tmp_path: Any) -> None:
+    sql = f"SELECT pk, sk FROM {both.huge} WHERE pk = 'big' LIMIT 4"
+    run = both.run(tmp_path, "-e", sql, "--format", "json")
     assert run.returncode == 0, run.stderr
     assert [r["sk"] for r in json.loads(run.stdout)] == [0, 1, 2, 3]
-    queries = env.sent("Query")
+    queries = both.sent("Query")
     limits = [q["Limit"] for q in queries]
     assert limits[0] == 4
     assert len(queries) >= 2, "400 KB items: a 1 MB page cannot hold four"
@@ -528,15 +524,20 @@ def hostile_table(dynalite_backend: Backend) -> Iterator[str]:
     dynalite_backend.delete_table(name)
 
 
+def _hostile(backend: Backend, tmp_path: Any, fmt: str, sql: str) -> Any:
+    run = run_cli(
+        "--endpoint-url", backend.endpoint_url, "--format", fmt, "-e", sql, env=cli_env(tmp_path)
+    )
+    assert run.returncode == 0, run.stderr
+    return run
+
+
 @pytest.mark.parametrize("fmt", ["table", "vertical", "markdown"])
 def test_control_characters_are_escaped_for_people(
     dynalite_backend: Backend, hostile_table: str, tmp_path: Any, fmt: str
 ) -> None:
-    run = run_cli(
-        "--endpoint-url", dynalite_backend.endpoint_url, "--format", fmt,
-        "-e", f"SELECT * FROM {hostile_table} WHERE pk = 'p'", env=cli_env(tmp_path),
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    sql = f"SELECT * FROM {hostile_table} WHERE pk = 'p'"
+    run = _hostile(dynalite_backend, tmp_path, fmt, sql)
     for c in "\x1b\x07\r\u202e\x9b":
         assert c not in run.stdout, (c, run.stdout)
     assert "red\\x1b[31mALERT\\x07 over\\rwrite\\u202eevil\\x9b" in run.stdout
@@ -547,11 +548,8 @@ def test_control_characters_are_escaped_for_people(
 def test_machine_formats_keep_exact_data(
     dynalite_backend: Backend, hostile_table: str, tmp_path: Any, fmt: str
 ) -> None:
-    run = run_cli(
-        "--endpoint-url", dynalite_backend.endpoint_url, "--format", fmt,
-        "-e", f"SELECT note FROM {hostile_table} WHERE pk = 'p'", env=cli_env(tmp_path),
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    sql = f"SELECT note FROM {hostile_table} WHERE pk = 'p'"
+    run = _hostile(dynalite_backend, tmp_path, fmt, sql)
     if fmt == "json":
         assert json.loads(run.stdout) == [{"note": HOSTILE}]
     else:
@@ -561,25 +559,10 @@ def test_machine_formats_keep_exact_data(
 def test_repl_screen_escapes_control_characters(
     dynalite_backend: Backend, hostile_table: str
 ) -> None:
-    from prompt_toolkit.history import InMemoryHistory
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
-
-    from dynosql.config import Config
-    from dynosql.repl.app import Repl
     from dynosql.session import Session, Settings
 
-    session = Session(dynalite_backend.client(), settings=Settings(format="csv"), params={})
-    screen = io.StringIO()
-    with create_pipe_input() as pipe:
-        pipe.send_text(f"SELECT note FROM {hostile_table} WHERE pk = 'p';\r\\q\r")
-        pipe.close()
-        repl = Repl(
-            session, None, Config(), input=pipe, output=DummyOutput(), screen=screen,
-            history=InMemoryHistory(), complete_while_typing=False,
-        )  # fmt: skip
-        assert repl.run() == 0
-    text = screen.getvalue()
+    session = Session(dynalite_backend.client(), settings=Settings(format="csv"))
+    text = _repl(session, f"SELECT note FROM {hostile_table} WHERE pk = 'p';\r\\q\r")
     assert "\x1b[31m" not in text and "\x07" not in text and "\\x1b[31mALERT" in text
 
 
@@ -663,25 +646,27 @@ def _ids_table(backend: Backend, made: dict) -> str:
     return made[backend.name][1]
 
 
-def test_in_with_150_keys_is_two_batch_gets(env: Env, ids_tables: dict, tmp_path: Any) -> None:
-    table = _ids_table(env.backend, ids_tables)
+def test_in_with_150_keys_is_two_batch_gets(both: Env, ids_tables: dict, tmp_path: Any) -> None:
+    table = _ids_table(both.backend, ids_tables)
     keys = ", ".join(f"'i{i:03d}'" for i in range(0, 300, 2))  # 150 keys, 100 of them exist
-    run = env.run(tmp_path, "--format", "csv", "-e", f"SELECT id FROM {table} WHERE id IN ({keys})")
+    run = both.run(
+        tmp_path, "--format", "csv", "-e", f"SELECT id FROM {table} WHERE id IN ({keys})"
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["id"] + [f"i{i:03d}" for i in range(0, 200, 2)]
-    batches = env.sent("BatchGetItem")
+    batches = both.sent("BatchGetItem")
     assert sorted(len(b["RequestItems"][table]["Keys"]) for b in batches) == [50, 100]
 
 
-def test_in_with_130_values_on_a_non_key(env: Env, ids_tables: dict, tmp_path: Any) -> None:
-    table = _ids_table(env.backend, ids_tables)
+def test_in_with_130_values_on_a_non_key(both: Env, ids_tables: dict, tmp_path: Any) -> None:
+    table = _ids_table(both.backend, ids_tables)
     wanted = list(range(0, 390, 3))  # 130 values, 67 of them stored
     listed = ", ".join(str(n) for n in wanted)
     sql = f"SELECT id FROM {table} WHERE n IN ({listed}) ORDER BY id"
-    run = env.run(tmp_path, "--format", "csv", "-e", sql)
+    run = both.run(tmp_path, "--format", "csv", "-e", sql)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["id"] + [f"i{n:03d}" for n in wanted if n < 200]
-    scans = env.sent("Scan")
+    scans = both.sent("Scan")
     assert any(") OR " in s.get("FilterExpression", "") for s in scans)  # split, server-side
     for scan in scans:
         text = scan.get("FilterExpression", "")
@@ -710,3 +695,122 @@ def test_many_segments_read_everything_32_at_a_time(env: Env, tmp_path: Any) -> 
     assert run.returncode == 0, run.stderr
     assert sorted(int(x) for x in run.stdout.split()[1:]) == list(range(WIDE_ITEMS))
     assert {c.body["Segment"] for c in env.proxy.calls("Scan")} == set(range(64))
+
+
+# --- 16. smaller ones ---------------------------------------------------------------------------
+
+
+def test_repl_output_to_a_full_device(dynalite_backend: Backend) -> None:
+    e = _env(dynalite_backend)
+    sql = f"SELECT * FROM {e.huge} WHERE pk = 'big' LIMIT 1;"
+    screen = _repl(_session(e), f"\\o /dev/full\r{sql}\r{sql}\r\\q\r")
+    assert "Traceback" not in screen and "internal error" not in screen, screen
+    assert "error: cannot write output: No space left on device (/dev/full)" in screen
+    assert screen.count("1 row") == 1  # the second statement's rows came to the screen
+
+
+def test_bom_and_oversized_scripts(env: Env, tmp_path: Any) -> None:
+    script = tmp_path / "bom.sql"
+    script.write_bytes(
+        b"\xef\xbb\xbfSELECT pk FROM " + env.huge.encode() + b" WHERE pk = 'big' LIMIT 1;"
+    )
+    run = env.run(tmp_path, "-f", str(script), "--format", "csv")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["pk", "big"]
+    run = env.run(tmp_path, "-f", "/dev/zero")
+    assert run.returncode == 2
+    assert "larger than 16 MiB: not a script" in run.one_error()
+
+
+def test_quoted_dotted_attribute_is_the_json_key(env: Env, tmp_path: Any) -> None:
+    sql = f"SELECT \"a.b\", pk FROM {env.huge} WHERE pk = 'big' LIMIT 1"
+    run = env.run(tmp_path, "-e", sql, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [{"pk": "big"}]  # absent, and no '"a.b"' column
+    run = env.run(tmp_path, "-e", sql, "--format", "csv")
+    assert run.stdout.splitlines()[0] == "a.b,pk"
+
+
+def test_unknown_table_names_the_region(env: Env, tmp_path: Any) -> None:
+    run = env.run(tmp_path, "-e", "SELECT * FROM nosuchtable WHERE pk = 'x'")
+    assert "no table named nosuchtable in region us-east-1 (tables:" in run.one_error()
+    env.proxy.fail("ListTables", "500")
+    run = env.run(tmp_path, "--deadline", "1", "-e", "SELECT * FROM nosuchtable2 WHERE pk = 'x'")
+    line = run.one_error()
+    assert "tables: none" not in line and "could not be read" in line, line
+
+
+def test_limit_parameter_errors_show_the_value(env: Env, tmp_path: Any) -> None:
+    run = env.run(tmp_path, "-v", "n=-1", "-e", f"SELECT * FROM {env.huge} LIMIT :n")
+    line = run.one_error()
+    assert line.endswith("got -1") and "Decimal" not in line, line
+
+
+def test_config_file_is_private(tmp_path: Any, monkeypatch: Any) -> None:
+    from dynosql import config
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    previous = os.umask(0o022)
+    try:
+        config.load(create=True)
+    finally:
+        os.umask(previous)
+    files = [p for p in (tmp_path / "config").rglob("*") if p.is_file()]
+    assert files and all(p.stat().st_mode & 0o777 == 0o600 for p in files)
+
+
+# --- 11. client-side memory: small group state, and a budget past which work spills to disk ----
+
+
+def test_order_by_without_limit_spills_past_the_budget(env: Env, tmp_path: Any) -> None:
+    sql = f"SELECT sk, pk FROM {env.wide} ORDER BY pk DESC, sk"
+    unbounded = env.run(tmp_path, "--memory-budget", "off", "--format", "csv", "-e", sql)
+    spilled = env.run(tmp_path, "--memory-budget", "0.05", "--format", "csv", "-e", sql)
+    assert unbounded.returncode == spilled.returncode == 0, spilled.stderr
+    assert spilled.stdout == unbounded.stdout
+    assert len(spilled.stdout.splitlines()) == WIDE_ITEMS + 1
+    assert "runs on disk and merged" in spilled.stderr
+    assert "on disk" not in unbounded.stderr
+
+
+def test_group_by_spills_partial_groups_past_the_budget(env: Env, tmp_path: Any) -> None:
+    sql = (
+        f"SELECT sk, COUNT(*) AS n, COUNT(DISTINCT pk) AS pks, SUM(sk) AS total, MIN(pad) AS lo "
+        f"FROM {env.wide} GROUP BY sk HAVING n > 0 ORDER BY total DESC"
+    )
+    unbounded = env.run(tmp_path, "--memory-budget", "off", "--format", "json", "-e", sql)
+    spilled = env.run(tmp_path, "--memory-budget", "0.05", "--format", "json", "-e", sql)
+    assert unbounded.returncode == spilled.returncode == 0, spilled.stderr
+    rows = json.loads(spilled.stdout)
+    assert rows == json.loads(unbounded.stdout)
+    assert [r["sk"] for r in rows] == list(range(WIDE_ITEMS - 1, -1, -1))
+    assert all(r["n"] == 1 and r["pks"] == 1 and r["total"] == r["sk"] for r in rows)
+    assert "spilled to disk by key and merged" in spilled.stderr
+
+
+def test_count_star_groups_are_small() -> None:
+    import tracemalloc
+
+    from dynosql.evaluate.aggregate import group
+    from dynosql.sql import parse_script
+
+    statement = parse_script("SELECT k, COUNT(*) FROM t GROUP BY k")[0]
+    n = 20_000
+    tracemalloc.start()
+    try:
+        groups = group(statement, ({"k": f"key{i:07d}"} for i in range(n)))
+        next(groups)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak / n < 700  # bytes per group (1.3 KB before: a set and a dict per group)
+
+
+def test_client_side_sort_note_is_shown(env: Env, tmp_path: Any, monkeypatch: Any) -> None:
+    from dynosql.evaluate import pipeline
+
+    monkeypatch.setattr(pipeline, "SORT_WARNING_ROWS", 100)
+    run = env.run(tmp_path, "--format", "csv", "-e", f"SELECT sk FROM {env.wide} ORDER BY pad")
+    assert run.returncode == 0, run.stderr
+    assert f"note: sorted {WIDE_ITEMS} rows client-side by pad" in run.stderr

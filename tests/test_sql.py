@@ -88,7 +88,8 @@ def test_bad_paths(sql: str, message: str) -> None:
 
 def test_column_names_are_path_text_or_alias() -> None:
     s = parse('SELECT a.b.c, a[0], "list-price", "a.b", meta.geo.country AS country, x y FROM t')
-    assert [i.name for i in s.items] == ["a.b.c", "a[0]", "list-price", '"a.b"', "country", "y"]
+    # "a.b" is the attribute a.b: its column is a.b, no quotes (issue 10)
+    assert [i.name for i in s.items] == ["a.b.c", "a[0]", "list-price", "a.b", "country", "y"]
     s = parse("SELECT COUNT(*), count(DISTINCT a.b), sum(n), AVG(n) AS mean, MIN(s), MAX(s) FROM t")
     # named as written (issue 11): the case of the function and DISTINCT as the user typed them
     assert [i.name for i in s.items] == [

@@ -1,4 +1,5 @@
-"""GROUP BY and aggregates, streamed: memory grows with the number of groups, not of items.
+"""GROUP BY and aggregates, streamed: memory grows with the number of groups, not of items,
+and past the memory budget the groups' partial states spill to disk (evaluate/spill.py).
 
 The stated rules for values DynamoDB itself never aggregates:
 - COUNT(p) counts items where p exists and is not NULL; COUNT(DISTINCT p) likewise, by value.
@@ -13,8 +14,8 @@ The stated rules for values DynamoDB itself never aggregates:
 from __future__ import annotations
 
 import decimal
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -22,36 +23,72 @@ from .. import values
 from ..sql import ast
 from ..values import MISSING
 from .predicate import resolve
+from .spill import DISTINCT_VALUE_BYTES, GROUP_BYTES, MB, SpillingGroups
 
 AVG_CONTEXT = decimal.Context(prec=38)
 
 
-@dataclass
 class _State:
-    count: int = 0
-    total: Decimal = Decimal(0)
-    numbers: int = 0
-    best: Any = MISSING
-    best_key: Any = None
-    distinct: set = field(default_factory=set)
+    """One aggregate's running state in one group. Slotted, and the DISTINCT set is made only
+    for a DISTINCT aggregate: a million COUNT(*) groups are a million small objects."""
+
+    __slots__ = ("best", "best_key", "count", "distinct", "numbers", "total")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.total = Decimal(0)
+        self.numbers = 0
+        self.best: Any = MISSING
+        self.best_key: Any = None
+        self.distinct: set | None = None
+
+    def __getstate__(self) -> tuple:
+        return (self.count, self.total, self.numbers, self.best, self.best_key, self.distinct)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.count, self.total, self.numbers, self.best, self.best_key, self.distinct = state
+
+    def add_distinct(self, value: Any) -> bool:
+        """Add to the DISTINCT set; True when the value is new (the set grew)."""
+        if self.distinct is None:
+            self.distinct = set()
+        size = len(self.distinct)
+        self.distinct.add(value)
+        return len(self.distinct) > size
 
 
-def _update(agg: ast.Aggregate, state: _State, item: dict) -> None:
+def _merge(agg: ast.Aggregate, into: _State, other: _State) -> None:
+    """Fold a partial state of the same group (spilled to disk) into another."""
+    into.count += other.count
+    into.total = values.DECIMAL_CONTEXT.add(into.total, other.total)
+    into.numbers += other.numbers
+    if other.distinct:
+        if into.distinct is None:
+            into.distinct = set()
+        into.distinct |= other.distinct
+    if other.best is not MISSING and (
+        into.best is MISSING
+        or (other.best_key < into.best_key if agg.func == "MIN" else other.best_key > into.best_key)
+    ):
+        into.best, into.best_key = other.best, other.best_key
+
+
+def _update(agg: ast.Aggregate, state: _State, item: dict) -> bool:
+    """Add an item to a state; True when a DISTINCT set grew (memory accounting)."""
     if agg.path is None:
         state.count += 1
-        return
+        return False
     v = resolve(item, agg.path)
     if v is MISSING or v is None:
-        return
+        return False
     if agg.func == "COUNT":
         if agg.distinct:
-            state.distinct.add(values.hashable(v))
-        else:
-            state.count += 1
+            return state.add_distinct(values.hashable(v))
+        state.count += 1
     elif agg.func in ("SUM", "AVG"):
         if isinstance(v, Decimal):
             if agg.distinct:
-                state.distinct.add(v.normalize(values.DECIMAL_CONTEXT))
+                return state.add_distinct(v.normalize(values.DECIMAL_CONTEXT))
             else:
                 state.total = values.DECIMAL_CONTEXT.add(state.total, v)
                 state.numbers += 1
@@ -61,18 +98,20 @@ def _update(agg: ast.Aggregate, state: _State, item: dict) -> None:
             k < state.best_key if agg.func == "MIN" else k > state.best_key
         ):
             state.best, state.best_key = v, k
+    return False
 
 
 def _final(agg: ast.Aggregate, state: _State) -> Any:
+    distinct = state.distinct or set()
     if agg.func == "COUNT":
-        return Decimal(len(state.distinct) if agg.distinct else state.count)
+        return Decimal(len(distinct) if agg.distinct else state.count)
     if agg.func in ("SUM", "AVG"):
         total, n = state.total, state.numbers
         if agg.distinct:
             total = Decimal(0)
-            for v in state.distinct:  # sum() would add in the default 28-digit context
+            for v in distinct:  # sum() would add in the default 28-digit context
                 total = values.DECIMAL_CONTEXT.add(total, v)
-            n = len(state.distinct)
+            n = len(distinct)
         if n == 0:
             return None
         if agg.func == "SUM":
@@ -128,24 +167,43 @@ def collect_aggregates(statement: ast.Select) -> list[ast.Aggregate]:
     return list(found.values())
 
 
-def group(statement: ast.Select, items: Iterable[dict]) -> list[Group]:
-    """Stream the items into groups; without GROUP BY there is exactly one group."""
+def group(
+    statement: ast.Select,
+    items: Iterable[dict],
+    budget: int | None = None,
+    notes: list[str] | None = None,
+) -> Iterator[Group]:
+    """Stream the items into groups; without GROUP BY there is exactly one group. Past
+    `budget` bytes of group state, partial states spill to disk by group key."""
     aggs = collect_aggregates(statement)
-    groups: dict[tuple, tuple[dict, list[_State]]] = {}
+
+    def merge(into: list[_State], other: list[_State]) -> None:
+        for agg, a, b in zip(aggs, into, other, strict=True):
+            _merge(agg, a, b)
+
+    groups = SpillingGroups(
+        budget, lambda: [_State() for _ in aggs], merge, GROUP_BYTES * (1 + len(aggs))
+    )
+    paths = statement.group_by
+    n = 0
     for item in items:
-        key_values = {p.elements: resolve(item, p) for p in statement.group_by}
-        key = tuple(values.hashable(v) for v in key_values.values())
-        entry = groups.get(key)
-        if entry is None:
-            entry = groups[key] = (key_values, [_State() for _ in aggs])
-        for agg, state in zip(aggs, entry[1], strict=True):
-            _update(agg, state, item)
-    if not groups and not statement.group_by:
-        groups[()] = ({}, [_State() for _ in aggs])
-    return [
-        Group(kv, {a.text: _final(a, s) for a, s in zip(aggs, states, strict=True)})
-        for kv, states in groups.values()
-    ]
+        found = tuple(resolve(item, p) for p in paths)  # a tuple: a dict per group costs 200 B
+        key = tuple(values.hashable(v) for v in found)
+        states = groups.states(key, found)
+        for agg, state in zip(aggs, states, strict=True):
+            if _update(agg, state, item):
+                groups.grew(DISTINCT_VALUE_BYTES)
+    if groups.spills and notes is not None and budget is not None:
+        notes.append(
+            f"grouping passed the memory budget ({budget / MB:g} MB): partial groups were "
+            "spilled to disk by key and merged"
+        )
+    for found, states in groups:
+        n += 1
+        key_values = {p.elements: v for p, v in zip(paths, found, strict=True)}
+        yield Group(key_values, {a.text: _final(a, s) for a, s in zip(aggs, states, strict=True)})
+    if not n and not paths:
+        yield Group({}, {a.text: _final(a, _State()) for a in aggs})
 
 
 def count_group(statement: ast.Select, count: int) -> list[Group]:

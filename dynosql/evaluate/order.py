@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .. import values
+from .spill import external_sort
 
 
 class _Desc:
@@ -45,10 +46,17 @@ def row_key(getters: list[tuple[Any, ...]]) -> Callable[[Any], tuple]:
     return key
 
 
-def sort_rows(rows: Iterable[Any], key: Callable[[Any], tuple], limit: int | None) -> Iterator[Any]:
-    """Sorted rows; with a limit, only the best `limit` are kept in memory (stable on ties)."""
+def sort_rows(
+    rows: Iterable[Any],
+    key: Callable[[Any], tuple],
+    limit: int | None,
+    budget: int | None = None,
+    notes: list[str] | None = None,
+) -> Iterator[Any]:
+    """Sorted rows; with a limit, only the best `limit` are kept in memory (stable on ties);
+    without one, past `budget` bytes the sort spills to disk (evaluate/spill.py)."""
     if limit is None:
-        yield from sorted(rows, key=key)
+        yield from external_sort(rows, key, budget, notes)
         return
     if limit <= 0:
         for _ in rows:

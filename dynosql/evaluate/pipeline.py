@@ -55,14 +55,22 @@ def select_rows(
     items: Iterable[dict],
     sort: tuple[ast.OrderItem, ...],
     notes: list[str] | None = None,
+    budget: int | None = None,
 ) -> Iterator[dict]:
     """Rows of a non-aggregate SELECT from the items the plan read. A client-side sort of
-    many rows adds a note (the caller shows notes after the rows)."""
+    many rows adds a note (the caller shows notes after the rows); past `budget` bytes it
+    spills to disk."""
     keys = table.keys.names
     limit = statement.limit
     if sort:
         key = row_key([(_resolver(o.expr), o.desc, o.nulls) for o in sort])
-        items = sort_rows(_counted(items, notes, sort), key, None if statement.distinct else limit)
+        items = sort_rows(
+            _counted(items, notes, sort),
+            key,
+            None if statement.distinct else limit,
+            budget,
+            notes,
+        )
     if statement.order_by and notes is not None:
         items = _missing_lead(items, statement.order_by[0], notes)
     rows: Iterable[dict] = (project(statement, i, keys) for i in items)
@@ -119,13 +127,21 @@ def _counted(items: Iterable[dict], notes: list[str] | None, sort: tuple) -> Ite
         )
 
 
-def aggregate_rows(statement: ast.Select, groups: list[Group]) -> Iterator[dict]:
-    """Rows of a GROUP BY/aggregate SELECT: HAVING, ORDER BY, DISTINCT, LIMIT."""
+def aggregate_rows(
+    statement: ast.Select,
+    groups: Iterable[Group],
+    budget: int | None = None,
+    notes: list[str] | None = None,
+) -> Iterator[dict]:
+    """Rows of a GROUP BY/aggregate SELECT: HAVING, ORDER BY, DISTINCT, LIMIT (streamed:
+    the groups arrive one by one; sorting them spills past `budget` bytes)."""
     if statement.having is not None:
-        groups = [g for g in groups if matches(statement.having, g, _group_value)]
+        having = statement.having
+        groups = (g for g in groups if matches(having, g, _group_value))
     if statement.order_by:
         key = row_key([(_group_getter(o.expr), o.desc, o.nulls) for o in statement.order_by])
-        groups = list(sort_rows(groups, key, None if statement.distinct else statement.limit))
+        limit = None if statement.distinct else statement.limit
+        groups = sort_rows(groups, key, limit, budget, notes)
     rows: Iterable[dict] = (_group_row(statement, g) for g in groups)
     if statement.distinct:
         rows = _distinct(rows)

@@ -27,6 +27,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from dynosql import __version__
 from dynosql.config import Config, history_path
 from dynosql.errors import DynosqlError, internal_error_text
+from dynosql.process import OutputError, output_error
 from dynosql.result import Result, interrupted_text
 from dynosql.session import Session
 from dynosql.sql import ast, is_complete, parse_script
@@ -315,8 +316,15 @@ class Repl:
         self._clear_progress()
         text = buffer.getvalue()
         if self.output_file is not None:
-            self.output_file.write(text)
-            self.output_file.flush()
+            try:
+                self.output_file.write(text)
+                self.output_file.flush()
+            except OSError as err:  # \o to a full disk, /dev/full: say so, back to the screen
+                path = self.output_path
+                self.close_output()
+                raise OutputError(
+                    f"{output_error(err)} ({path}); results go to the screen"
+                ) from None
         else:
             self.page(visible(text, keep_tabs=True))  # csv/json too: data never drives the screen
         if not quiet:
@@ -416,7 +424,10 @@ class Repl:
 
     def close_output(self) -> None:
         if self.output_file is not None:
-            self.output_file.close()
+            try:
+                self.output_file.close()
+            except OSError:  # the file is closed anyway; a failed write was reported then
+                pass
         self.output_file = None
         self.output_path = None
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dynosql.errors import DynosqlError
+from dynosql.process import read_script
 from dynosql.result import Result
 from dynosql.settings import SETTINGS, Setting, SettingError, Switch
 
@@ -179,9 +180,11 @@ def include(repl: Repl, arg: str) -> Iterator[Result]:
     path = os.path.expanduser(_unquote_path(arg))
     try:
         with open(path, encoding="utf-8") as f:
-            script = f.read()
+            script = read_script(f, path)
     except OSError as err:
         raise CommandError(f"cannot read {path}: {err.strerror}") from err
+    except DynosqlError as err:
+        raise CommandError(str(err)) from err
     except UnicodeDecodeError:
         raise CommandError(f"{path} is not UTF-8 text") from None
     return repl.session.run(script)

@@ -169,11 +169,14 @@ class SelectItem:
 
     @property
     def name(self) -> str:
-        """The output column's name: the alias, else the expression as written."""
+        """The output column's name: the alias, else the attribute's own name (``"a.b"`` is
+        the attribute a.b, no quotes), else the expression as written."""
         if self.alias:
             return self.alias
         if isinstance(self.expr, Aggregate) and self.expr.written:
             return self.expr.written
+        if isinstance(self.expr, Path) and self.expr.is_attribute:
+            return str(self.expr.root)
         return self.expr.text
 
 

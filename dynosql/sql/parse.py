@@ -88,6 +88,8 @@ def _parse_cached(script: str) -> tuple[ast.Statement, ...]:
 
 
 def _parse_script(script: str) -> list[ast.Statement]:
+    # a UTF-8 byte order mark at the start (some editors write one) is not part of the SQL
+    script = script.removeprefix("\ufeff")
     _check_text(script)
     return [parse_chunk(chunk) for chunk in split_script(script)]
 
