@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import files, values
 from .ddl import refuse_if_read_only
-from .errors import DynosqlError, ExecutionError, PlanError, classify, translate_error
-from .plan.cost import write_units
+from .errors import DynosqlError, ExecutionError, PlanError
 from .plan.ddl import quote
 from .result import Result, Stats, format_capacity
 from .sql import ast
+from .write_execute import WriteLimits, WriteStats, put_requests, write_batches
 
 if TYPE_CHECKING:
     from .session import Session
@@ -111,34 +111,22 @@ def _write_csv(rows: Iterator[dict], columns: list[str], out: Any) -> None:
 # --- COPY FROM -------------------------------------------------------------------------------
 
 
-def write_batch(client: Any, table: str, items: list[dict], estimating: bool) -> Decimal:
-    """One BatchWriteItem of at most 25 puts, UnprocessedItems and throttles retried with
-    backoff; returns the capacity consumed (the server's, or estimated by item size).
-
-    The one place COPY FROM writes: the shared writer of the write statements can replace it."""
-    pending = [{"PutRequest": {"Item": values.encode_item(item)}} for item in items]
-    capacity = Decimal(0)
-    for attempt in range(20):
-        try:
-            answer = client.batch_write_item(
-                RequestItems={table: pending}, ReturnConsumedCapacity="TOTAL"
-            )
-        except Exception as err:
-            if not classify(err).transient or attempt == 19:
-                raise translate_error(err) from err
-            time.sleep(min(2.0, 0.05 * 2**attempt))
-            continue
-        for consumed in answer.get("ConsumedCapacity") or []:
-            capacity += Decimal(str(consumed.get("CapacityUnits", 0)))
-        pending = (answer.get("UnprocessedItems") or {}).get(table) or []
-        if not pending:
-            break
-        time.sleep(min(2.0, 0.05 * 2**attempt))
-    else:
-        raise ExecutionError(f"BatchWriteItem on {table}: items still unprocessed after retries")
-    if estimating or not capacity:
-        capacity = sum((write_units(values.item_size(i)) for i in items), Decimal(0))
-    return capacity
+def write_batch(session: Session, table: str, items: list[dict], stats: WriteStats) -> Decimal:
+    """One group of at most 25 puts through the writer every write statement uses
+    (`write_execute.write_batches`: UnprocessedItems, throttles and dropped connections retried,
+    --max-wcu over the whole load, as `stats` is the load's); returns the capacity it consumed
+    (the server's, or estimated by item size)."""
+    before = stats.wcu
+    write_batches(
+        session.client,
+        table,
+        put_requests(items),
+        stats=stats,
+        estimating=session.estimating,
+        limits=WriteLimits(max_wcu=session.settings.max_wcu),
+        workers=1,
+    )
+    return stats.wcu - before
 
 
 _KEY_BYTES = {"HASH": 2048, "RANGE": 1024}
@@ -266,6 +254,8 @@ class _Load:
         self.session = session
         self.statement = statement
         self.stats = stats
+        # the load's writes as one statement's: --max-wcu counts across all its batches
+        self.writes = WriteStats(verb="COPY", table=statement.table)
         self.items: list[dict] = []
         self.keys: set[tuple] = set()
         self.lines: list[int] = []
@@ -291,7 +281,7 @@ class _Load:
         if self.items:
             session = self.session
             call = self.pool.submit(
-                write_batch, session.client, self.statement.table, self.items, session.estimating
+                write_batch, session, self.statement.table, self.items, self.writes
             )
             self.in_flight.append((call, len(self.items), self.lines[-1]))
             self.items, self.keys, self.lines = [], set(), []
