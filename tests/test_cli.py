@@ -20,14 +20,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from backends import unique_name
-from cli_runner import cli_env, run_cli
+from cli_runner import Run, cli_env, run_cli
 
 import dynosql
 from dynosql import datasets
@@ -39,26 +38,6 @@ TIMEOUT = 120
 
 FOOTER_TIME = r"\d+\.\d{3}s"
 EST = r"~(\d+(?:\.\d+)?) RCU est\."
-
-
-@dataclass
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def err_lines(self) -> list[str]:
-        return self.stderr.splitlines()
-
-    def one_error(self) -> str:
-        """The run's single error line: the last stderr line, one line starting ``error:``."""
-        assert "Traceback" not in self.stderr, self.stderr
-        errors = [line for line in self.err_lines if "error" in line.lower()]
-        assert len(errors) == 1, self.stderr
-        assert self.err_lines[-1] == errors[0], self.stderr
-        assert errors[0].startswith("error: "), self.stderr
-        return errors[0]
 
 
 def clean_env(**extra: str) -> dict[str, str]:
