@@ -501,7 +501,7 @@ class Session:
                 f"more than --max-rcu {cap}; add a key condition or a LIMIT, or raise the limit"
             )
 
-    def write(self, statement: ast.Statement) -> Result:
+    def write(self, statement: ast.Write | ast.Transaction) -> Result:
         """Run a bound INSERT/UPSERT/REPLACE/UPDATE/DELETE, or BEGIN/COMMIT/ROLLBACK (see
         dynosql.write_statement for the guards)."""
         if isinstance(statement, ast.Transaction) or self.transaction is not None:

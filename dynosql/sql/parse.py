@@ -161,10 +161,10 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             sample,
         )
     if m := _ENTITIES.match(code):
-        sample = int(m.group(2)) if m.group(2) else None
-        if sample is not None and not 1 <= sample <= MAX_LIMIT:
+        sample_size = int(m.group(2)) if m.group(2) else None
+        if sample_size is not None and not 1 <= sample_size <= MAX_LIMIT:
             raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
-        return ast.ShowEntities(_unquote(m.group(1)), sample, _pos(chunk, code, m.start(1)))
+        return ast.ShowEntities(_unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)))
     if ddl_parse.LEADING.match(code):
         return ddl_parse.parse_ddl(
             chunk, code, lambda index: _pos(chunk, code, index), _parse_select
