@@ -19,7 +19,7 @@ from sqlglot.errors import ParseError, TokenError
 from .. import values
 from ..errors import SqlError
 from . import ast
-from .parse import DynoSQL, _Converter, _error, _first, _pos, _sql, _syntax_error, _unquote
+from .convert import DynoSQL, _Converter, _error, _first, _pos, _sql, _syntax_error, _unquote
 from .split import Chunk, code_only, strip_comments, unterminated_quote
 
 WRITE_WORDS = ("INSERT", "UPSERT", "REPLACE", "UPDATE", "DELETE")
