@@ -232,7 +232,9 @@ def _still_as_left(entry: Entry, pk: str, ph: Placeholders) -> str:
     if len(full.encode("utf-8")) <= MAX_EXPRESSION_BYTES:
         return full
     # a large item: check the attributes the statement changed (and the keys)
-    ph.names.clear(), ph.values.clear(), ph._by_name.clear()
+    ph.names.clear()
+    ph.values.clear()
+    ph._by_name.clear()
     old = entry.old or {}
     changed = [
         n for n in entry.new if n not in old or not values.values_equal(old[n], entry.new[n])

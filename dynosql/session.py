@@ -30,8 +30,8 @@ from .errors import (
 )
 from .evaluate.aggregate import count_group, group
 from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
-from .evaluate.sampling import sample_text
 from .execute import MAX_CONCURRENT_REQUESTS, Executor, Limits
+from .explain import explain_lines
 from .plan.model import Plan
 from .plan.planner import Options, plan_full_scan
 from .result import ProgressSink, Result, Stats
@@ -501,7 +501,7 @@ class Session:
                 f"more than --max-rcu {cap}; add a key condition or a LIMIT, or raise the limit"
             )
 
-    def write(self, statement: ast.Statement) -> Result:
+    def write(self, statement: ast.Write | ast.Transaction) -> Result:
         """Run a bound INSERT/UPSERT/REPLACE/UPDATE/DELETE, or BEGIN/COMMIT/ROLLBACK (see
         dynosql.write_statement for the guards)."""
         if isinstance(statement, ast.Transaction) or self.transaction is not None:
@@ -591,36 +591,6 @@ class Session:
             return self.set(option.name, option.value)
         except SettingError as err:
             raise SqlError(str(err), option.pos.line, option.pos.col) from err
-
-
-def explain_lines(plan: Plan) -> list[str]:
-    """EXPLAIN for people: the operation, the exact requests, the client's steps, the cost."""
-    lines = [f"{plan.label}"]
-    lines.append(
-        f"estimate: {plan.estimate.text()}"
-        + (f" ({plan.estimate.bound} stops it)" if plan.estimate.bound else "")
-        + (" (strongly consistent)" if plan.consistent else "")
-    )
-    shown = plan.requests[:5]
-    for i, request in enumerate(shown, 1):
-        title = "request" if len(plan.requests) == 1 else f"request {i} of {len(plan.requests)}"
-        if request.operation == "Scan" and plan.sample is not None:
-            title += " " + sample_text(plan.sample)
-        elif request.operation == "Scan" and plan.segments > 1:
-            title += f" (sent as Segment 0..{plan.segments - 1} of TotalSegments {plan.segments})"
-        lines.append(f"{title}:")
-        lines.extend("  " + line for line in request.code().splitlines())
-    if len(plan.requests) > len(shown):
-        lines.append(f"… and {len(plan.requests) - len(shown)} more requests like these")
-    if plan.fetch is not None:
-        lines.append("then, for the items found (keys filled in, 100 a call):")
-        lines.extend("  " + line for line in plan.fetch.code().splitlines())
-    if plan.steps:
-        lines.append("client-side:")
-        lines.extend(f"  - {step}" for step in plan.steps)
-    for warning in plan.warnings:
-        lines.append(f"warning: {warning}")
-    return lines
 
 
 # --- parameters ----------------------------------------------------------------------------------

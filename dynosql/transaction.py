@@ -50,7 +50,7 @@ class Transaction:
     queued: list[Queued] = field(default_factory=list)
 
 
-def run_in_transaction(session: Session, statement: ast.Statement) -> Result:
+def run_in_transaction(session: Session, statement: ast.Write | ast.Transaction) -> Result:
     if isinstance(statement, ast.Transaction):
         if statement.action == "begin":
             if session.transaction is not None:
@@ -72,7 +72,8 @@ def run_in_transaction(session: Session, statement: ast.Statement) -> Result:
     if getattr(statement, "returning", None) is not None:
         raise PlanError("RETURNING is not supported inside a transaction")
     plan = plan_of(session, statement, transactional=True)
-    if plan.kind != "put" and statement.where is None and not session.can_confirm:
+    unguarded = not isinstance(statement, ast.Insert) and statement.where is None
+    if plan.kind != "put" and unguarded and not session.can_confirm:
         raise GuardError(f"refused: this {verb} has no WHERE; in a script it needs --yes")
     known = sum(len(q.plan.items or q.plan.keys or []) for q in session.transaction.queued)
     known += len(plan.items or plan.keys or [])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .explain import explain_lines
 from .result import Result, Stats
 from .sql import ast
 
@@ -14,7 +15,6 @@ if TYPE_CHECKING:
 
 
 def explain_write(session: Session, explain: ast.Explain) -> Result:
-    from .session import explain_lines
     from .write_statement import plan_of, run_write
 
     statement = explain.statement

@@ -177,9 +177,10 @@ def _targets(session: Session, plan: WritePlan, stats: WriteStats) -> Iterator[d
         yield from plan.keys
     elif plan.source is not None:
         statement = plan.statement
-        select = statement.select
+        if not isinstance(statement, ast.Insert) or statement.select is None:
+            raise PlanError("only INSERT … SELECT reads its rows from a source")
         rows = select_rows(
-            select, plan.source.table, session.read(plan.source, stats), plan.source.sort
+            statement.select, plan.source.table, session.read(plan.source, stats), plan.source.sort
         )
         seen: set = set()
         for row in rows:

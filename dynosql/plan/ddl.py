@@ -341,8 +341,8 @@ def _alter_table(s: ast.AlterTable, table: TableInfo, ttl_attribute: str | None)
             raise PlanError(f"TTL is not enabled on {table.name}: nothing to turn off")
         return DdlPlan(table.name, label, (_ttl_call(table.name, ttl_attribute, False),))
     if s.deletion_protection is not None:
-        params = {"TableName": table.name, "DeletionProtectionEnabled": s.deletion_protection}
-        return DdlPlan(table.name, label, (Call("UpdateTable", params),), wait="active")
+        protection = {"TableName": table.name, "DeletionProtectionEnabled": s.deletion_protection}
+        return DdlPlan(table.name, label, (Call("UpdateTable", protection),), wait="active")
     billing = s.billing
     params: dict[str, Any] = {"TableName": table.name}
     if isinstance(billing, ast.Throughput):

@@ -383,8 +383,10 @@ def suggest(
 
     table_words = _table_statement([t.upper or t.text for t in prev])
     if table_words is not None:
-        words, tables = table_words
-        return (out(metadata.table_names(), "table", "table") if tables else []) + keywords(words)
+        next_words, tables = table_words
+        return (out(metadata.table_names(), "table", "table") if tables else []) + keywords(
+            next_words
+        )
 
     # table names
     if word == "FROM" or (

@@ -222,7 +222,7 @@ class Select:
 
 @dataclass(frozen=True)
 class Explain:
-    statement: Select
+    statement: Statement  # a Select, a write (or BEGIN/COMMIT/UNDO) or a table statement
     analyze: bool = False
 
 

@@ -224,8 +224,9 @@ class _Reader:
         attributes: dict[str, str] = {}
         key: tuple[str, ...] | None = None
         while True:
+            following = self.peek(1)
             if self.at_word("PRIMARY") and not (
-                self.peek(1) and self.peek(1).kind == "word" and self.peek(1).upper in KEY_TYPES
+                following and following.kind == "word" and following.upper in KEY_TYPES
             ):
                 at = self.here()
                 self.expect("PRIMARY")
@@ -481,7 +482,7 @@ def explain(
         )
     code = strip_comments(chunk.text)
     statement = parse_ddl(chunk, code, lambda index: pos(chunk, code, index), parse_select)
-    return ast.Explain(statement)  # type: ignore[arg-type]
+    return ast.Explain(statement)
 
 
 def _at(position: ast.Pos) -> tuple[int, int]:

@@ -19,7 +19,7 @@ from sqlglot.errors import ParseError, TokenError
 from .. import values
 from ..errors import SqlError
 from . import ast
-from .parse import DynoSQL, _Converter, _error, _first, _pos, _sql, _syntax_error, _unquote
+from .convert import DynoSQL, _Converter, _error, _first, _pos, _sql, _syntax_error, _unquote
 from .split import Chunk, code_only, strip_comments, unterminated_quote
 
 WRITE_WORDS = ("INSERT", "UPSERT", "REPLACE", "UPDATE", "DELETE")
@@ -73,7 +73,7 @@ def parse_write(chunk: Chunk) -> ast.Statement:
         converter.dummy_at = dummy_at
     try:
         trees = [t for t in sqlglot.parse(text, read=DynoSQL) if t is not None]
-        if len(trees) != 1:
+        if len(trees) != 1 or not isinstance(trees[0], exp.Expression):
             raise SqlError("expected one statement", chunk.line, chunk.col)
         return converter.statement(trees[0], removes)
     except (ParseError, TokenError) as err:

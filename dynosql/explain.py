@@ -1,0 +1,42 @@
+"""EXPLAIN's text for a read plan, shared by EXPLAIN of a SELECT (``session``) and EXPLAIN of a
+write (``write_explain``, for the read that finds its keys). Its own module so that neither
+imports the other's module: the import graph stays a tree."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .evaluate.sampling import sample_text
+
+if TYPE_CHECKING:
+    from .plan.model import Plan
+
+
+def explain_lines(plan: Plan) -> list[str]:
+    """EXPLAIN for people: the operation, the exact requests, the client's steps, the cost."""
+    lines = [f"{plan.label}"]
+    lines.append(
+        f"estimate: {plan.estimate.text()}"
+        + (f" ({plan.estimate.bound} stops it)" if plan.estimate.bound else "")
+        + (" (strongly consistent)" if plan.consistent else "")
+    )
+    shown = plan.requests[:5]
+    for i, request in enumerate(shown, 1):
+        title = "request" if len(plan.requests) == 1 else f"request {i} of {len(plan.requests)}"
+        if request.operation == "Scan" and plan.sample is not None:
+            title += " " + sample_text(plan.sample)
+        elif request.operation == "Scan" and plan.segments > 1:
+            title += f" (sent as Segment 0..{plan.segments - 1} of TotalSegments {plan.segments})"
+        lines.append(f"{title}:")
+        lines.extend("  " + line for line in request.code().splitlines())
+    if len(plan.requests) > len(shown):
+        lines.append(f"… and {len(plan.requests) - len(shown)} more requests like these")
+    if plan.fetch is not None:
+        lines.append("then, for the items found (keys filled in, 100 a call):")
+        lines.extend("  " + line for line in plan.fetch.code().splitlines())
+    if plan.steps:
+        lines.append("client-side:")
+        lines.extend(f"  - {step}" for step in plan.steps)
+    for warning in plan.warnings:
+        lines.append(f"warning: {warning}")
+    return lines

@@ -1,0 +1,758 @@
+"""The shared pieces of the SQL parsers: our sqlglot dialect, the sqlglot tree → ast
+converter (`_Converter`) and the small position/error helpers.
+
+The statement parsers (``parse`` for SELECT and the leading-word statements,
+``write_parse``, ``ddl_parse``) import from here; nothing here imports them, so the
+dispatcher (``parse``) can import the statement parsers without a cycle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from decimal import Decimal
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
+
+from .. import values
+from ..errors import SqlError
+from ..spelling import function_guess
+from . import ast
+from .split import Chunk, code_only
+
+# sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+class DynoSQL(Dialect):
+    """Our dialect: DynamoDB attribute names are case-sensitive; 'strings', "identifiers"."""
+
+    NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_SENSITIVE
+
+
+MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
+# IN on a key becomes one request per value (Query) or 100 keys per BatchGetItem; on other
+# attributes, filters of 100 values each (DynamoDB's IN limit) OR-ed, or a client-side check
+MAX_IN_VALUES = 1000
+
+CONDITION_FUNCTIONS = {
+    "begins_with": 2,
+    "contains": 2,
+    "attribute_exists": 1,
+    "attribute_not_exists": 1,
+    "attribute_type": 2,
+}
+AGGREGATES = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Avg: "AVG", exp.Min: "MIN", exp.Max: "MAX"}
+COMPARISONS = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
+_UNSUPPORTED_CLAUSES = {
+    "joins": "JOIN is not supported: DynamoDB has no joins; query each table separately",
+    "with_": "WITH (common table expressions) is not supported",
+    "offset": "OFFSET is not supported: DynamoDB pages by key, not by position",
+    "windows": "WINDOW is not supported",
+    "laterals": "LATERAL is not supported",
+    "qualify": "QUALIFY is not supported",
+    "into": "SELECT INTO is not supported: dynosql only reads",
+}
+_NOT_SELECT = {
+    exp.Union: "UNION is not supported",
+    exp.Intersect: "INTERSECT is not supported",
+    exp.Except: "EXCEPT is not supported",
+    exp.Insert: "INSERT is not supported: dynosql only reads",
+    exp.Update: "UPDATE is not supported: dynosql only reads",
+    exp.Delete: "DELETE is not supported: dynosql only reads",
+    exp.Create: "CREATE is not supported: dynosql only reads",
+    exp.Drop: "DROP is not supported: dynosql only reads",
+}
+
+
+def _unquote(name: str) -> str:
+    if name.startswith('"'):
+        return name[1:-1].replace('""', '"')
+    return name
+
+
+def _sample(chunk: Chunk, text: str, index: int, percent: str, seed: str | None) -> ast.Sample:
+    """A sample's percentage (0 < p <= 100) and optional seed, checked."""
+    pos = _pos(chunk, text, index)
+    return ast.Sample(check_percent(percent, pos), check_seed(seed, pos), pos)
+
+
+def check_percent(text: str, pos: ast.Pos) -> Decimal:
+    try:
+        p = values.number(text)
+    except ValueError:
+        p = Decimal(-1)
+    if not Decimal(0) < p <= Decimal(100):
+        raise SqlError(
+            f"a sample takes a percentage above 0 and at most 100, got {text}", pos.line, pos.col
+        )
+    return p
+
+
+def check_seed(text: str | None, pos: ast.Pos) -> int | None:
+    if text is None:
+        return None
+    if not text.isdigit() or int(text) >= 2**63:
+        raise SqlError(f"REPEATABLE takes a whole number (the seed), got {text}", pos.line, pos.col)
+    return int(text)
+
+
+def _first(code: str) -> int:
+    return len(code) - len(code.lstrip())
+
+
+def _pos(chunk: Chunk, text: str, index: int) -> ast.Pos:
+    line = text.count("\n", 0, index) + 1
+    col = index - (text.rfind("\n", 0, index) + 1) + 1
+    return ast.Pos(*chunk.to_script(line, col))
+
+
+def _error(chunk: Chunk, text: str, index: int, message: str) -> SqlError:
+    pos = _pos(chunk, text, index)
+    return SqlError(message, pos.line, pos.col)
+
+
+# --- SELECT ------------------------------------------------------------------------------------
+
+
+def _syntax_error(chunk: Chunk, err: Exception) -> SqlError:
+    details = getattr(err, "errors", None) or []
+    if details:
+        d = details[0]
+        highlight = d.get("highlight") or ""
+        line, col = d.get("line") or 1, d.get("col") or 1
+        col = max(1, col - len(highlight) + 1)  # sqlglot points at the token's last character
+        description = d.get("description") or "syntax error"
+        message = _describe(description, highlight)
+        return SqlError(message, *chunk.to_script(line, col))
+    text = str(err).splitlines()[0]
+    m = re.search(r"[Ll]ine (\d+), [Cc]ol(?:umn)?:? (\d+)", text)
+    if m:
+        return SqlError(
+            "cannot read this text as SQL: " + text.split(".")[0],
+            *chunk.to_script(int(m.group(1)), int(m.group(2))),
+        )
+    return SqlError("cannot read this text as SQL: " + text, chunk.line, chunk.col)
+
+
+def _describe(description: str, highlight: str) -> str:
+    description = re.sub(r"\s*but got <Token[^>]*>", "", description)
+    near = f" near '{highlight}'" if highlight else ""
+    if description.startswith("Expecting "):
+        return f"expected {description[len('Expecting ') :]}{near}"
+    if description.startswith("Required keyword"):
+        return f"incomplete expression{near}"
+    if "Invalid expression / Unexpected token" in description:
+        return f"unexpected{near or ' end of statement'}"
+    return f"{description[:1].lower()}{description[1:]}{near}"
+
+
+class _Converter:
+    """sqlglot tree → ast, refusing what we do not support, with positions."""
+
+    def __init__(self, chunk: Chunk):
+        self.chunk = chunk
+        self.code = code_only(chunk.text)
+        self._aggregate_at = 0  # where the next aggregate's written name is looked for
+
+    # positions
+    def pos(self, node: exp.Expression | None) -> ast.Pos:
+        """Where a node starts: its first identifier or literal (sqlglot keeps positions on
+        those), so `'a' || 'b'` or `1 + 2` is pointed at where the user wrote it."""
+        best = None
+        found = node.find_all(exp.Identifier, exp.Literal) if node is not None else []
+        for candidate in [node, *found]:
+            meta = getattr(candidate, "meta", None) or {}
+            if "start" in meta and (best is None or meta["start"] < best):
+                best = meta["start"]
+        if best is not None:
+            return self.at(self._leading_keyword(node, best))
+        if isinstance(node, exp.Placeholder):
+            return self.find(rf":{re.escape(node.name)}\b")
+        if node is not None:
+            # no identifier inside (literals only): look for its text after WHERE
+            text = _sql(node).split()[0] if _sql(node).split() else ""
+            if text:
+                return self.find(re.escape(text), after=r"\bWHERE\b")
+        return self.at(_first(self.code))
+
+    def _leading_keyword(self, node: exp.Expression | None, start: int) -> int:
+        """A construct led by a keyword (`INTERVAL '1' DAY`) starts at the keyword, just
+        before its first literal."""
+        words = _sql(node).split() if node is not None else []
+        if not words or not words[0].isalpha():
+            return start
+        before = list(re.finditer(rf"\b{re.escape(words[0])}\b", self.code[:start], re.I))
+        if before and not self.code[before[-1].end() : start].strip():
+            return before[-1].start()
+        return start
+
+    def at(self, index: int) -> ast.Pos:
+        return _pos(self.chunk, self.chunk.text, index)
+
+    def find(self, pattern: str, nth: int = 1, after: str | None = None) -> ast.Pos:
+        """The position of the nth match of a keyword pattern in the code (not in strings)."""
+        start = 0
+        if after:
+            m = re.search(after, self.code, re.I)
+            start = m.end() if m else 0
+        matches = list(re.finditer(pattern, self.code[start:], re.I))
+        if len(matches) >= nth:
+            return self.at(start + matches[nth - 1].start())
+        return self.at(_first(self.code))
+
+    def fail(
+        self, message: str, node: exp.Expression | None = None, at: ast.Pos | None = None
+    ) -> SqlError:
+        p = at or self.pos(node)
+        return SqlError(message, p.line, p.col)
+
+    # statement
+    def select(self, tree: exp.Expression) -> ast.Select:
+        start = self.at(_first(self.code))
+        for kind, message in _NOT_SELECT.items():
+            if isinstance(tree, kind):
+                if kind in (exp.Union, exp.Intersect, exp.Except):
+                    raise self.fail(message, at=self.find(r"\b(UNION|INTERSECT|EXCEPT)\b"))
+                raise self.fail(message, at=start)
+        if isinstance(tree, exp.Describe):
+            raise self.fail("DESCRIBE takes a table name", tree)
+        if not isinstance(tree, exp.Select):
+            word = (
+                self.code[_first(self.code) :].split(None, 1)[0].upper()
+                if self.code.strip()
+                else "this"
+            )
+            if word in ("TRUNCATE", "REPLACE", "UPSERT"):
+                raise self.fail(f"{word} is not supported: dynosql only reads", at=start)
+            raise self.fail(
+                f"{word} is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, "
+                "SHOW HOT KEYS, SHOW ENTITIES, DESCRIBE and SET",
+                at=start,
+            )
+        if tree.args.get("with_") or tree.args.get("with"):
+            raise self.fail(_UNSUPPORTED_CLAUSES["with_"], at=start)
+        if tree.args.get("joins"):
+            keyword = re.search(
+                r"\b(NATURAL|LEFT|RIGHT|FULL|INNER|CROSS|OUTER|JOIN)\b", self.code, re.I
+            )
+            at = self.at(keyword.start()) if keyword else self.pos(tree.args["joins"][0])
+            raise self.fail(_UNSUPPORTED_CLAUSES["joins"], at=at)
+        if tree.args.get("offset"):
+            raise self.fail(_UNSUPPORTED_CLAUSES["offset"], at=self.find(r"\bOFFSET\b"))
+        for arg, message in _UNSUPPORTED_CLAUSES.items():
+            if tree.args.get(arg):
+                raise self.fail(message, tree.args[arg])
+        for _sub in tree.find_all(exp.Exists):
+            raise self.fail("subqueries are not supported", at=self.find(r"\bEXISTS\b"))
+        for sub in tree.find_all(exp.Subquery, exp.Select):
+            if sub is not tree:
+                raise self.fail("subqueries are not supported", at=self.find(r"\bSELECT\b", nth=2))
+        for _window in tree.find_all(exp.Window):
+            raise self.fail("window functions are not supported", at=self.find(r"\bOVER\b"))
+
+        empty = re.search(r",\s*(?=,|\bFROM\b)", self.code, re.I)
+        if empty:
+            raise self.fail("expected a column between the commas", at=self.at(empty.start()))
+        table, index, table_pos, alias = self.from_(tree)
+        sample = self.sample(tree)
+        items = self.select_list(tree.expressions)
+        where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
+        group_by = tuple(
+            self.path(g) for g in (tree.args["group"].expressions if tree.args.get("group") else [])
+        )
+        aliases = {i.alias: i for i in items or () if i.alias}
+        having = None
+        if tree.args.get("having"):
+            having = self.condition(
+                tree.args["having"].this, aliases=aliases, allow_aggregates=True
+            )
+        ordered = tree.args["order"].expressions if tree.args.get("order") else []
+        nulls = self.nulls_placement(len(ordered))
+        order_by = tuple(
+            dataclasses.replace(self.order_item(o, items, aliases), nulls=n)
+            for o, n in zip(ordered, nulls, strict=True)
+        )
+        limit = self.limit(tree.args.get("limit"))
+        distinct = tree.args.get("distinct")
+        if distinct is not None and distinct.args.get("on"):
+            raise self.fail("DISTINCT ON is not supported", distinct)
+        statement = ast.Select(
+            table=table,
+            index=index,
+            items=items,
+            where=where,
+            distinct=distinct is not None,
+            group_by=group_by,
+            having=having,
+            order_by=order_by,
+            limit=limit,
+            pos=ast.Pos(self.chunk.line, self.chunk.col),
+            table_pos=table_pos,
+            alias=alias,
+            sample=sample,
+        )
+        self.check_grouping(statement, tree)
+        return statement
+
+    def from_(self, tree: exp.Select) -> tuple[str, str | None, ast.Pos, str | None]:
+        source = tree.args.get("from_") or tree.args.get("from")
+        if source is None:
+            raise self.fail("expected FROM table", tree)
+        node = source.this
+        if not isinstance(node, exp.Table):
+            raise self.fail("FROM takes a table name (or table.index)", node)
+        if node.args.get("catalog"):
+            raise self.fail("FROM takes table or table.index, not three names", node)
+        alias = node.args.get("alias")
+        if alias is not None and (alias.args.get("columns") or not alias.name):
+            raise self.fail("a table alias is one name: FROM t AS a", alias)
+        alias_name = alias.name if alias is not None else None
+        if not isinstance(node.this, exp.Identifier) or not node.name:
+            raise self.fail("FROM takes a table name (or table.index)", node)
+        if node.db:
+            return node.db, node.name, self.pos(node), alias_name
+        return node.name, None, self.pos(node), alias_name
+
+    def sample(self, tree: exp.Select) -> ast.Sample | None:
+        """TABLESAMPLE: only ``(p PERCENT)`` [``REPEATABLE (seed)``], read as a seeded sample
+        of Scan segments. Anything else is refused; nothing is ever silently dropped."""
+        source = tree.args.get("from_") or tree.args.get("from")
+        node = source.this.args.get("sample") if source is not None else None
+        if node is None:
+            return None
+        at = self.find(r"\bTABLESAMPLE\b")
+        method = node.args.get("method")
+        if method is not None and method.name.upper() != "SYSTEM":
+            raise self.fail(
+                f"TABLESAMPLE {method.name.upper()} is not supported: dynosql samples whole Scan "
+                "segments (SYSTEM); an item-level sample would read every item",
+                at=at,
+            )
+        percent = node.args.get("percent")
+        if percent is None:
+            raise self.fail(
+                "TABLESAMPLE takes a percentage: TABLESAMPLE (10 PERCENT) (rows and buckets are "
+                "not supported)",
+                at=at,
+            )
+        if not (isinstance(percent, exp.Literal) and not percent.is_string):
+            raise self.fail("TABLESAMPLE takes a number: TABLESAMPLE (10 PERCENT)", at=at)
+        seed = node.args.get("seed")
+        if seed is not None and not (isinstance(seed, exp.Literal) and not seed.is_string):
+            raise self.fail("REPEATABLE takes a whole number (the seed)", at=at)
+        return ast.Sample(
+            check_percent(percent.this, at),
+            check_seed(seed.this if seed is not None else None, at),
+            at,
+        )
+
+    def check_grouping(self, statement: ast.Select, tree: exp.Select) -> None:
+        if not statement.is_aggregate:
+            if statement.having is not None:
+                raise self.fail("HAVING needs GROUP BY or an aggregate", tree.args["having"])
+            return
+        if statement.items is None:
+            raise self.fail(
+                "SELECT * cannot be combined with GROUP BY or aggregates", at=self.find(r"\*")
+            )
+        grouped = set(statement.group_by)
+        for item in statement.items:
+            if isinstance(item.expr, ast.Path) and item.expr not in grouped:
+                p = item.expr.pos
+                raise SqlError(
+                    f"{item.expr.text} must appear in GROUP BY or be inside an aggregate",
+                    p.line,
+                    p.col,
+                )
+        for order in statement.order_by:
+            if isinstance(order.expr, ast.Path) and order.expr not in grouped:
+                names = {i.name for i in statement.items}
+                if order.expr.text not in names:
+                    p = order.expr.pos
+                    raise SqlError(
+                        f"ORDER BY {order.expr.text}: order by a grouped column or an aggregate",
+                        p.line,
+                        p.col,
+                    )
+
+    def select_list(self, expressions: list[exp.Expression]) -> tuple[ast.SelectItem, ...] | None:
+        if len(expressions) == 1 and isinstance(expressions[0], exp.Star):
+            return None
+        items: list[ast.SelectItem] = []
+        for e in expressions:
+            alias = None
+            if isinstance(e, exp.Alias):
+                alias = e.alias
+                e = e.this
+            if isinstance(e, exp.Star):
+                raise self.fail("* cannot be combined with other columns", e)
+            item = ast.SelectItem(self.expr(e), alias)
+            if any(i.name == item.name for i in items):
+                raise self.fail(f"two columns are named {item.name}: give one an alias (AS …)", e)
+            items.append(item)
+        return tuple(items)
+
+    def expr(self, e: exp.Expression) -> ast.Expr:
+        for kind, name in AGGREGATES.items():
+            if type(e) is kind:
+                return self.aggregate(e, name)
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket):
+            return self.path(e)
+        raise self.fail(
+            f"{_sql(e)} is not supported in the select list: select attribute paths or aggregates",
+            e,
+        )
+
+    def aggregate(self, e: exp.Expression, name: str) -> ast.Aggregate:
+        arg = e.this
+        distinct = False
+        if isinstance(arg, exp.Distinct):
+            if len(arg.expressions) != 1:
+                raise self.fail(f"{name}(DISTINCT …) takes one path", e)
+            distinct, arg = True, arg.expressions[0]
+        if isinstance(arg, exp.Star):
+            if name != "COUNT" or distinct:
+                written = f"{name}(DISTINCT *)" if distinct else f"{name}(*)"
+                raise self.fail(f"{written} is not supported; only COUNT(*)", e)
+            path = None
+        else:
+            if not isinstance(arg, exp.Column | exp.Dot | exp.Bracket):
+                raise self.fail(f"{name}() takes an attribute path", e)
+            path = self.path(arg)
+        if e.args.get("expressions"):
+            raise self.fail(f"{name}() takes one argument", e)
+        inner = "*" if path is None else path.text
+        text = f"{name}({'DISTINCT ' if distinct else ''}{inner})"
+        return ast.Aggregate(name, path, distinct, text, self.pos(e), self._written(name, text))
+
+    def _written(self, name: str, text: str) -> str:
+        """The aggregate's name with the case the user wrote (``count(*)``): aggregates are
+        converted in source order, so the next ``name(`` after the previous one is this one."""
+        m = re.compile(rf"\b({name})\s*\(\s*(DISTINCT\b)?", re.I).search(
+            self.code, self._aggregate_at
+        )
+        if m is None:
+            return text
+        self._aggregate_at = m.end()
+        written = m.group(1) + text[len(name) :]
+        if m.group(2):
+            written = written.replace("DISTINCT", m.group(2), 1)
+        return written
+
+    def order_item(
+        self, o: exp.Ordered, items: tuple[ast.SelectItem, ...] | None, aliases: dict
+    ) -> ast.OrderItem:
+        e = o.this
+        desc = bool(o.args.get("desc"))
+        if isinstance(e, exp.Literal) and not e.is_string:
+            n = int(e.this) if e.this.isdigit() else 0
+            if not items or not 1 <= n <= len(items):
+                raise self.fail(f"ORDER BY {e.this}: no such column position", e)
+            return ast.OrderItem(items[n - 1].expr, desc)
+        if isinstance(e, exp.Column) and not e.table and e.name in aliases:
+            return ast.OrderItem(aliases[e.name].expr, desc)
+        return ast.OrderItem(self.expr(e), desc)
+
+    def nulls_placement(self, count: int) -> list[str | None]:
+        """``NULLS FIRST``/``NULLS LAST`` of each ORDER BY item, read from the text (sqlglot
+        fills in a default that cannot be told apart from an explicit one)."""
+        found = list(re.finditer(r"\bNULLS\s+(FIRST|LAST)\b", self.code, re.I))
+        clause = re.search(r"\bORDER\s+BY\b", self.code, re.I)
+        if not found:
+            return [None] * count
+        if clause is None or found[0].start() < clause.end():
+            raise self.fail(
+                "NULLS FIRST/LAST belongs after an ORDER BY item", at=self.at(found[0].start())
+            )
+        end = re.compile(r"\bLIMIT\b", re.I).search(self.code, clause.end())
+        text = self.code[clause.end() : end.start() if end else len(self.code)]
+        parts, depth, start = [], 0, 0
+        for i, ch in enumerate(text):
+            depth += ch in "([" and 1 or ch in ")]" and -1 or 0
+            if ch == "," and depth == 0:
+                parts.append(text[start:i])
+                start = i + 1
+        parts.append(text[start:])
+        if len(parts) != count:
+            raise self.fail(
+                "cannot tell which ORDER BY item NULLS FIRST/LAST belongs to",
+                at=self.at(found[0].start()),
+            )
+        out: list[str | None] = []
+        for part in parts:
+            m = re.search(r"\bNULLS\s+(FIRST|LAST)\b", part, re.I)
+            out.append(m.group(1).upper() if m else None)
+        return out
+
+    def limit(self, node: exp.Expression | None) -> int | None:
+        if node is None:
+            return None
+        value = node.args.get("expression") or node.this
+        if isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit():
+            if int(value.this) > MAX_LIMIT:
+                raise self.fail(f"LIMIT takes a whole number up to {MAX_LIMIT}", value)
+            return int(value.this)
+        if isinstance(value, exp.Placeholder) and value.name and value.name != "?":
+            return ast.Param(value.name, self.pos(value))  # type: ignore[return-value]
+        raise self.fail("LIMIT takes a whole number", value or node)
+
+    # paths
+    def path(self, e: exp.Expression) -> ast.Path:
+        elements = self._path_elements(e)
+        text = _path_text(elements)
+        quoted = isinstance(e, exp.Column) and not e.table and bool(e.this.args.get("quoted"))
+        return ast.Path(tuple(elements), text, self.pos(e), quoted)
+
+    def _path_elements(self, e: exp.Expression) -> list[str | int]:
+        if isinstance(e, exp.Column):
+            parts = [e.args.get(k) for k in ("catalog", "db", "table", "this")]
+            names: list[str | int] = []
+            for part in parts:
+                if part is None:
+                    continue
+                if isinstance(part, exp.Star):
+                    raise self.fail("* is not an attribute path", e)
+                if not part.name:
+                    raise self.fail("an attribute name cannot be empty", e)
+                names.append(part.name)
+            return names
+        if isinstance(e, exp.Dot):
+            right = e.expression
+            if not isinstance(right, exp.Identifier):
+                raise self.fail(f"{_sql(e)} is not an attribute path", e)
+            if not right.name:
+                raise self.fail("an attribute name cannot be empty", e)
+            return [*self._path_elements(e.this), right.name]
+        if isinstance(e, exp.Bracket):
+            if len(e.expressions) != 1:
+                raise self.fail("a list index takes one number: a[0]", e)
+            index = e.expressions[0]
+            if not (
+                isinstance(index, exp.Literal) and not index.is_string and index.this.isdigit()
+            ):
+                raise self.fail("a list index must be a whole number: a[0]", e)
+            return [*self._path_elements(e.this), int(index.this)]
+        if isinstance(e, exp.Paren):
+            return self._path_elements(e.this)
+        raise self.fail(f"expected an attribute path, found {_sql(e)}", e)
+
+    # conditions
+    def condition(
+        self, e: exp.Expression, aliases: dict | None = None, allow_aggregates: bool = False
+    ) -> ast.Condition:
+        c = lambda x: self.condition(x, aliases, allow_aggregates)  # noqa: E731
+        o = lambda x: self.operand(x, aliases, allow_aggregates)  # noqa: E731
+        if isinstance(e, exp.Paren):
+            return c(e.this)
+        if isinstance(e, exp.And):
+            return ast.And(tuple(_flatten(exp.And, e, c)))
+        if isinstance(e, exp.Or):
+            return ast.Or(tuple(_flatten(exp.Or, e, c)))
+        if isinstance(e, exp.Not):
+            return ast.Not(c(e.this))
+        for kind, op in COMPARISONS.items():
+            if type(e) is kind:
+                left, right = o(e.this), o(e.expression)
+                if isinstance(left, ast.Literal | ast.Param) and isinstance(
+                    right, ast.Literal | ast.Param
+                ):
+                    raise self.fail("a comparison needs an attribute on one side", e)
+                return ast.Compare(op, left, right, self.pos(e))
+        if isinstance(e, exp.Between):
+            return ast.Between(o(e.this), o(e.args["low"]), o(e.args["high"]), self.pos(e))
+        if isinstance(e, exp.In):
+            if e.args.get("query") or e.args.get("unnest") or e.args.get("field"):
+                raise self.fail("IN takes a list of values, not a subquery", e)
+            operands = tuple(o(v) for v in e.expressions)
+            if not operands:
+                raise self.fail("IN needs at least one value", e)
+            if len(operands) > MAX_IN_VALUES:
+                raise self.fail(
+                    f"IN takes at most {MAX_IN_VALUES} values (each key one request, or 100 "
+                    f"a BatchGetItem), found {len(operands)}",
+                    e,
+                )
+            return ast.In(o(e.this), operands, self.pos(e))
+        if isinstance(e, exp.Like):
+            return self.like(e)
+        if isinstance(e, exp.Escape):
+            raise self.fail("LIKE … ESCAPE is not supported", e)
+        if isinstance(e, exp.ILike):
+            raise self.fail("ILIKE is not supported: DynamoDB compares strings exactly", e)
+        if isinstance(e, exp.Is):
+            if not isinstance(e.expression, exp.Null):
+                raise self.fail("IS takes NULL or NOT NULL", e)
+            return ast.IsNull(self.path(e.this), self.pos(e))
+        if isinstance(e, exp.Contains):
+            return ast.Function("contains", self.path(e.this), o(e.expression), self.pos(e))
+        if isinstance(e, exp.Anonymous | exp.Func) and not isinstance(e, tuple(AGGREGATES)):
+            return self.function(e)
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket | exp.Boolean):
+            raise self.fail(f"{_sql(e)} is not a condition: compare it, e.g. {_sql(e)} = TRUE", e)
+        raise self.fail(f"{_sql(e)} is not supported in a condition", e)
+
+    def like(self, e: exp.Like) -> ast.Condition:
+        condition = self._like(e)
+        # sqlglot marks `x NOT LIKE p` with a flag on the LIKE node itself
+        return ast.Not(condition) if e.args.get("negate") else condition
+
+    def _like(self, e: exp.Like) -> ast.Condition:
+        """LIKE 'abc%' is begins_with (a key condition when on a sort key); a pattern with
+        wildcards inside keeps its literal prefix as a begins_with the planner can use."""
+        pattern = e.expression
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+            raise self.fail("LIKE takes a string pattern", e)
+        path = self.path(e.this)
+        text = pattern.this
+        at = self.pos(pattern)
+        body, wildcards = text.rstrip("%"), text[len(text.rstrip("%")) :]
+        if "%" not in body and "_" not in body:
+            if not wildcards:
+                return ast.Compare("=", path, ast.Literal(text, at), self.pos(e))
+            if body:
+                return ast.Function("begins_with", path, ast.Literal(body, at), self.pos(e))
+        prefix = re.split(r"[%_]", text, maxsplit=1)[0]
+        like = ast.Like(path, text, self.pos(e))
+        if prefix:
+            return ast.And(
+                (ast.Function("begins_with", path, ast.Literal(prefix, at), self.pos(e)), like)
+            )
+        return like
+
+    def function(self, e: exp.Expression) -> ast.Condition:
+        if isinstance(e, exp.Anonymous):
+            name = e.name.lower()
+        else:
+            name = (e.sql_name() if isinstance(e, exp.Func) else e.key).lower()
+        args = (
+            list(e.expressions)
+            if isinstance(e, exp.Anonymous)
+            else [a for a in e.args.values() if isinstance(a, exp.Expression)]
+        )
+        if name not in CONDITION_FUNCTIONS:
+            if name == "size":
+                raise self.fail("size() must be compared: size(p) > 3", e)
+            guess = function_guess(name, [*CONDITION_FUNCTIONS, "size"])
+            hint = f": did you mean {guess}()?" if guess else ""
+            raise self.fail(f"unknown function {name}(){hint}", e)
+        want = CONDITION_FUNCTIONS[name]
+        if len(args) != want:
+            raise self.fail(f"{name}() takes {want} argument{'s' if want > 1 else ''}", e)
+        path = self.path(args[0])
+        arg = None
+        if want == 2:
+            arg = self.operand(args[1])
+            if name == "attribute_type":
+                if not isinstance(arg, ast.Literal | ast.Param):
+                    raise self.fail("attribute_type() takes a type name: 'S', 'N', ...", e)
+                if isinstance(arg, ast.Literal) and arg.value not in values.TYPE_CODES:
+                    raise self.fail(
+                        f"attribute_type(): unknown type {arg.value!r}; one of {', '.join(values.TYPE_CODES)}",
+                        e,
+                    )
+        return ast.Function(name, path, arg, self.pos(e))
+
+    def operand(
+        self, e: exp.Expression, aliases: dict | None = None, allow_aggregates: bool = False
+    ) -> ast.Operand:
+        if isinstance(e, exp.Paren):
+            return self.operand(e.this, aliases, allow_aggregates)
+        if isinstance(e, exp.Literal):
+            if e.is_string:
+                return ast.Literal(e.this, self.pos(e))
+            return ast.Literal(self.number(e.this, e), self.pos(e))
+        if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
+            # copy_negate is exact; unary minus would round to the default 28-digit context
+            return ast.Literal(self.number(e.this.this, e).copy_negate(), self.pos(e))
+        if isinstance(e, exp.Boolean):
+            return ast.Literal(bool(e.this), self.pos(e))
+        if isinstance(e, exp.Null):
+            return ast.Literal(None, self.pos(e))
+        if isinstance(e, exp.Placeholder):
+            if not e.name or e.name == "?":
+                raise self.fail("parameters are named: :name", at=self.find(r"\?"))
+            return ast.Param(e.name, self.pos(e))
+        if isinstance(e, exp.Anonymous) and e.name.lower() == "size":
+            if len(e.expressions) != 1:
+                raise self.fail("size() takes 1 argument", e)
+            return ast.Size(self.path(e.expressions[0]), self.pos(e))
+        if allow_aggregates:
+            for kind, name in AGGREGATES.items():
+                if type(e) is kind:
+                    return self.aggregate(e, name)
+            if isinstance(e, exp.Column) and not e.table and aliases and e.name in aliases:
+                return aliases[e.name].expr
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket):
+            return self.path(e)
+        if type(e) in AGGREGATES:
+            raise self.fail("aggregates are not allowed in WHERE; use HAVING", e)
+        if isinstance(e, exp.Cast):
+            self._typed_literal(e)
+        raise self.fail(f"{_sql(e)} is not supported here: use an attribute path or a literal", e)
+
+    def _typed_literal(self, e: exp.Cast) -> None:
+        """``TIMESTAMP '…'`` / ``DATE '…'`` (sqlglot reads them as a CAST): refused at the
+        user's own text, quoting it, with what to write instead."""
+        pattern = re.compile(r"\b(TIMESTAMP|DATETIME|DATE|TIME)\b(?=\s*')|\b(CAST)\s*\(", re.I)
+        m = next(
+            (m for m in pattern.finditer(self.chunk.text) if self.code[m.start()] != " "), None
+        )
+        if m is None:
+            return
+        if m.group(2):
+            raise self.fail(
+                f"{_sql(e)} is not supported here: DynamoDB has no casts", at=self.at(m.start())
+            )
+        literal = re.compile(r"\s*'(?:[^']|'')*'").match(self.chunk.text, m.end())
+        written = m.group(1) + (literal.group(0) if literal else "")
+        value = e.this.this if isinstance(e.this, exp.Literal) else "…"
+        raise self.fail(
+            f"{written.strip()} is not supported: DynamoDB has no date type; compare the "
+            f"stored text, e.g. '{value}'",
+            at=self.at(m.start()),
+        )
+
+    def number(self, text: str, node: exp.Expression) -> Decimal:
+        try:
+            return values.number(text)
+        except ValueError as err:
+            raise self.fail(str(err), node) from err
+
+
+def _flatten(kind: type, e: exp.Expression, convert) -> list:
+    """The operands of a chain of ANDs (or ORs), left to right, without recursion: sqlglot
+    nests `a OR b OR c …` one level per operand."""
+    out, stack = [], [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            stack.append(node.expression)
+            stack.append(node.this)
+        else:
+            out.append(convert(node))
+    return out
+
+
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _path_text(elements: list[str | int]) -> str:
+    out = ""
+    for el in elements:
+        if isinstance(el, int):
+            out += f"[{el}]"
+        else:
+            name = el if _PLAIN.match(el) or not re.search(r"[.\[\]]", el) else f'"{el}"'
+            out += name if not out else f".{name}"
+    return out
+
+
+def _sql(e: exp.Expression) -> str:
+    try:
+        text = e.sql()
+    except Exception:  # noqa: BLE001 - only used to name the construct in a message
+        text = e.key.upper()
+    return text if len(text) <= 40 else text[:37] + "..."
