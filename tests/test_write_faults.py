@@ -38,18 +38,7 @@ def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _table(backend: Backend, items: int = ITEMS) -> tuple[str, dict[tuple, dict]]:
     name = unique_name("wf")
-    backend.create_table(
-        TableName=name,
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    backend.create_keyed_table(name)
     rows = [
         {"pk": f"p{i % 4}", "sk": Decimal(i), "n": Decimal(i), "s": f"item {i}"}
         for i in range(items)
