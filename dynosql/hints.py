@@ -114,7 +114,7 @@ def unqualify(
         text = path.text[len(head) :] if path.text.startswith(head) else _text(rest)
         return ast.Path(rest, text, path.pos, path.quoted)
 
-    return _map_paths(statement, strip)
+    return ast.rewrite(statement, lambda node: strip(node) if isinstance(node, ast.Path) else None)
 
 
 def _text(elements: tuple[str | int, ...]) -> str:
@@ -122,24 +122,6 @@ def _text(elements: tuple[str | int, ...]) -> str:
     for el in elements:
         out += f"[{el}]" if isinstance(el, int) else (f".{el}" if out else str(el))
     return out
-
-
-def _map_paths(node: Any, fn: Any) -> Any:
-    if isinstance(node, ast.Path):
-        return fn(node)
-    if isinstance(node, tuple):
-        return tuple(_map_paths(x, fn) for x in node)
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        changes = {}
-        for f in dataclasses.fields(node):
-            current = getattr(node, f.name)
-            if isinstance(current, ast.Pos | str) or current is None:
-                continue
-            new = _map_paths(current, fn)
-            if new is not current:
-                changes[f.name] = new
-        return dataclasses.replace(node, **changes) if changes else node
-    return node
 
 
 def _paths(statement: ast.Select) -> Iterator[tuple[ast.Path, bool]]:

@@ -635,30 +635,24 @@ def _from_json(value: Any) -> Any:
 
 def bind(statement: Any, params: dict[str, Any]) -> Any:
     """Replace every :name with its value; an unbound one is an error with its position."""
-    if isinstance(statement, ast.Param):
-        if statement.name not in params:
+
+    def value(node: Any) -> ast.Literal | None:
+        if not isinstance(node, ast.Param):
+            return None
+        if node.name not in params:
             raise SqlError(
-                f"no value for :{statement.name} (give one with -v {statement.name}=value)",
-                statement.pos.line,
-                statement.pos.col,
+                f"no value for :{node.name} (give one with -v {node.name}=value)",
+                node.pos.line,
+                node.pos.col,
             )
-        return ast.Literal(params[statement.name], statement.pos)
-    if isinstance(statement, tuple):
-        return tuple(bind(x, params) for x in statement)
-    if dataclasses.is_dataclass(statement) and not isinstance(statement, type):
-        changes = {}
-        for f in dataclasses.fields(statement):
-            current = getattr(statement, f.name)
-            if isinstance(current, ast.Pos):
-                continue
-            new = bind(current, params)
-            if new is not current:
-                changes[f.name] = new
-        bound = dataclasses.replace(statement, **changes) if changes else statement
-        if isinstance(bound, ast.Select) and isinstance(bound.limit, ast.Literal):
-            bound = dataclasses.replace(bound, limit=_limit_value(bound.limit))
-        return bound
-    return statement
+        return ast.Literal(params[node.name], node.pos)
+
+    def limit(node: Any) -> Any:
+        if isinstance(node, ast.Select) and isinstance(node.limit, ast.Literal):
+            return dataclasses.replace(node, limit=_limit_value(node.limit))
+        return node
+
+    return ast.rewrite(statement, value, limit)
 
 
 def _limit_value(literal: ast.Literal) -> int:

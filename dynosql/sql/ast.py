@@ -6,6 +6,8 @@ Paths are tuples of attribute names (str) and list indexes (int): ``a.b[2].c`` i
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -504,3 +506,32 @@ Statement = (  # every statement: the reads above and the writes
     | CopyTo
     | CopyFrom
 )
+
+
+def rewrite(
+    node: Any,
+    replace: Callable[[Any], Any],
+    finish: Callable[[Any], Any] | None = None,
+) -> Any:
+    """`node` with every sub-node for which `replace` gives something other than None replaced
+    by it (statements are frozen: changed nodes are rebuilt, unchanged ones kept). `finish`, if
+    given, sees each rebuilt dataclass after its fields. One walker for binding parameters and
+    for resolving table-qualified columns."""
+    new = replace(node)
+    if new is not None:
+        return new
+    if isinstance(node, tuple):
+        items = tuple(rewrite(x, replace, finish) for x in node)
+        return node if all(a is b for a, b in zip(items, node, strict=True)) else items
+    if dataclasses.is_dataclass(node) and not isinstance(node, type | Pos):
+        changes = {}
+        for f in dataclasses.fields(node):
+            current = getattr(node, f.name)
+            if current is None or isinstance(current, Pos | str):
+                continue
+            changed = rewrite(current, replace, finish)
+            if changed is not current:
+                changes[f.name] = changed
+        rebuilt = dataclasses.replace(node, **changes) if changes else node
+        return finish(rebuilt) if finish is not None else rebuilt
+    return node
