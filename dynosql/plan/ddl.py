@@ -308,10 +308,7 @@ def backfill(table: TableInfo, projection: ast.Projection) -> Backfill:
 
 
 def _drop_index(s: ast.DropIndex, table: TableInfo) -> DdlPlan:
-    index = next((ix for ix in table.indexes if ix.name == s.index), None)
-    if index is None:
-        table.index(s.index)  # raises, listing the indexes
-    assert index is not None
+    index = table.index(s.index)  # raises, listing the indexes, when there is none
     if index.kind == "lsi":
         raise PlanError(
             f"{s.index} is an LSI: DynamoDB cannot drop an LSI (only with the table itself)"
