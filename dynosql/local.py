@@ -134,13 +134,13 @@ class LocalDynamo:
         (e.g. ``retries={"max_attempts": 2}``); the connection pool defaults to 16 so several
         threads may share the client.
         """
-        import boto3
         from botocore.config import Config
+
+        from .aws import boto_session
 
         config.setdefault("max_pool_connections", 16)
         config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
-        session = boto3.session.Session()
-        return session.client(
+        return boto_session().client(
             "dynamodb",
             endpoint_url=self.endpoint_url,
             region_name=self.region,

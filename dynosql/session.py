@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from . import values, wire
+from .aws import boto_session
 from .capabilities import MOTO, Capabilities, probe
 from .catalog import SAMPLE_ITEMS, Catalog, TableInfo
 from .errors import (
@@ -52,14 +53,13 @@ def make_client(
 ) -> Any:
     """A low-level DynamoDB client; the usual AWS environment applies (AWS_PROFILE, AWS_REGION,
     AWS_ENDPOINT_URL_DYNAMODB, SSO and role profiles through boto3 sessions)."""
-    import boto3
     from botocore.config import Config
 
     _check_endpoint(endpoint_url)
     # boto3 reads only AWS_DEFAULT_REGION; the AWS CLI and SDK v2 also read AWS_REGION (first)
     region = region or os.environ.get("AWS_REGION") or None
     try:
-        session = boto3.Session(profile_name=profile, region_name=region)
+        session = boto_session(profile, region)
     except Exception as err:  # ProfileNotFound and friends
         raise translate_error(err) from err
     if session.region_name is None and endpoint_url:

@@ -46,13 +46,14 @@ class Backend:
 
     def client(self, **config: Any) -> Any:
         """A boto3 low-level DynamoDB client: dummy credentials, us-east-1, modest retries."""
-        import boto3
         from botocore.config import Config
+
+        from dynosql.aws import boto_session
 
         config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
         config.setdefault("connect_timeout", 5)
         config.setdefault("read_timeout", 30)
-        return boto3.session.Session().client(
+        return boto_session().client(
             "dynamodb",
             endpoint_url=self.endpoint_url,
             region_name=REGION,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import boto3
 import pytest
 from botocore.stub import Stubber
 
+from dynosql.aws import boto_session
 from dynosql.capabilities import DYNAMODB
 from dynosql.engines import athena
 from dynosql.engines.prices import compare, parse_prices
@@ -43,7 +43,7 @@ QUERY = (
 
 
 def _client(service: str):  # noqa: ANN202
-    return boto3.session.Session().client(
+    return boto_session().client(
         service, region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
     )
 

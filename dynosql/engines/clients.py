@@ -13,8 +13,9 @@ def _is_aws(endpoint: str) -> bool:
 
 
 def client_like(dynamodb: Any, service: str) -> Any:
-    import boto3
     from botocore.config import Config
+
+    from ..aws import boto_session
 
     meta = dynamodb.meta
     kwargs: dict[str, Any] = {
@@ -32,6 +33,6 @@ def client_like(dynamodb: Any, service: str) -> Any:
         if frozen.token:
             kwargs["aws_session_token"] = frozen.token
     try:
-        return boto3.session.Session().client(service, **kwargs)  # type: ignore[call-overload]
+        return boto_session().client(service, **kwargs)
     except Exception as err:
         raise translate_error(err) from err
