@@ -136,11 +136,12 @@ class LocalDynamo:
         """
         from botocore.config import Config
 
-        from .aws import boto_session
+        from .aws import boto_session, client
 
         config.setdefault("max_pool_connections", 16)
         config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
-        return boto_session().client(
+        return client(
+            boto_session(),
             "dynamodb",
             endpoint_url=self.endpoint_url,
             region_name=self.region,

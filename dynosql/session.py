@@ -17,8 +17,7 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from . import values, wire
-from .aws import boto_session
+from . import aws, values, wire
 from .capabilities import MOTO, Capabilities, probe
 from .catalog import SAMPLE_ITEMS, Catalog, TableInfo
 from .errors import (
@@ -59,7 +58,7 @@ def make_client(
     # boto3 reads only AWS_DEFAULT_REGION; the AWS CLI and SDK v2 also read AWS_REGION (first)
     region = region or os.environ.get("AWS_REGION") or None
     try:
-        session = boto_session(profile, region)
+        session = aws.boto_session(profile, region)
     except Exception as err:  # ProfileNotFound and friends
         raise translate_error(err) from err
     if session.region_name is None and endpoint_url:
@@ -83,7 +82,7 @@ def make_client(
     if credentials:
         kwargs["aws_access_key_id"], kwargs["aws_secret_access_key"] = credentials
     try:
-        return session.client("dynamodb", **kwargs)
+        return aws.client(session, "dynamodb", **kwargs)
     except Exception as err:
         if type(err).__name__ == "InvalidRegionError":
             raise UsageError(

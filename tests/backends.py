@@ -48,12 +48,13 @@ class Backend:
         """A boto3 low-level DynamoDB client: dummy credentials, us-east-1, modest retries."""
         from botocore.config import Config
 
-        from dynosql.aws import boto_session
+        from dynosql.aws import boto_session, client
 
         config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
         config.setdefault("connect_timeout", 5)
         config.setdefault("read_timeout", 30)
-        return boto_session().client(
+        return client(
+            boto_session(),
             "dynamodb",
             endpoint_url=self.endpoint_url,
             region_name=REGION,

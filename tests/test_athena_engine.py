@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from botocore.stub import Stubber
 
-from dynosql.aws import boto_session
+from dynosql.aws import boto_session, client
 from dynosql.capabilities import DYNAMODB
 from dynosql.engines import athena
 from dynosql.engines.prices import compare, parse_prices
@@ -43,8 +43,12 @@ QUERY = (
 
 
 def _client(service: str):  # noqa: ANN202
-    return boto_session().client(
-        service, region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    return client(
+        boto_session(),
+        service,
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="y",
     )
 
 

@@ -258,12 +258,16 @@ def test_the_command_line_runs_the_export_engine(exported, tmp_path) -> None:
 
 
 def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
-    from dynosql.aws import boto_session
+    from dynosql.aws import boto_session, client
     from dynosql.capabilities import DYNAMODB
     from dynosql.sql import parse
 
-    client = boto_session().client(
-        "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    client = client(
+        boto_session(),
+        "dynamodb",
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="y",
     )
     session = Session(client, capabilities=DYNAMODB)
     exported_statement = parse("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t")
@@ -273,12 +277,16 @@ def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
 
 
 def test_tablesample_is_not_dropped_by_the_export_engines() -> None:
-    from dynosql.aws import boto_session
+    from dynosql.aws import boto_session, client
     from dynosql.capabilities import DYNAMODB
     from dynosql.errors import PlanError
 
-    client = boto_session().client(
-        "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    client = client(
+        boto_session(),
+        "dynamodb",
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="y",
     )
     session = Session(client, capabilities=DYNAMODB)
     with pytest.raises(PlanError, match="TABLESAMPLE samples a DynamoDB Scan"):

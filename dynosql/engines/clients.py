@@ -15,7 +15,7 @@ def _is_aws(endpoint: str) -> bool:
 def client_like(dynamodb: Any, service: str) -> Any:
     from botocore.config import Config
 
-    from ..aws import boto_session
+    from ..aws import boto_session, client
 
     meta = dynamodb.meta
     kwargs: dict[str, Any] = {
@@ -33,6 +33,6 @@ def client_like(dynamodb: Any, service: str) -> Any:
         if frozen.token:
             kwargs["aws_session_token"] = frozen.token
     try:
-        return boto_session().client(service, **kwargs)
+        return client(boto_session(), service, **kwargs)
     except Exception as err:
         raise translate_error(err) from err
