@@ -230,3 +230,17 @@ BACKEND_NAMES = ("moto", "dynalite")
 def unique_name(prefix: str = "t") -> str:
     """A table name no other test uses on the shared servers (3-255 chars, [a-zA-Z0-9_.-])."""
     return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+def offline_client(service: str = "dynamodb") -> Any:
+    """A client with dummy credentials that no test server answers: for Stubber-fed tests and
+    for statements that must be refused before any request."""
+    from dynosql.aws import boto_session, client
+
+    return client(
+        boto_session(),
+        service,
+        region_name=REGION,
+        aws_access_key_id="x",
+        aws_secret_access_key="y",
+    )

@@ -7,9 +7,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from backends import offline_client
 from botocore.stub import Stubber
 
-from dynosql.aws import boto_session, client
 from dynosql.capabilities import DYNAMODB
 from dynosql.engines import athena
 from dynosql.engines.prices import compare, parse_prices
@@ -42,22 +42,12 @@ QUERY = (
 )
 
 
-def _client(service: str):  # noqa: ANN202
-    return client(
-        boto_session(),
-        service,
-        region_name="us-east-1",
-        aws_access_key_id="x",
-        aws_secret_access_key="y",
-    )
-
-
 def _session() -> tuple[Session, Stubber]:
-    session = Session(_client("dynamodb"), capabilities=DYNAMODB)
+    session = Session(offline_client("dynamodb"), capabilities=DYNAMODB)
     session.set("engine", "athena")
     session.set("athena_workgroup", "analysts")
     session.set("athena_output", "s3://athena-results/dynosql/")
-    client = _client("athena")
+    client = offline_client("athena")
     session._aws_clients["athena"] = client
     return session, Stubber(client)
 

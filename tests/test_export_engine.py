@@ -12,7 +12,7 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
-from backends import start, unique_name
+from backends import offline_client, start, unique_name
 from cli_runner import cli_env, run_cli
 
 from dynosql.errors import ExecutionError
@@ -258,18 +258,10 @@ def test_the_command_line_runs_the_export_engine(exported, tmp_path) -> None:
 
 
 def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
-    from dynosql.aws import boto_session, client
     from dynosql.capabilities import DYNAMODB
     from dynosql.sql import parse
 
-    client = client(
-        boto_session(),
-        "dynamodb",
-        region_name="us-east-1",
-        aws_access_key_id="x",
-        aws_secret_access_key="y",
-    )
-    session = Session(client, capabilities=DYNAMODB)
+    session = Session(offline_client(), capabilities=DYNAMODB)
     exported_statement = parse("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t")
     assert session.scan_plan(exported_statement) is None
     session.set("engine", "export")
@@ -277,17 +269,9 @@ def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
 
 
 def test_tablesample_is_not_dropped_by_the_export_engines() -> None:
-    from dynosql.aws import boto_session, client
     from dynosql.capabilities import DYNAMODB
     from dynosql.errors import PlanError
 
-    client = client(
-        boto_session(),
-        "dynamodb",
-        region_name="us-east-1",
-        aws_access_key_id="x",
-        aws_secret_access_key="y",
-    )
-    session = Session(client, capabilities=DYNAMODB)
+    session = Session(offline_client(), capabilities=DYNAMODB)
     with pytest.raises(PlanError, match="TABLESAMPLE samples a DynamoDB Scan"):
         session.execute("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t TABLESAMPLE (5 PERCENT)")
