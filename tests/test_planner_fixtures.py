@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -509,7 +510,8 @@ def expected_of(case: Case, actual: dict[str, Any]) -> dict[str, Any]:
     return {k: actual[k] for k in keys}
 
 
-def _fill(path: Path) -> int:
+def fill(path: Path, expected: Callable[[Case], dict[str, Any]]) -> int:
+    """Writes ``expected(case)`` under every case of the file that has no expected JSON yet."""
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     filled = 0
@@ -520,7 +522,7 @@ def _fill(path: Path) -> int:
         end = case.line - 1
         while end < len(lines) and lines[end].strip():
             end += 1
-        lines[end:end] = format_expected(expected_of(case, outcome(case))).splitlines()
+        lines[end:end] = format_expected(expected(case)).splitlines()
         filled += 1
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return filled
@@ -529,7 +531,9 @@ def _fill(path: Path) -> int:
 def main(argv: list[str]) -> int:
     if "--fill" in argv:
         for path in FIXTURE_FILES:
-            print(f"{path}: filled {_fill(path)} case(s)")
+            print(
+                f"{path}: filled {fill(path, lambda case: expected_of(case, outcome(case)))} case(s)"
+            )
         return 0
     for case in CASES:
         print(f"-- {case.rule}  [{case.id}]" + (f"  (xfail: {case.xfail})" if case.xfail else ""))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_planner_fixtures import TABLES, Case, format_expected, parse_fixtures
+from test_planner_fixtures import TABLES, Case, fill, format_expected, parse_fixtures
 
 from dynosql.errors import DynosqlError
 from dynosql.plan import Options
@@ -144,28 +144,15 @@ def test_write_invariants(case: Case) -> None:
         assert not any(a.path.root in plan.table.keys.names for a in plan.statement.assignments)
 
 
-def _fill(path: Path) -> int:
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    filled = 0
-    for case in reversed(parse_fixtures(text, str(path))):
-        if case.expected is not None:
-            continue
-        end = case.line - 1
-        while end < len(lines) and lines[end].strip():
-            end += 1
-        actual = outcome(case)
-        shown = {k: v for k, v in actual.items() if not (k in ("unchecked", "warnings") and not v)}
-        lines[end:end] = format_expected(shown).splitlines()
-        filled += 1
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return filled
+def _shown(case: Case) -> dict[str, Any]:
+    actual = outcome(case)
+    return {k: v for k, v in actual.items() if not (k in ("unchecked", "warnings") and not v)}
 
 
 def main(argv: list[str]) -> int:
     if "--fill" in argv:
         for path in WRITE_FILES:
-            print(f"{path}: filled {_fill(path)} case(s)")
+            print(f"{path}: filled {fill(path, _shown)} case(s)")
         return 0
     for case in CASES:
         print(f"-- {case.rule}  [{case.id}]")
