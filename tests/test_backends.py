@@ -31,18 +31,7 @@ def test_list_tables(backend: Backend) -> None:
 
 def test_create_put_and_read_back_exactly(backend: Backend) -> None:
     name = unique_name()
-    description = backend.create_table(
-        TableName=name,
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    description = backend.create_keyed_table(name)
     assert description["TableStatus"] == "ACTIVE"
     client = backend.client()
     assert name in all_tables(client)

@@ -26,18 +26,7 @@ N_ITEMS = 300
 @pytest.fixture(scope="session")
 def scan_table(backend):
     name = unique_name("seg")
-    backend.create_table(
-        TableName=name,
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    backend.create_keyed_table(name)
     items = [
         {
             "pk": f"p{i % 37:02d}",
