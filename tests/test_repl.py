@@ -6,7 +6,6 @@ test gets its own Session (settings are per session), the server is shared and r
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -16,8 +15,7 @@ from decimal import Decimal
 
 import pytest
 from prompt_toolkit.history import FileHistory, InMemoryHistory
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from repl_driver import drive
 
 from dynosql import config as config_module
 from dynosql.config import Config
@@ -45,27 +43,6 @@ def session(moto_examples_backend):
     s = Session(moto_examples_backend.client())
     yield s
     s.close()
-
-
-def drive(session, keys: str, config: Config | None = None, options=None, **kwargs):
-    """Type `keys` into a REPL on `session`; returns (screen text, the Repl)."""
-    screen = io.StringIO()
-    kwargs.setdefault("history", InMemoryHistory())
-    with create_pipe_input() as pipe:
-        pipe.send_text(keys)
-        pipe.close()  # the keys end: EOF, like Ctrl-D, if they did not leave already
-        repl = Repl(
-            session,
-            options,
-            config or Config(),
-            input=pipe,
-            output=DummyOutput(),
-            screen=screen,
-            complete_while_typing=False,
-            **kwargs,
-        )
-        assert repl.run() == 0
-    return screen.getvalue(), repl
 
 
 # --- statements -----------------------------------------------------------------------------
@@ -435,13 +412,8 @@ def _terminal(repl: Repl, rows: int, columns: int) -> None:
 def test_tall_results_go_through_the_pager(session, tmp_path):
     paged = tmp_path / "paged.txt"
     session.settings.pager = f"cat > {paged}"
-    screen = io.StringIO()
-    with create_pipe_input() as pipe:
-        pipe.send_text("SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva';\rSHOW TABLES;\r\\q\r")
-        repl = Repl(session, None, Config(), input=pipe, output=DummyOutput(), screen=screen)
-        _terminal(repl, rows=12, columns=200)
-        repl.run()
-    text = screen.getvalue()
+    keys = "SELECT SK FROM audit WHERE PK = 'ACTOR#ana.silva';\rSHOW TABLES;\r\\q\r"
+    text, _ = drive(session, keys, prepare=lambda repl: _terminal(repl, rows=12, columns=200))
     assert ANA_FIRST in paged.read_text() and ANA_FIRST not in text
     assert "rows · Query audit" in text  # the footer after the pager, on the screen
     assert "| sensors" in text  # 4 tables fit: no pager
@@ -449,20 +421,9 @@ def test_tall_results_go_through_the_pager(session, tmp_path):
 
 def test_wide_results_go_through_the_pager(session, tmp_path):
     paged = tmp_path / "paged.txt"
-    screen = io.StringIO()
     session.settings.pager = f"cat > {paged}"
-    with create_pipe_input() as pipe:
-        pipe.send_text(f"SELECT SK, action FROM audit {ANA} LIMIT 1;\r\\q\r")
-        repl = Repl(
-            session,
-            None,
-            Config(),
-            input=pipe,
-            output=DummyOutput(),
-            screen=screen,
-        )
-        _terminal(repl, rows=50, columns=20)
-        repl.run()
+    keys = f"SELECT SK, action FROM audit {ANA} LIMIT 1;\r\\q\r"
+    drive(session, keys, prepare=lambda repl: _terminal(repl, rows=50, columns=20))
     assert ANA_FIRST in paged.read_text()
 
 

@@ -29,6 +29,7 @@ import pytest
 from backends import ROOT, Backend, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
+from repl_driver import drive
 from test_faults import _key_table
 
 from dynosql.errors import DynosqlError
@@ -570,23 +571,7 @@ def test_repl_screen_escapes_control_characters(
 
 
 def _repl(session: Any, keys: str) -> str:
-    from prompt_toolkit.history import InMemoryHistory
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
-
-    from dynosql.config import Config
-    from dynosql.repl.app import Repl
-
-    screen = io.StringIO()
-    with create_pipe_input() as pipe:
-        pipe.send_text(keys)
-        pipe.close()
-        repl = Repl(
-            session, None, Config(), input=pipe, output=DummyOutput(), screen=screen,
-            history=InMemoryHistory(), complete_while_typing=False,
-        )  # fmt: skip
-        assert repl.run() == 0
-    return screen.getvalue()
+    return drive(session, keys)[0]
 
 
 def _session(e: Env, **settings: Any) -> Any:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from backends import Backend, unique_name
 from cli_runner import cli_env, run_cli
+from repl_driver import drive
 
 from dynosql import values
 from dynosql.errors import DynosqlError, GuardError
@@ -552,36 +553,13 @@ def test_cli_undo_subcommand_and_journal_flag(backend: Backend, tmp_path: Path) 
 
 
 def test_the_repl_asks_before_a_delete_without_where(moto_backend: Backend, tmp_path: Path) -> None:
-    import io
-
-    from prompt_toolkit.history import InMemoryHistory
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
-
-    from dynosql.config import Config
-    from dynosql.repl.app import Repl
-
     name = _create(moto_backend)
     session = _session(moto_backend, tmp_path)
     session.assume_yes = False
     for answer, left in (("n", 24), ("y", 0)):
-        screen = io.StringIO()
-        with create_pipe_input() as pipe:
-            pipe.send_text(f"DELETE FROM {name};\r{answer}\r\\q\r")
-            pipe.close()
-            repl = Repl(
-                session,
-                None,
-                Config(),
-                input=pipe,
-                output=DummyOutput(),
-                screen=screen,
-                history=InMemoryHistory(),
-                complete_while_typing=False,
-            )
-            assert repl.run() == 0
-        assert len(_table(moto_backend, name)) == left, screen.getvalue()
-    assert f"DELETE {name}: 24 matched, 24 written" in screen.getvalue()
+        text, _ = drive(session, f"DELETE FROM {name};\r{answer}\r\\q\r")
+        assert len(_table(moto_backend, name)) == left, text
+    assert f"DELETE {name}: 24 matched, 24 written" in text
 
 
 def test_returning_old_and_max_wcu(backend: Backend, tmp_path: Path) -> None:
