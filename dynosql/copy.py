@@ -125,6 +125,7 @@ def write_batch(session: Session, table: str, items: list[dict], stats: WriteSta
         estimating=session.estimating,
         limits=WriteLimits(max_wcu=session.settings.max_wcu),
         workers=1,
+        sleep=session.sleep,
     )
     return stats.wcu - before
 
@@ -323,7 +324,7 @@ class _Load:
         if limit:
             ahead = float(self.stats.capacity / limit) - (time.monotonic() - self.started)
             if ahead > 0:
-                time.sleep(ahead)
+                self.session.sleep(ahead)
 
     def resume(self, line: int | None = None) -> str:
         s = self.statement

@@ -220,7 +220,7 @@ def _wait(session: Session, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> Non
             raise ExecutionError(f"gave up waiting after {timeout:.0f}s: {text}")
         if status is not None and elapsed > 1.0:
             status(f"… waiting: {text}, {elapsed:.0f}s")
-        time.sleep(pause)
+        session.sleep(pause)
         pause = min(pause * 2, 5.0)
 
 

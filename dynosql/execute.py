@@ -9,9 +9,7 @@ embedded moto) it is estimated from item sizes by DynamoDB's rules and labelled 
 from __future__ import annotations
 
 import itertools
-import math
 import queue
-import random
 import sys
 import threading
 import time
@@ -21,6 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from . import values
+from .backoff import Sleep, pause, retry_delay, unprocessed_delay
 from .budget import BudgetStop, Cancelled, ReadBudget
 from .errors import ExecutionError, classify, translate_error
 from .evaluate.predicate import matches
@@ -29,10 +28,10 @@ from .plan.model import Plan, Request
 from .result import ProgressSink, Stats
 
 MAX_UNPROCESSED_ROUNDS = 12
-RETRY_ROUNDS = 6  # for throttles, on top of botocore's own attempts
-RETRY_ROUNDS_OTHER = 2  # for 5xx and dropped connections
-RETRY_BASE_SECONDS = 0.2
-RETRY_CAP_SECONDS = 5.0
+# Tries of one request in all, botocore's own attempts included: a client made with fewer
+# botocore attempts (the tests' quick clients make one) gets as many tries from dynosql.
+THROTTLE_TRIES = 21  # throttles pass, given time
+TRANSIENT_TRIES = 9  # 5xx and dropped connections
 SLOW_ANSWER_SECONDS = 3.0  # a terminal hears about a request that has not answered by then
 UNKNOWN_ITEM_BYTES = 4096  # item size assumed for a page's Limit when nothing is known
 QUEUE_DEPTH = 4096
@@ -63,8 +62,11 @@ class Executor:
         limits: Limits | None = None,
         progress: ProgressSink | None = None,
         cancel: threading.Event | None = None,
+        sleep: Sleep = time.sleep,
     ):
         self.client = client
+        self.sleep = sleep
+        self.attempts = botocore_attempts(client)
         self.estimate_capacity = estimate_capacity
         self.limits = limits or Limits()
         self.progress = progress
@@ -261,7 +263,7 @@ class Executor:
             if not unprocessed.get(table, {}).get("Keys"):
                 break
             pending = unprocessed
-            time.sleep(min(2.0, 0.05 * 2**attempt) * random.uniform(0.5, 1.0))
+            pause(unprocessed_delay(attempt), self.cancel, self.sleep)
         else:
             raise ExecutionError(
                 f"BatchGetItem left keys unprocessed after {MAX_UNPROCESSED_ROUNDS} attempts "
@@ -310,7 +312,7 @@ class Executor:
     def _call(self, method: str, params: dict, stats: Stats, plan: Plan | None = None) -> dict:
         started = time.monotonic()
         deadline = self.limits.deadline
-        for attempt in range(RETRY_ROUNDS + 1):  # ends by return or raise
+        for attempt in range(THROTTLE_TRIES):  # ends by return or raise
             if self.cancel.is_set():
                 raise Cancelled()
             round_started = time.monotonic()
@@ -318,14 +320,14 @@ class Executor:
                 response = self._send(method, params)
                 break
             except Exception as err:  # one place turns AWS and connection errors into sentences
-                rounds = retryable(err)
+                rounds = retryable(err, self.attempts)
                 # exponential backoff with full jitter; the same request again (pagination
                 # resumes from the same ExclusiveStartKey, so nothing is read twice)
-                pause = random.uniform(0, min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2**attempt))
+                wait = retry_delay(attempt)
                 now = time.monotonic()
                 spent = now - started
                 # another round like this one (botocore's attempts included) must fit too
-                late = deadline is not None and spent + pause + (now - round_started) > deadline
+                late = deadline is not None and spent + wait + (now - round_started) > deadline
                 if attempt >= rounds or late:
                     error = translate_error(err)
                     if late and classify(err).kind == "connection":
@@ -334,7 +336,7 @@ class Executor:
                             f"{deadline:g} s)"
                         )
                     raise error from err
-                _pause(pause, self.cancel)
+                pause(wait, self.cancel, self.sleep)
         stats_add(self._lock, stats, requests=1)
         if not self.estimate_capacity:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
@@ -408,22 +410,25 @@ class Executor:
             self.progress(stats)
 
 
-def _pause(seconds: float, cancel: threading.Event) -> None:
-    """time.sleep in slices of at most 0.1 s, leaving early (Cancelled) on cancel."""
-    slices = max(1, math.ceil(seconds / 0.1))
-    for _ in range(slices):
-        if cancel.is_set():
-            raise Cancelled()
-        time.sleep(seconds / slices)
-
-
-def retryable(err: Exception) -> int:
-    """How many more rounds an error deserves: throttles many (they pass), server errors and
-    dropped connections a few (botocore already retried them), anything else none."""
+def retryable(err: Exception, attempts: int = 3) -> int:
+    """How many rounds (of `attempts` botocore tries each) an error deserves after the first:
+    throttles many (they pass), server errors and dropped connections a few, else none."""
     failure = classify(err)
-    if failure.kind == "throttle":
-        return RETRY_ROUNDS
-    return RETRY_ROUNDS_OTHER if failure.transient else 0
+    tries = THROTTLE_TRIES if failure.kind == "throttle" else TRANSIENT_TRIES
+    if failure.kind != "throttle" and not failure.transient:
+        return 0
+    return -(-tries // max(1, attempts)) - 1
+
+
+def botocore_attempts(client: Any) -> int:
+    """The attempts botocore makes of each call of this client before dynosql sees an error."""
+    retries = getattr(getattr(getattr(client, "meta", None), "config", None), "retries", None)
+    if not isinstance(retries, dict):
+        return 1
+    total = retries.get("total_max_attempts")
+    if total is None and retries.get("max_attempts") is not None:
+        total = retries["max_attempts"] + 1
+    return max(1, int(total or 3))
 
 
 def stats_add(lock: threading.Lock, stats: Stats, requests: int = 0, scanned: int = 0) -> None:

@@ -13,11 +13,13 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from . import aws, values, wire
+from .backoff import Sleep
 from .capabilities import MOTO, Capabilities, probe
 from .catalog import SAMPLE_ITEMS, Catalog, TableInfo
 from .errors import (
@@ -127,8 +129,11 @@ class Session:
         settings: Settings | None = None,
         params: dict[str, Any] | None = None,
         progress: ProgressSink | None = None,
+        sleep: Sleep = time.sleep,
     ):
         self.settings = settings or Settings()
+        # every retry and pacing wait of the statements it runs (tests give a quicker one)
+        self.sleep = sleep
         if client is None:
             client = make_client(endpoint_url, region, profile, settings=self.settings)
         self.client = client
@@ -433,7 +438,9 @@ class Session:
             rate_limit=self.settings.rate_limit,
             deadline=float(self.settings.deadline),
         )
-        return Executor(self.client, self.estimating, limits, self.progress, self.cancelled)
+        return Executor(
+            self.client, self.estimating, limits, self.progress, self.cancelled, self.sleep
+        )
 
     def _select(self, statement: ast.Select) -> Result:
         from . import advisor

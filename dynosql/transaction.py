@@ -15,7 +15,6 @@ transaction costs twice the WCU of the same writes.
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -131,7 +130,13 @@ def _commit(session: Session, transaction: Transaction) -> Result:
         stats.dry_run = session.settings.dry_run
         stats.finish()
         return _status(stats.footer(False))
-    writer = Writer(session.client, stats, estimating=session.estimating, transactional=True)
+    writer = Writer(
+        session.client,
+        stats,
+        estimating=session.estimating,
+        transactional=True,
+        sleep=session.sleep,
+    )
     olds = [_current(writer, a) for a in actions]
     _send(session, writer, actions)
     journal = open_journal(session, "transaction")
@@ -199,7 +204,7 @@ def _send(session: Session, writer: Writer, actions: list[_Action]) -> None:
             reasons = getattr(cause, "response", {}).get("CancellationReasons") or []
             codes = [r.get("Code") for r in reasons]
             if "TransactionConflict" in codes and attempt < CONFLICT_ROUNDS:
-                time.sleep(random.uniform(0, 0.1 * 2**attempt))
+                writer.sleep(random.uniform(0, 0.1 * 2**attempt))
                 continue
             raise ExecutionError(_cancelled(actions, codes, failure.message)) from cause
 

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import random
 import signal
 import threading
 import time
@@ -25,9 +24,10 @@ from decimal import Decimal
 from typing import Any
 
 from . import values
+from .backoff import Sleep, retry_delay, unprocessed_delay
 from .errors import ExecutionError, GuardError, classify, translate_error
 from .evaluate.update import UpdateFailed, apply_update
-from .execute import RETRY_BASE_SECONDS, RETRY_CAP_SECONDS, _reported, retryable
+from .execute import _reported, botocore_attempts, retryable
 from .plan.cost import write_units
 from .result import Stats, format_capacity
 
@@ -110,8 +110,11 @@ class Writer:
         limits: WriteLimits | None = None,
         workers: int = WORKERS,
         transactional: bool = False,
+        sleep: Sleep = time.sleep,
     ):
         self.client = client
+        self.sleep = sleep
+        self.attempts = botocore_attempts(client)
         self.stats = stats
         self.estimating = estimating
         self.limits = limits or WriteLimits()
@@ -132,7 +135,7 @@ class Writer:
                     with self.stats.lock:
                         self.stats.requests += 1
                     return None
-                rounds = retryable(err)
+                rounds = retryable(err, self.attempts)
                 if failure.code in RETRY_CODES:
                     rounds = 6
                 if attempt >= rounds:
@@ -142,9 +145,7 @@ class Writer:
                             f"{failure.message}"
                         ) from err
                     raise translate_error(err) from err
-                time.sleep(
-                    random.uniform(0, min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2**attempt))
-                )
+                self.sleep(retry_delay(attempt))
                 attempt += 1
         with self.stats.lock:
             self.stats.requests += 1
@@ -168,7 +169,7 @@ class Writer:
         if limits.rate_limit:
             ahead = float(stats.wcu / limits.rate_limit) - stats.elapsed
             if ahead > 0:
-                time.sleep(ahead)
+                self.sleep(ahead)
 
     def _within_cap(self, pending: set[Future], done: Callable[[Any], None]) -> None:
         """--max-wcu: a write starts only while what is written plus what is in flight (each at
@@ -332,6 +333,7 @@ def write_batches(
     limits: WriteLimits | None = None,
     workers: int = 4,
     on_written: Callable[[list[dict]], None] | None = None,
+    sleep: Sleep = time.sleep,
 ) -> WriteStats:
     """Send BatchWriteItem write requests (``{"PutRequest": {"Item": wire}}`` or
     ``{"DeleteRequest": {"Key": wire}}``; see `put_requests`) to `table`, 25 a call, `workers`
@@ -343,7 +345,9 @@ def write_batches(
     Never sends two requests for one key in a call (DynamoDB refuses that): the caller must
     not repeat keys within 25 requests."""
     stats = stats if stats is not None else WriteStats(verb="BATCH", table=table)
-    writer = Writer(client, stats, estimating=estimating, limits=limits, workers=workers)
+    writer = Writer(
+        client, stats, estimating=estimating, limits=limits, workers=workers, sleep=sleep
+    )
 
     def batches() -> Iterator[list[dict]]:
         chunk: list[dict] = []
@@ -377,7 +381,7 @@ def write_batches(
             if not left:
                 return Outcome({}, True)
             pending = left
-            time.sleep(min(2.0, 0.05 * 2**attempt) * random.uniform(0.5, 1.0))
+            writer.sleep(unprocessed_delay(attempt))
         raise ExecutionError(
             f"BatchWriteItem left {len(pending)} items unprocessed after "
             f"{MAX_UNPROCESSED_ROUNDS} attempts (throttled); what was written is counted"

@@ -219,10 +219,13 @@ def _send(
             stats=stats,
             estimating=session.estimating,
             limits=limits,
+            sleep=session.sleep,
         )
         stats.matched = len(targets)
         return
-    writer = Writer(session.client, stats, estimating=session.estimating, limits=limits)
+    writer = Writer(
+        session.client, stats, estimating=session.estimating, limits=limits, sleep=session.sleep
+    )
     assignments = normalize(statement.assignments) if isinstance(statement, ast.Update) else ()
 
     def done(outcome: Outcome) -> None:
@@ -263,7 +266,7 @@ def run_undo(session: Session, path: str) -> Result:
         stats.finish()
         return Result([], iter(()), stats, kind="status", title=stats.footer(False))
     journal = open_journal(session, "undo")
-    writer = Writer(session.client, stats, estimating=session.estimating)
+    writer = Writer(session.client, stats, estimating=session.estimating, sleep=session.sleep)
     by_id = {id(r): r for r in todo}
 
     def restore(target: dict) -> Outcome:

@@ -244,3 +244,34 @@ def offline_client(service: str = "dynamodb") -> Any:
         aws_access_key_id="x",
         aws_secret_access_key="y",
     )
+
+
+def quick_sleep(seconds: float) -> None:
+    """Waits capped at 10 ms: the fault tests check that answers are complete, not timing."""
+    time.sleep(min(seconds, 0.01))
+
+
+def quick_session(endpoint_url: str, settings: Any = None) -> Any:
+    """A Session for fault tests whose waits go through `quick_sleep`. Its client makes one
+    botocore attempt a try (botocore's own backoff sleeps for real and cannot be given a
+    sleep), so dynosql makes every try itself: as many in all as with the usual client."""
+    from botocore.config import Config
+
+    from dynosql.aws import boto_session, client
+    from dynosql.session import Session
+
+    dynamodb = client(
+        boto_session(),
+        "dynamodb",
+        endpoint_url=endpoint_url,
+        region_name=REGION,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        config=Config(
+            retries={"mode": "standard", "total_max_attempts": 1},
+            max_pool_connections=16,
+            connect_timeout=5,
+            read_timeout=30,
+        ),
+    )
+    return Session(dynamodb, settings=settings, sleep=quick_sleep)

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import copy as copy_module
 import json
-import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from backends import unique_name
+from backends import quick_session, quick_sleep, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
 from test_files import ITEMS
 
 from dynosql import files, values
 from dynosql.errors import DynosqlError, GuardError, PlanError
-from dynosql.session import Session, make_client
+from dynosql.session import Session
 from dynosql.settings import Settings
 from dynosql.sql import parse
 
@@ -169,22 +168,13 @@ def test_read_only_and_missing_file(session: Session, tmp_path: Path) -> None:
         session.execute(f"COPY {target} FROM '{tmp_path}/x.jsonl'").all()
 
 
-@pytest.fixture
-def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = time.sleep
-    monkeypatch.setattr(time, "sleep", lambda seconds: real(min(seconds, 0.005)))
-
-
 @pytest.mark.slow
-def test_throttled_every_third_call_writes_every_row_once(
-    backend: Any, tmp_path: Path, quick_backoff: None
-) -> None:
+def test_throttled_every_third_call_writes_every_row_once(backend: Any, tmp_path: Path) -> None:
     """Throttling on every 3rd BatchWriteItem through the fault proxy: every row lands once."""
     count = 750  # the proxy costs ~60 ms a call: 30 calls and 10 throttles
     with FaultProxy(backend.endpoint_url) as proxy:
         proxy.fail("BatchWriteItem", "throttle", calls=range(3, 10000, 3))
-        client = make_client(endpoint_url=proxy.url, credentials=("testing", "testing"))
-        session = Session(client)
+        session = quick_session(proxy.url)
         target = _table(session)
         path = tmp_path / "many.jsonl"
         _numbered_file(path, count)
@@ -199,9 +189,7 @@ def test_throttled_every_third_call_writes_every_row_once(
     assert len(_dump(Session(backend.client()), target)) == count
 
 
-def test_unprocessed_items_are_retried(
-    session: Session, tmp_path: Path, quick_backoff: None
-) -> None:
+def test_unprocessed_items_are_retried(session: Session, tmp_path: Path) -> None:
     """The server writes the first half of each call; the rest come back as UnprocessedItems
     (as DynamoDB does under load) and are sent again."""
     real = session.client.batch_write_item
@@ -220,6 +208,7 @@ def test_unprocessed_items_are_retried(
     path = tmp_path / "load.jsonl"
     _numbered_file(path, 50)
     session.client.batch_write_item = half  # type: ignore[method-assign]
+    session.sleep = quick_sleep
     session.execute(f"COPY {target} FROM '{path}'").all()
     assert calls == [25, 12, 6, 3, 1] * 2
     assert len(_dump(session, target)) == 50

@@ -7,10 +7,11 @@ complete answer: every expected item exactly once, values intact, in key order w
 has one. When the failures never stop, the CLI must print one ``error:`` line, exit 1, and leave
 well-formed output behind.
 
-Speed: the backoff sleeps of botocore and of dynosql's executor are capped at 10 ms in most
-tests (``quick_backoff``; timing is not under test here, completeness is). One test keeps the
-real sleeps. The CLI runs in a subprocess; in the "retries exhausted" tests the subprocess has
-``time.sleep`` replaced by a no-op for the same reason (with real sleeps an exhausted statement
+Speed: timing is not under test here, completeness is. ``Env.session`` gives most tests a
+Session whose waits are capped at 10 ms and whose client leaves every try to dynosql
+(``backends.quick_session``); one test keeps the client and the waits users get. The CLI runs
+in a subprocess; in the "retries exhausted" tests the subprocess has ``time.sleep`` replaced by
+a no-op for the same reason (with real sleeps an exhausted statement
 takes tens of seconds: see benchmarks/README.md).
 """
 
@@ -22,7 +23,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backends import Backend, free_port, unique_name
+from backends import Backend, free_port, quick_session, unique_name
 from faultproxy import FaultProxy
 
 from dynosql.errors import DynosqlError
@@ -66,7 +66,11 @@ class Env:
     huge_items: list[dict] = field(default_factory=list)
     deep_segment: int = 0  # a segment (of 4) whose Scan takes more than one page
 
-    def session(self, **settings: Any) -> Session:
+    def session(self, real_backoff: bool = False, **settings: Any) -> Session:
+        """Waits capped at 10 ms (`quick_session`) unless `real_backoff`: the client as users
+        get it."""
+        if not real_backoff:
+            return quick_session(self.proxy.url, Settings(**settings))
         client = make_client(endpoint_url=self.proxy.url, credentials=("testing", "testing"))
         return Session(client, settings=Settings(**settings))
 
@@ -199,13 +203,6 @@ def cli_proxy(cli_env: Env) -> Iterator[FaultProxy]:
     yield from _clean(cli_env.proxy)
 
 
-@pytest.fixture
-def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cap every sleep at 10 ms (botocore's retry backoff and the executor's)."""
-    real = time.sleep
-    monkeypatch.setattr(time, "sleep", lambda seconds: real(min(seconds, 0.01)))
-
-
 def _exact(rows: list[dict], expected: list[dict]) -> None:
     """Every expected item exactly once, each equal in every attribute."""
     keys = Counter((r["pk"], r["sk"]) for r in rows)
@@ -236,7 +233,7 @@ def _forwarded(proxy: FaultProxy, operation: str) -> list[dict]:
     ids=[f"{a}-4x" for a in ERROR_ACTIONS] + ["throttle-once", "reset-once"],
 )
 def test_query_pages_survive_faults(
-    env: Env, proxy: FaultProxy, quick_backoff: None, action: str, failures: int
+    env: Env, proxy: FaultProxy, action: str, failures: int
 ) -> None:
     """A fault on the second page of a 3-page Query, once or four times in a row (more than
     botocore's own attempts, so dynosql must resume from the same ExclusiveStartKey)."""
@@ -254,7 +251,7 @@ def test_query_pages_survive_faults(
     assert all(b["ExclusiveStartKey"] == forwarded[1]["ExclusiveStartKey"] for b in failed)
 
 
-def test_query_fault_on_first_page(env: Env, proxy: FaultProxy, quick_backoff: None) -> None:
+def test_query_fault_on_first_page(env: Env, proxy: FaultProxy) -> None:
     proxy.fail("Query", "throttle", calls=[1, 2, 3, 4, 5])
     rows = env.session().execute(f"SELECT * FROM {env.table} WHERE pk = 'hot'").all()
     _exact(rows, env.expected("hot"))
@@ -263,17 +260,17 @@ def test_query_fault_on_first_page(env: Env, proxy: FaultProxy, quick_backoff: N
 def test_query_survives_a_throttle_with_real_backoff(env: Env, proxy: FaultProxy) -> None:
     """No sleep capping here: the client as users get it, one throttle mid-Query."""
     proxy.fail("Query", "throttle", calls=[1], match=_has_esk)
-    rows = env.session().execute(f"SELECT * FROM {env.table} WHERE pk = 'hot'").all()
-    _exact(rows, env.expected("hot"))
+    rows = env.session(real_backoff=True).execute(f"SELECT * FROM {env.table} WHERE pk = 'hot'")
+    _exact(rows.all(), env.expected("hot"))
 
 
-def test_count_survives_faults(env: Env, proxy: FaultProxy, quick_backoff: None) -> None:
+def test_count_survives_faults(env: Env, proxy: FaultProxy) -> None:
     proxy.fail("Query", "500", calls=range(1, 5), match=_has_esk)
     rows = env.session().execute(f"SELECT COUNT(*) AS c FROM {env.table} WHERE pk = 'hot'").all()
     assert rows == [{"c": Decimal(HOT_ITEMS)}]
 
 
-def test_group_by_survives_faults(env: Env, proxy: FaultProxy, quick_backoff: None) -> None:
+def test_group_by_survives_faults(env: Env, proxy: FaultProxy) -> None:
     proxy.fail("Query", "reset", calls=range(1, 5), match=_has_esk)
     sql = f"SELECT tag, COUNT(*) AS c, SUM(n) AS s FROM {env.table} WHERE pk = 'hot' GROUP BY tag"
     rows = env.session().execute(sql).all()
@@ -288,9 +285,7 @@ def test_group_by_survives_faults(env: Env, proxy: FaultProxy, quick_backoff: No
 
 
 @pytest.mark.parametrize("action", ERROR_ACTIONS)
-def test_parallel_scan_segment_survives_faults(
-    env: Env, proxy: FaultProxy, quick_backoff: None, action: str
-) -> None:
+def test_parallel_scan_segment_survives_faults(env: Env, proxy: FaultProxy, action: str) -> None:
     """SET segments = 4; one segment's second page fails four times in a row."""
     deep = env.deep_segment
     rule = proxy.fail(
@@ -305,9 +300,7 @@ def test_parallel_scan_segment_survives_faults(
     assert set(segments) == {0, 1, 2, 3}  # really sent as 4 segments
 
 
-def test_parallel_scan_faults_in_every_segment(
-    env: Env, proxy: FaultProxy, quick_backoff: None
-) -> None:
+def test_parallel_scan_faults_in_every_segment(env: Env, proxy: FaultProxy) -> None:
     for segment, action in zip(range(4), ERROR_ACTIONS, strict=True):
         proxy.fail("Scan", action, calls=[1, 2], match=lambda b, s=segment: b.get("Segment") == s)
     rows = env.session(segments=4).execute(f"SELECT * FROM {env.table}").all()
@@ -325,18 +318,14 @@ def _batch_sql(env: Env) -> str:
 
 
 @pytest.mark.parametrize("action", ERROR_ACTIONS)
-def test_batch_get_survives_faults(
-    env: Env, proxy: FaultProxy, quick_backoff: None, action: str
-) -> None:
+def test_batch_get_survives_faults(env: Env, proxy: FaultProxy, action: str) -> None:
     proxy.fail("BatchGetItem", action, calls=range(1, 5))
     rows = env.session().execute(_batch_sql(env)).all()
     assert proxy.calls("BatchGetItem"), "the IN on the sort key should be a BatchGetItem"
     _exact(rows, env.expected("p1"))
 
 
-def test_batch_get_retries_unprocessed_keys(
-    env: Env, proxy: FaultProxy, quick_backoff: None
-) -> None:
+def test_batch_get_retries_unprocessed_keys(env: Env, proxy: FaultProxy) -> None:
     proxy.fail("BatchGetItem", "unprocessed", calls=[1, 2])
     rows = env.session().execute(_batch_sql(env)).all()
     _exact(rows, env.expected("p1"))
@@ -347,9 +336,7 @@ def test_batch_get_retries_unprocessed_keys(
     assert second == first[len(first) // 2 :]
 
 
-def test_batch_get_unprocessed_mixed_with_errors(
-    env: Env, proxy: FaultProxy, quick_backoff: None
-) -> None:
+def test_batch_get_unprocessed_mixed_with_errors(env: Env, proxy: FaultProxy) -> None:
     proxy.fail("BatchGetItem", "unprocessed", calls=[1, 3])
     proxy.fail("BatchGetItem", "reset", calls=[2])
     proxy.fail("BatchGetItem", "throttle", calls=[4])
@@ -357,9 +344,7 @@ def test_batch_get_unprocessed_mixed_with_errors(
     _exact(rows, env.expected("p1"))
 
 
-def test_index_fetch_survives_unprocessed_keys(
-    env: Env, proxy: FaultProxy, quick_backoff: None
-) -> None:
+def test_index_fetch_survives_unprocessed_keys(env: Env, proxy: FaultProxy) -> None:
     """A KEYS_ONLY GSI read fetches full items with BatchGetItem; some come back unprocessed."""
     proxy.fail("BatchGetItem", "unprocessed", calls=[1, 2, 4])
     proxy.fail("BatchGetItem", "throttle", calls=[3])
@@ -628,7 +613,7 @@ def test_filter_of_1000_or_terms_gives_the_right_answer(env: Env, proxy: FaultPr
     ],
     ids=["get", "query", "query-desc", "batch-get", "scan"],
 )
-def test_items_near_400kb(env: Env, proxy: FaultProxy, quick_backoff: None, sql: str) -> None:
+def test_items_near_400kb(env: Env, proxy: FaultProxy, sql: str) -> None:
     proxy.fail("Query", "throttle", calls=[2])
     proxy.fail("Scan", "reset", calls=[2])
     proxy.fail("BatchGetItem", "unprocessed", calls=[1])

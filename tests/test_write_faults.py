@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from backends import Backend, unique_name
+from backends import Backend, quick_session, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
 from test_writes import _table as _scan
@@ -27,13 +27,6 @@ from dynosql.write_execute import WriteStats, put_requests, write_batches
 
 ROOT = Path(__file__).resolve().parent.parent
 ITEMS = 2000
-
-
-@pytest.fixture
-def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cap every sleep at 10 ms: completeness is under test here, not timing."""
-    real = time.sleep
-    monkeypatch.setattr(time, "sleep", lambda seconds: real(min(seconds, 0.01)))
 
 
 def _table(backend: Backend, items: int = ITEMS) -> tuple[str, dict[tuple, dict]]:
@@ -49,7 +42,7 @@ def _table(backend: Backend, items: int = ITEMS) -> tuple[str, dict[tuple, dict]
 
 @pytest.mark.slow
 def test_update_under_faults_changes_every_item_exactly_once(
-    dynalite_backend: Backend, tmp_path: Path, quick_backoff: None
+    dynalite_backend: Backend, tmp_path: Path
 ) -> None:
     # dynalite only: the same 2,000 writes take three times longer on moto (its Query sorts
     # the whole table); the write path is the same code on both
@@ -60,8 +53,7 @@ def test_update_under_faults_changes_every_item_exactly_once(
         proxy.fail("UpdateItem", "throttling", calls=[10, 1200])
         proxy.fail("UpdateItem", "500", calls=[77, 1500])
         proxy.fail("UpdateItem", "reset", calls=[5, 600, 1999])
-        client = make_client(endpoint_url=proxy.url, credentials=("t", "t"))
-        session = Session(client, settings=Settings(journal_dir=str(tmp_path)))
+        session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
         session.assume_yes = True
         result = session.execute(f"UPDATE {name} SET n = n + 1, seen = TRUE WHERE n >= 0")
         result.all()
@@ -85,20 +77,21 @@ def test_update_under_faults_changes_every_item_exactly_once(
     )
 
 
-def test_write_batches_resends_unprocessed_items(backend: Backend, quick_backoff: None) -> None:
+def test_write_batches_resends_unprocessed_items(backend: Backend) -> None:
     name, _ = _table(backend, items=0)
     rows = [{"pk": "b", "sk": Decimal(i), "v": f"v{i}"} for i in range(110)]
     with FaultProxy(backend.endpoint_url) as proxy:
         proxy.fail("BatchWriteItem", "unprocessed", calls=[1, 2, 3])
         proxy.fail("BatchWriteItem", "throttle", calls=[5])
-        client = make_client(endpoint_url=proxy.url, credentials=("t", "t"))
+        quick = quick_session(proxy.url)
         written: list[int] = []
         stats = write_batches(
-            client,
+            quick.client,
             name,
             put_requests(rows),
             workers=2,
             on_written=lambda done: written.append(len(done)),
+            sleep=quick.sleep,
         )
         calls = proxy.calls("BatchWriteItem")
     assert isinstance(stats, WriteStats)
@@ -162,14 +155,11 @@ def test_sigint_mid_update_then_undo_restores_exactly(
 
 
 @pytest.mark.slow
-def test_exhausted_retries_leave_a_journal_undo_handles(
-    backend: Backend, tmp_path: Path, quick_backoff: None
-) -> None:
+def test_exhausted_retries_leave_a_journal_undo_handles(backend: Backend, tmp_path: Path) -> None:
     name, before = _table(backend, items=120)
     with FaultProxy(backend.endpoint_url) as proxy:
         proxy.fail("UpdateItem", "throttle", calls=range(40, 10_000))  # from the 40th on, always
-        client = make_client(endpoint_url=proxy.url, credentials=("t", "t"))
-        session = Session(client, settings=Settings(journal_dir=str(tmp_path)))
+        session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
         session.assume_yes = True
         with pytest.raises(DynosqlError, match=r"kept throttling .* written, 0 skipped; journal "):
             session.execute(f"UPDATE {name} SET n = n - 1 WHERE n >= 0")
