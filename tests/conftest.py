@@ -75,6 +75,13 @@ def table_name() -> str:
     return unique_name()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast loop (`-m "not slow"`) tells the property tests to draw a tenth of their
+    examples (tests/test_fuzz.py); the full suite draws them all."""
+    if (config.option.markexpr or "").replace(" ", "") == "notslow":
+        os.environ["DYNOSQL_FAST_LOOP"] = "1"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The fast loop (`-m "not slow"`) runs the execution tests on moto only; the full suite
     (CI) runs them on dynalite too. A test parametrized with the dynalite backend is slow."""

@@ -9,8 +9,8 @@ attribute name in ExpressionAttributeNames: after removing placeholders, keyword
 punctuation, nothing is left of any *Expression string, and the placeholders used are exactly
 the ones defined.
 
-The runs are derandomized (the same examples every time, so CI is stable). For a longer random
-hunt: ``DYNOSQL_FUZZ_EXAMPLES=20000 python -m pytest tests/test_fuzz.py``.
+The runs are derandomized (the same examples every time, so CI is stable); the fast loop
+(``-m "not slow"``) draws a tenth of them. For a longer random hunt: ``DYNOSQL_FUZZ_EXAMPLES=20000 python -m pytest tests/test_fuzz.py``.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ HANG_SECONDS = 20  # a watchdog, far above the milliseconds one statement takes
 
 
 def fuzz_settings(examples: int) -> settings:
+    """`examples` drawn the same way every run; a tenth in the fast loop (conftest.py)."""
+    if os.environ.get("DYNOSQL_FAST_LOOP"):
+        examples = max(10, examples // 10)
     if RANDOM_EXAMPLES:
         return settings(max_examples=RANDOM_EXAMPLES, deadline=None, derandomize=False)
     return settings(

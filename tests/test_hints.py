@@ -4,18 +4,16 @@ sent under ``--fail-on-scan`` where the hint applies, and the exit codes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
 
 import pytest
 from backends import Backend, unique_name
-from test_cli import Run, clean_env, dynosql_cmd
+from cli_runner import Run, cli_env, run_cli
 
 ALICE = "PK = 'DRIVE#alice'"
 ANA = "PK = 'ACTOR#ana.silva'"
 
-# Each --local run starts its own moto (about 2 s of CPU): a few runs, several statements each.
+# A few runs of the command, several statements each.
 RUNS: dict[str, tuple[str, ...]] = {
     "qualified": (
         "--fail-on-scan",
@@ -54,9 +52,13 @@ RUNS: dict[str, tuple[str, ...]] = {
 
 
 @pytest.fixture(scope="module")
-def runs() -> Iterator[dict[str, Future[Run]]]:
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        yield {k: pool.submit(dynosql_cmd, "--local", *args) for k, args in RUNS.items()}
+def runs(
+    moto_examples_backend: Backend, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Run]:
+    """Each command in-process against the example tables on moto (as ``--local`` has them)."""
+    env = cli_env(tmp_path_factory.mktemp("hints"))
+    url = ("--endpoint-url", moto_examples_backend.endpoint_url)
+    return {k: run_cli(*url, *args, env=env) for k, args in RUNS.items()}
 
 
 def blocks(run: Run) -> list[list[str]]:
@@ -70,7 +72,7 @@ def blocks(run: Run) -> list[list[str]]:
 
 
 def test_table_qualified_columns_and_aliases_use_the_keys(runs) -> None:
-    run = runs["qualified"].result()
+    run = runs["qualified"]
     assert run.returncode == 0, run.stderr
     first, second = blocks(run)[:2]
     assert first[-1].startswith("1 row · GetItem drive"), first
@@ -81,7 +83,7 @@ def test_table_qualified_columns_and_aliases_use_the_keys(runs) -> None:
 
 
 def test_number_compared_with_a_boolean_is_false_and_hinted(runs) -> None:
-    run = runs["qualified"].result()
+    run = runs["qualified"]
     third = blocks(run)[2]
     assert "COUNT(*)\n0\n" in run.stdout  # DynamoDB's answer (moto alone would say 136)
     assert third[0] == (
@@ -92,7 +94,7 @@ def test_number_compared_with_a_boolean_is_false_and_hinted(runs) -> None:
 
 
 def test_empty_begins_with_lists_existing_prefixes(runs) -> None:
-    run = runs["qualified"].result()
+    run = runs["qualified"]
     fourth, fifth = blocks(run)[3:5]
     assert fourth[0].startswith(
         "note: no SK under PK = 'DRIVE#alice' begins with 'root/foto/'; existing prefixes: "
@@ -109,14 +111,14 @@ def test_empty_begins_with_lists_existing_prefixes(runs) -> None:
 def test_a_column_no_row_filled_is_checked_against_the_partition(runs) -> None:
     """Rows came back, but none had `sizee`: under --fail-on-scan the names are checked
     against the partition the Query read (a Query, not a Scan)."""
-    run = runs["qualified"].result()
+    run = runs["qualified"]
     sixth = blocks(run)[5]
     assert sixth[0] == "note: no item of a 100-item sample has sizee; closest: size", sixth
     assert sixth[-1].startswith("2 rows · Query drive")
 
 
 def test_select_alias_unknown_names_and_string_numbers_are_named(runs) -> None:
-    run = runs["sampled"].result()
+    run = runs["sampled"]
     assert run.returncode == 0, run.stderr
     alias, unknown, ok, latency = blocks(run)
     assert alias[0] == (
@@ -133,7 +135,7 @@ def test_select_alias_unknown_names_and_string_numbers_are_named(runs) -> None:
 
 
 def test_case_of_a_key_name_refused_before_the_scan(runs) -> None:
-    run = runs["case"].result()
+    run = runs["case"]
     assert run.returncode == 3 and run.stdout == ""
     assert run.one_error().endswith(
         "--fail-on-scan is set; hint: no attribute pk; the partition key is PK "
@@ -142,7 +144,7 @@ def test_case_of_a_key_name_refused_before_the_scan(runs) -> None:
 
 
 def test_case_of_a_key_name_warned_before_the_scan(runs) -> None:
-    run = runs["case-scan"].result()
+    run = runs["case-scan"]
     assert run.returncode == 0
     assert run.err_lines[0] == (
         "warning: no attribute pk; the partition key is PK (names are case-sensitive)"
@@ -151,7 +153,7 @@ def test_case_of_a_key_name_warned_before_the_scan(runs) -> None:
 
 
 def test_double_quoted_value(runs) -> None:
-    run = runs["quoted"].result()
+    run = runs["quoted"]
     assert run.returncode == 3 and run.stdout == ""
     assert run.one_error().endswith(
         'hint: "DRIVE#alice" in double quotes names an attribute, and no item has one: did you '
@@ -160,7 +162,7 @@ def test_double_quoted_value(runs) -> None:
 
 
 def test_unknown_table_names_the_closest(runs) -> None:
-    run = runs["table"].result()
+    run = runs["table"]
     assert run.returncode == 1
     assert run.one_error() == (
         "error: no table named drvie in region us-east-1; did you mean drive? (tables: audit, drive, sensors, tenants)"
@@ -183,7 +185,7 @@ def test_unknown_table_names_the_closest(runs) -> None:
     ],
 )
 def test_misspelt_keywords_fail_before_connecting(sql: str, message: str) -> None:
-    run = dynosql_cmd("--endpoint-url", "http://127.0.0.1:9", "-e", sql, env=clean_env())
+    run = run_cli("--endpoint-url", "http://127.0.0.1:9", "-e", sql)
     assert run.returncode == 1 and run.one_error() == message
 
 
@@ -203,9 +205,8 @@ def overloaded(backend: Backend) -> tuple[Backend, str]:
 
 def test_prefix_that_spans_entity_types(overloaded: tuple[Backend, str]) -> None:
     backend, name = overloaded
-    env = clean_env(AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="x", AWS_REGION="us-east-1")
     sql = f"SELECT sk FROM {name} WHERE pk = 'T#1' AND begins_with(sk, 'USER')"
-    run = dynosql_cmd("--endpoint-url", backend.endpoint_url, "--format", "csv", "-e", sql, env=env)
+    run = run_cli("--endpoint-url", backend.endpoint_url, "--format", "csv", "-e", sql)
     assert run.returncode == 0, run.stderr
     assert run.stdout.count("USER") == 5
     assert run.err_lines[0] == (
@@ -213,7 +214,7 @@ def test_prefix_that_spans_entity_types(overloaded: tuple[Backend, str]) -> None
         "use 'USER#'"
     )
     exact = f"SELECT sk FROM {name} WHERE pk = 'T#1' AND begins_with(sk, 'USER#')"
-    run = dynosql_cmd("--endpoint-url", backend.endpoint_url, "-e", exact, env=env)
+    run = run_cli("--endpoint-url", backend.endpoint_url, "-e", exact)
     assert run.returncode == 0 and not any(line.startswith("note:") for line in run.err_lines)
 
 
