@@ -21,6 +21,7 @@ from ..errors import PlanError
 from ..evaluate.aggregate import collect_aggregates
 from ..sql import ast
 from . import keys as K
+from .choice import Range, bounded_wins
 from .cost import read_units
 from .expressions import (
     MAX_EXPRESSION_BYTES,
@@ -75,6 +76,12 @@ class _Candidate:
     serves_order: bool
     rank: int
     notes: list[str] = field(default_factory=list)
+    # read in the ORDER BY's order with its LIMIT pushed down: costs at most `bound`,
+    # whatever the partition holds (plan/choice.py)
+    bounded: bool = False
+    bound: Decimal = Decimal(0)
+    # a read that sorts client-side under ORDER BY … LIMIT: what it costs by partition size
+    range: Range | None = None
 
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
@@ -122,11 +129,11 @@ def plan_select(statement: ast.Select, table: TableInfo, options: Options = Opti
                 "items without them are not read"
             )
     if candidates:
-        best = min(candidates, key=lambda c: (c.rcu, not c.serves_order, c.rank))
+        best = _choose(candidates)
+    elif statement.index is not None:
+        best = _scan_candidate(statement, table, paths[0], needed, options)
     else:
-        best = _scan_candidate(
-            statement, table, paths[0] if statement.index else table.base, needed, options
-        )
+        best = _cheapest_scan(statement, table, paths, needed, options)
     plan = _build(statement, table, best, needed, options)
     plan.warnings[:0] = notes
     if plan.is_scan:
@@ -506,7 +513,56 @@ def _keyed_candidate(
     rank = {"table": 0, "lsi": 1, "gsi": 2}[path.kind]
     if not live:
         operation, est_items, rcu = "Nothing", 0, Decimal(0)
-    return _Candidate(path, operation, branches, disjoint, fetch, est_items, rcu, serves, rank)
+    cand = _Candidate(path, operation, branches, disjoint, fetch, est_items, rcu, serves, rank)
+    _price_by_partition(cand, statement, table, live, options)
+    return cand
+
+
+def _price_by_partition(
+    cand: _Candidate,
+    statement: ast.Select,
+    table: TableInfo,
+    live: list[_Branch],
+    options: Options,
+) -> None:
+    """Under ORDER BY … LIMIT n, what a Query's cost can be whatever the partition holds:
+    the bound of a read in key order with Limit n, or the range of a read sorted client-side
+    (plan/choice.py decides between them)."""
+    if cand.operation != "Query" or statement.limit is None or not statement.order_by:
+        return
+    if statement.is_aggregate or statement.distinct:
+        return
+    path = cand.path
+    n = max(1, statement.limit)
+    consistent = options.consistent and path.kind != "gsi"
+    size = _avg_size(path, table)
+    fetch = _rcu(1, table.average_item_size, options.consistent) if cand.fetch else Decimal(0)
+    per_branch = _rcu(n, size, consistent) + n * fetch
+    if cand.serves_order:
+        # every conjunct is the key condition or implied by the path: no filter, so Limit n
+        # is sent and n items are read at most
+        pushed = all(
+            _implied_by_path(c, path, table) or _served_by_key(c, b, path)
+            for b in live
+            for c in b.items
+        )
+        cand.bounded = pushed
+        cand.bound = per_branch * len(live)
+        return
+    everything = path.item_count or table.item_count or 1000
+    cand.range = Range(
+        per_branch * len(live), _rcu(everything, size, consistent) + everything * fetch
+    )
+
+
+def _choose(candidates: list[_Candidate]) -> _Candidate:
+    """The cheapest candidate by estimate, unless it sorts a partition client-side under
+    ORDER BY … LIMIT and a read in key order bounded by LIMIT is the safer price."""
+    best = min(candidates, key=lambda c: (c.rcu, not c.serves_order, c.rank))
+    if best.range is None:
+        return best
+    safe = [c for c in candidates if c.bounded and bounded_wins(c.bound, best.range)]
+    return min(safe, key=lambda c: (c.bound, c.rank)) if safe else best
 
 
 def _serves_order(statement: ast.Select, path: IndexInfo) -> bool:
@@ -531,6 +587,32 @@ def _scan_candidate(
     fetch = not _holds_all(path, table, needed, statement)
     branch = _Branch(K.conjuncts(statement.where))
     return _Candidate(path, "Scan", [branch], True, fetch, items, rcu, False, 9)
+
+
+def _cheapest_scan(
+    statement: ast.Select,
+    table: TableInfo,
+    paths: list[IndexInfo],
+    needed: list[ast.Path] | None,
+    options: Options,
+) -> _Candidate:
+    """The Scan of the smallest path that holds every item the WHERE can match (the WHERE
+    implies the index's keys: an index holds only items that have them) and every attribute
+    the statement needs. An index entry holds a subset of its item's attributes and a sparse
+    index a subset of the items, so such an index never costs more to Scan than the table;
+    on a tie (sizes unknown) an index smaller by construction (KEYS_ONLY or INCLUDE, or
+    sparse: keyed on an attribute items may lack) is preferred, then the table."""
+    scans = [_scan_candidate(statement, table, table.base, needed, options)]
+    for path in paths:
+        if path.kind == "table" or _sparse_gaps(statement, path, table):
+            continue
+        if not _holds_all(path, table, needed, statement):
+            continue
+        cand = _scan_candidate(statement, table, path, needed, options)
+        sparse = any(name not in table.keys.names for name in path.keys.names)
+        cand.rank = -1 if path.projection != "ALL" or sparse else 10
+        scans.append(cand)
+    return min(scans, key=lambda c: (c.rcu, c.rank))
 
 
 # --- building the requests ---------------------------------------------------------------------
