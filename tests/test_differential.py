@@ -1159,9 +1159,17 @@ INDEX_ORDER_PLANS = [
         "SELECT sk, rank, name FROM {t} WHERE pk = 'p4' AND rank < 5 ORDER BY rank DESC LIMIT 4",
         "by_rank",
     ),
-    # rows without rank come first in DESC order, and last ascending, past the ranked rows
+    # rows without rank come first in DESC order (the table is read), and last ascending or
+    # with NULLS LAST: by_rank in order, then the rows without rank if it falls short
     ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank DESC LIMIT 5", None),
-    ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank LIMIT 30", None),
+    ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank LIMIT 30", "by_rank"),
+    ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank DESC NULLS LAST LIMIT 5", "by_rank"),
+    (
+        "SELECT pk, sk, name FROM {t} WHERE pk = 'p1' ORDER BY rank DESC NULLS LAST LIMIT 40",
+        ...,
+    ),
+    ("SELECT * FROM {t} WHERE pk = 'p2' ORDER BY rank DESC NULLS LAST LIMIT 28", ...),
+    ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank NULLS FIRST LIMIT 5", None),
     ("SELECT DISTINCT pk FROM {t} WHERE owner IN ('ann', 'cy') OR owner > 'b'", ...),
     ("SELECT pk, sk FROM {t} WHERE cat > 'a' AND ts BETWEEN 3 AND 30", "by_cat"),
 ]
@@ -1174,6 +1182,22 @@ def test_index_order_plans(world: World, sql: str, index: Any) -> None:
     if index is not ...:
         assert world.session.plan(parse(case.sql)).access.name == index
     assert check(world, case) is not None, "the backend disagrees with DynamoDB's rules"
+
+
+def test_nulls_last_reads_the_rest_only_when_short(world: World) -> None:
+    """ORDER BY rank (missing last) through the sparse LSI: with LIMIT at most the ranked rows
+    of the partition, only the LSI is read; past them, the rows without rank follow."""
+    table = world.tables["ix"]
+    ranked = sum(1 for i in table.items if i["pk"] == "p3" and "rank" in i)
+    unranked = sum(1 for i in table.items if i["pk"] == "p3" and "rank" not in i)
+    assert ranked >= 3 and unranked >= 3
+    sql = f"SELECT pk, sk, rank FROM {table.name} WHERE pk = 'p3' ORDER BY rank LIMIT {{n}}"
+    enough = check(world, Case(table, sql.format(n=ranked), {}))
+    assert enough is not None
+    assert enough.stats.operations == [f"Query {table.name}.by_rank"]
+    short = check(world, Case(table, sql.format(n=ranked + 2), {}))
+    assert short is not None
+    assert short.stats.operations == [f"Query {table.name}.by_rank", f"Query {table.name}"]
 
 
 # (group-by attribute or None, WHERE or None, the index read): COUNT(*) per group, checked

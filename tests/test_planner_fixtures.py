@@ -198,6 +198,8 @@ def view(plan: Plan) -> dict[str, Any]:
         "count_only": plan.count_only,
         "max_items": [r.max_items for r in plan.requests],
         "sample": d.get("sample"),
+        # the continuation's requests (ORDER BY … NULLS LAST over a sparse LSI)
+        "then": None if plan.then is None else view(plan.then)["requests"],
     }
     if plan.operation == "BatchGetItem":
         out["keys_per_request"] = [
@@ -216,6 +218,7 @@ DEFAULTED = (
     "dedupe",
     "count_only",
     "max_items",
+    "then",
 )
 # Emitted by --fill unless the case names its own focus.
 EMITTED = ("operation", "index", "requests", "client_steps", *DEFAULTED)
@@ -232,6 +235,7 @@ def default_of(key: str, actual: dict[str, Any]) -> Any:
         "dedupe": False,
         "count_only": False,
         "max_items": [None] * n,
+        "then": None,
     }[key]
 
 

@@ -82,6 +82,8 @@ class _Candidate:
     bound: Decimal = Decimal(0)
     # a read that sorts client-side under ORDER BY … LIMIT: what it costs by partition size
     range: Range | None = None
+    # a sparse LSI read in order, continued with the items it lacks if it falls short
+    continued: bool = False
 
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
@@ -135,6 +137,8 @@ def plan_select(statement: ast.Select, table: TableInfo, options: Options = Opti
     else:
         best = _cheapest_scan(statement, table, paths, needed, options)
     plan = _build(statement, table, best, needed, options)
+    if best.continued:
+        _continue_with_missing(plan, statement, options)
     plan.warnings[:0] = notes
     if plan.is_scan:
         plan.warnings.insert(0, _scan_warning(statement, table, plan, options))
@@ -469,8 +473,12 @@ def _keyed_candidate(
     needed: list[ast.Path] | None,
     options: Options,
 ) -> _Candidate | None:
-    if path.kind != "table" and statement.index is None and _sparse_gaps(statement, path, table):
-        return None
+    continued = False
+    if path.kind != "table" and statement.index is None:
+        gaps = _sparse_gaps(statement, path, table)
+        continued = bool(gaps) and _missing_sort_last(statement, path, gaps)
+        if gaps and not continued:
+            return None
     found = _branches(statement, path)
     if found is None:
         return None
@@ -511,11 +519,46 @@ def _keyed_candidate(
                 Decimal(0),
             )
     rank = {"table": 0, "lsi": 1, "gsi": 2}[path.kind]
+    if path.kind == "lsi" and path.projection != "ALL" and not fetch:
+        # the LSI holds only the partition's items that have its sort key (the WHERE implies
+        # it, or the candidate would not exist), in entries smaller than the items: it never
+        # reads more than the table, so it wins a tie (sizes unknown: moto, dynalite)
+        rank = -1
     if not live:
         operation, est_items, rcu = "Nothing", 0, Decimal(0)
     cand = _Candidate(path, operation, branches, disjoint, fetch, est_items, rcu, serves, rank)
+    cand.continued = continued
     _price_by_partition(cand, statement, table, live, options)
     return cand
+
+
+def _missing_sort_last(statement: ast.Select, path: IndexInfo, gaps: list[str]) -> bool:
+    """`ORDER BY sk [ASC | DESC NULLS LAST] LIMIT n` on an LSI whose only gap is its sort key
+    sk: items without sk (not in the LSI) sort after every item with it, so the LSI read in
+    order answers, and the rest of the partition is read only if it gives fewer than n rows.
+    (A GSI's missing items could only be found by a Scan.)"""
+    if path.kind != "lsi" or gaps != [path.keys.sk] or statement.limit is None:
+        return False
+    if statement.is_aggregate or statement.distinct or len(statement.order_by) != 1:
+        return False
+    order = statement.order_by[0]
+    last = order.nulls == "LAST" or (order.nulls is None and not order.desc)
+    return last and _serves_order(statement, path)
+
+
+def _continue_with_missing(plan: Plan, statement: ast.Select, options: Options) -> None:
+    """The read of the items the plan's LSI lacks (no sort key), for when its rows fall short
+    of LIMIT; they all tie on the ORDER BY (missing), after every row the LSI gave."""
+    sk = plan.access.keys.sk or ""
+    absent = ast.Function("attribute_not_exists", _attr(sk))
+    where = absent if statement.where is None else ast.And((statement.where, absent))
+    plan.then = plan_select(replace(statement, where=where, order_by=()), plan.table, options)
+    step = (
+        f"if fewer than {statement.limit} rows came back, the items without {sk} (index "
+        f"{plan.access.name} does not hold them; they sort last): {plan.then.label}"
+    )
+    at = len(plan.steps) - 1 if plan.steps[-1:] and plan.steps[-1].startswith("stop") else None
+    plan.steps.insert(len(plan.steps) if at is None else at, step)
 
 
 def _price_by_partition(
@@ -558,10 +601,17 @@ def _price_by_partition(
 def _choose(candidates: list[_Candidate]) -> _Candidate:
     """The cheapest candidate by estimate, unless it sorts a partition client-side under
     ORDER BY … LIMIT and a read in key order bounded by LIMIT is the safer price."""
-    best = min(candidates, key=lambda c: (c.rcu, not c.serves_order, c.rank))
+    plain = [c for c in candidates if not c.continued] or candidates
+    best = min(plain, key=lambda c: (c.rcu, not c.serves_order, c.rank))
     if best.range is None:
         return best
-    safe = [c for c in candidates if c.bounded and bounded_wins(c.bound, best.range)]
+    # a continued read can overspend by its whole bound (when the rest is read after it)
+    safe = [
+        c
+        for c in candidates
+        if c.bounded
+        and bounded_wins(c.bound, Range(Decimal(0), best.range.most) if c.continued else best.range)
+    ]
     return min(safe, key=lambda c: (c.bound, c.rank)) if safe else best
 
 
