@@ -606,6 +606,26 @@ PATTERNS = [
         request={"ScanIndexForward": False, "Limit": 5},
     ),
     Pattern(
+        "NULLS LAST through a sparse KEYS_ONLY LSI: Limit, the rest never read",
+        "SELECT PK, SK, edited FROM {docs} WHERE PK = 'acct#1' "
+        "ORDER BY edited DESC NULLS LAST LIMIT 5",
+        "Query",
+        lambda t, s: pages(
+            t.client,
+            s,
+            "query",
+            TableName=t.docs,
+            IndexName="by_edited",
+            KeyConditionExpression="PK = :p",
+            ExpressionAttributeValues={":p": S("acct#1")},
+            ScanIndexForward=False,
+            Limit=5,
+            stop_after=5,
+        ),
+        index="by_edited",
+        request={"ScanIndexForward": False, "Limit": 5},
+    ),
+    Pattern(
         "COUNT(*) over a KEYS_ONLY GSI the WHERE implies",
         "SELECT COUNT(*) FROM {docs} WHERE attribute_exists(owner)",
         "Scan",

@@ -1391,6 +1391,10 @@ EXAMPLE_QUERIES = [
     "SELECT SK FROM drive WHERE PK = 'DRIVE#alice' AND name LIKE '%.pdf'",
     "SELECT SK, size FROM drive WHERE PK = 'DRIVE#alice' AND size = 0",
     "SELECT owner, SK FROM drive WHERE type = 'folder' AND NOT begins_with(SK, 'root/photos') ORDER BY owner, SK",
+    # issue 14: newest files through the sparse LSI, and the folders after them when short
+    "SELECT * FROM drive WHERE PK = 'DRIVE#alice' AND attribute_exists(modified) ORDER BY modified DESC LIMIT 5",
+    "SELECT PK, SK, modified FROM drive WHERE PK = 'DRIVE#carol' ORDER BY modified DESC NULLS LAST LIMIT 60",
+    "SELECT PK, SK FROM drive WHERE modified BETWEEN '2026-06-01' AND '2026-06-30T23:59:59Z'",
     # audit: newest-first reads and time windows on the sort key
     "SELECT * FROM audit WHERE PK = 'ACTOR#ana.silva' ORDER BY SK DESC LIMIT 5",
     "SELECT SK, action FROM audit WHERE PK = 'ACTOR#svc-backup' AND SK BETWEEN 'EVT#2026-03-10' AND 'EVT#2026-03-11'",
