@@ -589,7 +589,9 @@ def _price_by_partition(
             for b in live
             for c in b.items
         )
-        cand.bounded = pushed
+        # several branches are merged by a client-side sort, which would read a continuation
+        # every time: only one branch is continued
+        cand.bounded = pushed and not (cand.continued and len(live) > 1)
         cand.bound = per_branch * len(live)
         return
     everything = path.item_count or table.item_count or 1000
