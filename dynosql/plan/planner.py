@@ -51,6 +51,9 @@ class Options:
     # False for a backend (moto) that fails on valid projections of irregular items (a path
     # through a non-map, huge numbers): whole items are read instead (same cost)
     projections: bool = True
+    # False: a Scan reads the table, never a smaller index (TABLESAMPLE: its estimates scale
+    # by the table's item count, and an index's count may be unknown)
+    index_scans: bool = True
 
 
 @dataclass
@@ -91,7 +94,11 @@ def plan_select(statement: ast.Select, table: TableInfo, options: Options = Opti
     if statement.sample is not None:
         # the statement's own Scan, then sampled (a keyed statement refuses TABLESAMPLE)
         plan = apply_sample(
-            plan_select(dataclasses.replace(statement, sample=None), table, options),
+            plan_select(
+                dataclasses.replace(statement, sample=None),
+                table,
+                dataclasses.replace(options, index_scans=False),
+            ),
             statement.sample,
         )
         plan.statement = statement
@@ -655,7 +662,7 @@ def _cheapest_scan(
     on a tie (sizes unknown) an index smaller by construction (KEYS_ONLY or INCLUDE, or
     sparse: keyed on an attribute items may lack) is preferred, then the table."""
     scans = [_scan_candidate(statement, table, table.base, needed, options)]
-    for path in paths:
+    for path in paths if options.index_scans else ():
         if path.kind == "table" or _sparse_gaps(statement, path, table):
             continue
         if not _holds_all(path, table, needed, statement):
