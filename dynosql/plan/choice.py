@@ -14,7 +14,9 @@ The rule is minimax regret in read units, which are money: the bounded read can 
 partition read by at most B - U(n) (a partition of just n items), and the partition read can
 overspend the bounded one by at most U(N) - B (one partition holding all N items of its path).
 The bounded read is chosen unless its worst overspend is the larger one. Without a fetch B is
-at most U(n) and the bounded read always wins; with a fetch it wins except on small tables.
+about U(n) (n entries against n items) and the bounded read wins; with a fetch it wins except
+where the LIMIT is large for the table. A read continued with the rows its sparse index lacks
+(ORDER BY … NULLS LAST) can waste its whole bound, so it is compared as ``Range(0, U(N))``.
 """
 
 from __future__ import annotations
