@@ -478,6 +478,18 @@ def test_sql_text_of_residuals() -> None:
     )
 
 
+def test_explain_shows_the_continuation() -> None:
+    """EXPLAIN prints the read that runs only when the LSI's rows fall short of LIMIT."""
+    from dynosql.explain import explain_lines
+
+    sql = "SELECT SK FROM drive WHERE PK = 'a' ORDER BY modified DESC NULLS LAST LIMIT 5"
+    lines = explain_lines(plan_case(Case("f", 1, "r", sql, None)))
+    at = lines.index("then, only if fewer rows than LIMIT came back:")
+    assert lines[1 + at] == "  Query drive"
+    assert any("attribute_not_exists(#modified)" in line for line in lines[at:])
+    assert lines[0] == "Query drive.by_modified"
+
+
 # --- maintenance: print or fill expectations ---------------------------------------------------
 
 
