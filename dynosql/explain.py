@@ -34,6 +34,9 @@ def explain_lines(plan: Plan) -> list[str]:
     if plan.fetch is not None:
         lines.append("then, for the items found (keys filled in, 100 a call):")
         lines.extend("  " + line for line in plan.fetch.code().splitlines())
+    if plan.then is not None:
+        lines.append("then, only if fewer rows than LIMIT came back:")
+        lines.extend("  " + line for line in explain_lines(plan.then))
     if plan.steps:
         lines.append("client-side:")
         lines.extend(f"  - {step}" for step in plan.steps)

@@ -460,6 +460,8 @@ class Session:
         `stats` and, once the items are consumed (or abandoned), to the session's total."""
         try:
             yield from self.executor().items(plan, stats)
+            if plan.then is not None:  # reached only when the rows fell short of LIMIT
+                yield from self.executor().items(plan.then, stats)
         finally:
             self.total_capacity += stats.capacity
 

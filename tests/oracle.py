@@ -319,6 +319,9 @@ def order_key(select: ast.Select, values: Iterable[Any]) -> tuple:
     """The sort key of a row from the values of its ORDER BY expressions, in order."""
     parts = []
     for order, v in zip(select.order_by, values, strict=True):
+        if order.nulls:  # NULLS FIRST / LAST: missing values and stored NULLs at that end
+            absent = v is ABSENT or v is None
+            parts.append(absent if order.nulls == "LAST" else not absent)
         k = value_order(v)
         parts.append(Reverse(k) if order.desc else k)
     return tuple(parts)

@@ -67,6 +67,8 @@ def doc_items() -> list[dict[str, Any]]:
                 item["body"] = _text(rng, rng.randint(5000, 9000))  # over 4 KB
             elif n % 3 == 0:
                 item["body"] = _text(rng, rng.randint(10, 60))  # tiny
+            if n % 3:  # sparse: the KEYS_ONLY LSI by_edited holds two items in three
+                item["edited"] = f"2026-07-{1 + n % 28:02d}T{n % 24:02d}:00:00Z"
             if n % 4 == 0:
                 item["owner"] = "bob"
             elif n % 4 == 1:
@@ -113,7 +115,7 @@ def tables(dynalite_backend: Backend) -> Iterator[Tables]:
         KeySchema=_schema("PK", "SK"),
         AttributeDefinitions=[
             {"AttributeName": n, "AttributeType": "S"}
-            for n in ("PK", "SK", "updated", "status", "owner")
+            for n in ("PK", "SK", "updated", "status", "owner", "edited")
         ],
         BillingMode="PAY_PER_REQUEST",
         LocalSecondaryIndexes=[
@@ -121,7 +123,12 @@ def tables(dynalite_backend: Backend) -> Iterator[Tables]:
                 "IndexName": "by_updated",
                 "KeySchema": _schema("PK", "updated"),
                 "Projection": {"ProjectionType": "ALL"},
-            }
+            },
+            {
+                "IndexName": "by_edited",
+                "KeySchema": _schema("PK", "edited"),
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            },
         ],
         GlobalSecondaryIndexes=[
             {
@@ -218,6 +225,7 @@ class Pattern:
     request: dict[str, Any] = field(default_factory=dict)  # params the first request must carry
     fetch: bool = False
     consistent: bool = False
+    rows: int | None = None  # rows expected, when they are not the items read (GROUP BY)
 
 
 def _newest(t: Tables, s: Spent) -> None:
@@ -249,6 +257,25 @@ def _keys_only_fetch(t: Tables, s: Spent) -> None:
     s.capacity, s.calls = found.capacity, found.calls
     keys = [{"PK": i["PK"], "SK": i["SK"]} for i in found.items]
     batch_get(t.client, s, t.docs, keys)
+
+
+def _newest_edited(t: Tables, s: Spent) -> None:
+    """The KEYS_ONLY LSI in descending order with Limit 5, then one BatchGetItem of the five."""
+    found = Spent()
+    pages(
+        t.client,
+        found,
+        "query",
+        TableName=t.docs,
+        IndexName="by_edited",
+        KeyConditionExpression="PK = :p",
+        ExpressionAttributeValues={":p": S("acct#1")},
+        ScanIndexForward=False,
+        Limit=5,
+        stop_after=5,
+    )
+    s.capacity, s.calls = found.capacity, found.calls
+    batch_get(t.client, s, t.docs, [{"PK": i["PK"], "SK": i["SK"]} for i in found.items])
 
 
 PATTERNS = [
@@ -568,6 +595,64 @@ PATTERNS = [
         ),
         request={"Select": "COUNT"},
     ),
+    Pattern(
+        "newest N through a sparse KEYS_ONLY LSI: Limit, then fetch",
+        "SELECT * FROM {docs} WHERE PK = 'acct#1' AND attribute_exists(edited) "
+        "ORDER BY edited DESC LIMIT 5",
+        "Query",
+        _newest_edited,
+        index="by_edited",
+        fetch=True,
+        request={"ScanIndexForward": False, "Limit": 5},
+    ),
+    Pattern(
+        "NULLS LAST through a sparse KEYS_ONLY LSI: Limit, the rest never read",
+        "SELECT PK, SK, edited FROM {docs} WHERE PK = 'acct#1' "
+        "ORDER BY edited DESC NULLS LAST LIMIT 5",
+        "Query",
+        lambda t, s: pages(
+            t.client,
+            s,
+            "query",
+            TableName=t.docs,
+            IndexName="by_edited",
+            KeyConditionExpression="PK = :p",
+            ExpressionAttributeValues={":p": S("acct#1")},
+            ScanIndexForward=False,
+            Limit=5,
+            stop_after=5,
+        ),
+        index="by_edited",
+        request={"ScanIndexForward": False, "Limit": 5},
+    ),
+    Pattern(
+        "COUNT(*) over a KEYS_ONLY GSI the WHERE implies",
+        "SELECT COUNT(*) FROM {docs} WHERE attribute_exists(owner)",
+        "Scan",
+        lambda t, s: pages(
+            t.client, s, "scan", TableName=t.docs, IndexName="by_owner", Select="COUNT"
+        ),
+        index="by_owner",
+        request={"Select": "COUNT"},
+    ),
+    Pattern(
+        "GROUP BY over a KEYS_ONLY GSI the WHERE implies",
+        "SELECT owner, COUNT(*) AS n FROM {docs} WHERE owner >= 'a' GROUP BY owner",
+        "Scan",
+        lambda t, s: pages(
+            t.client,
+            s,
+            "scan",
+            TableName=t.docs,
+            IndexName="by_owner",
+            FilterExpression="#o >= :a",
+            ExpressionAttributeNames={"#o": "owner"},
+            ExpressionAttributeValues={":a": S("a")},
+            ProjectionExpression="#o",
+        ),
+        index="by_owner",
+        rows=2,
+    ),
 ]
 
 
@@ -600,6 +685,8 @@ def test_capacity_equals_hand_written(tables: Tables, pattern: Pattern) -> None:
     if pattern.sql.startswith("SELECT COUNT(*)"):
         assert spent.count > 0
         assert rows == [{"COUNT(*)": Decimal(spent.count)}]
+    elif pattern.rows is not None:
+        assert len(rows) == pattern.rows
     else:
         assert len(rows) == len(spent.items), "dynosql read other items than the hand-written"
 
@@ -611,3 +698,30 @@ def test_the_corpus_spans_pages_and_units(tables: Tables) -> None:
     assert spent.calls >= 2, "the table fits one Scan page: the pagination goes untested"
     sizes = [values.item_size(values.decode_item(i)) for i in spent.items]
     assert any(s > 4096 for s in sizes) and any(s < 400 for s in sizes)
+
+
+def test_index_plans_cost_less_than_the_table_reads_they_replace(tables: Tables) -> None:
+    """The new plans pay: the bounded LSI read (with its fetches) costs less than the whole
+    partition it replaces, and the KEYS_ONLY GSI Scan less than the table Scan."""
+    session = Session(tables.client)
+    newest = session.execute(
+        f"SELECT * FROM {tables.docs} WHERE PK = 'acct#1' AND attribute_exists(edited) "
+        "ORDER BY edited DESC LIMIT 5"
+    )
+    assert len(newest.all()) == 5
+    partition = Spent()
+    pages(
+        tables.client,
+        partition,
+        "query",
+        TableName=tables.docs,
+        KeyConditionExpression="PK = :p",
+        ExpressionAttributeValues={":p": S("acct#1")},
+    )
+    assert newest.stats.capacity < partition.capacity, (newest.stats.capacity, partition)
+
+    count = session.execute(f"SELECT COUNT(*) FROM {tables.docs} WHERE attribute_exists(owner)")
+    assert count.all()
+    table = Spent()
+    pages(tables.client, table, "scan", TableName=tables.docs, Select="COUNT")
+    assert count.stats.capacity < table.capacity, (count.stats.capacity, table.capacity)

@@ -1145,6 +1145,97 @@ def test_access_paths(world: World, label: str, sql: str, operation: str) -> Non
     assert operation in result.stats.operations[0], result.stats.operations
 
 
+# Issue 14's cheaper plans: an index read in its sort key's order with Limit, and a Scan of a
+# smaller index, answer exactly what reading the table would (rows that lack the index's key
+# included: 30% of the items have no rank, 40% no owner). The index the plan must read, where
+# the choice does not depend on the backend's size figures (None: the table; ...: either).
+INDEX_ORDER_PLANS = [
+    (
+        "SELECT * FROM {t} WHERE pk = 'p1' AND attribute_exists(rank) ORDER BY rank DESC LIMIT 2",
+        ...,
+    ),
+    ("SELECT pk, sk, rank FROM {t} WHERE pk = 'p2' AND rank >= 0 ORDER BY rank LIMIT 3", "by_rank"),
+    (
+        "SELECT sk, rank, name FROM {t} WHERE pk = 'p4' AND rank < 5 ORDER BY rank DESC LIMIT 4",
+        "by_rank",
+    ),
+    # rows without rank come first in DESC order (the table is read), and last ascending or
+    # with NULLS LAST: by_rank in order, then the rows without rank if it falls short
+    ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank DESC LIMIT 5", None),
+    ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank LIMIT 30", "by_rank"),
+    ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank DESC NULLS LAST LIMIT 5", "by_rank"),
+    (
+        "SELECT pk, sk, name FROM {t} WHERE pk = 'p1' ORDER BY rank DESC NULLS LAST LIMIT 40",
+        ...,
+    ),
+    ("SELECT * FROM {t} WHERE pk = 'p2' ORDER BY rank DESC NULLS LAST LIMIT 28", ...),
+    ("SELECT sk, rank FROM {t} WHERE pk = 'p3' ORDER BY rank NULLS FIRST LIMIT 5", None),
+    ("SELECT DISTINCT pk FROM {t} WHERE owner IN ('ann', 'cy') OR owner > 'b'", ...),
+    ("SELECT pk, sk FROM {t} WHERE cat > 'a' AND ts BETWEEN 3 AND 30", "by_cat"),
+]
+
+
+@pytest.mark.parametrize(("sql", "index"), INDEX_ORDER_PLANS)
+def test_index_order_plans(world: World, sql: str, index: Any) -> None:
+    table = world.tables["ix"]
+    case = Case(table, sql.format(t=table.name), {})
+    if index is not ...:
+        assert world.session.plan(parse(case.sql)).access.name == index
+    assert check(world, case) is not None, "the backend disagrees with DynamoDB's rules"
+
+
+def test_nulls_last_reads_the_rest_only_when_short(world: World) -> None:
+    """ORDER BY rank (missing last) through the sparse LSI: with LIMIT at most the ranked rows
+    of the partition, only the LSI is read; past them, the rows without rank follow."""
+    table = world.tables["ix"]
+    ranked = sum(1 for i in table.items if i["pk"] == "p3" and "rank" in i)
+    unranked = sum(1 for i in table.items if i["pk"] == "p3" and "rank" not in i)
+    assert ranked >= 3 and unranked >= 3
+    sql = f"SELECT pk, sk, rank FROM {table.name} WHERE pk = 'p3' ORDER BY rank LIMIT {{n}}"
+    enough = check(world, Case(table, sql.format(n=ranked), {}))
+    assert enough is not None
+    assert enough.stats.operations == [f"Query {table.name}.by_rank"]
+    short = check(world, Case(table, sql.format(n=ranked + 2), {}))
+    assert short is not None
+    assert short.stats.operations == [f"Query {table.name}.by_rank", f"Query {table.name}"]
+
+
+# (group-by attribute or None, WHERE or None, the index read): COUNT(*) per group, checked
+# against the predicate oracle's rows counted here
+INDEX_COUNT_PLANS = [
+    ("owner", "attribute_exists(owner)", "by_owner"),
+    ("cat", "cat > 'a' AND ts > 3", "by_cat"),
+    (None, "rank > 1", "by_rank"),
+    ("pk", "rank BETWEEN 0 AND 7", "by_rank"),
+    ("owner", None, None),
+    (None, "attribute_exists(rank) OR attribute_exists(cat)", None),
+]
+
+
+@pytest.mark.parametrize(("by", "where", "index"), INDEX_COUNT_PLANS)
+def test_index_count_plans(world: World, by: str | None, where: str | None, index: Any) -> None:
+    table = world.tables["ix"]
+    clause = f" WHERE {where}" if where else ""
+    group = f" GROUP BY {by}" if by else ""
+    sql = f"SELECT {by + ', ' if by else ''}COUNT(*) AS n FROM {table.name}{clause}{group}"
+    assert world.session.plan(parse(sql)).access.name == index
+    extra = f", {by}" if by and by not in ("pk", "sk") else ""
+    rows_sql = f"SELECT pk, sk{extra} FROM {table.name}{clause}"
+    rows = oracle.evaluate(parse(rows_sql), table.items, {}).rows
+    want: dict[Any, int] = {}
+    for row in rows:
+        key = oracle.canonical(row[by]) if by and by in row else None
+        want[key] = want.get(key, 0) + 1
+    got = {
+        (oracle.canonical(r[by]) if by and by in r else None): int(r["n"])
+        for r in world.session.execute(sql).all()
+    }
+    if not by and not want:
+        want = {None: 0}
+    assert got == want
+    assert sum(want.values()) < len(table.items) or not where
+
+
 # --- fixed data -----------------------------------------------------------------------------------
 
 TINY = [
@@ -1300,6 +1391,10 @@ EXAMPLE_QUERIES = [
     "SELECT SK FROM drive WHERE PK = 'DRIVE#alice' AND name LIKE '%.pdf'",
     "SELECT SK, size FROM drive WHERE PK = 'DRIVE#alice' AND size = 0",
     "SELECT owner, SK FROM drive WHERE type = 'folder' AND NOT begins_with(SK, 'root/photos') ORDER BY owner, SK",
+    # issue 14: newest files through the sparse LSI, and the folders after them when short
+    "SELECT * FROM drive WHERE PK = 'DRIVE#alice' AND attribute_exists(modified) ORDER BY modified DESC LIMIT 5",
+    "SELECT PK, SK, modified FROM drive WHERE PK = 'DRIVE#carol' ORDER BY modified DESC NULLS LAST LIMIT 60",
+    "SELECT PK, SK FROM drive WHERE modified BETWEEN '2026-06-01' AND '2026-06-30T23:59:59Z'",
     # audit: newest-first reads and time windows on the sort key
     "SELECT * FROM audit WHERE PK = 'ACTOR#ana.silva' ORDER BY SK DESC LIMIT 5",
     "SELECT SK, action FROM audit WHERE PK = 'ACTOR#svc-backup' AND SK BETWEEN 'EVT#2026-03-10' AND 'EVT#2026-03-11'",

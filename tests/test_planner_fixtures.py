@@ -199,6 +199,8 @@ def view(plan: Plan) -> dict[str, Any]:
         "count_only": plan.count_only,
         "max_items": [r.max_items for r in plan.requests],
         "sample": d.get("sample"),
+        # the continuation's requests (ORDER BY … NULLS LAST over a sparse LSI)
+        "then": None if plan.then is None else view(plan.then)["requests"],
     }
     if plan.operation == "BatchGetItem":
         out["keys_per_request"] = [
@@ -217,6 +219,7 @@ DEFAULTED = (
     "dedupe",
     "count_only",
     "max_items",
+    "then",
 )
 # Emitted by --fill unless the case names its own focus.
 EMITTED = ("operation", "index", "requests", "client_steps", *DEFAULTED)
@@ -233,6 +236,7 @@ def default_of(key: str, actual: dict[str, Any]) -> Any:
         "dedupe": False,
         "count_only": False,
         "max_items": [None] * n,
+        "then": None,
     }[key]
 
 
@@ -473,6 +477,18 @@ def test_sql_text_of_residuals() -> None:
         "a = 'it''s' AND (b > 1.5 OR NOT (c IS NULL)) AND x LIKE '%y'"
         " AND size(d) BETWEEN 1 AND 2 AND e IN (TRUE, NULL) AND contains(f.g[1], 'h')"
     )
+
+
+def test_explain_shows_the_continuation() -> None:
+    """EXPLAIN prints the read that runs only when the LSI's rows fall short of LIMIT."""
+    from dynosql.explain import explain_lines
+
+    sql = "SELECT SK FROM drive WHERE PK = 'a' ORDER BY modified DESC NULLS LAST LIMIT 5"
+    lines = explain_lines(plan_case(Case("f", 1, "r", sql, None)))
+    at = lines.index("then, only if fewer rows than LIMIT came back:")
+    assert lines[1 + at] == "  Query drive"
+    assert any("attribute_not_exists(#modified)" in line for line in lines[at:])
+    assert lines[0] == "Query drive.by_modified"
 
 
 # --- maintenance: print or fill expectations ---------------------------------------------------

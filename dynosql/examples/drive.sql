@@ -24,6 +24,18 @@ WHERE PK = 'DRIVE#alice' AND begins_with(SK, 'root/photos/')
 -- after 10. Only files are in the index, so no folder shows up.
 SELECT SK, modified FROM drive.by_modified WHERE PK = 'DRIVE#alice' ORDER BY modified DESC LIMIT 10;
 
+-- The same without naming the index: folders have no `modified`, and NULLS LAST puts them after
+-- every file, so the planner reads the LSI in order (Limit 10) and would read the folders only
+-- if fewer than 10 files came back. (Without NULLS LAST, folders come first in DESC order and
+-- the whole partition is read.)
+SELECT SK, modified FROM drive WHERE PK = 'DRIVE#alice' ORDER BY modified DESC NULLS LAST LIMIT 10;
+
+-- The same without naming the index: folders have no `modified`, and NULLS LAST puts them after
+-- every file, so the planner reads the LSI in order (Limit 10) and would read the folders only
+-- if fewer than 10 files came back. (Without NULLS LAST, folders come first in DESC order and
+-- the whole partition is read.)
+SELECT SK, modified FROM drive WHERE PK = 'DRIVE#alice' ORDER BY modified DESC NULLS LAST LIMIT 10;
+
 -- What changed in June: a BETWEEN on the LSI's sort key (ISO-8601 strings sort as time).
 SELECT SK, modified
 FROM drive.by_modified

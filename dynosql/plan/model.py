@@ -120,6 +120,9 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)  # client-side steps, in words
     sample: SampleSpec | None = None  # TABLESAMPLE / SAMPLE: only these segments are read
+    # read only when this plan's rows fall short of LIMIT: the items its (sparse) index cannot
+    # hold, which sort after every row this plan reads (planner: ORDER BY … NULLS LAST)
+    then: Plan | None = None
 
     @property
     def is_scan(self) -> bool:
@@ -159,6 +162,7 @@ class Plan:
             else {"operation": "BatchGetItem", "params": _jsonable(self.fetch.params)},
             "segments": self.segments,
             **({"sample": self.sample.document()} if self.sample is not None else {}),
+            **({"then": self.then.document()} if self.then is not None else {}),
             "client_steps": list(self.steps),
             "warnings": list(self.warnings),
             "estimate": {

@@ -21,6 +21,7 @@ from ..errors import PlanError
 from ..evaluate.aggregate import collect_aggregates
 from ..sql import ast
 from . import keys as K
+from .choice import Range, bounded_wins
 from .cost import read_units
 from .expressions import (
     MAX_EXPRESSION_BYTES,
@@ -50,6 +51,9 @@ class Options:
     # False for a backend (moto) that fails on valid projections of irregular items (a path
     # through a non-map, huge numbers): whole items are read instead (same cost)
     projections: bool = True
+    # False: a Scan reads the table, never a smaller index (TABLESAMPLE: its estimates scale
+    # by the table's item count, and an index's count may be unknown)
+    index_scans: bool = True
 
 
 @dataclass
@@ -75,6 +79,14 @@ class _Candidate:
     serves_order: bool
     rank: int
     notes: list[str] = field(default_factory=list)
+    # read in the ORDER BY's order with its LIMIT pushed down: costs at most `bound`,
+    # whatever the partition holds (plan/choice.py)
+    bounded: bool = False
+    bound: Decimal = Decimal(0)
+    # a read that sorts client-side under ORDER BY … LIMIT: what it costs by partition size
+    range: Range | None = None
+    # a sparse LSI read in order, continued with the items it lacks if it falls short
+    continued: bool = False
 
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
@@ -82,7 +94,11 @@ def plan_select(statement: ast.Select, table: TableInfo, options: Options = Opti
     if statement.sample is not None:
         # the statement's own Scan, then sampled (a keyed statement refuses TABLESAMPLE)
         plan = apply_sample(
-            plan_select(dataclasses.replace(statement, sample=None), table, options),
+            plan_select(
+                dataclasses.replace(statement, sample=None),
+                table,
+                dataclasses.replace(options, index_scans=False),
+            ),
             statement.sample,
         )
         plan.statement = statement
@@ -122,12 +138,14 @@ def plan_select(statement: ast.Select, table: TableInfo, options: Options = Opti
                 "items without them are not read"
             )
     if candidates:
-        best = min(candidates, key=lambda c: (c.rcu, not c.serves_order, c.rank))
+        best = _choose(candidates)
+    elif statement.index is not None:
+        best = _scan_candidate(statement, table, paths[0], needed, options)
     else:
-        best = _scan_candidate(
-            statement, table, paths[0] if statement.index else table.base, needed, options
-        )
+        best = _cheapest_scan(statement, table, paths, needed, options)
     plan = _build(statement, table, best, needed, options)
+    if best.continued:
+        _continue_with_missing(plan, statement, options)
     plan.warnings[:0] = notes
     if plan.is_scan:
         plan.warnings.insert(0, _scan_warning(statement, table, plan, options))
@@ -462,8 +480,12 @@ def _keyed_candidate(
     needed: list[ast.Path] | None,
     options: Options,
 ) -> _Candidate | None:
-    if path.kind != "table" and statement.index is None and _sparse_gaps(statement, path, table):
-        return None
+    continued = False
+    if path.kind != "table" and statement.index is None:
+        gaps = _sparse_gaps(statement, path, table)
+        continued = bool(gaps) and _missing_sort_last(statement, path, gaps)
+        if gaps and not continued:
+            return None
     found = _branches(statement, path)
     if found is None:
         return None
@@ -504,9 +526,102 @@ def _keyed_candidate(
                 Decimal(0),
             )
     rank = {"table": 0, "lsi": 1, "gsi": 2}[path.kind]
+    if path.kind == "lsi" and path.projection != "ALL" and not fetch:
+        # the LSI holds only the partition's items that have its sort key (the WHERE implies
+        # it, or the candidate would not exist), in entries smaller than the items: it never
+        # reads more than the table, so it wins a tie (sizes unknown: moto, dynalite)
+        rank = -1
     if not live:
         operation, est_items, rcu = "Nothing", 0, Decimal(0)
-    return _Candidate(path, operation, branches, disjoint, fetch, est_items, rcu, serves, rank)
+    cand = _Candidate(path, operation, branches, disjoint, fetch, est_items, rcu, serves, rank)
+    cand.continued = continued
+    _price_by_partition(cand, statement, table, live, options)
+    return cand
+
+
+def _missing_sort_last(statement: ast.Select, path: IndexInfo, gaps: list[str]) -> bool:
+    """`ORDER BY sk [ASC | DESC NULLS LAST] LIMIT n` on an LSI whose only gap is its sort key
+    sk: items without sk (not in the LSI) sort after every item with it, so the LSI read in
+    order answers, and the rest of the partition is read only if it gives fewer than n rows.
+    (A GSI's missing items could only be found by a Scan.)"""
+    if path.kind != "lsi" or gaps != [path.keys.sk] or statement.limit is None:
+        return False
+    if statement.is_aggregate or statement.distinct or len(statement.order_by) != 1:
+        return False
+    order = statement.order_by[0]
+    last = order.nulls == "LAST" or (order.nulls is None and not order.desc)
+    return last and _serves_order(statement, path)
+
+
+def _continue_with_missing(plan: Plan, statement: ast.Select, options: Options) -> None:
+    """The read of the items the plan's LSI lacks (no sort key), for when its rows fall short
+    of LIMIT; they all tie on the ORDER BY (missing), after every row the LSI gave."""
+    sk = plan.access.keys.sk or ""
+    absent = ast.Function("attribute_not_exists", _attr(sk))
+    where = absent if statement.where is None else ast.And((statement.where, absent))
+    plan.then = plan_select(replace(statement, where=where, order_by=()), plan.table, options)
+    step = (
+        f"if fewer than {statement.limit} rows came back, the items without {sk} (index "
+        f"{plan.access.name} does not hold them; they sort last): {plan.then.label}"
+    )
+    at = len(plan.steps) - 1 if plan.steps[-1:] and plan.steps[-1].startswith("stop") else None
+    plan.steps.insert(len(plan.steps) if at is None else at, step)
+
+
+def _price_by_partition(
+    cand: _Candidate,
+    statement: ast.Select,
+    table: TableInfo,
+    live: list[_Branch],
+    options: Options,
+) -> None:
+    """Under ORDER BY … LIMIT n, what a Query's cost can be whatever the partition holds:
+    the bound of a read in key order with Limit n, or the range of a read sorted client-side
+    (plan/choice.py decides between them)."""
+    if cand.operation != "Query" or statement.limit is None or not statement.order_by:
+        return
+    if statement.is_aggregate or statement.distinct:
+        return
+    path = cand.path
+    n = max(1, statement.limit)
+    consistent = options.consistent and path.kind != "gsi"
+    size = _avg_size(path, table)
+    fetch = _rcu(1, table.average_item_size, options.consistent) if cand.fetch else Decimal(0)
+    per_branch = _rcu(n, size, consistent) + n * fetch
+    if cand.serves_order:
+        # every conjunct is the key condition or implied by the path: no filter, so Limit n
+        # is sent and n items are read at most
+        pushed = all(
+            _implied_by_path(c, path, table) or _served_by_key(c, b, path)
+            for b in live
+            for c in b.items
+        )
+        # several branches are merged by a client-side sort, which would read a continuation
+        # every time: only one branch is continued
+        cand.bounded = pushed and not (cand.continued and len(live) > 1)
+        cand.bound = per_branch * len(live)
+        return
+    everything = path.item_count or table.item_count or 1000
+    cand.range = Range(
+        per_branch * len(live), _rcu(everything, size, consistent) + everything * fetch
+    )
+
+
+def _choose(candidates: list[_Candidate]) -> _Candidate:
+    """The cheapest candidate by estimate, unless it sorts a partition client-side under
+    ORDER BY … LIMIT and a read in key order bounded by LIMIT is the safer price."""
+    plain = [c for c in candidates if not c.continued] or candidates
+    best = min(plain, key=lambda c: (c.rcu, not c.serves_order, c.rank))
+    if best.range is None:
+        return best
+    # a continued read can overspend by its whole bound (when the rest is read after it)
+    safe = [
+        c
+        for c in candidates
+        if c.bounded
+        and bounded_wins(c.bound, Range(Decimal(0), best.range.most) if c.continued else best.range)
+    ]
+    return min(safe, key=lambda c: (c.bound, c.rank)) if safe else best
 
 
 def _serves_order(statement: ast.Select, path: IndexInfo) -> bool:
@@ -531,6 +646,32 @@ def _scan_candidate(
     fetch = not _holds_all(path, table, needed, statement)
     branch = _Branch(K.conjuncts(statement.where))
     return _Candidate(path, "Scan", [branch], True, fetch, items, rcu, False, 9)
+
+
+def _cheapest_scan(
+    statement: ast.Select,
+    table: TableInfo,
+    paths: list[IndexInfo],
+    needed: list[ast.Path] | None,
+    options: Options,
+) -> _Candidate:
+    """The Scan of the smallest path that holds every item the WHERE can match (the WHERE
+    implies the index's keys: an index holds only items that have them) and every attribute
+    the statement needs. An index entry holds a subset of its item's attributes and a sparse
+    index a subset of the items, so such an index never costs more to Scan than the table;
+    on a tie (sizes unknown) an index smaller by construction (KEYS_ONLY or INCLUDE, or
+    sparse: keyed on an attribute items may lack) is preferred, then the table."""
+    scans = [_scan_candidate(statement, table, table.base, needed, options)]
+    for path in paths if options.index_scans else ():
+        if path.kind == "table" or _sparse_gaps(statement, path, table):
+            continue
+        if not _holds_all(path, table, needed, statement):
+            continue
+        cand = _scan_candidate(statement, table, path, needed, options)
+        sparse = any(name not in table.keys.names for name in path.keys.names)
+        cand.rank = -1 if path.projection != "ALL" or sparse else 10
+        scans.append(cand)
+    return min(scans, key=lambda c: (c.rcu, c.rank))
 
 
 # --- building the requests ---------------------------------------------------------------------
