@@ -69,6 +69,7 @@ class LocalDynamo:
         self.loaded: dict[str, int] = {}
         self.load_seconds = 0.0
         self._server: Any = None
+        self._boto: Any = None  # one boto3 session: its clients share the loaded service model
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -139,8 +140,9 @@ class LocalDynamo:
 
         config.setdefault("max_pool_connections", 16)
         config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
-        session = boto3.session.Session()
-        return session.client(
+        if self._boto is None:
+            self._boto = boto3.session.Session()
+        return self._boto.client(
             "dynamodb",
             endpoint_url=self.endpoint_url,
             region_name=self.region,
