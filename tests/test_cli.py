@@ -972,8 +972,10 @@ def check_remote_run(run: Run, table: str, backend_name: str) -> None:
     # which dynosql recognises and replaces by its own labelled estimate
     footer = next(line for line in run.err_lines if "GetItem" in line)
     capacity = r"~\d+(\.\d+)? RCU est\." if backend_name == "moto" else r"\d+(\.\d+)? RCU"
+    # the item read whole: its DynamoDB size (names, a 38-digit number, UTF-8, a set) is shown
     assert re.fullmatch(
-        rf"1 row · GetItem {table} · 1 items scanned · {capacity} · {FOOTER_TIME}", footer
+        rf"1 row · GetItem {table} · 1 items scanned · 58 bytes · {capacity} · {FOOTER_TIME}",
+        footer,
     ), footer
 
 
