@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import ExecutionError
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -62,11 +64,16 @@ MOTO = Capabilities(
 )
 
 
-class ProjectionRefused(Exception):
-    """moto answered a request carrying a ProjectionExpression with its HTTP 500 page."""
+class ProjectionRefused(ExecutionError):
+    """moto answered a request carrying a ProjectionExpression with its HTTP 500 page. The
+    executor sends the request again without it; anywhere else it is a one-line error."""
 
-    def __str__(self) -> str:
-        return "the server (moto) failed to project the items of this request"
+    def __init__(self) -> None:
+        super().__init__(
+            "the server (moto) failed to project the items of this request (it cannot project "
+            "items holding a number beyond boto3's decimal context, or a path through a value "
+            "that is not a map)"
+        )
 
 
 def install(client: Any) -> None:
