@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # faultproxy, for the retry section
 from server import CREDENTIALS, REGION, Dynalite, create_export_table  # noqa: E402
 
 README = HERE / "README.md"
+SPEED_SMALL = "speed_small"  # a fifth of the speed table, for the memory figure
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 SECTIONS = ("read", "export", "plan", "memory", "startup", "retry", "speed")
 
@@ -600,7 +601,22 @@ def cpu_of(runs: int, fn: Callable[[], Any]) -> float:
     return statistics.median(once() for _ in range(runs))
 
 
-def bench_speed(server: Dynalite, runs: int, table: str) -> dict:
+def bench_speed(server: Dynalite, runs: int, table: str, before: str | None) -> dict:
+    """The speed figures of this tree and, with `before` (a checkout of an earlier commit),
+    of that tree too, in a child process against the same server and data: side by side in
+    one run, each dynosql against raw boto3 in its own process."""
+    out = {"after": speed_figures(server.url, runs, table)}
+    if before:
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            env = {**cli_env(), "PYTHONPATH": before}
+            cmd = [sys.executable, __file__, "--speed-child", server.url, "--runs", str(runs)]
+            subprocess.run([*cmd, "--json", f.name], env=env, check=True)
+            out["before"] = json.loads(Path(f.name).read_text())
+        out["before_tree"] = before
+    return out
+
+
+def speed_figures(url: str, runs: int, table: str) -> dict:
     import collections
 
     import raw_export
@@ -612,7 +628,7 @@ def bench_speed(server: Dynalite, runs: int, table: str) -> dict:
     parse_module = importlib.import_module("dynosql.sql.parse")  # the module, not the function
 
     def session(fast: bool = True, **settings: Any) -> Session:
-        s = Session(make_client(endpoint_url=server.url, credentials=("bench", "bench")))
+        s = Session(make_client(endpoint_url=url, credentials=("bench", "bench")))
         if not fast:  # the botocore parser, as before dynosql/wire.py
             for op in wire.OPERATIONS:
                 s.client.meta.events.unregister(
@@ -622,7 +638,7 @@ def bench_speed(server: Dynalite, runs: int, table: str) -> dict:
             s.set(name, str(value))
         return s
 
-    client = server.client()
+    client = make_client(endpoint_url=url, credentials=("bench", "bench"))
 
     def raw_group() -> None:
         counts: collections.Counter = collections.Counter()
@@ -639,8 +655,8 @@ def bench_speed(server: Dynalite, runs: int, table: str) -> dict:
         s = session(fast, **settings)
         return lambda: s.execute(group_sql).all()
 
-    def hot_keys() -> Callable[[], None]:
-        s = session()
+    def hot_keys(**settings: Any) -> Callable[[], None]:
+        s = session(**settings)
         return lambda: s.execute(f"SHOW HOT KEYS FROM {table} LIMIT 20").all()
 
     def raw_export_lines() -> None:
@@ -665,6 +681,12 @@ def bench_speed(server: Dynalite, runs: int, table: str) -> dict:
     out["group_botocore"] = cpu_of(runs, ours_group(fast=False))
     out["group_segments"] = cpu_of(runs, ours_group(segments=8))
     out["hot_keys"] = cpu_of(runs, hot_keys())
+    out["hot_keys_segments"] = cpu_of(runs, hot_keys(segments=8))
+    # Python's own peak (tracemalloc), one run each: a fifth of the table, and all of it
+    small = f"SHOW HOT KEYS FROM {SPEED_SMALL} LIMIT 20"
+    s8 = session(segments=8)
+    out["hot_keys_memory_small"] = peak_python_mb(lambda: s8.execute(small).all())
+    out["hot_keys_memory"] = peak_python_mb(hot_keys(segments=8))
     out["raw_export"] = cpu_of(runs, raw_export_lines)
     out["export"] = cpu_of(runs, ours_export())
     out["export_botocore"] = cpu_of(runs, ours_export(fast=False))
@@ -707,7 +729,61 @@ def bench_speed(server: Dynalite, runs: int, table: str) -> dict:
 
     out["local"] = statistics.median(local(True) for _ in range(runs))
     out["local_http"] = statistics.median(local(False) for _ in range(runs))
+    # the whole command, as users run it (python start-up and imports included)
+    sql = "SELECT PK, SK FROM audit WHERE PK = 'ACTOR#ivan.petrov' LIMIT 3"
+    command = dynosql_cmd("--local", "-q", "-e", sql)
+    env = {**cli_env(), "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))}
+    out["local_cli"] = statistics.median(wall(command, env=env) for _ in range(max(3, runs)))
+    out.update(moto_reads(runs))
     return out
+
+
+def peak_python_mb(fn: Callable[[], Any]) -> float:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def moto_reads(runs: int, items: int = 5000) -> dict[str, float]:
+    """A GROUP BY over `items` items on the embedded moto against a paginator that projects
+    the key (wall time: moto serves from this process)."""
+    import collections
+
+    from dynosql.local import LocalDynamo
+    from dynosql.session import Session
+
+    with LocalDynamo() as dynamo:
+        client = dynamo.client()
+        create_export_table(client, "moto5k", items)
+
+        def raw() -> None:
+            counts: collections.Counter = collections.Counter()
+            paginator = client.get_paginator("scan")
+            for page in paginator.paginate(TableName="moto5k", ProjectionExpression="pk"):
+                for item in page["Items"]:
+                    counts[item["pk"]["S"]] += 1
+
+        session = Session(dynamo.client())
+        sql = "SELECT pk, COUNT(*) AS n FROM moto5k GROUP BY pk"
+        session.execute(sql).all()  # DescribeTable and the size sample, once
+
+        def ours() -> None:
+            session.execute(sql).all()
+
+        def timed(fn: Callable[[], None]) -> float:
+            started = time.perf_counter()
+            fn()
+            return time.perf_counter() - started
+
+        return {
+            "moto_group": statistics.median(timed(ours) for _ in range(runs)),
+            "moto_raw_group": statistics.median(timed(raw) for _ in range(runs)),
+        }
 
 
 # --- 6. retries exhausted -----------------------------------------------------------------------
@@ -954,44 +1030,81 @@ def report(results: dict, info: dict, runs: int) -> str:
     return "\n".join(lines)
 
 
-def speed_report(r: dict) -> list[str]:
-    def row(name: str, ours: float, base: float, goal: float, base_name: str) -> str:
-        ratio = ours / base
-        mark = "✅" if ratio <= goal else "❌"
-        return (
-            f"| {name} | {ours:.3f} s | {base:.3f} s ({base_name}) | {ratio:.2f}x {mark} "
-            f"(goal ≤ {goal}x) |"
-        )
+# (label, figure, baseline figure, goal as a ratio, what the baseline is); a figure missing
+# from an earlier tree's results is shown as –
+SPEED_ROWS = [
+    ("GROUP BY pk", "group", "raw_group", 0.8, "paginator + Counter"),
+    ("GROUP BY pk, botocore's parser", "group_botocore", "raw_group", None, "paginator + Counter"),
+    ("GROUP BY pk, --segments 8", "group_segments", "group", 1.05, "1 segment"),
+    ("SHOW HOT KEYS", "hot_keys", "group", 1.5, "the GROUP BY"),
+    ("SHOW HOT KEYS, --segments 8", "hot_keys_segments", "hot_keys", 1.05, "1 segment"),
+    ("jsonl export", "export", "raw_export", 0.8, "paginator + JSON lines"),
+    ("jsonl export, botocore's parser", "export_botocore", "raw_export", None, "paginator + JSON lines"),
+    ("point lookup statement", "point", "point_raw", 1.3, "get_item"),
+    ("point lookup, parsed each time", "point_uncached", "point_raw", None, "get_item"),
+    ("GROUP BY pk on moto, 5k items (wall)", "moto_group", "moto_raw_group", None, "paginator projecting pk"),
+]  # fmt: skip
 
-    return [
+
+def speed_report(speed: dict) -> list[str]:
+    after, before = speed["after"], speed.get("before")
+
+    def cell(r: dict | None, key: str, base: str, goal: float | None) -> str:
+        if r is None or key not in r or base not in r:
+            return "–"
+        ratio = r[key] / r[base]
+        mark = "" if goal is None else (" ✅" if ratio <= goal else " ❌")
+        return f"{r[key]:.3f} s / {r[base]:.3f} s = {ratio:.2f}x{mark}"
+
+    lines = [
         "### 7. Speed against the raw SDK: client CPU (issue 14)",
         "",
-        f"A {r['items']:,}-item table on dynalite; client CPU of this process (user + system, "
-        "from rusage), median of the runs. *Before* is the same dynosql with botocore's "
-        "response parser (what dynosql/wire.py replaced), measured in this run.",
-        "",
-        "| measurement | dynosql | compared with | ratio |",
-        "|---|---:|---:|---:|",
-        row("GROUP BY pk", r["group"], r["raw_group"], 0.8, "paginator + Counter"),
-        row("GROUP BY pk, before", r["group_botocore"], r["raw_group"], 0.8, "paginator + Counter"),
-        row("GROUP BY pk, --segments 8", r["group_segments"], r["group"], 1.05, "1 segment"),
-        row("SHOW HOT KEYS", r["hot_keys"], r["group"], 1.5, "the GROUP BY"),
-        row("jsonl export", r["export"], r["raw_export"], 0.8, "paginator + JSON lines"),
-        row(
-            "jsonl export, before",
-            r["export_botocore"],
-            r["raw_export"],
-            0.8,
-            "paginator + JSON lines",
+        f"A {after['items']:,}-item table on dynalite; client CPU of the measuring process (user "
+        "+ system, from rusage), median of the runs; each figure is divided by its baseline "
+        "measured in the same process. *Before* is "
+        + (
+            f"the tree at `{speed['before_tree']}` (an earlier commit), run in a child process "
+            "against the same server in the same run."
+            if before
+            else "not measured in this run (`--before DIR`)."
         ),
-        row("point lookup statement", r["point"], r["point_raw"], 1.3, "get_item"),
-        row("point lookup, parsed each time", r["point_uncached"], r["point_raw"], 1.3, "get_item"),
         "",
-        f"`--local` start-up (server + four example tables, in-process): {r['local']:.2f} s "
-        f"(goal ≤ 1.5 s); with the items written through BatchWriteItem over HTTP as before: "
-        f"{r['local_http']:.2f} s.",
+        "| measurement | baseline | goal | before | after |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for label, key, base, goal, base_name in SPEED_ROWS:
+        goal_text = f"≤ {goal}x" if goal is not None else ""
+        lines.append(
+            f"| {label} | {base_name} | {goal_text} | {cell(before, key, base, None)} | "
+            f"{cell(after, key, base, goal)} |"
+        )
+
+    def seconds(r: dict | None, key: str) -> str:
+        return "–" if r is None or key not in r else f"{r[key]:.2f} s"
+
+    def mb(r: dict | None, key: str) -> str:
+        return "–" if r is None or key not in r else f"{r[key]:.1f} MB"
+
+    lines += [
+        "",
+        "| `--local` | goal | before | after |",
+        "|---|---:|---:|---:|",
+        f"| server + four example tables, in-process (wall) | | {seconds(before, 'local')} | "
+        f"{seconds(after, 'local')} |",
+        f"| the same, items through BatchWriteItem over HTTP (wall) | | "
+        f"{seconds(before, 'local_http')} | {seconds(after, 'local_http')} |",
+        f'| `dynosql --local -q -e "SELECT … LIMIT 3"`, whole command (wall) | ≤ 1.5 s | '
+        f"{seconds(before, 'local_cli')} | {seconds(after, 'local_cli')} |",
+        "",
+        "| SHOW HOT KEYS --segments 8, peak Python memory (tracemalloc) | before | after |",
+        "|---|---:|---:|",
+        f"| {after['items'] // 5:,} items | {mb(before, 'hot_keys_memory_small')} | "
+        f"{mb(after, 'hot_keys_memory_small')} |",
+        f"| {after['items']:,} items | {mb(before, 'hot_keys_memory')} | "
+        f"{mb(after, 'hot_keys_memory')} |",
         "",
     ]
+    return lines
 
 
 def write_readme(text: str) -> None:
@@ -1012,7 +1125,18 @@ def main() -> int:
     parser.add_argument(
         "--speed-items", type=int, default=100_000, help="items in the speed section's table"
     )
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="speed: also measure the dynosql of DIR (a checkout of an earlier commit, e.g. "
+        "`git worktree add /tmp/before <commit>`) in a child process, side by side",
+    )
+    parser.add_argument("--speed-child", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.speed_child:  # the --before side: this process imports the earlier dynosql
+        figures = speed_figures(args.speed_child, args.runs, "speed")
+        Path(args.json).write_text(json.dumps(figures))
+        return 0
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(chosen) - set(SECTIONS)
     if unknown:
@@ -1038,6 +1162,7 @@ def main() -> int:
         if "speed" in chosen:
             print(f"loading speed ({args.speed_items} items) ...", file=sys.stderr)
             create_export_table(client, "speed", args.speed_items)
+            create_export_table(client, SPEED_SMALL, args.speed_items // 5)
         for section in chosen:
             print(f"running {section} ...", file=sys.stderr)
             started = time.perf_counter()
@@ -1054,7 +1179,8 @@ def main() -> int:
             elif section == "retry":
                 results["retry"] = bench_retry(server, max(1, min(args.runs, 3)))
             elif section == "speed":
-                results["speed"] = bench_speed(server, max(1, min(args.runs, 3)), "speed")
+                runs = max(1, min(args.runs, 3))
+                results["speed"] = bench_speed(server, runs, "speed", args.before)
             print(f"  {section}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     finally:
         server.stop()

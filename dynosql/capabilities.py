@@ -8,12 +8,25 @@ it compares some values across types as equal (a number and a boolean), and it r
 table size. Rather than ask "is this moto?" in several places, the Session decides a
 `Capabilities` once, from the first answer's HTTP ``Server`` header (moto runs on Werkzeug), and
 hands it to the catalog, the planner options and the executor.
+
+Projections on moto. moto 5.2 projects an item by turning it into plain Python values with
+boto3's decimal context and back: an item holding a number beyond that context (38 digits
+below 1E-128, say) or a nested path through a value that is not a map fails the whole request
+with an HTML 500 page. Items like that are rare, and reading whole items costs the same RCU but
+several times the client's time, so reads on moto do send their ProjectionExpression. The one
+answer moto gives to the shape it mishandles (a request carrying a ProjectionExpression, a 500
+page from Werkzeug) raises `ProjectionRefused` at once (`install`, before botocore's retries
+and their backoff); the executor sends the request again without the projection and reads
+that table whole for the rest of the session.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
+
+from .errors import ExecutionError
 
 
 @dataclass(frozen=True)
@@ -35,9 +48,10 @@ class Capabilities:
         if self.backend != "moto":
             return []
         return [
-            "this endpoint is moto, which fails on some valid requests: whole items are read and "
-            "conditions checked client-side (same cost); against DynamoDB the requests carry a "
-            "ProjectionExpression and the full FilterExpression"
+            "this endpoint is moto, which fails on some valid requests: conditions are checked "
+            "client-side (same cost), and a table whose items moto cannot project is read whole "
+            "(the request is sent again without its ProjectionExpression); against DynamoDB the "
+            "requests carry the full FilterExpression"
         ]
 
 
@@ -46,9 +60,73 @@ MOTO = Capabilities(
     "moto",
     reports_capacity=False,
     reports_table_size=False,
-    projections=False,
     server_filters=False,
 )
+
+
+class ProjectionRefused(ExecutionError):
+    """moto answered a request carrying a ProjectionExpression with its HTTP 500 page. The
+    executor sends the request again without it; anywhere else it is a one-line error."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the server (moto) failed to project the items of this request (it cannot project "
+            "items holding a number beyond boto3's decimal context, or a path through a value "
+            "that is not a map)"
+        )
+
+
+def install(client: Any) -> None:
+    """Raise `ProjectionRefused` for moto's failure on a projection, before botocore retries
+    it (it fails the same way every time). Any other answer goes on as before."""
+    events = getattr(getattr(client, "meta", None), "events", None)
+    if events is not None:
+        events.register_first(
+            "needs-retry.dynamodb", _refused_projection, unique_id="dynosql-moto-projection"
+        )
+
+
+def _refused_projection(response: Any = None, request_dict: Any = None, **_: Any) -> None:
+    if not response or not request_dict:
+        return
+    http = response[0]
+    if getattr(http, "status_code", None) != 500:
+        return
+    if "Werkzeug" not in str(http.headers.get("server", "")):
+        return
+    body = request_dict.get("body") or b""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+    if '"ProjectionExpression"' in text:
+        raise ProjectionRefused()
+
+
+_NAME = re.compile(r"#[A-Za-z0-9_]+")
+
+
+def without_projection(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` without its ProjectionExpression (also inside BatchGetItem's RequestItems), and
+    without the attribute names only the projection used; `params` itself when it has none."""
+    if "RequestItems" in params:
+        specs = params["RequestItems"]
+        if not any("ProjectionExpression" in spec for spec in specs.values()):
+            return params
+        return {
+            **params,
+            "RequestItems": {name: without_projection(spec) for name, spec in specs.items()},
+        }
+    if "ProjectionExpression" not in params:
+        return params
+    out = {k: v for k, v in params.items() if k != "ProjectionExpression"}
+    names = out.pop("ExpressionAttributeNames", None)
+    if names:
+        used = set()
+        for key, value in out.items():
+            if key.endswith("Expression") and isinstance(value, str):
+                used.update(_NAME.findall(value))
+        kept = {k: v for k, v in names.items() if k in used}
+        if kept:
+            out["ExpressionAttributeNames"] = kept
+    return out
 
 
 def from_response(response: dict[str, Any]) -> Capabilities:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ExecutionError, GuardError, PlanError, translate_error
 from .plan.ddl import Call, DdlPlan, plan_ddl, show_create
-from .result import Result
+from .result import Result, format_bytes
 from .sql import ast
 
 if TYPE_CHECKING:
@@ -100,19 +100,11 @@ def refuse_if_read_only(session: Session, what: str) -> None:
 
 
 def _confirmed(session: Session, table: Any) -> bool:
-    size = _size_text(table.size_bytes)
+    size = format_bytes(table.size_bytes)
     what = f"DROP TABLE {table.name} deletes {table.item_count} items ({size})"
     return session.confirmed(
         f"{what} and cannot be undone. Drop it?", f"refused: {what}; in a script this needs --yes"
     )
-
-
-def _size_text(size: int) -> str:
-    for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if size < 1024 or unit == "TB":
-            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
-    return f"{size} bytes"
 
 
 def send(session: Session, call: Call) -> dict[str, Any]:

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from . import values
+from . import values, wiresize
 from .backoff import Sleep, pause, retry_delay, unprocessed_delay
 from .budget import BudgetStop, Cancelled, ReadBudget
+from .capabilities import ProjectionRefused, without_projection
 from .errors import ExecutionError, classify, translate_error
 from .evaluate.predicate import matches
 from .plan.cost import read_units
@@ -35,6 +36,10 @@ TRANSIENT_TRIES = 9  # 5xx and dropped connections
 SLOW_ANSWER_SECONDS = 3.0  # a terminal hears about a request that has not answered by then
 UNKNOWN_ITEM_BYTES = 4096  # item size assumed for a page's Limit when nothing is known
 QUEUE_DEPTH = 4096
+# pages (not items) cross from the segment threads to the consumer: a handful in the queue, on
+# top of the one each worker holds, keeps memory flat whatever the table's size
+PAGE_QUEUE_DEPTH = 4
+UNPROJECTED = "dynosql:unprojected"  # marks a response to a request sent without its projection
 # requests in flight at once per statement (parallel Scan segments, IN/OR branches); more
 # segments than this are read this many at a time. The client's connection pool matches it.
 MAX_CONCURRENT_REQUESTS = 32
@@ -62,11 +67,15 @@ class Executor:
         limits: Limits | None = None,
         progress: ProgressSink | None = None,
         cancel: threading.Event | None = None,
+        unprojectable: set[str] | None = None,
         sleep: Sleep = time.sleep,
     ):
         self.client = client
         self.sleep = sleep
         self.attempts = botocore_attempts(client)
+        # tables whose items moto fails to project, learned on the way (see _send); the
+        # Session's own set, so that it is remembered for the session
+        self.unprojectable = unprojectable if unprojectable is not None else set()
         self.estimate_capacity = estimate_capacity
         self.limits = limits or Limits()
         self.progress = progress
@@ -84,7 +93,8 @@ class Executor:
             return iter(())
         streams = self._streams(plan, stats)
         self.budget = self._budget(stats, len(streams))
-        merged = streams[0]() if len(streams) == 1 else self._concurrent(streams)
+        pages = streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
+        merged: Iterator[dict] = itertools.chain.from_iterable(pages)
         if plan.dedupe:
             merged = _dedupe(merged, plan.table.keys.names)
         return self._final_total(merged, stats)
@@ -95,7 +105,9 @@ class Executor:
         stats.capacity_estimated = self.estimate_capacity
         streams = _Streams(
             plan,
-            lambda r, p: (pg.get("Count", 0) for pg, _ in self._pages(plan, r.operation, p, stats)),
+            lambda r, p: (
+                pg.get("Count", 0) for pg, *_ in self._pages(plan, r.operation, p, stats)
+            ),
         )
         self.budget = self._budget(stats, len(streams))
         counts = streams[0]() if len(streams) == 1 else self._concurrent(streams)
@@ -112,8 +124,12 @@ class Executor:
         budget.streams = min(streams, MAX_CONCURRENT_REQUESTS)
         return budget
 
-    def _concurrent(self, streams: Sequence[Callable[[], Iterator[Any]]]) -> Iterator[Any]:
-        return _concurrent(streams, MAX_CONCURRENT_REQUESTS, self.cancel, self.limits.deadline)
+    def _concurrent(
+        self, streams: Sequence[Callable[[], Iterator[Any]]], depth: int = QUEUE_DEPTH
+    ) -> Iterator[Any]:
+        return _concurrent(
+            streams, MAX_CONCURRENT_REQUESTS, self.cancel, self.limits.deadline, depth
+        )
 
     def _final_total(self, stream: Iterator[Any], stats: Stats) -> Iterator[Any]:
         """--max-rcu's stop, reported once every page in flight has come back and been
@@ -129,7 +145,29 @@ class Executor:
     # --- streams -------------------------------------------------------------------------------
 
     def _streams(self, plan: Plan, stats: Stats) -> _Streams:
-        return _Streams(plan, lambda r, p: self._request_items(plan, r, p, stats))
+        """One stream of pages (lists of items) per request and Scan segment."""
+        return _Streams(plan, lambda r, p: self._request_pages(plan, r, p, stats))
+
+    def wire_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[list[dict], list[int]]]:
+        """Every page of a plan that reads whole items or index entries with no client-side
+        check (a full Scan: SHOW HOT KEYS), its items left in the wire form, with their sizes
+        (`dynosql.wiresize`): a caller that needs one attribute decodes nothing else."""
+        stats.operations.append(plan.label)
+        stats.capacity_estimated = self.estimate_capacity
+        assert plan.fetch is None and all(
+            r.operation in ("Query", "Scan") and not r.residual for r in plan.requests
+        )
+
+        def pages(request: Request, params: dict) -> Iterator[tuple[list[dict], list[int]]]:
+            for _page, items, sizes in self._pages(
+                plan, request.operation, params, stats, decode=False
+            ):
+                assert sizes is not None  # whole items: no projection, no filter
+                yield items, sizes
+
+        streams = _Streams(plan, pages)
+        self.budget = self._budget(stats, len(streams))
+        return streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
 
     def tagged_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[dict]]]:
         """A sampled Scan's pages as (the segment's index in the sample, items scanned, items
@@ -142,7 +180,7 @@ class Executor:
 
         def pages(request: Request, params: dict) -> Iterator[tuple[int, int, list[dict]]]:
             tag = index_of[params["Segment"]]
-            for page, items in self._pages(plan, request.operation, params, stats):
+            for page, items, _sizes in self._pages(plan, request.operation, params, stats):
                 scanned = page.get("ScannedCount", page.get("Count", 0))
                 if plan.fetch is not None:
                     items = self._fetch(plan, items, stats)
@@ -152,37 +190,40 @@ class Executor:
         self.budget = self._budget(stats, len(streams))
         return streams[0]() if len(streams) == 1 else self._concurrent(streams)
 
-    def _request_items(
+    def _request_pages(
         self, plan: Plan, request: Request, params: dict, stats: Stats
-    ) -> Iterator[dict]:
+    ) -> Iterator[list[dict]]:
+        """A request's items that pass the client's checks, a page (a list) at a time: a list
+        crosses from a segment's thread to the consumer at the cost of one item."""
         op = request.operation
+        residual = request.residual
         if op == "GetItem":
             self.budget.reserve(self._unit_cost(plan, 1))
             self.budget.settle(self._unit_cost(plan, 1))
             response = self._call("get_item", params, stats, plan)
             item = response.get("Item")
+            wire = [item] if item else []
             raw = [values.decode_item(item)] if item else []
-            self._charge_gets(plan, stats, params, raw, 0 if item else 1)
+            self._charge_gets(plan, stats, params, response, wire, 0 if item else 1)
             self._after_page(stats)
-            stats_add(self._lock, stats, scanned=len(raw))
-            yield from (i for i in raw if matches(request.residual, i))
+            yield [i for i in raw if matches(residual, i)]
             return
         if op == "BatchGetItem":
-            for item in self._batch_get(plan, params, stats):
-                if matches(request.residual, item):
-                    yield item
+            yield [i for i in self._batch_get(plan, params, stats) if matches(residual, i)]
             return
         produced = 0
         wanted = None
         if request.max_items is not None:
             wanted = lambda: request.max_items - produced  # noqa: E731 - read at each page
-        for _page, items in self._pages(plan, op, params, stats, wanted):
+        for _page, items, _sizes in self._pages(plan, op, params, stats, wanted):
             if plan.fetch is not None:
                 items = self._fetch(plan, items, stats)
-            for item in items:
-                if matches(request.residual, item):
-                    yield item
-                    produced += 1
+            if residual:
+                items = [i for i in items if matches(residual, i)]
+            if request.max_items is not None:
+                items = items[: request.max_items - produced]
+            produced += len(items)
+            yield items
             if request.max_items is not None and produced >= request.max_items:
                 return
 
@@ -193,8 +234,11 @@ class Executor:
         params: dict,
         stats: Stats,
         wanted: Callable[[], int] | None = None,
-    ) -> Iterator[tuple[dict, list[dict]]]:
-        """Each page, with its items decoded once (for the rows and for the estimate).
+        decode: bool = True,
+    ) -> Iterator[tuple[dict, list[dict], list[int] | None]]:
+        """Each page, with its items decoded once (for the rows), or left in the wire form
+        (`decode` False), and their sizes from the wire form (for the bytes read and the
+        estimate): None when the items did not come back whole.
 
         `wanted`: the rows still needed when every item read is a row (a pushed-down LIMIT);
         a continuation page asks for only those (Limit counts items evaluated, and re-sending
@@ -220,17 +264,22 @@ class Executor:
                 page = self._call(method, params, stats, plan)
             finally:
                 self.budget.settle(expected)
-            items = [values.decode_item(i) for i in page.get("Items", [])]
+            wire = page.get("Items", [])
+            items = [values.decode_item(i) for i in wire] if decode else wire
             scanned = page.get("ScannedCount", page.get("Count", 0))
-            stats_add(self._lock, stats, scanned=scanned)
+            # the items evaluated are the items returned, whole: their sizes are what was read
+            whole = "Items" in page and "FilterExpression" not in params
+            sizes = _sizes(params, page, wire) if whole else None
+            size = None if sizes is None else sum(sizes)
+            stats_add(self._lock, stats, scanned=scanned, size=size)
             if self.estimate_capacity:
-                cost = self._charge_page(plan, stats, params, page, items, scanned)
+                cost = self._charge_page(plan, stats, page, size, scanned)
             else:
                 cost = _reported(page.get("ConsumedCapacity"))
             seen[0] += scanned
             seen[1] += cost
             self._after_page(stats)
-            yield page, items
+            yield page, items, sizes
             last = page.get("LastEvaluatedKey")
             if not last:
                 return
@@ -253,12 +302,12 @@ class Executor:
             response = self._call(
                 "batch_get_item", {**params, "RequestItems": pending}, stats, plan
             )
-            items = [values.decode_item(i) for i in response.get("Responses", {}).get(table, [])]
-            self._charge_gets(plan, stats, params, items, 0)
+            wire = response.get("Responses", {}).get(table, [])
+            items = [values.decode_item(i) for i in wire]
+            self._charge_gets(plan, stats, params, response, wire, 0)
             self._after_page(stats)
             for item in items:
                 got[key_tuple(item, names)] = item
-            stats_add(self._lock, stats, scanned=len(items))
             unprocessed = response.get("UnprocessedKeys") or {}
             if not unprocessed.get(table, {}).get("Keys"):
                 break
@@ -348,30 +397,48 @@ class Executor:
         stats.operations.append(f"Scan {table} (sample of {limit})")
         stats.capacity_estimated = self.estimate_capacity
         page = self._call("scan", params, stats)
-        items = [values.decode_item(i) for i in page.get("Items", [])]
-        stats_add(self._lock, stats, scanned=len(items))
+        wire = page.get("Items", [])
+        size = sum(map(wiresize.item_size, wire))
+        stats_add(self._lock, stats, scanned=len(wire), size=size)
         if self.estimate_capacity:
-            self._add_capacity(stats, read_units(sum(values.item_size(i) for i in items)))
-        return items
+            self._add_capacity(stats, read_units(size))
+        return [values.decode_item(i) for i in wire]
 
     def _unit_cost(self, plan: Plan, size: int) -> Decimal:
         return read_units(size, plan.consistent)
 
     def _charge_gets(
-        self, plan: Plan, stats: Stats, params: dict, items: list, misses: int
+        self, plan: Plan, stats: Stats, params: dict, response: dict, wire: list, misses: int
     ) -> None:
-        """Estimated: each item rounded up to 4 KB on its own (GetItem, BatchGetItem)."""
+        """The bytes of items read whole; estimated capacity: each item rounded up to 4 KB on
+        its own (GetItem, BatchGetItem), a miss costs one unit."""
+        sizes = None if _projected(params, response) else [wiresize.item_size(i) for i in wire]
+        stats_add(self._lock, stats, scanned=len(wire), size=None if sizes is None else sum(sizes))
         if not self.estimate_capacity:
             return
-        projected = _has_projection(params)
-        cost = Decimal(0)
-        for item in items:
-            size = plan.table.average_item_size if projected else values.item_size(item)
-            cost += self._unit_cost(plan, size)
+        if sizes is None:
+            sizes = [plan.table.average_item_size] * len(wire)
+        cost = sum((self._unit_cost(plan, size) for size in sizes), Decimal(0))
         cost += self._unit_cost(plan, 1) * misses
         self._add_capacity(stats, cost)
 
     def _send(self, method: str, params: dict) -> dict:
+        """One call. A table whose items moto failed to project is read whole from then on:
+        the request goes again at once without its ProjectionExpression (same cost, the
+        client picks the attributes), and the response says so (UNPROJECTED)."""
+        table = _table_of(params)
+        if table in self.unprojectable:
+            stripped = without_projection(params)
+            if stripped is not params:
+                return {**self._send_once(method, stripped), UNPROJECTED: True}
+        try:
+            return self._send_once(method, params)
+        except ProjectionRefused:
+            with self._lock:
+                self.unprojectable.add(table)
+            return {**self._send_once(method, without_projection(params)), UNPROJECTED: True}
+
+    def _send_once(self, method: str, params: dict) -> dict:
         """One call; on a terminal, a note when the answer is slow in coming."""
         waiting = getattr(self.progress, "waiting", None)
         if waiting is None:
@@ -385,14 +452,12 @@ class Executor:
             timer.cancel()
 
     def _charge_page(
-        self, plan: Plan, stats: Stats, params: dict, page: dict, items: list[dict], scanned: int
+        self, plan: Plan, stats: Stats, page: dict, size: int | None, scanned: int
     ) -> Decimal:
         """Estimated: a Query/Scan page costs the total size of the items it evaluated, rounded
-        up to 4 KB once. Exact when every evaluated item came back whole; else from averages."""
-        whole = "Items" in page and not _has_projection(params)
-        if whole and "FilterExpression" not in params:
-            size = sum(values.item_size(i) for i in items)
-        else:
+        up to 4 KB once. Exact when every evaluated item came back whole (`size` known); else
+        from averages."""
+        if size is None:
             size = scanned * _average_size(plan)
         cost = read_units(size, plan.consistent)
         self._add_capacity(stats, cost)
@@ -431,10 +496,18 @@ def botocore_attempts(client: Any) -> int:
     return max(1, int(total or 3))
 
 
-def stats_add(lock: threading.Lock, stats: Stats, requests: int = 0, scanned: int = 0) -> None:
+def stats_add(
+    lock: threading.Lock, stats: Stats, requests: int = 0, scanned: int = 0, size: int | None = 0
+) -> None:
+    """Add to a statement's counts; `size` None: items were read that did not come back whole
+    (their bytes are unknown from then on)."""
     with lock:
         stats.requests += requests
         stats.items_scanned += scanned
+        if size is None:
+            stats.bytes_exact = False
+        else:
+            stats.bytes_read += size
 
 
 def _average_size(plan: Plan) -> int:
@@ -448,6 +521,25 @@ def _has_projection(params: dict) -> bool:
     if "ProjectionExpression" in params:
         return True
     return any("ProjectionExpression" in spec for spec in params.get("RequestItems", {}).values())
+
+
+def _projected(params: dict, response: dict) -> bool:
+    """Whether the response's items were projected (the request's ProjectionExpression was
+    sent, not dropped for moto)."""
+    return _has_projection(params) and not response.get(UNPROJECTED)
+
+
+def _sizes(params: dict, page: dict, wire: list[dict]) -> list[int] | None:
+    """The size of each of a page's items, or None when they came back projected."""
+    if _projected(params, page):
+        return None
+    return list(map(wiresize.item_size, wire))
+
+
+def _table_of(params: dict) -> str:
+    if "TableName" in params:
+        return str(params["TableName"])
+    return next(iter(params.get("RequestItems") or {"": None}))
 
 
 def _reported(consumed: Any) -> Decimal:
@@ -517,8 +609,10 @@ def _concurrent(
     workers: int = MAX_CONCURRENT_REQUESTS,
     cancel: threading.Event | None = None,
     grace: float | None = None,
+    depth: int = QUEUE_DEPTH,
 ) -> Iterator[Any]:
-    """Run several item streams in threads and yield their items as they arrive.
+    """Run several streams (of items, pages, counts) in threads and yield what they give as
+    it arrives, at most `depth` of them waiting.
 
     When the consumer stops (LIMIT reached, an error), the workers stop at their next page, and
     the pages in flight are waited for (up to `grace` seconds in all: they are paid for and
@@ -526,7 +620,7 @@ def _concurrent(
     INTERRUPT_GRACE: a request to an endpoint that does not answer is abandoned with its
     (daemon) thread.
     """
-    out: queue.Queue = queue.Queue(maxsize=QUEUE_DEPTH)
+    out: queue.Queue = queue.Queue(maxsize=depth)
     stop = threading.Event()
     pending = iter(streams)  # made one at a time: a million segments are not a million objects
     lock = threading.Lock()

@@ -51,17 +51,10 @@ def hot_keys(session: Session, statement: ast.ShowHotKeys) -> Result:
 def _rows(
     session: Session, plan: Plan, stats: Stats, limit: int, result: Result
 ) -> Iterator[dict[str, Any]]:
-    pk = plan.access.keys.pk
-    counts: dict = {}
-    for item in session.read(plan, stats):
-        key = values.hashable(item.get(pk, values.MISSING))
-        entry = counts.get(key)
-        if entry is None:
-            entry = counts[key] = [item.get(pk), 0, 0]
-        entry[1] += 1
-        entry[2] += values.item_size(item)
-    total = sum(e[1] for e in counts.values()) or 1
-    ranked = sorted(counts.values(), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
+    ranked = sorted(
+        _count(session, plan, stats), key=lambda e: (-e[1], -e[2], values.sort_key(e[0]))
+    )
+    total = sum(e[1] for e in ranked) or 1
     top = ranked[0][1] if ranked else 1
     result.notes.extend(_notes(plan, ranked, total))
     consistent = plan.consistent
@@ -75,6 +68,34 @@ def _rows(
             "rcu": read_units(size, consistent),
             "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
         }
+
+
+def _count(session: Session, plan: Plan, stats: Stats) -> list[list]:
+    """[key value, items, bytes] per partition-key value. Items stay in the wire form: only
+    the distinct keys are decoded, and sizes come from `dynosql.wiresize`."""
+    pk = plan.access.keys.pk
+    counts: dict[Any, list] = {}  # the key's wire form as a tuple -> [wire value, items, bytes]
+    for items, sizes in session.read_wire_pages(plan, stats):
+        for item, size in zip(items, sizes, strict=True):
+            wire = item.get(pk)
+            # a key attribute is S, N or B: its type and text are hashable as they are
+            key = None if wire is None else tuple(wire.items())
+            entry = counts.get(key)
+            if entry is None:
+                entry = counts[key] = [wire, 0, 0]
+            entry[1] += 1
+            entry[2] += size
+    merged: dict[Any, list] = {}  # one entry per value (two spellings of a number are one)
+    for wire, items, size in counts.values():
+        value = None if wire is None else values.decode(wire)
+        key = values.hashable(values.MISSING if wire is None else value)
+        entry = merged.get(key)
+        if entry is None:
+            merged[key] = [value, items, size]
+        else:
+            entry[1] += items
+            entry[2] += size
+    return list(merged.values())
 
 
 def _notes(plan: Plan, ranked: list, total: int) -> list[str]:

@@ -157,7 +157,11 @@ class LocalDynamo:
         this server's moto backend, in this process, rather than through BatchWriteItem over
         HTTP: moto keeps items as the same DynamoDB JSON either way, and skipping 140 HTTP round
         trips (each serialized by botocore and parsed by werkzeug, all under one GIL) is most of
-        the start-up time of ``dynosql --local``."""
+        the start-up time of ``dynosql --local``. moto's own ``put_item`` then re-validates
+        each item and re-sums its size once per attribute (quadratic); the example items are
+        valid (dynalite takes them through the API in the tests), so they go into the table
+        as moto's ``Item`` objects directly (`_put_direct`), with ``put_item`` as the fallback
+        for a moto whose internals differ."""
         from dynosql import datasets
         from dynosql.values import encode_item
 
@@ -174,8 +178,9 @@ class LocalDynamo:
             dataset = datasets.DATASETS[name]
             datasets.create_table(client, dataset.table)
             n = 0
+            put = _put_direct(backend, dataset.table_name)
             for item in dataset.items():
-                backend.put_item(dataset.table_name, encode_item(item))
+                put(encode_item(item))
                 n += 1
             counts[name] = n
         self.loaded.update(counts)
@@ -186,6 +191,36 @@ class LocalDynamo:
         from moto.dynamodb.models import dynamodb_backends
 
         return dynamodb_backends[self.account_id][self.region]
+
+
+def _put_direct(backend: Any, table_name: str) -> Any:
+    """A function that stores one (valid) wire-form item in moto's table as ``put_item``
+    would, without its checks; ``backend.put_item`` itself when moto's table is not shaped
+    as expected (moto 5.x: ``Table.items`` keyed by hash and range ``DynamoType``)."""
+
+    def slow(item: dict[str, Any]) -> None:
+        backend.put_item(table_name, item)
+
+    try:
+        from moto.dynamodb.models.dynamo_type import DynamoType, Item
+
+        table = backend.get_table(table_name)
+        hash_name, range_name, items = table.hash_key_attr, table.range_key_attr, table.items
+    except (ImportError, AttributeError):
+        return slow
+
+    def fast(item: dict[str, Any]) -> None:
+        hash_value = DynamoType(item[hash_name])
+        range_value = DynamoType(item[range_name]) if range_name else None
+        stored = Item(hash_value, range_value, {})
+        # dict.update, not the size-checking __setitem__ of moto's LimitedSizeDict
+        dict.update(stored.attrs, {k: DynamoType(v) for k, v in item.items()})
+        if range_value is not None:
+            items[hash_value][range_value] = stored
+        else:
+            items[hash_value] = stored
+
+    return fast
 
 
 def start_local(load_examples: bool = True) -> LocalDynamo:

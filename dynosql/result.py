@@ -29,6 +29,11 @@ class Stats:
     expected_items: int | None = None  # the plan's estimate, for a progress line
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
+    # the summed DynamoDB size of the items read (what the RCU pay for), exact only while every
+    # item evaluated came back whole: a ProjectionExpression, a FilterExpression or
+    # Select=COUNT hides part of what was read, and the bytes are then not shown
+    bytes_read: int = 0
+    bytes_exact: bool = True
 
     def finish(self) -> None:
         if self.finished is None:
@@ -43,12 +48,21 @@ class Stats:
         value = format_capacity(self.capacity)
         return f"~{value} RCU est." if self.capacity_estimated else f"{value} RCU"
 
+    def bytes_text(self) -> str | None:
+        """The bytes read, exact (for EXPLAIN ANALYZE): ``16,794 bytes (16.4 KB)``; None when
+        they are not known (see `bytes_exact`)."""
+        if not self.bytes_exact:
+            return None
+        return f"{self.bytes_read:,} bytes ({format_bytes(self.bytes_read)})"
+
     def footer(self, rows: bool = True) -> str:
         parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"] if rows else []
         if self.operations:
             parts.append(", ".join(self.operations))
         if self.requests:
             parts.append(f"{self.items_scanned} items scanned")
+            if self.bytes_exact:
+                parts.append(format_bytes(self.bytes_read))
             parts.append(self.capacity_text())
         parts.append(f"{self.elapsed:.3f}s")
         return " · ".join(parts)
@@ -71,6 +85,18 @@ class ProgressSink(Protocol):
     def __call__(self, stats: Stats) -> None: ...
 
     def clear(self) -> None: ...
+
+
+def format_bytes(size: int) -> str:
+    """A size as ``812 bytes``, ``11.2 KB``, ``3.4 MB`` … (units of 1024: a read unit is 4 KB)."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = size / 1024
+    units = ["KB", "MB", "GB", "TB"]
+    while value >= 1024 and len(units) > 1:
+        value /= 1024
+        units.pop(0)
+    return f"{value:.1f} {units[0]}"
 
 
 def format_capacity(value: Decimal) -> str:

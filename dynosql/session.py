@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from . import aws, values, wire
 from .backoff import Sleep
 from .capabilities import MOTO, Capabilities, probe
+from .capabilities import install as install_projection_check
 from .catalog import SAMPLE_ITEMS, Catalog, TableInfo
 from .errors import (
     DynosqlError,
@@ -138,7 +139,9 @@ class Session:
             client = make_client(endpoint_url, region, profile, settings=self.settings)
         self.client = client
         wire.install(self.client)
+        install_projection_check(self.client)
         self._capabilities = capabilities
+        self.unprojectable: set[str] = set()  # tables moto failed to project (capabilities.py)
         # moto reports no table sizes: the catalog measures them on a sample, an emulator's
         # workaround that is not added to the session's capacity
         self.catalog = Catalog(
@@ -439,7 +442,13 @@ class Session:
             deadline=float(self.settings.deadline),
         )
         return Executor(
-            self.client, self.estimating, limits, self.progress, self.cancelled, self.sleep
+            self.client,
+            self.estimating,
+            limits,
+            self.progress,
+            self.cancelled,
+            unprojectable=self.unprojectable,
+            sleep=self.sleep,
         )
 
     def _select(self, statement: ast.Select) -> Result:
@@ -462,6 +471,14 @@ class Session:
             yield from self.executor().items(plan, stats)
             if plan.then is not None:  # reached only when the rows fell short of LIMIT
                 yield from self.executor().items(plan.then, stats)
+        finally:
+            self.total_capacity += stats.capacity
+
+    def read_wire_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[list[dict], list[int]]]:
+        """`read` for a full Scan whose items stay in the wire form, a page at a time with
+        their sizes (SHOW HOT KEYS)."""
+        try:
+            yield from self.executor().wire_pages(plan, stats)
         finally:
             self.total_capacity += stats.capacity
 
@@ -563,12 +580,15 @@ class Session:
                 "items_scanned": stats.items_scanned,
                 "rows": rows,
                 "consumed_capacity": str(stats.capacity.normalize()),
+                "bytes_read": stats.bytes_read if stats.bytes_exact else None,
                 "capacity_estimated": stats.capacity_estimated,
                 "seconds": round(stats.elapsed, 6),
             }
+            read = stats.bytes_text()
             lines.append(
                 f"actual: {stats.requests} request(s), {stats.items_scanned} items scanned, "
-                f"{rows} rows, {stats.capacity_text()}, {stats.elapsed:.3f}s"
+                + (f"{read}, " if read else "")
+                + f"{rows} rows, {stats.capacity_text()}, {stats.elapsed:.3f}s"
             )
         result = Result(
             ["plan"], iter([{"plan": line} for line in lines]), Stats(), [], kind="plan"

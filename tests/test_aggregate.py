@@ -555,8 +555,7 @@ def test_where_on_partition_key_is_a_query(backend, session, agg_table):
         where=[O.Cond(O.Col(("pk",)), "=", "hot")],
     )
     assert Counter(map(O.row_canon, got)) == Counter(map(O.row_canon, O.evaluate(q, items)))
-    if backend.name != "moto":  # moto gets whole items (it fails on valid projections)
-        assert projected_names(plan.requests[0].params) == {"g", "n"}
+    assert projected_names(plan.requests[0].params) == {"g", "n"}
 
 
 def test_group_by_without_key_is_a_scan_and_warns(session, agg_table):
@@ -632,21 +631,14 @@ def test_projects_only_needed_attributes(backend, session, agg_table, sql, names
     (request,) = plan_of(session, sql.format(t=table)).requests
     params = request.params
     assert "Select" not in params
-    if backend.name == "moto":
-        # moto fails on valid projections of irregular items: dynosql reads whole items there
-        assert "ProjectionExpression" not in params
-    else:
-        assert projected_names(params) == names
+    assert projected_names(params) == names  # moto too (capabilities.py: retried if it fails)
 
 
 def test_projection_includes_having_paths(backend, session, agg_table):
     table, _ = agg_table
     sql = f"SELECT pk FROM {table} GROUP BY pk HAVING SUM(n) > 1"
     (request,) = plan_of(session, sql).requests
-    if backend.name == "moto":
-        assert "ProjectionExpression" not in request.params  # whole items on moto
-    else:
-        assert projected_names(request.params) == {"pk", "n"}
+    assert projected_names(request.params) == {"pk", "n"}
 
 
 # --- refusals -----------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ Expected values come from ``dynosql.datasets`` (deterministic) or are written ou
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import select
@@ -620,14 +621,24 @@ def test_explain_and_explain_analyze(local: LocalRuns) -> None:
     assert "Query tenants" in out
     assert '"KeyConditionExpression": "#pk = :v0"' in out
     assert '"S": "TENANT#acme"' in out
-    assert f"actual: 1 request(s), {ACME_ITEMS} items scanned, {ACME_ITEMS} rows, ~" in out
+    actual = re.search(
+        rf"actual: 1 request\(s\), {ACME_ITEMS} items scanned, ([\d,]+) bytes \(([\d.]+) KB\), "
+        rf"{ACME_ITEMS} rows, {EST}",
+        out,
+    )
+    assert actual, out
     footers = run.err_lines[-2:]
     assert run.err_lines.count("plan only: no request was sent") == 2  # sensors, tenants
     assert footers[0] == "plan only: no request was sent"
     assert re.fullmatch(
-        rf"analyzed · Query tenants · {ACME_ITEMS} items scanned · {EST} · {FOOTER_TIME}",
+        rf"analyzed · Query tenants · {ACME_ITEMS} items scanned · {actual.group(2)} KB · {EST} · "
+        f"{FOOTER_TIME}",
         footers[1],
     ), footers[1]
+    # SELECT * reads whole items: the bytes are theirs, and one page costs them in 4 KB units,
+    # half for an eventually consistent read
+    size = int(actual.group(1).replace(",", ""))
+    assert Decimal(actual.group(3)) == Decimal(math.ceil(size / 4096)) / 2
 
 
 local_run(
@@ -961,8 +972,10 @@ def check_remote_run(run: Run, table: str, backend_name: str) -> None:
     # which dynosql recognises and replaces by its own labelled estimate
     footer = next(line for line in run.err_lines if "GetItem" in line)
     capacity = r"~\d+(\.\d+)? RCU est\." if backend_name == "moto" else r"\d+(\.\d+)? RCU"
+    # the item read whole: its DynamoDB size (names, a 38-digit number, UTF-8, a set) is shown
     assert re.fullmatch(
-        rf"1 row · GetItem {table} · 1 items scanned · {capacity} · {FOOTER_TIME}", footer
+        rf"1 row · GetItem {table} · 1 items scanned · 58 bytes · {capacity} · {FOOTER_TIME}",
+        footer,
     ), footer
 
 

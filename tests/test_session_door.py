@@ -38,7 +38,9 @@ def test_capabilities_are_asked_once_and_shape_the_options(moto_examples_backend
     assert session.capabilities is session.capabilities
     assert len(lists) == 1
     options = session.options()
-    assert options.projections is False and options.typed_filters is False
+    # moto fails on projections of irregular items only: they are sent, and retried without
+    # when it does (tests/test_moto_projection.py); it also fails on typed filters
+    assert options.projections is True and options.typed_filters is False
 
 
 def test_a_faithful_backend_gets_exact_requests(dynalite_backend):
