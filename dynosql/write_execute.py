@@ -365,11 +365,12 @@ def write_batches(
             assert response is not None  # BatchWriteItem has no condition
             left = (response.get("UnprocessedItems") or {}).get(table) or []
             done_now = [r for r in pending if r not in left] if left else pending
-            for r in done_now:
-                put = r.get("PutRequest")
-                writer.charge(
-                    writer.item_units(values.decode_item(put["Item"])) if put else Decimal(1)
-                )
+            if writer.estimating:  # decoding every item costs: only when nothing is reported
+                for r in done_now:
+                    put = r.get("PutRequest")
+                    writer.charge(
+                        writer.item_units(values.decode_item(put["Item"])) if put else Decimal(1)
+                    )
             with stats.lock:
                 stats.changed += len(done_now)
             if on_written is not None and done_now:

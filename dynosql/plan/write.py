@@ -223,11 +223,13 @@ def _plan_insert(
         wcu = write_units(table.average_item_size, options.transactional) * n
         estimate = WriteEstimate(n, read.estimate.rcu, wcu)
     else:
-        items = [_row_item(statement, n, row, table) for n, row in enumerate(statement.rows, 1)]
+        items, sizes = [], []
+        for n, row in enumerate(statement.rows, 1):
+            item, size = _row_item(statement, n, row, table)
+            items.append(item)
+            sizes.append(size)
         _no_repeats(items, table, statement)
-        wcu = sum(
-            (write_units(values.item_size(i), options.transactional) for i in items), Decimal(0)
-        )
+        wcu = sum((write_units(size, options.transactional) for size in sizes), Decimal(0))
         estimate = WriteEstimate(len(items), Decimal(0), wcu, exact=True)
     operation = "PutItem"
     batch = (
@@ -255,24 +257,28 @@ def _plan_insert(
     return plan
 
 
-def _row_item(statement: ast.Insert, n: int, row: tuple, table: TableInfo) -> dict:
+def _row_item(statement: ast.Insert, n: int, row: tuple, table: TableInfo) -> tuple[dict, int]:
+    """A VALUES row as an item, checked, and its size."""
     item: dict[str, Any] = {}
     for name, cell in zip(statement.columns, row, strict=True):
         if not isinstance(cell, ast.Literal):
             raise PlanError(f"no value for {name}")
         item[name] = cell.value
     try:
-        return check_item(item, table)
+        size = values.item_size(item)
+        return check_item(item, table, size=size), size
     except PlanError as err:
         where = f"row {n}: " if len(statement.rows) > 1 else ""
         pos = statement.table_pos
         raise _at(pos, f"{where}{err.message}") from None
 
 
-def check_item(item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE) -> dict:
+def check_item(
+    item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE, *, size: int | None = None
+) -> dict:
     """An item that DynamoDB will accept for `table`, or a PlanError saying why not: the
     primary key present with its declared types and lengths, index key attributes of their
-    declared types, no empty set, at most 400 KB."""
+    declared types, no empty set, at most 400 KB (`size`: the item's, when already known)."""
     keys = table.keys
     for name, key_type, limit in (
         (keys.pk, keys.pk_type, K.MAX_PK_BYTES),
@@ -288,7 +294,7 @@ def check_item(item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE) -> dict
             _check_key_value(name, key_type, item[name], None, pos, f"a key of index {index_name}")
     for name, value in item.items():
         _check_value(name, value, pos)
-    size = values.item_size(item)
+    size = values.item_size(item) if size is None else size
     if size > MAX_ITEM_BYTES:
         raise _at(pos, f"an item of {size:,} bytes is over DynamoDB's 400 KB item limit")
     return item
