@@ -98,6 +98,23 @@ class Outcome:
     new: dict | None = None
 
 
+@dataclass
+class ConditionFailure:
+    """A ConditionalCheckFailed answer: the item as it is (when the request asked for it with
+    ReturnValuesOnConditionCheckFailure and the backend gave it), and whether the request had
+    been sent before (a retry, by botocore or here: an earlier attempt may have applied)."""
+
+    item: dict | None
+    retried: bool
+
+    @classmethod
+    def of(cls, err: Exception, attempt: int) -> ConditionFailure:
+        answer = getattr(err, "response", None) or {}
+        item = answer.get("Item")
+        retries = (answer.get("ResponseMetadata") or {}).get("RetryAttempts") or 0
+        return cls(values.decode_item(item) if item else None, attempt > 0 or retries > 0)
+
+
 class Writer:
     """Sends writes for one statement: retries, capacity, pacing, the journal."""
 
@@ -121,6 +138,12 @@ class Writer:
 
     def call(self, method: str, params: dict) -> dict | None:
         """One request, retried while retrying can help; None when its condition failed."""
+        return self.call_or_failure(method, params)[0]
+
+    def call_or_failure(
+        self, method: str, params: dict
+    ) -> tuple[dict | None, ConditionFailure | None]:
+        """`call`, and when the condition failed, what DynamoDB said (see ConditionFailure)."""
         attempt = 0
         while True:
             try:
@@ -131,7 +154,7 @@ class Writer:
                 if failure.code == CONDITION_FAILED:
                     with self.stats.lock:
                         self.stats.requests += 1
-                    return None
+                    return None, ConditionFailure.of(err, attempt)
                 rounds = retryable(err)
                 if failure.code in RETRY_CODES:
                     rounds = 6
@@ -150,7 +173,7 @@ class Writer:
             self.stats.requests += 1
             if not self.estimating:
                 self.stats.wcu += _reported(response.get("ConsumedCapacity"))
-        return response
+        return response, None
 
     def charge(self, units: Decimal) -> None:
         """Estimated capacity of one write (only when the backend reports none)."""

@@ -197,7 +197,8 @@ def _targets(session: Session, plan: WritePlan, stats: WriteStats) -> Iterator[d
     else:
         assert plan.read is not None
         for item in session.read(plan.read, stats):
-            yield plan.key_of(item)
+            # a guarded UPDATE conditions each write on what the read saw: the whole item read
+            yield item if plan.guards else plan.key_of(item)
 
 
 def _send(
@@ -241,6 +242,11 @@ def _send(
             if image is not None:
                 images.append(image)
 
+    if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
+        from .write_guard import write_guarded_item
+
+        writer.run(targets, lambda t: write_guarded_item(writer, plan, assignments, t), done)
+        return
     writer.run(targets, lambda t: write_item(writer, plan, assignments, t), done)
 
 

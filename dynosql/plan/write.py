@@ -69,6 +69,8 @@ class WritePlan:
     items: list[dict] | None = None  # decoded items to put (INSERT/UPSERT … VALUES)
     source: Plan | None = None  # INSERT … SELECT: the read of the source rows
     unchecked: list[str] = field(default_factory=list)  # WHERE parts not in the condition
+    # a non-idempotent UPDATE: the paths each write is conditioned on (their values as read)
+    guards: tuple[ast.Path, ...] = ()
     warnings: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
 
@@ -388,6 +390,9 @@ def _plan_keyed(
     condition = condition_text(ast.And((exists, *kept)) if kept else exists, ph)
     template["ConditionExpression"] = condition
     template["ReturnValues"] = "ALL_OLD"
+    guards = () if options.transactional else guarded_paths(assignments)
+    if guards:
+        template["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     template["ReturnConsumedCapacity"] = "TOTAL"
     ph.into(template)
     for name in ("UpdateExpression", "ConditionExpression"):
@@ -395,10 +400,12 @@ def _plan_keyed(
             raise PlanError(f"the {name} would be over DynamoDB's 4 KB limit: split the statement")
     operation = "UpdateItem" if verb == "UPDATE" else "DeleteItem"
 
+    roots = list(table.keys.names)
+    roots += [r for r in dict.fromkeys(str(g.root) for g in guards) if r not in roots]
     select = ast.Select(
         table=table.name,
         index=None,
-        items=tuple(ast.SelectItem(ast.Path((k,), k)) for k in table.keys.names),
+        items=tuple(ast.SelectItem(ast.Path((k,), k)) for k in roots),
         where=where,
         pos=statement.pos,
         table_pos=statement.table_pos,
@@ -407,7 +414,7 @@ def _plan_keyed(
     keys = None
     if read.operation == "Nothing":
         keys = []
-    elif read.operation in ("GetItem", "BatchGetItem") and not unchecked:
+    elif read.operation in ("GetItem", "BatchGetItem") and not unchecked and not guards:
         keys = _keys_of(read, table)
     size = table.average_item_size
     if verb == "UPDATE":
@@ -428,8 +435,60 @@ def _plan_keyed(
             "an item changed by another writer after the read fails the condition: skipped and "
             "counted, never overwritten"
         )
+    if guards:
+        plan.guards = guards
+        shown = ", ".join(g.text for g in guards)
+        plan.steps.append(
+            f"exactly once: each write also requires {shown} as read (a retried write that "
+            "already applied then fails its condition, and is counted as written)"
+        )
     plan.unchecked = [_sql_text(c) for c in unchecked]
     return plan
+
+
+def guarded_paths(assignments: tuple[ast.Assignment, ...]) -> tuple[ast.Path, ...]:
+    """The paths a non-idempotent UPDATE reads and writes; () when applying it twice changes
+    nothing more than once (``a = 1``, ``a = b + 1``, ``tags = tags + {'x'}``, REMOVE).
+
+    An UPDATE is non-idempotent when a value it reads is one it writes: ``n = n + 1``,
+    ``l = list_append(l, …)``, ADD of a number. A write that applied but whose answer was lost
+    is retried (by botocore or the executor); conditioned on these paths' values as the read
+    saw them, the retry fails instead of applying twice."""
+    reads: list[ast.Path] = []
+    writes: list[ast.Path] = []
+    for a in assignments:
+        writes.append(a.path)
+        if a.action == "add" and values.type_of(_literal_of(a.value)) == "N":
+            reads.append(a.path)
+        elif a.action == "set" and not (
+            isinstance(a.value, ast.IfNotExists) and a.value.path == a.path
+        ):
+            reads.extend(_operand_paths(a.value))
+    if not any(_overlap(r.elements, w.elements) for r in reads for w in writes):
+        return ()
+    out: dict[tuple, ast.Path] = {}
+    for p in (*reads, *writes):
+        out.setdefault(p.elements, p)
+    return tuple(out.values())
+
+
+def _literal_of(value: Any) -> Any:
+    return value.value if isinstance(value, ast.Literal) else None
+
+
+def _operand_paths(value: Any) -> list[ast.Path]:
+    if isinstance(value, ast.Path):
+        return [value]
+    if isinstance(value, ast.IfNotExists):
+        return [value.path]
+    if isinstance(value, ast.Arith | ast.ListAppend):
+        return _operand_paths(value.left) + _operand_paths(value.right)
+    return []
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
 
 
 def _is_literal(a: ast.Assignment) -> bool:
