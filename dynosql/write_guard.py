@@ -5,10 +5,8 @@ by botocore or by the executor; ``n = n + 1`` would then apply twice. The plan l
 such an UPDATE reads and writes (`plan.write.guarded_paths`) and its read projects them; here
 each write is also conditioned on their values as read:
 
-- a scalar or a set: ``p = :value``; a missing path: ``attribute_not_exists(p)``;
-- a list or a map: ``attribute_type(p, :t) AND size(p) = :n`` (dynalite cannot compare whole
-  lists or maps; ``list_append`` always changes the size, and a nested number ``m.n`` is guarded
-  on its own path).
+- ``p = :value`` (a list or a map element by element, as undo checks items: some DynamoDB
+  implementations cannot compare whole documents); a missing path: ``attribute_not_exists(p)``.
 
 A retried write that already applied then fails its condition. DynamoDB returns the item as it
 is (ReturnValuesOnConditionCheckFailure=ALL_OLD; where a backend returns nothing, one strongly
@@ -25,6 +23,8 @@ from typing import Any
 from . import values
 from .evaluate.predicate import resolve
 from .evaluate.update import UpdateFailed, apply_update
+from .journal import equal_text
+from .plan.expressions import Placeholders
 from .sql import ast
 from .values import MISSING
 from .write_execute import Outcome, Writer, new_image
@@ -33,36 +33,19 @@ from .write_execute import Outcome, Writer, new_image
 def guarded_request(plan: Any, item: dict) -> dict[str, Any]:
     """The write for one item the read found, conditioned on its guarded paths."""
     request = plan.request(plan.key_of(item))
-    names = dict(request.get("ExpressionAttributeNames", {}))
-    by_attribute = {v: k for k, v in names.items()}
-    given = dict(request.get("ExpressionAttributeValues", {}))
+    ph = Placeholders()  # seeded with the write's own names and values: new ones never collide
+    ph.names = dict(request.get("ExpressionAttributeNames", {}))
+    ph.values = dict(request.get("ExpressionAttributeValues", {}))
+    ph._by_name = {attribute: name for name, attribute in ph.names.items()}
     parts = []
-    for n, path in enumerate(plan.guards):
-        text = ""
-        for element in path.elements:
-            if isinstance(element, int):
-                text += f"[{element}]"
-                continue
-            if element not in by_attribute:
-                by_attribute[element] = f"#g{n}_{len(names)}"
-                names[by_attribute[element]] = element
-            text += ("." if text else "") + by_attribute[element]
+    for path in plan.guards:
         value = resolve(item, path)
-        code = values.type_of(value) if value is not MISSING else None
-        if code is None:
-            parts.append(f"attribute_not_exists({text})")
-        elif code in ("L", "M"):
-            given[f":g{n}t"] = values.encode(code)
-            given[f":g{n}"] = values.encode(values.number(len(value)))
-            parts.append(f"attribute_type({text}, :g{n}t) AND size({text}) = :g{n}")
-        else:
-            given[f":g{n}"] = values.encode(value)
-            parts.append(f"{text} = :g{n}")
+        text = ph.path(path)
+        parts.append(
+            f"attribute_not_exists({text})" if value is MISSING else equal_text(text, value, ph)
+        )
     request["ConditionExpression"] = f"{request['ConditionExpression']} AND {' AND '.join(parts)}"
-    request["ExpressionAttributeNames"] = names
-    if given:
-        request["ExpressionAttributeValues"] = given
-    return request
+    return ph.into(request)
 
 
 def write_guarded_item(

@@ -25,7 +25,7 @@ from dynosql.sql import ast, parse
 
 pytestmark = pytest.mark.usefixtures("quick_backoff")
 ITEMS = 30
-LOST = [2, 9, 10, 23, 28]  # UpdateItem calls whose answers are lost (the retries are others)
+LOST = [2, 9, 16, 23, 28]  # UpdateItem calls whose answers are lost (the retries are others)
 
 
 def _assignments(sql: str) -> tuple[ast.Assignment, ...]:
@@ -119,8 +119,9 @@ def test_control_without_the_guard_the_same_faults_apply_twice(
     name, before = _setup(dynalite_backend)
     _run(dynalite_backend, name, tmp_path, f"UPDATE {name} SET n = n + 1 WHERE n >= 0")
     after = _scan(dynalite_backend, name)
-    twice = [k for k, v in after.items() if v["n"] == before[k]["n"] + 2]
-    assert len(twice) == len(LOST)
+    extra = {k: v["n"] - before[k]["n"] - 1 for k, v in after.items()}
+    assert min(extra.values()) == 0
+    assert sum(extra.values()) == len(LOST)  # every lost answer applied its write once more
 
 
 def test_a_change_by_someone_else_is_still_skipped(backend: Backend, tmp_path: Path) -> None:
