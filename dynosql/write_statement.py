@@ -143,7 +143,7 @@ def run_write(session: Session, statement: Any) -> Result:
     finally:
         if journal is not None:
             journal.close()
-            if not journal.entries and not session.journal_file:
+            if not journal.entries and not journal.pending and not session.journal_file:
                 journal.path.unlink(missing_ok=True)  # nothing written: nothing to undo
                 stats.journal = None
         stats.finish()
@@ -228,6 +228,8 @@ def _send(
 
     def done(outcome: Outcome) -> None:
         if not outcome.written:
+            if journal is not None:
+                journal.unchanged(plan.table.name, plan.key_of(outcome.target))
             if plan.keys is not None:
                 stats.matched -= 1  # no read: a key that does not match was never matched
             else:
@@ -242,12 +244,16 @@ def _send(
             if image is not None:
                 images.append(image)
 
-    if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
-        from .write_guard import write_guarded_item
+    def write_one(target: dict) -> Outcome:
+        if journal is not None:  # write-ahead: the key is on disk before the request is sent
+            journal.intent(plan.table.name, plan.key_of(target))
+        if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
+            from .write_guard import write_guarded_item
 
-        writer.run(targets, lambda t: write_guarded_item(writer, plan, assignments, t), done)
-        return
-    writer.run(targets, lambda t: write_item(writer, plan, assignments, t), done)
+            return write_guarded_item(writer, plan, assignments, target)
+        return write_item(writer, plan, assignments, target)
+
+    writer.run(targets, write_one, done)
 
 
 # --- undo ----------------------------------------------------------------------------------------
@@ -264,9 +270,16 @@ def run_undo(session: Session, path: str) -> Result:
     todo = list(restores(journal_file, key_names))
     stats.matched = len(todo)
     conflicts: list[dict] = []
+    # sent, but the process stopped before the answer was journaled: never guessed at, listed
+    unknown = [
+        {"table": u.table, **u.key, "journal_line": u.line, "state": UNKNOWN_STATE}
+        for u in journal_file.unknown
+    ]
     if session.settings.dry_run or not todo:
         stats.dry_run = session.settings.dry_run
         stats.finish()
+        if unknown:
+            return _undo_listing(stats, [], unknown)
         return Result([], iter(()), stats, kind="status", title=stats.footer(False))
     journal = open_journal(session, "undo")
     writer = Writer(session.client, stats, estimating=session.estimating)
@@ -274,6 +287,8 @@ def run_undo(session: Session, path: str) -> Result:
 
     def restore(target: dict) -> Outcome:
         r = by_id[target["id"]]
+        if journal is not None:
+            journal.intent(r.entry.table, r.entry.key)
         # the condition checks every attribute the statement left, but cannot say "and no
         # other attribute": a strongly consistent read first catches an attribute added since
         key = values.encode_item(r.entry.key)
@@ -295,8 +310,17 @@ def run_undo(session: Session, path: str) -> Result:
     def done(outcome: Outcome) -> None:
         r = by_id[outcome.target["id"]]
         if not outcome.written:
+            if journal is not None:
+                journal.unchanged(r.entry.table, r.entry.key)
             stats.skipped += 1
-            conflicts.append({"table": r.entry.table, **r.entry.key, "journal_line": r.entry.line})
+            conflicts.append(
+                {
+                    "table": r.entry.table,
+                    **r.entry.key,
+                    "journal_line": r.entry.line,
+                    "state": "changed since",
+                }
+            )
             return
         stats.changed += 1
         if journal is not None:
@@ -316,12 +340,30 @@ def run_undo(session: Session, path: str) -> Result:
         if journal is not None:
             journal.close()
         stats.finish()
+    if conflicts or unknown:
+        return _undo_listing(stats, conflicts, unknown)
+    return Result([], iter(()), stats, kind="status", title=stats.footer(False))
+
+
+UNKNOWN_STATE = "unknown: sent, outcome not journaled"
+
+
+def _undo_listing(stats: WriteStats, conflicts: list[dict], unknown: list[dict]) -> Result:
+    """The items undo did not restore, each with why (`state`)."""
     warnings = []
     if conflicts:
         warnings.append(
             f"{len(conflicts)} item(s) changed after the statement: not restored (listed)"
         )
-        return Result(
-            ["table", "journal_line"], iter(conflicts), stats, warnings, open_columns=True
+    if unknown:
+        warnings.append(
+            f"{len(unknown)} write(s) were sent but their outcome never reached the journal (the "
+            "process stopped first): their state is unknown, not restored (listed; check them)"
         )
-    return Result([], iter(()), stats, kind="status", title=stats.footer(False))
+    return Result(
+        ["table", "journal_line", "state"],
+        iter(conflicts + unknown),
+        stats,
+        warnings,
+        open_columns=True,
+    )
