@@ -42,6 +42,26 @@ def is_write(chunk_text: str) -> bool:
     return bool(_LEADING.match(strip_comments(chunk_text)))
 
 
+def parse_explained_write(chunk: Chunk) -> ast.Statement:
+    """The statement after EXPLAIN [ANALYZE] (blanked out of `chunk`): a write; BEGIN, COMMIT,
+    ROLLBACK and UNDO are refused, one line, at their word (they plan no requests of their
+    own)."""
+    statement = parse_write(chunk)
+    if isinstance(statement, ast.Transaction | ast.Undo):
+        code = strip_comments(chunk.text)
+        at = _first(code)
+        word = " ".join(code[at:].split()[:2]).upper()
+        word = word if word == "START TRANSACTION" else word.split()[0]
+        why = (
+            "EXPLAIN each statement inside BEGIN … COMMIT (a transaction sends nothing before "
+            "COMMIT, then one TransactWriteItems)"
+            if isinstance(statement, ast.Transaction)
+            else "run it with dry_run on to see what it would restore"
+        )
+        raise _error(chunk, code, at, f"EXPLAIN cannot explain {word}: {why}")
+    return statement
+
+
 def parse_write(chunk: Chunk) -> ast.Statement:
     code = strip_comments(chunk.text)
     if m := _TRANSACTION.match(code):
@@ -404,4 +424,4 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return a[:n] == b[:n]
 
 
-__all__ = ["WRITE_WORDS", "is_write", "parse_write", "_unquote"]
+__all__ = ["WRITE_WORDS", "is_write", "parse_explained_write", "parse_write", "_unquote"]
