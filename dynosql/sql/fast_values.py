@@ -16,6 +16,7 @@ table, the columns, row 1, ON CONFLICT, RETURNING) as before.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,22 @@ _TAIL = re.compile(
     re.I,
 )
 _VALUES = re.compile(r"\bVALUES\b", re.I)
+
+
+_SCALAR = (
+    r"('(?:[^']|'')*'"
+    r"|-?[ \t\r\n]*[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![\w.])"
+    r"|(?i:TRUE|FALSE|NULL)(?!\w))"
+)
+_BLANK = r"[ \t\r\n]*"
+
+
+@functools.lru_cache(maxsize=16)
+def _flat_row(width: int) -> re.Pattern[str]:
+    """A whole row of `width` scalars (strings, numbers, TRUE/FALSE/NULL) in one regex: most
+    generated rows are read without a token at a time; any other row goes through the tokens."""
+    cells = f"{_BLANK},{_BLANK}".join([_SCALAR] * width)
+    return re.compile(f"{_BLANK}\\({_BLANK}{cells}{_BLANK}\\)")
 
 
 class _GiveUp(Exception):
@@ -122,19 +139,40 @@ class _Reader:
         out: list[tuple[Any, ...]] = []
         first_end = 0
         width = None
+        flat: re.Pattern[str] | None = None
         while True:
-            self.expect("(")
-            row = [self.value()]
-            while self.punct(","):
-                row.append(self.value())
-            self.expect(")")
+            m = flat.match(self.text, self.at) if flat is not None else None
+            if m is not None:  # a row of scalars, read in one match
+                row = [self.scalar(m, i) for i in range(1, width + 1)]  # type: ignore[operator]
+                self.at, self._next = m.end(), None
+            else:
+                self.expect("(")
+                row = [self.value()]
+                while self.punct(","):
+                    row.append(self.value())
+                self.expect(")")
             if width is None:
                 width, first_end = len(row), self.at
+                flat = _flat_row(width)
             elif len(row) != width:
                 raise _GiveUp
             out.append(tuple(row))
             if not self.punct(","):
                 return out, first_end
+
+    def scalar(self, m: re.Match[str], group: int) -> Any:
+        """One value of a row read by `_flat_row` (the token rules, without the tokens)."""
+        text = m.group(group)
+        if text[0] == "'":
+            return text[1:-1].replace("''", "'")
+        if text[0] == "-" or text[0].isdigit():
+            digits = text.lstrip("- \t\r\n")
+            try:
+                number = values.number(digits)
+            except ValueError:
+                raise _GiveUp from None
+            return -number if text[0] == "-" else number
+        return _WORDS[text.upper()]
 
     def value(self) -> Any:
         kind, text, m = self.take()

@@ -8,6 +8,7 @@ statement of a file still point at the right line and column of the file.
 from __future__ import annotations
 
 import collections
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -103,6 +104,7 @@ def is_complete(text: str) -> bool:
     return last == ";"
 
 
+@functools.lru_cache(maxsize=8)  # parsers ask again for the same text
 def strip_comments(text: str) -> str:
     """The text with comments blanked out (same length, so positions stay valid)."""
     return "".join(
@@ -110,6 +112,7 @@ def strip_comments(text: str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=8)  # parsers ask again for the same text
 def unterminated_quote(text: str) -> int | None:
     """The index of a string's or quoted name's opening quote that is never closed."""
     last = collections.deque(_runs(text), maxlen=1)[0] if text else None
@@ -119,6 +122,7 @@ def unterminated_quote(text: str) -> int | None:
     return None
 
 
+@functools.lru_cache(maxsize=8)  # parsers ask again for the same text
 def code_only(text: str) -> str:
     """The text with comments, strings and quoted names blanked out (same length), so that a
     keyword search cannot land inside them."""
