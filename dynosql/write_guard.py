@@ -53,7 +53,7 @@ def write_guarded_item(
 ) -> Outcome:
     """One guarded UpdateItem; a failed condition after a retry is resolved (see above)."""
     request = guarded_request(plan, item)
-    response, failure = writer.call_or_failure("update_item", request)
+    response, failure, _retried = writer.call_or_failure("update_item", request)
     if response is not None:
         attributes = response.get("Attributes")
         old = values.decode_item(attributes) if attributes else None

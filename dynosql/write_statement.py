@@ -237,7 +237,9 @@ def _send(
             return
         stats.changed += 1
         key = plan.key_of(outcome.target)
-        if journal is not None:
+        if outcome.uncertain:
+            stats.uncertain += 1  # its intent stays unanswered: undo lists it, never guesses
+        elif journal is not None:
             journal.record(plan.table.name, key, outcome.old, outcome.new)
         if returning is not None:
             image = outcome.old if (returning.old or plan.kind == "delete") else outcome.new
