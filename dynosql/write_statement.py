@@ -12,7 +12,7 @@ The guards, in order, all before the first write:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -246,14 +246,16 @@ def _send(
             if image is not None:
                 images.append(image)
 
+    write: Callable[[Writer, WritePlan, tuple, dict], Outcome] = write_item
+    if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
+        from .write_guard import write_guarded_item
+
+        write = write_guarded_item
+
     def write_one(target: dict) -> Outcome:
         if journal is not None:  # write-ahead: the key is on disk before the request is sent
             journal.intent(plan.table.name, plan.key_of(target))
-        if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
-            from .write_guard import write_guarded_item
-
-            return write_guarded_item(writer, plan, assignments, target)
-        return write_item(writer, plan, assignments, target)
+        return write(writer, plan, assignments, target)
 
     writer.run(targets, write_one, done)
 
