@@ -1,12 +1,12 @@
 """Writes: dynosql vs hand-written boto3, on a dynalite server on loopback.
 
-    python benchmarks/writes.py [--items 10000] [--runs 1]
+    python benchmarks/writes.py [--items 10000] [--runs 1]   (medians; wall and client CPU)
 
-- UPDATE: ``UPDATE t SET n = n + 1 WHERE n >= 0`` over every item (a keys-only Scan, then one
-  conditional UpdateItem per item, 8 in flight, each old image journaled) vs boto3: the same
-  keys read with a paginated keys-only Scan, then the same UpdateItem requests (condition,
-  ReturnValues ALL_OLD) from a thread pool of 8, no journal. Goal: within 1.2x the time, the
-  same WCU.
+- UPDATE: ``UPDATE t SET n = n + 1 WHERE n >= 0`` over every item (a Scan of the keys and n,
+  then one conditional UpdateItem per item, 8 in flight, exactly once: each also requires n as
+  read; each old image journaled, write-ahead) vs boto3: the same Scan, then the same UpdateItem
+  requests (condition, ReturnValues ALL_OLD) from a thread pool of 8, no journal. Goal: within
+  1.2x the time, the same WCU.
 - INSERT: ``INSERT INTO t (pk, sk, n) VALUES …`` of N rows (one conditional PutItem per row)
   vs boto3 PutItem with the same condition from 8 threads.
 - UPSERT without a journal: BatchWriteItem (write_batches) vs boto3 BatchWriteItem from 4
@@ -18,6 +18,8 @@ Prints a table; nothing is written to benchmarks/README.md (run.py owns that fil
 from __future__ import annotations
 
 import argparse
+import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -56,10 +58,16 @@ def fresh(server: Dynalite, name: str, items: int) -> None:
         )
 
 
-def timed(fn: Callable[[], Decimal]) -> tuple[float, Decimal]:
-    start = time.perf_counter()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # this process: the client, not dynalite
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(fn: Callable[[], Decimal]) -> tuple[float, float, Decimal]:
+    """Wall seconds, client CPU seconds, WCU."""
+    start, cpu = time.perf_counter(), _cpu()
     wcu = fn()
-    return time.perf_counter() - start, wcu
+    return time.perf_counter() - start, _cpu() - cpu, wcu
 
 
 def session(server: Dynalite, journal: bool = True) -> Session:
@@ -77,31 +85,38 @@ def dynosql_update(server: Dynalite, name: str) -> Decimal:
 
 
 def boto3_update(server: Dynalite, name: str) -> Decimal:
+    """The same exactly-once requests written by hand: the Scan reads n with the keys, and each
+    UpdateItem also requires n as read (a retried write that already applied then fails)."""
     client = server.client()
-    keys: list[dict] = []
-    kwargs: dict[str, Any] = {"TableName": name, "ProjectionExpression": "pk, sk"}
+    items: list[dict] = []
+    kwargs: dict[str, Any] = {
+        "TableName": name,
+        "ProjectionExpression": "pk, sk, #n",
+        "ExpressionAttributeNames": {"#n": "n"},
+    }
     while True:
         page = client.scan(**kwargs)
-        keys.extend(page["Items"])
+        items.extend(page["Items"])
         if "LastEvaluatedKey" not in page:
             break
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
-    def one(key: dict) -> Decimal:
+    def one(item: dict) -> Decimal:
         response = client.update_item(
             TableName=name,
-            Key=key,
+            Key={"pk": item["pk"], "sk": item["sk"]},
             UpdateExpression="SET #n = #n + :one",
-            ConditionExpression="attribute_exists(#pk) AND #n >= :zero",
+            ConditionExpression="attribute_exists(#pk) AND #n >= :zero AND #n = :old",
             ExpressionAttributeNames={"#n": "n", "#pk": "pk"},
-            ExpressionAttributeValues={":one": {"N": "1"}, ":zero": {"N": "0"}},
+            ExpressionAttributeValues={":one": {"N": "1"}, ":zero": {"N": "0"}, ":old": item["n"]},
             ReturnValues="ALL_OLD",
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
             ReturnConsumedCapacity="TOTAL",
         )
         return Decimal(str(response["ConsumedCapacity"]["CapacityUnits"]))
 
     with ThreadPoolExecutor(8) as pool:
-        return sum(pool.map(one, keys), Decimal(0))
+        return sum(pool.map(one, items), Decimal(0))
 
 
 def dynosql_insert(server: Dynalite, name: str, n: int) -> Decimal:
@@ -166,43 +181,56 @@ def boto3_upsert(server: Dynalite, name: str, n: int) -> Decimal:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=1, help="medians of this many runs")
     args = parser.parse_args(argv)
     n = args.items
     server = Dynalite()
     rows = []
     try:
-        for label, ours, theirs, preload in (
-            ("UPDATE", lambda t: dynosql_update(server, t), lambda t: boto3_update(server, t), n),
-            (
-                "INSERT",
-                lambda t: dynosql_insert(server, t, n),
-                lambda t: boto3_insert(server, t, n),
-                0,
-            ),
-            (
-                "UPSERT (no journal)",
-                lambda t: dynosql_upsert(server, t, n),
-                lambda t: boto3_upsert(server, t, n),
-                0,
-            ),
-        ):
-            a, b = f"bench_{label[:6].lower()}_a", f"bench_{label[:6].lower()}_b"
-            fresh(server, a, preload)
-            fresh(server, b, preload)
-            t_ours, w_ours = timed(lambda t=a, f=ours: f(t))
-            t_raw, w_raw = timed(lambda t=b, f=theirs: f(t))
-            rows.append((label, t_ours, t_raw, w_ours, w_raw))
+        for run in range(args.runs):
+            rows.extend(_run(server, n, run))
     finally:
         server.stop()
-    print(f"{n:,} items on dynalite (loopback)")
+    print(f"{n:,} items on dynalite (loopback), median of {args.runs} run(s)")
     print(
-        f"{'statement':<22}{'dynosql s':>10}{'boto3 s':>10}{'ratio':>7}{'WCU dynosql':>13}{'WCU boto3':>11}"
+        f"{'statement':<22}{'dynosql s':>10}{'boto3 s':>10}{'ratio':>7}"
+        f"{'cpu dynosql':>12}{'cpu boto3':>10}{'ratio':>7}{'WCU dynosql':>13}{'WCU boto3':>11}"
     )
-    for label, t_ours, t_raw, w_ours, w_raw in rows:
+    for label in dict.fromkeys(r[0] for r in rows):
+        mine = [r for r in rows if r[0] == label]
+        t_ours, t_raw, c_ours, c_raw = (statistics.median(r[i] for r in mine) for i in (1, 2, 3, 4))
+        w_ours, w_raw = mine[0][5], mine[0][6]
         print(
-            f"{label:<22}{t_ours:>10.2f}{t_raw:>10.2f}{t_ours / t_raw:>7.2f}{w_ours:>13}{w_raw:>11}"
+            f"{label:<22}{t_ours:>10.2f}{t_raw:>10.2f}{t_ours / t_raw:>7.2f}"
+            f"{c_ours:>12.2f}{c_raw:>10.2f}{c_ours / c_raw:>7.2f}{w_ours:>13}{w_raw:>11}"
         )
     return 0
+
+
+def _run(server: Dynalite, n: int, run: int) -> list[tuple]:
+    rows = []
+    for label, ours, theirs, preload in (
+        ("UPDATE", lambda t: dynosql_update(server, t), lambda t: boto3_update(server, t), n),
+        (
+            "INSERT",
+            lambda t: dynosql_insert(server, t, n),
+            lambda t: boto3_insert(server, t, n),
+            0,
+        ),
+        (
+            "UPSERT (no journal)",
+            lambda t: dynosql_upsert(server, t, n),
+            lambda t: boto3_upsert(server, t, n),
+            0,
+        ),
+    ):
+        a, b = f"bench_{label[:6].lower()}_{run}a", f"bench_{label[:6].lower()}_{run}b"
+        fresh(server, a, preload)
+        fresh(server, b, preload)
+        t_ours, c_ours, w_ours = timed(lambda t=a, f=ours: f(t))
+        t_raw, c_raw, w_raw = timed(lambda t=b, f=theirs: f(t))
+        rows.append((label, t_ours, t_raw, c_ours, c_raw, w_ours, w_raw))
+    return rows
 
 
 if __name__ == "__main__":

@@ -4,12 +4,16 @@ Format (one JSON object a line, DynamoDB JSON for every value, so every type is 
 
 - a header line per statement: ``{"journal": 1, "table": "t", "keys": ["pk", "sk"],
   "statement": "UPDATE …", "started": "2026-12-01T04:16:00Z"}``;
-- one line per item written: ``{"table": "t", "key": {…}, "old": {…} | null, "new": {…} | null}``
-  (``old`` null: the item did not exist; ``new`` null: the write deleted it).
+- before each write is sent, an intent line: ``{"table": "t", "key": {…}, "intent": true}``;
+- once it is answered, one line per item written: ``{"table": "t", "key": {…}, "old": {…} | null,
+  "new": {…} | null}`` (``old`` null: the item did not exist; ``new`` null: the write deleted
+  it), or ``{"table": "t", "key": {…}, "unchanged": true}`` when it was not written (its
+  condition failed, a transaction was cancelled).
 
-A line is written and flushed after its write succeeded and before the statement goes on, so
-after Ctrl-C, a crash or exhausted retries the journal lists exactly what was written (a process
-killed between DynamoDB's answer and the flush loses that one line). The file is created 0600:
+Write-ahead: every line is flushed before the statement goes on, the intent before its request
+is sent. After Ctrl-C, a crash, a kill or exhausted retries the journal lists exactly what was
+written, and an intent with no answer line after it is a write whose outcome is unknown (sent,
+answer never recorded): undo lists those keys instead of guessing. The file is created 0600:
 old images can hold anything.
 
 Undo (``dynosql undo FILE``, ``UNDO 'file'``) restores each recorded item, newest first, with a
@@ -68,6 +72,12 @@ class Journal:
         self._file = os.fdopen(fd, "a", encoding="utf-8")
         self._lock = threading.Lock()
         self.entries = 0
+        self._pending: set[str] = set()  # keys of intents not answered yet
+
+    @property
+    def pending(self) -> int:
+        """Writes sent (intent lines) whose outcome is not recorded: the file must be kept."""
+        return len(self._pending)
 
     def begin(self, table: str, keys: tuple[str, ...], statement: str) -> None:
         """The header line of one statement's entries."""
@@ -83,21 +93,41 @@ class Journal:
 
     def record(self, table: str, key: dict, old: dict | None, new: dict | None) -> None:
         """One item written: decoded key and images (None: absent)."""
+        wire_key = values.encode_item(key)
         self._write(
             {
                 "table": table,
-                "key": values.encode_item(key),
+                "key": wire_key,
                 "old": None if old is None else values.encode_item(old),
                 "new": None if new is None else values.encode_item(new),
-            }
+            },
+            answers=_ident(table, wire_key),
         )
         self.entries += 1
 
-    def _write(self, data: dict) -> None:
+    def intent(self, table: str, key: dict) -> None:
+        """A write about to be sent (flushed before it is)."""
+        wire_key = values.encode_item(key)
+        self._write(
+            {"table": table, "key": wire_key, "intent": True}, opens=_ident(table, wire_key)
+        )
+
+    def unchanged(self, table: str, key: dict) -> None:
+        """A write that was answered but wrote nothing (its condition failed)."""
+        wire_key = values.encode_item(key)
+        self._write(
+            {"table": table, "key": wire_key, "unchanged": True}, answers=_ident(table, wire_key)
+        )
+
+    def _write(self, data: dict, opens: str | None = None, answers: str | None = None) -> None:
         line = json.dumps(_wire_json(data), ensure_ascii=False, separators=(",", ":"))
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
+            if opens is not None:
+                self._pending.add(opens)
+            if answers is not None:
+                self._pending.discard(answers)
 
     def close(self) -> None:
         with self._lock:
@@ -109,6 +139,11 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _ident(table: str, wire_key: dict) -> str:
+    """One item of one table, as intents and answers are matched (also when read back)."""
+    return json.dumps([table, _wire_json(wire_key)], sort_keys=True)
 
 
 def _wire_json(value: Any) -> Any:
@@ -148,10 +183,20 @@ class Entry:
 
 
 @dataclass
+class Unknown:
+    """A write that was sent (its intent line) but whose outcome never reached the journal."""
+
+    table: str
+    key: dict  # decoded
+    line: int
+
+
+@dataclass
 class JournalFile:
     path: Path
     headers: list[dict] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
+    unknown: list[Unknown] = field(default_factory=list)
 
 
 def read_journal(path: str | os.PathLike[str]) -> JournalFile:
@@ -162,6 +207,7 @@ def read_journal(path: str | os.PathLike[str]) -> JournalFile:
     except OSError as err:
         raise DynosqlError(f"cannot read journal {p}: {err.strerror}") from None
     out = JournalFile(p)
+    pending: dict[str, Unknown] = {}  # intents not answered yet, by table and key
     lines = text.split("\n")
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -177,6 +223,13 @@ def read_journal(path: str | os.PathLike[str]) -> JournalFile:
             continue
         try:
             wire = _from_wire_json(data)
+            ident = json.dumps([data["table"], data["key"]], sort_keys=True)
+            if data.get("intent"):
+                pending[ident] = Unknown(wire["table"], values.decode_item(wire["key"]), n)
+                continue
+            pending.pop(ident, None)
+            if data.get("unchanged"):
+                continue
             out.entries.append(
                 Entry(
                     wire["table"],
@@ -190,6 +243,7 @@ def read_journal(path: str | os.PathLike[str]) -> JournalFile:
             raise DynosqlError(f"{p}, line {n}: not a dynosql journal line") from None
     if not out.headers:
         raise DynosqlError(f"{p} is not a dynosql journal (no header line)")
+    out.unknown = sorted(pending.values(), key=lambda u: u.line)
     return out
 
 

@@ -15,6 +15,7 @@ transaction costs twice the WCU of the same writes.
 from __future__ import annotations
 
 import random
+import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -138,12 +139,21 @@ def _commit(session: Session, transaction: Transaction) -> Result:
         sleep=session.sleep,
     )
     olds = [_current(writer, a) for a in actions]
-    _send(session, writer, actions)
     journal = open_journal(session, "transaction")
     try:
-        if journal is not None:
+        if journal is not None:  # write-ahead: every key is on disk before the request is sent
             journal.begin(stats.table, (), "COMMIT")
             stats.journal = str(journal.path)
+            for a in actions:
+                journal.intent(a.queued.plan.table.name, a.key)
+        try:
+            _send(session, writer, actions)
+        except ExecutionError as err:
+            cause = err.__cause__
+            if journal is not None and cause is not None and classify(cause).code in _NOT_SENT:
+                for a in actions:  # cancelled (or refused): nothing was written
+                    journal.unchanged(a.queued.plan.table.name, a.key)
+            raise
         for a, old in zip(actions, olds, strict=True):
             assignments = (
                 normalize(a.queued.statement.assignments)
@@ -158,8 +168,17 @@ def _commit(session: Session, transaction: Transaction) -> Result:
     finally:
         if journal is not None:
             journal.close()
+            if not journal.entries and not journal.pending and not session.journal_file:
+                journal.path.unlink(missing_ok=True)  # nothing written: nothing to undo
+                stats.journal = None
         stats.finish()
     return _status(stats.footer(False))
+
+
+# answers after which nothing of the transaction was written
+_NOT_SENT = frozenset(
+    {"TransactionCanceledException", "UnknownOperationException", "ValidationException"}
+)
 
 
 def _action(plan: WritePlan, target: dict) -> dict:
@@ -188,6 +207,9 @@ def _current(writer: Writer, a: _Action) -> dict | None:
 def _send(session: Session, writer: Writer, actions: list[_Action]) -> None:
     params = {"TransactItems": [a.request for a in actions], "ReturnConsumedCapacity": "TOTAL"}
     for attempt in range(CONFLICT_ROUNDS + 1):
+        # the same token on every retry of one attempt: DynamoDB applies the transaction once
+        # even when an answer is lost and the request is sent again (within 10 minutes)
+        params["ClientRequestToken"] = uuid.uuid4().hex
         try:
             writer.call("transact_write_items", params)
             return

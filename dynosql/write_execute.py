@@ -55,6 +55,7 @@ class WriteStats(Stats):
     matched: int = 0  # items the read found (or keys/rows given)
     changed: int = 0  # writes that succeeded
     skipped: int = 0  # condition failed: changed by someone else, or (INSERT) the key exists
+    uncertain: int = 0  # written, but by an attempt whose answer was lost: old image unknown
     wcu: Decimal = Decimal(0)
     wcu_estimated: bool = False
     dry_run: bool = False
@@ -71,7 +72,13 @@ class WriteStats(Stats):
         if self.dry_run:
             return f"dry run: {self.matched:,} items would be written, nothing was written"
         skipped = "already existed" if self.verb == "INSERT" else "skipped (changed since read)"
-        return f"{self.matched:,} matched, {self.changed:,} written, {self.skipped:,} {skipped}"
+        text = f"{self.matched:,} matched, {self.changed:,} written, {self.skipped:,} {skipped}"
+        if self.uncertain:
+            text += (
+                f" ({self.uncertain:,} written by a retried request whose first answer was lost: "
+                "old image unknown, listed by undo)"
+            )
+        return text
 
     def footer(self, rows: bool = True) -> str:
         parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"] if rows else []
@@ -96,6 +103,27 @@ class Outcome:
     written: bool
     old: dict | None = None
     new: dict | None = None
+    # an earlier attempt of this write may have applied (its answer was lost): the item is as
+    # the write leaves it, but its old image is not known; the journal leaves the write's
+    # intent unanswered, so undo lists the item instead of restoring a guess
+    uncertain: bool = False
+
+
+@dataclass
+class ConditionFailure:
+    """A ConditionalCheckFailed answer: the item as it is (when the request asked for it with
+    ReturnValuesOnConditionCheckFailure and the backend gave it), and whether the request had
+    been sent before (a retry, by botocore or here: an earlier attempt may have applied)."""
+
+    item: dict | None
+    retried: bool
+
+    @classmethod
+    def of(cls, err: Exception, attempt: int) -> ConditionFailure:
+        answer = getattr(err, "response", None) or {}
+        item = answer.get("Item")
+        retries = (answer.get("ResponseMetadata") or {}).get("RetryAttempts") or 0
+        return cls(values.decode_item(item) if item else None, attempt > 0 or retries > 0)
 
 
 class Writer:
@@ -124,6 +152,13 @@ class Writer:
 
     def call(self, method: str, params: dict) -> dict | None:
         """One request, retried while retrying can help; None when its condition failed."""
+        return self.call_or_failure(method, params)[0]
+
+    def call_or_failure(
+        self, method: str, params: dict
+    ) -> tuple[dict | None, ConditionFailure | None, bool]:
+        """`call`, what DynamoDB said when the condition failed (see ConditionFailure), and
+        whether the request was sent more than once (an earlier attempt may have applied)."""
         attempt = 0
         while True:
             try:
@@ -134,7 +169,8 @@ class Writer:
                 if failure.code == CONDITION_FAILED:
                     with self.stats.lock:
                         self.stats.requests += 1
-                    return None
+                    failed = ConditionFailure.of(err, attempt)
+                    return None, failed, failed.retried
                 rounds = retryable(err, self.attempts)
                 if failure.code in RETRY_CODES:
                     rounds = 6
@@ -151,7 +187,8 @@ class Writer:
             self.stats.requests += 1
             if not self.estimating:
                 self.stats.wcu += _reported(response.get("ConsumedCapacity"))
-        return response
+        retries = (response.get("ResponseMetadata") or {}).get("RetryAttempts") or 0
+        return response, None, attempt > 0 or retries > 0
 
     def charge(self, units: Decimal) -> None:
         """Estimated capacity of one write (only when the backend reports none)."""
@@ -296,16 +333,43 @@ def write_item(writer: Writer, plan: Any, assignments: tuple, target: dict) -> O
     method = {"PutItem": "put_item", "UpdateItem": "update_item", "DeleteItem": "delete_item"}[
         plan.operation
     ]
-    response = writer.call(method, plan.request(target))
+    request = plan.request(target)
+    response, _failure, retried = writer.call_or_failure(method, request)
     if response is None:  # a failed condition is billed like the write (size: a guess)
         guess = target if plan.kind == "put" else {"": "x" * plan.table.average_item_size}
         writer.charge(writer.item_units(guess))
+        if retried:  # perhaps it failed on what its own lost first attempt did
+            return _after_lost_answer(writer, plan, assignments, target, request)
         return Outcome(target, False)
     attributes = response.get("Attributes")
     old = values.decode_item(attributes) if attributes else None
     new = new_image(plan.kind, old, target, assignments)
     writer.charge(writer.item_units(old, new))
-    return Outcome(target, True, old, new)
+    # sent twice and changing nothing: the first attempt may have applied, and `old` may be
+    # its result rather than the item before the statement
+    return Outcome(target, True, old, new, uncertain=retried and old == new)
+
+
+def _after_lost_answer(
+    writer: Writer, plan: Any, assignments: tuple, target: dict, request: dict
+) -> Outcome:
+    """A retried write whose condition failed: if the item is now as this write leaves it (the
+    row inserted, the item deleted, an idempotent UPDATE's values in place), an earlier
+    attempt applied it: written, uncertain. Otherwise it is skipped, as any failed condition."""
+    key = request.get("Key") or values.encode_item(plan.key_of(target))
+    got = writer.call(
+        "get_item", {"TableName": plan.table.name, "Key": key, "ConsistentRead": True}
+    )
+    current = values.decode_item(got["Item"]) if got and got.get("Item") else None
+    if plan.kind == "put":
+        ours = current == target
+    elif plan.kind == "delete":
+        ours = current is None
+    else:
+        ours = current is not None and new_image("update", current, target, assignments) == current
+    if not ours:
+        return Outcome(target, False)
+    return Outcome(target, True, None, current, uncertain=True)
 
 
 # --- BatchWriteItem ----------------------------------------------------------------------------
@@ -369,11 +433,12 @@ def write_batches(
             assert response is not None  # BatchWriteItem has no condition
             left = (response.get("UnprocessedItems") or {}).get(table) or []
             done_now = [r for r in pending if r not in left] if left else pending
-            for r in done_now:
-                put = r.get("PutRequest")
-                writer.charge(
-                    writer.item_units(values.decode_item(put["Item"])) if put else Decimal(1)
-                )
+            if writer.estimating:  # decoding every item costs: only when nothing is reported
+                for r in done_now:
+                    put = r.get("PutRequest")
+                    writer.charge(
+                        writer.item_units(values.decode_item(put["Item"])) if put else Decimal(1)
+                    )
             with stats.lock:
                 stats.changed += len(done_now)
             if on_written is not None and done_now:

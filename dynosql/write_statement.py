@@ -12,7 +12,7 @@ The guards, in order, all before the first write:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -143,7 +143,7 @@ def run_write(session: Session, statement: Any) -> Result:
     finally:
         if journal is not None:
             journal.close()
-            if not journal.entries and not session.journal_file:
+            if not journal.entries and not journal.pending and not session.journal_file:
                 journal.path.unlink(missing_ok=True)  # nothing written: nothing to undo
                 stats.journal = None
         stats.finish()
@@ -197,7 +197,8 @@ def _targets(session: Session, plan: WritePlan, stats: WriteStats) -> Iterator[d
     else:
         assert plan.read is not None
         for item in session.read(plan.read, stats):
-            yield plan.key_of(item)
+            # a guarded UPDATE conditions each write on what the read saw: the whole item read
+            yield item if plan.guards else plan.key_of(item)
 
 
 def _send(
@@ -230,6 +231,8 @@ def _send(
 
     def done(outcome: Outcome) -> None:
         if not outcome.written:
+            if journal is not None:
+                journal.unchanged(plan.table.name, plan.key_of(outcome.target))
             if plan.keys is not None:
                 stats.matched -= 1  # no read: a key that does not match was never matched
             else:
@@ -237,14 +240,27 @@ def _send(
             return
         stats.changed += 1
         key = plan.key_of(outcome.target)
-        if journal is not None:
+        if outcome.uncertain:
+            stats.uncertain += 1  # its intent stays unanswered: undo lists it, never guesses
+        elif journal is not None:
             journal.record(plan.table.name, key, outcome.old, outcome.new)
         if returning is not None:
             image = outcome.old if (returning.old or plan.kind == "delete") else outcome.new
             if image is not None:
                 images.append(image)
 
-    writer.run(targets, lambda t: write_item(writer, plan, assignments, t), done)
+    write: Callable[[Writer, WritePlan, tuple, dict], Outcome] = write_item
+    if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
+        from .write_guard import write_guarded_item
+
+        write = write_guarded_item
+
+    def write_one(target: dict) -> Outcome:
+        if journal is not None:  # write-ahead: the key is on disk before the request is sent
+            journal.intent(plan.table.name, plan.key_of(target))
+        return write(writer, plan, assignments, target)
+
+    writer.run(targets, write_one, done)
 
 
 # --- undo ----------------------------------------------------------------------------------------
@@ -261,9 +277,16 @@ def run_undo(session: Session, path: str) -> Result:
     todo = list(restores(journal_file, key_names))
     stats.matched = len(todo)
     conflicts: list[dict] = []
+    # sent, but the process stopped before the answer was journaled: never guessed at, listed
+    unknown = [
+        {"table": u.table, **u.key, "journal_line": u.line, "state": UNKNOWN_STATE}
+        for u in journal_file.unknown
+    ]
     if session.settings.dry_run or not todo:
         stats.dry_run = session.settings.dry_run
         stats.finish()
+        if unknown:
+            return _undo_listing(stats, [], unknown)
         return Result([], iter(()), stats, kind="status", title=stats.footer(False))
     journal = open_journal(session, "undo")
     writer = Writer(session.client, stats, estimating=session.estimating, sleep=session.sleep)
@@ -271,6 +294,8 @@ def run_undo(session: Session, path: str) -> Result:
 
     def restore(target: dict) -> Outcome:
         r = by_id[target["id"]]
+        if journal is not None:
+            journal.intent(r.entry.table, r.entry.key)
         # the condition checks every attribute the statement left, but cannot say "and no
         # other attribute": a strongly consistent read first catches an attribute added since
         key = values.encode_item(r.entry.key)
@@ -292,8 +317,17 @@ def run_undo(session: Session, path: str) -> Result:
     def done(outcome: Outcome) -> None:
         r = by_id[outcome.target["id"]]
         if not outcome.written:
+            if journal is not None:
+                journal.unchanged(r.entry.table, r.entry.key)
             stats.skipped += 1
-            conflicts.append({"table": r.entry.table, **r.entry.key, "journal_line": r.entry.line})
+            conflicts.append(
+                {
+                    "table": r.entry.table,
+                    **r.entry.key,
+                    "journal_line": r.entry.line,
+                    "state": "changed since",
+                }
+            )
             return
         stats.changed += 1
         if journal is not None:
@@ -313,12 +347,30 @@ def run_undo(session: Session, path: str) -> Result:
         if journal is not None:
             journal.close()
         stats.finish()
+    if conflicts or unknown:
+        return _undo_listing(stats, conflicts, unknown)
+    return Result([], iter(()), stats, kind="status", title=stats.footer(False))
+
+
+UNKNOWN_STATE = "unknown: sent, outcome not journaled"
+
+
+def _undo_listing(stats: WriteStats, conflicts: list[dict], unknown: list[dict]) -> Result:
+    """The items undo did not restore, each with why (`state`)."""
     warnings = []
     if conflicts:
         warnings.append(
             f"{len(conflicts)} item(s) changed after the statement: not restored (listed)"
         )
-        return Result(
-            ["table", "journal_line"], iter(conflicts), stats, warnings, open_columns=True
+    if unknown:
+        warnings.append(
+            f"{len(unknown)} write(s) were sent but their outcome never reached the journal (the "
+            "process stopped first): their state is unknown, not restored (listed; check them)"
         )
-    return Result([], iter(()), stats, kind="status", title=stats.footer(False))
+    return Result(
+        ["table", "journal_line", "state"],
+        iter(conflicts + unknown),
+        stats,
+        warnings,
+        open_columns=True,
+    )

@@ -14,6 +14,8 @@ that match it; ``None`` means every call) and an optional predicate on the JSON 
 - ``reset``: the TCP connection is reset (SO_LINGER 0) before any byte of the answer;
 - ``expired``: 400 ``ExpiredTokenException`` (credentials that expired after a refresh);
 - ``hang``: the request is read and never answered (a hung endpoint), until the proxy stops;
+- ``lost``: the call goes to the server (which applies it), then the connection is reset
+  instead of answering: a write that happened but whose answer never arrived;
 - ``unprocessed``: the call goes to the server, then the answer is rewritten so that the
   second half of the requested keys (a single key: that key) come back as ``UnprocessedKeys``
   instead of items (BatchGetItem), or the second half of the write requests come back as
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed", "hang", "expired")
+ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed", "hang", "expired", "lost")
 TARGET_PREFIX = "DynamoDB_20120810."
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date", "server"}
 
@@ -218,6 +220,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif action == "hang":
             self.proxy.state.stopping.wait()
             self.close_connection = True
+        elif action == "lost":
+            self._forward(raw, call=call, lose=True)
         elif action == "unprocessed":
             self._forward(raw, rewrite=lambda status, data: _unprocess(body, status, data))
         else:
@@ -232,6 +236,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw: bytes,
         rewrite: Callable[[int, bytes], bytes] | None = None,
         call: Call | None = None,
+        lose: bool = False,
     ) -> None:
         host, port = self.proxy.upstream
         conn = http.client.HTTPConnection(host, port, timeout=60)
@@ -245,6 +250,9 @@ class _Handler(BaseHTTPRequestHandler):
             out_headers = {k: v for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP}
         finally:
             conn.close()
+        if lose:  # the server has done it; the client never hears
+            self._reset()
+            return
         if rewrite is not None:
             data = rewrite(status, data)
             out_headers = {k: v for k, v in out_headers.items() if k.lower() != "x-amz-crc32"}

@@ -104,6 +104,15 @@ def test_statement_start_offers_statement_keywords():
         "ALTER",
         "DROP",
         "COPY",
+        "INSERT INTO",
+        "UPSERT INTO",
+        "REPLACE INTO",
+        "UPDATE",
+        "DELETE FROM",
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "UNDO",
     ]
     assert texts("SEL") == ["SELECT"]
     assert texts("sel") == ["select"]  # the user's case
@@ -133,7 +142,15 @@ def test_show_explain_and_set():
     assert texts("SHOW ENTITIES ") == ["FROM"]
     assert texts("SHOW ENTITIES FROM s") == ["sensors"]
     assert texts("SHOW HOT KEYS FROM s") == ["sensors"]
-    assert texts("EXPLAIN ") == ["SELECT", "ANALYZE"]
+    assert texts("EXPLAIN ") == [
+        "SELECT",
+        "INSERT INTO",
+        "UPSERT INTO",
+        "REPLACE INTO",
+        "UPDATE",
+        "DELETE FROM",
+        "ANALYZE",
+    ]
     assert texts("SET cons") == ["consistent"]
     assert texts("SET format = j") == ["json", "jsonl"]
     assert texts("SET consistent TO ") == ["on", "off"]
@@ -321,3 +338,60 @@ def test_paths_after_backslash_i(tmp_path, monkeypatch):
 )
 def test_never_fails(text):
     assert isinstance(texts(text), list)
+
+
+# --- writes --------------------------------------------------------------------------------------
+
+
+def test_write_keywords_at_the_start_and_after_explain():
+    assert texts("INS") == ["INSERT INTO"]
+    assert texts("up") == ["upsert into", "update"]  # the user's case
+    assert texts("DEL") == ["DELETE FROM"]
+    assert texts("ROLL") == ["ROLLBACK"]
+    assert texts("EXPLAIN UPD") == ["UPDATE"]
+    assert texts("BEGIN ") == [] and texts("COMMIT ") == []
+
+
+def test_table_names_after_into_update_and_delete_from():
+    assert texts("INSERT INTO s") == ["sensors"]
+    assert texts("UPSERT INTO ") == ["audit", "sensors", "drive", '"my-table"']
+    assert texts("UPDATE d") == ["drive"]
+    assert texts("DELETE FROM au") == ["audit"]
+    assert texts("DELETE ") == ["FROM"]
+    assert texts("EXPLAIN DELETE FROM a") == ["audit"]
+
+
+def test_insert_columns_then_values_on_conflict_and_returning():
+    assert texts("INSERT INTO audit (") == [
+        "PK",
+        "SK",
+        "action",
+        "error",
+        "latencyMs",
+        "ok",
+        "resource",
+    ]
+    assert texts("INSERT INTO audit (PK, ac") == ["action"]
+    assert texts("INSERT INTO audit (PK, SK) ") == ["VALUES", "SELECT"]
+    assert texts("INSERT INTO audit (PK, SK) VALUES ('a', 'b') ") == [
+        "ON CONFLICT DO NOTHING",
+        "RETURNING",
+    ]
+    assert texts("UPSERT INTO audit (PK, SK) VALUES ('a', 'b') ") == ["RETURNING"]
+    assert texts("INSERT INTO audit (PK, SK) VALUES ('a', 'b') ON ") == ["CONFLICT DO NOTHING"]
+    assert texts("INSERT INTO audit (PK, SK) VALUES ('a', 'b') RETURNING ") == ["*", "old.*"]
+
+
+def test_update_set_remove_where_returning():
+    assert texts("UPDATE audit ") == ["SET", "REMOVE"]
+    assert texts("UPDATE audit SET lat") == ["latencyMs"]
+    assert texts("UPDATE audit SET ok = TRUE, re") == ["resource"]
+    right = texts("UPDATE audit SET latencyMs = ")
+    assert "latencyMs" in right and "if_not_exists" in right and "list_append" in right
+    assert texts("UPDATE audit SET ok = TRUE ") == ["REMOVE", "WHERE", "RETURNING"]
+    assert texts("UPDATE audit SET ok = TRUE REMOVE er") == ["error"]
+    assert texts("UPDATE audit SET ok = TRUE WHERE PK = 'x' ")[-1] == "RETURNING"
+    assert "begins_with" in texts("UPDATE audit SET ok = TRUE WHERE beg")
+    assert texts("UPDATE audit SET ok = TRUE WHERE act") == ["action"]
+    assert texts("DELETE FROM audit ") == ["WHERE", "RETURNING"]
+    assert texts("DELETE FROM audit WHERE SK ")[:2] == ["AND", "OR"]

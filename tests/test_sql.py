@@ -731,3 +731,21 @@ def test_expressions_without_names_point_at_their_own_text(sql: str, col: int) -
     """Issue 11: not at line 1 column 1, nor at an earlier literal with the same text."""
     err = error(sql)
     assert (err.line, err.col) == (1, col)
+
+
+@pytest.mark.parametrize(
+    "sql, word, col",
+    [
+        ("EXPLAIN BEGIN", "BEGIN", 9),
+        ("explain  commit", "COMMIT", 10),
+        ("EXPLAIN ROLLBACK", "ROLLBACK", 9),
+        ("EXPLAIN ANALYZE START TRANSACTION", "START TRANSACTION", 17),
+        ("EXPLAIN UNDO 'j.jsonl'", "UNDO", 9),
+    ],
+)
+def test_explain_of_a_transaction_word_or_undo_is_one_clear_error(
+    sql: str, word: str, col: int
+) -> None:
+    err = error(sql)
+    assert err.message.startswith(f"EXPLAIN cannot explain {word}: ")
+    assert "\n" not in err.message and (err.line, err.col) == (1, col)

@@ -66,7 +66,7 @@ def test_update_under_faults_changes_every_item_exactly_once(
     after = _scan(backend, name)
     assert after == {k: {**v, "n": v["n"] + 1, "seen": True} for k, v in before.items()}
     lines = Path(stats.journal).read_text().splitlines()
-    entries = [json.loads(line) for line in lines[1:]]
+    entries = [e for e in map(json.loads, lines[1:]) if "new" in e]  # not the intent lines
     assert len(entries) == ITEMS
     assert {json.dumps(e["key"], sort_keys=True) for e in entries} == {
         json.dumps(values.encode_item({"pk": k[0], "sk": k[1]}), sort_keys=True) for k in before
@@ -133,14 +133,14 @@ def test_sigint_mid_update_then_undo_restores_exactly(
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if journal.exists() and journal.read_text().count("\n") > 300:
+        if journal.exists() and journal.read_text().count('"new"') > 300:  # written items
             break
         time.sleep(0.02)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert f"dynosql undo {journal}" in err
-    entries = [json.loads(x) for x in journal.read_text().splitlines()[1:]]
+    entries = [e for e in map(json.loads, journal.read_text().splitlines()[1:]) if "new" in e]
     assert 300 <= len(entries) < ITEMS
     changed = {(e["key"]["pk"]["S"], Decimal(e["key"]["sk"]["N"])) for e in entries}
     after = _scan(backend, name)
@@ -164,13 +164,18 @@ def test_exhausted_retries_leave_a_journal_undo_handles(backend: Backend, tmp_pa
         with pytest.raises(DynosqlError, match=r"kept throttling .* written, 0 skipped; journal "):
             session.execute(f"UPDATE {name} SET n = n - 1 WHERE n >= 0")
         journal = session.last_write.journal
-    entries = [json.loads(x) for x in Path(journal).read_text().splitlines()[1:]]
+    entries = [e for e in map(json.loads, Path(journal).read_text().splitlines()[1:]) if "new" in e]
     changed = {(e["key"]["pk"]["S"], Decimal(e["key"]["sk"]["N"])) for e in entries}
     after = _scan(backend, name)
     assert 0 < len(changed) < 120
     assert {k for k in before if after[k] != before[k]} == changed
     undo = _session_direct(backend, tmp_path).undo(journal)
-    assert undo.all() == [] and undo.stats.changed == len(changed)
+    # the writes that were sent and never answered (retries exhausted) are listed as unknown:
+    # the journal cannot know whether DynamoDB applied them (here it did not: throttled)
+    listed = undo.all()
+    assert 1 <= len(listed) <= 16 and undo.stats.changed == len(changed)
+    assert all(r["state"].startswith("unknown") for r in listed)
+    assert not {(r["pk"], r["sk"]) for r in listed} & changed
     assert _scan(backend, name) == before
 
 

@@ -69,6 +69,8 @@ class WritePlan:
     items: list[dict] | None = None  # decoded items to put (INSERT/UPSERT … VALUES)
     source: Plan | None = None  # INSERT … SELECT: the read of the source rows
     unchecked: list[str] = field(default_factory=list)  # WHERE parts not in the condition
+    # a non-idempotent UPDATE: the paths each write is conditioned on (their values as read)
+    guards: tuple[ast.Path, ...] = ()
     warnings: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
 
@@ -223,11 +225,13 @@ def _plan_insert(
         wcu = write_units(table.average_item_size, options.transactional) * n
         estimate = WriteEstimate(n, read.estimate.rcu, wcu)
     else:
-        items = [_row_item(statement, n, row, table) for n, row in enumerate(statement.rows, 1)]
+        items, sizes = [], []
+        for n, row in enumerate(statement.rows, 1):
+            item, size = _row_item(statement, n, row, table)
+            items.append(item)
+            sizes.append(size)
         _no_repeats(items, table, statement)
-        wcu = sum(
-            (write_units(values.item_size(i), options.transactional) for i in items), Decimal(0)
-        )
+        wcu = sum((write_units(size, options.transactional) for size in sizes), Decimal(0))
         estimate = WriteEstimate(len(items), Decimal(0), wcu, exact=True)
     operation = "PutItem"
     batch = (
@@ -255,24 +259,28 @@ def _plan_insert(
     return plan
 
 
-def _row_item(statement: ast.Insert, n: int, row: tuple, table: TableInfo) -> dict:
+def _row_item(statement: ast.Insert, n: int, row: tuple, table: TableInfo) -> tuple[dict, int]:
+    """A VALUES row as an item, checked, and its size."""
     item: dict[str, Any] = {}
     for name, cell in zip(statement.columns, row, strict=True):
         if not isinstance(cell, ast.Literal):
             raise PlanError(f"no value for {name}")
         item[name] = cell.value
     try:
-        return check_item(item, table)
+        size = values.item_size(item)
+        return check_item(item, table, size=size), size
     except PlanError as err:
         where = f"row {n}: " if len(statement.rows) > 1 else ""
         pos = statement.table_pos
         raise _at(pos, f"{where}{err.message}") from None
 
 
-def check_item(item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE) -> dict:
+def check_item(
+    item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE, *, size: int | None = None
+) -> dict:
     """An item that DynamoDB will accept for `table`, or a PlanError saying why not: the
     primary key present with its declared types and lengths, index key attributes of their
-    declared types, no empty set, at most 400 KB."""
+    declared types, no empty set, at most 400 KB (`size`: the item's, when already known)."""
     keys = table.keys
     for name, key_type, limit in (
         (keys.pk, keys.pk_type, K.MAX_PK_BYTES),
@@ -288,7 +296,7 @@ def check_item(item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE) -> dict
             _check_key_value(name, key_type, item[name], None, pos, f"a key of index {index_name}")
     for name, value in item.items():
         _check_value(name, value, pos)
-    size = values.item_size(item)
+    size = values.item_size(item) if size is None else size
     if size > MAX_ITEM_BYTES:
         raise _at(pos, f"an item of {size:,} bytes is over DynamoDB's 400 KB item limit")
     return item
@@ -382,6 +390,9 @@ def _plan_keyed(
     condition = condition_text(ast.And((exists, *kept)) if kept else exists, ph)
     template["ConditionExpression"] = condition
     template["ReturnValues"] = "ALL_OLD"
+    guards = () if options.transactional else guarded_paths(assignments)
+    if guards:
+        template["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     template["ReturnConsumedCapacity"] = "TOTAL"
     ph.into(template)
     for name in ("UpdateExpression", "ConditionExpression"):
@@ -389,10 +400,12 @@ def _plan_keyed(
             raise PlanError(f"the {name} would be over DynamoDB's 4 KB limit: split the statement")
     operation = "UpdateItem" if verb == "UPDATE" else "DeleteItem"
 
+    roots = list(table.keys.names)
+    roots += [r for r in dict.fromkeys(str(g.root) for g in guards) if r not in roots]
     select = ast.Select(
         table=table.name,
         index=None,
-        items=tuple(ast.SelectItem(ast.Path((k,), k)) for k in table.keys.names),
+        items=tuple(ast.SelectItem(ast.Path((k,), k)) for k in roots),
         where=where,
         pos=statement.pos,
         table_pos=statement.table_pos,
@@ -401,7 +414,7 @@ def _plan_keyed(
     keys = None
     if read.operation == "Nothing":
         keys = []
-    elif read.operation in ("GetItem", "BatchGetItem") and not unchecked:
+    elif read.operation in ("GetItem", "BatchGetItem") and not unchecked and not guards:
         keys = _keys_of(read, table)
     size = table.average_item_size
     if verb == "UPDATE":
@@ -422,8 +435,60 @@ def _plan_keyed(
             "an item changed by another writer after the read fails the condition: skipped and "
             "counted, never overwritten"
         )
+    if guards:
+        plan.guards = guards
+        shown = ", ".join(g.text for g in guards)
+        plan.steps.append(
+            f"exactly once: each write also requires {shown} as read (a retried write that "
+            "already applied then fails its condition, and is counted as written)"
+        )
     plan.unchecked = [_sql_text(c) for c in unchecked]
     return plan
+
+
+def guarded_paths(assignments: tuple[ast.Assignment, ...]) -> tuple[ast.Path, ...]:
+    """The paths a non-idempotent UPDATE reads and writes; () when applying it twice changes
+    nothing more than once (``a = 1``, ``a = b + 1``, ``tags = tags + {'x'}``, REMOVE).
+
+    An UPDATE is non-idempotent when a value it reads is one it writes: ``n = n + 1``,
+    ``l = list_append(l, …)``, ADD of a number. A write that applied but whose answer was lost
+    is retried (by botocore or the executor); conditioned on these paths' values as the read
+    saw them, the retry fails instead of applying twice."""
+    reads: list[ast.Path] = []
+    writes: list[ast.Path] = []
+    for a in assignments:
+        writes.append(a.path)
+        if a.action == "add" and values.type_of(_literal_of(a.value)) == "N":
+            reads.append(a.path)
+        elif a.action == "set" and not (
+            isinstance(a.value, ast.IfNotExists) and a.value.path == a.path
+        ):
+            reads.extend(_operand_paths(a.value))
+    if not any(_overlap(r.elements, w.elements) for r in reads for w in writes):
+        return ()
+    out: dict[tuple, ast.Path] = {}
+    for p in (*reads, *writes):
+        out.setdefault(p.elements, p)
+    return tuple(out.values())
+
+
+def _literal_of(value: Any) -> Any:
+    return value.value if isinstance(value, ast.Literal) else None
+
+
+def _operand_paths(value: Any) -> list[ast.Path]:
+    if isinstance(value, ast.Path):
+        return [value]
+    if isinstance(value, ast.IfNotExists):
+        return [value.path]
+    if isinstance(value, ast.Arith | ast.ListAppend):
+        return _operand_paths(value.left) + _operand_paths(value.right)
+    return []
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
 
 
 def _is_literal(a: ast.Assignment) -> bool:

@@ -10,6 +10,7 @@ offers depends on where the cursor stands:
   the attributes of the statement's table (key attributes from DescribeTable plus names seen
   in a small sample read), functions, and a few keywords;
 - after SET: setting names, then their values; after ``\\format``: formats;
+- inside INSERT/UPSERT/REPLACE, UPDATE, DELETE: see `write_complete`;
 - elsewhere: keywords and functions. Nothing inside strings or comments.
 
 `SessionMetadata` is the live source (cached; `refresh` forgets); `StaticMetadata` serves
@@ -30,6 +31,7 @@ from prompt_toolkit.document import Document
 from dynosql.settings import SETTINGS as SETTING_TABLE
 
 from .highlight import FUNCTIONS, KEYWORD_SET, Token, significant, statement_start, tokenize
+from .write_complete import EXPLAINABLE, WRITE_STARTERS, complete_write
 
 if TYPE_CHECKING:
     from dynosql.session import Session
@@ -376,10 +378,21 @@ def suggest(
         return []  # a nested attribute path: names inside maps are not known
 
     if not prev:
-        return keywords(STARTERS + TABLE_STARTERS)
+        return keywords(STARTERS + TABLE_STARTERS + WRITE_STARTERS)
     p1 = prev[-1]
     first = prev[0].upper
     word = p1.upper if p1.kind in ("keyword", "function", "word") else p1.text
+
+    write = complete_write(prev)  # INSERT/UPSERT/REPLACE, UPDATE, DELETE, BEGIN/COMMIT/…
+    if write is not None:
+        found: list[Suggestion] = (
+            out(metadata.table_names(), "table", "table") if write.tables else []
+        )
+        if write.attributes:
+            known = metadata.attributes(write.table) if write.table else []
+            found += out(known or metadata.cached_attributes(), "attribute", "attribute")
+        found += functions(write.functions) + keywords(write.keywords)
+        return found + out(write.values, "keyword", "keyword", quote=False)
 
     table_words = _table_statement([t.upper or t.text for t in prev])
     if table_words is not None:
@@ -413,7 +426,7 @@ def suggest(
             return keywords(["FROM"])
         return []
     if first == "EXPLAIN" and word in ("EXPLAIN", "ANALYZE"):
-        return keywords(["SELECT"] + (["ANALYZE"] if word == "EXPLAIN" else []))
+        return keywords(["SELECT", *EXPLAINABLE] + (["ANALYZE"] if word == "EXPLAIN" else []))
 
     table, _index = statement_table(tokenize(text + after.split(";", 1)[0]))
 

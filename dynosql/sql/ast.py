@@ -520,6 +520,8 @@ def rewrite(
     new = replace(node)
     if new is not None:
         return new
+    if isinstance(node, Literal):  # a value holds no statement nodes (VALUES: 10,000s of them)
+        return finish(node) if finish is not None else node
     if isinstance(node, tuple):
         items = tuple(rewrite(x, replace, finish) for x in node)
         return node if all(a is b for a, b in zip(items, node, strict=True)) else items

@@ -32,7 +32,7 @@ from .convert import (
     _unquote,
 )
 from .split import Chunk, code_only, split_script, strip_comments, unterminated_quote
-from .write_parse import is_write, parse_write
+from .write_parse import is_write, parse_explained_write, parse_write
 
 
 def parse_script(script: str) -> list[ast.Statement]:
@@ -146,7 +146,8 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
         blanked = head + chunk.text[m.end() :]
         if is_write(blanked):
-            return ast.Explain(parse_write(Chunk(blanked, chunk.line, chunk.col)), bool(m.group(1)))
+            statement = parse_explained_write(Chunk(blanked, chunk.line, chunk.col))
+            return ast.Explain(statement, bool(m.group(1)))
         if ddl_parse.EXPLAINABLE.match(code[m.end() :]):
             return ddl_parse.explain(Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select)
         statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))

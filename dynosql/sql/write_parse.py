@@ -9,6 +9,7 @@ strings or numbers), ``[1, 'x']`` (a list) and ``{'k': 1}`` (a map).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -20,6 +21,7 @@ from .. import values
 from ..errors import SqlError
 from . import ast
 from .convert import DynoSQL, _Converter, _error, _first, _pos, _sql, _syntax_error, _unquote
+from .fast_values import same_values, split_rows
 from .split import Chunk, code_only, strip_comments, unterminated_quote
 
 WRITE_WORDS = ("INSERT", "UPSERT", "REPLACE", "UPDATE", "DELETE")
@@ -38,6 +40,26 @@ _REMOVE_END = re.compile(r"\b(WHERE|RETURNING)\b", re.I)
 def is_write(chunk_text: str) -> bool:
     """Whether the statement starts with a word this module parses."""
     return bool(_LEADING.match(strip_comments(chunk_text)))
+
+
+def parse_explained_write(chunk: Chunk) -> ast.Statement:
+    """The statement after EXPLAIN [ANALYZE] (blanked out of `chunk`): a write; BEGIN, COMMIT,
+    ROLLBACK and UNDO are refused, one line, at their word (they plan no requests of their
+    own)."""
+    statement = parse_write(chunk)
+    if isinstance(statement, ast.Transaction | ast.Undo):
+        code = strip_comments(chunk.text)
+        at = _first(code)
+        word = " ".join(code[at:].split()[:2]).upper()
+        word = word if word == "START TRANSACTION" else word.split()[0]
+        why = (
+            "EXPLAIN each statement inside BEGIN … COMMIT (a transaction sends nothing before "
+            "COMMIT, then one TransactWriteItems)"
+            if isinstance(statement, ast.Transaction)
+            else "run it with dry_run on to see what it would restore"
+        )
+        raise _error(chunk, code, at, f"EXPLAIN cannot explain {word}: {why}")
+    return statement
 
 
 def parse_write(chunk: Chunk) -> ast.Statement:
@@ -64,6 +86,10 @@ def parse_write(chunk: Chunk) -> ast.Statement:
     word = code_only(text)[start:].split(None, 1)[0].upper()
     if word in ("UPSERT", "REPLACE"):
         text = text[:start] + "INSERT".ljust(len(word)) + text[start + len(word) :]
+    if word in ("INSERT", "UPSERT", "REPLACE"):
+        fast = _insert_fast(chunk, text, code, word)
+        if fast is not None:
+            return fast
     converter = _WriteConverter(Chunk(text, chunk.line, chunk.col), verb=word)
     removes: list[ast.Assignment] = []
     if word == "UPDATE":
@@ -80,6 +106,33 @@ def parse_write(chunk: Chunk) -> ast.Statement:
         raise _syntax_error(Chunk(text, chunk.line, chunk.col), err) from None
     except RecursionError:
         raise SqlError("the statement nests too deeply", chunk.line, chunk.col) from None
+
+
+def _insert_fast(chunk: Chunk, text: str, code: str, verb: str) -> ast.Insert | None:
+    """An INSERT/UPSERT with many rows of plain literals: sqlglot reads the statement through
+    its first row, `fast_values` the other rows. None (parse it all with sqlglot) when the rows
+    are not plain or row 1 does not read the same both ways."""
+    split = split_rows(text, code, code_only(text), verb)
+    if split is None:
+        return None
+    try:
+        trees = [t for t in sqlglot.parse(split.text, read=DynoSQL) if t is not None]
+        if len(trees) != 1 or not isinstance(trees[0], exp.Expression):
+            return None
+        statement = _WriteConverter(Chunk(split.text, chunk.line, chunk.col), verb).statement(
+            trees[0], []
+        )
+    except (ParseError, TokenError, SqlError):
+        return None
+    if not isinstance(statement, ast.Insert) or len(statement.rows) != 1:
+        return None
+    first = statement.rows[0]
+    if not all(isinstance(c, ast.Literal) for c in first) or not same_values(
+        tuple(c.value for c in first), split.rows[0]
+    ):
+        return None
+    rest = tuple(tuple(ast.Literal(v, ast.NOWHERE) for v in row) for row in split.rows[1:])
+    return dataclasses.replace(statement, rows=(first, *rest))
 
 
 _DUMMY = "_"  # the placeholder assignment that stands for a cut-out REMOVE when there is no SET
@@ -371,4 +424,4 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return a[:n] == b[:n]
 
 
-__all__ = ["WRITE_WORDS", "is_write", "parse_write", "_unquote"]
+__all__ = ["WRITE_WORDS", "is_write", "parse_explained_write", "parse_write", "_unquote"]

@@ -1,0 +1,97 @@
+"""Exactly once for a non-idempotent UPDATE (``n = n + 1``, ADD of a number, ``list_append``).
+
+A write DynamoDB applied but whose answer was lost (a reset connection, a timeout) is sent again
+by botocore or by the executor; ``n = n + 1`` would then apply twice. The plan lists the paths
+such an UPDATE reads and writes (`plan.write.guarded_paths`) and its read projects them; here
+each write is also conditioned on their values as read:
+
+- ``p = :value`` (a list or a map element by element, as undo checks items: some DynamoDB
+  implementations cannot compare whole documents); a missing path: ``attribute_not_exists(p)``.
+
+A retried write that already applied then fails its condition. DynamoDB returns the item as it
+is (ReturnValuesOnConditionCheckFailure=ALL_OLD; where a backend returns nothing, one strongly
+consistent GetItem reads it): if it equals the read's item with this UPDATE applied, the write
+was ours and is counted as written, journaled with the old image rebuilt from the read. Only a
+failure after a retry is looked at this way: a failure on the first attempt is someone else's
+change, skipped and counted as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import values
+from .evaluate.predicate import resolve
+from .evaluate.update import UpdateFailed, apply_update
+from .journal import equal_text
+from .plan.expressions import Placeholders
+from .sql import ast
+from .values import MISSING
+from .write_execute import Outcome, Writer, new_image
+
+
+def guarded_request(plan: Any, item: dict) -> dict[str, Any]:
+    """The write for one item the read found, conditioned on its guarded paths."""
+    request = plan.request(plan.key_of(item))
+    ph = Placeholders()  # seeded with the write's own names and values: new ones never collide
+    ph.names = dict(request.get("ExpressionAttributeNames", {}))
+    ph.values = dict(request.get("ExpressionAttributeValues", {}))
+    ph._by_name = {attribute: name for name, attribute in ph.names.items()}
+    parts = []
+    for path in plan.guards:
+        value = resolve(item, path)
+        text = ph.path(path)
+        parts.append(
+            f"attribute_not_exists({text})" if value is MISSING else equal_text(text, value, ph)
+        )
+    request["ConditionExpression"] = f"{request['ConditionExpression']} AND {' AND '.join(parts)}"
+    return ph.into(request)
+
+
+def write_guarded_item(
+    writer: Writer, plan: Any, assignments: tuple[ast.Assignment, ...], item: dict
+) -> Outcome:
+    """One guarded UpdateItem; a failed condition after a retry is resolved (see above)."""
+    request = guarded_request(plan, item)
+    response, failure, _retried = writer.call_or_failure("update_item", request)
+    if response is not None:
+        attributes = response.get("Attributes")
+        old = values.decode_item(attributes) if attributes else None
+        new = new_image(plan.kind, old, item, assignments)
+        writer.charge(writer.item_units(old, new))
+        return Outcome(item, True, old, new)
+    guess = {"": "x" * plan.table.average_item_size}
+    writer.charge(writer.item_units(guess))
+    if failure is None or not failure.retried:
+        return Outcome(item, False)
+    current = failure.item
+    if current is None:  # the backend did not return the item: read it
+        got = writer.call(
+            "get_item",
+            {"TableName": plan.table.name, "Key": request["Key"], "ConsistentRead": True},
+        )
+        current = values.decode_item(got["Item"]) if got and got.get("Item") else None
+    old = applied_before(plan, assignments, item, current)
+    if old is None:
+        return Outcome(item, False)
+    return Outcome(item, True, old, current)
+
+
+def applied_before(
+    plan: Any, assignments: tuple[ast.Assignment, ...], read: dict, current: dict | None
+) -> dict | None:
+    """The item before this UPDATE when `current` is exactly `read` with it applied (then the
+    write that failed its condition was a retry of one that had applied); else None."""
+    if current is None:
+        return None
+    roots = {str(p.root) for p in plan.guards}
+    old = {k: v for k, v in current.items() if k not in roots}
+    old.update({k: v for k, v in read.items() if k in roots})
+    try:
+        expected = apply_update(old, assignments)
+    except UpdateFailed:
+        return None
+    return old if expected == current else None
+
+
+__all__ = ["applied_before", "guarded_request", "write_guarded_item"]

@@ -1,0 +1,90 @@
+"""The undo journal is write-ahead: an intent line (the key) is flushed before each write is sent,
+the images after its answer. A process that dies between DynamoDB's answer and the journal
+line leaves an intent with no answer: undo lists that key as "unknown" instead of skipping it
+silently, and restores the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backends import Backend, unique_name
+from test_writes import _table as _scan
+
+from dynosql import values, write_execute
+from dynosql.journal import Journal, read_journal
+from dynosql.session import Session, Settings, make_client
+
+
+def test_intents_pair_with_answers_when_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    with Journal(path) as journal:
+        journal.begin("t", ("pk",), "UPDATE")
+        for k in ("a", "b", "c"):
+            journal.intent("t", {"pk": k})
+        journal.record("t", {"pk": "a"}, {"pk": "a", "n": Decimal(1)}, {"pk": "a", "n": Decimal(2)})
+        journal.unchanged("t", {"pk": "b"})
+        assert journal.pending == 1 and journal.entries == 1
+    read = read_journal(path)
+    assert [e.key for e in read.entries] == [{"pk": "a"}]
+    assert [(u.key, u.line) for u in read.unknown] == [({"pk": "c"}, 4)]
+    # a journal written before intents existed reads as before: nothing unknown
+    old_style = tmp_path / "old.jsonl"
+    lines = path.read_text().splitlines()
+    old_style.write_text("\n".join(x for x in lines if "intent" not in x) + "\n")
+    assert read_journal(old_style).unknown == []
+
+
+class _Crash(BaseException):
+    """The process dying: not an Exception, so nothing on the way catches it."""
+
+
+def test_a_write_answered_but_never_journaled_is_listed_as_unknown(
+    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = unique_name("wal")
+    backend.create_keyed_table(name)
+    rows = [{"pk": "p", "sk": Decimal(i), "n": Decimal(i)} for i in range(12)]
+    backend.put_items(name, rows)
+    before = _scan(backend, name)
+    session = Session(
+        make_client(endpoint_url=backend.endpoint_url, credentials=("t", "t")),
+        settings=Settings(journal_dir=str(tmp_path)),
+    )
+    session.assume_yes = True
+    real = write_execute.Writer.call_or_failure
+    crashed: list[dict] = []
+
+    def call(self: Any, method: str, params: dict) -> Any:
+        answer = real(self, method, params)
+        if method == "update_item" and params["Key"]["sk"] == {"N": "5"}:
+            crashed.append(values.decode_item(params["Key"]))
+            raise _Crash  # DynamoDB applied it; the answer never reaches the journal
+        return answer
+
+    monkeypatch.setattr(write_execute.Writer, "call_or_failure", call)
+    with pytest.raises(_Crash):
+        session.execute(f"UPDATE {name} SET n = 100 WHERE pk = 'p' AND n >= 0").all()
+    monkeypatch.undo()
+    journal = session.last_write.journal
+    assert journal is not None
+    after = _scan(backend, name)
+    assert after[("p", Decimal(5))]["n"] == 100  # applied, not journaled
+    lines = [json.loads(x) for x in Path(journal).read_text().splitlines()[1:]]
+    recorded = {values.decode_item(e["key"])["sk"] for e in lines if "new" in e}
+    changed = {k[1] for k in before if after[k] != before[k]}
+    assert changed == recorded | {Decimal(5)}
+    undo = session.undo(journal)
+    listed = undo.all()
+    assert [(r["pk"], r["sk"], r["state"][:7]) for r in listed] == [("p", 5, "unknown")]
+    assert "outcome never reached the journal" in " ".join(undo.warnings)
+    assert undo.stats.changed == len(recorded)
+    now = _scan(backend, name)
+    assert {k: v for k, v in now.items() if k[1] != 5} == {
+        k: v for k, v in before.items() if k[1] != 5
+    }
+    assert crashed == [{"pk": "p", "sk": Decimal(5)}]
