@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from . import files, values
+from .copy_journal import LoadJournal
 from .ddl import refuse_if_read_only
 from .errors import DynosqlError, ExecutionError, PlanError
 from .plan.ddl import quote
@@ -111,12 +112,23 @@ def _write_csv(rows: Iterator[dict], columns: list[str], out: Any) -> None:
 # --- COPY FROM -------------------------------------------------------------------------------
 
 
-def write_batch(session: Session, table: str, items: list[dict], stats: WriteStats) -> Decimal:
-    """One group of at most 25 puts through the writer every write statement uses
-    (`write_execute.write_batches`: UnprocessedItems, throttles and dropped connections retried,
-    --max-wcu over the whole load, as `stats` is the load's); returns the capacity it consumed
-    (the server's, or estimated by item size)."""
+def write_batch(
+    session: Session,
+    table: str,
+    items: list[dict],
+    stats: WriteStats,
+    journal: LoadJournal | None = None,
+) -> Decimal:
+    """One group of at most 25 puts (distinct keys) through the writer every write statement
+    uses (`write_execute.write_batches`: UnprocessedItems, throttles and dropped connections
+    retried, --max-wcu over the whole load, as `stats` is the load's); with a journal, the
+    keys' old images are read first and each processed put is journaled. Returns the capacity
+    it consumed in WCU (the server's, or estimated by item size: the larger image)."""
     before = stats.wcu
+    extra = Decimal(0)
+    if journal is not None:
+        journal.before(items)
+        extra = journal.overwrite_units
     write_batches(
         session.client,
         table,
@@ -125,8 +137,11 @@ def write_batch(session: Session, table: str, items: list[dict], stats: WriteSta
         estimating=session.estimating,
         limits=WriteLimits(max_wcu=session.settings.max_wcu),
         workers=1,
+        on_written=None if journal is None else journal.written,
     )
-    return stats.wcu - before
+    if journal is not None:
+        extra = journal.overwrite_units - extra
+    return stats.wcu - before + extra
 
 
 _KEY_BYTES = {"HASH": 2048, "RANGE": 1024}
@@ -174,14 +189,18 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     skip_bad = statement.skip_bad or bool(getattr(session.settings, "skip_bad", False))
     bad_path = statement.bad_path or statement.path.removesuffix(".gz") + ".bad"
     stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=session.estimating)
-    load = _Load(session, statement, stats)
-    bad_file = None
-    bad = 0
     try:
         stream = files.open_file(statement.path, "r")
     except OSError as err:
         raise ExecutionError(f"cannot read {statement.path}: {err.strerror or err}") from err
+    load = _Load(session, statement, stats)
+    bad_file = None
+    bad = 0
     try:
+        load.journal = LoadJournal.open(session, info, load.resume(statement.start_line))
+        if load.journal is not None:
+            load.writes.journal = load.journal.path
+            session.last_write = load.writes
         with stream:
             header = ""
             for line in files.read_items(stream, statement.format, types):
@@ -221,24 +240,30 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
         raise ExecutionError(f"cannot read {statement.path}: {err}") from err
     except (KeyboardInterrupt, DynosqlError) as err:
         if not isinstance(err, PlanError):  # a bad line says it itself
-            session.tell(f"{load.written} items written; to continue: {load.resume()}")
+            journal = f" (journal {load.journal.path})" if load.journal is not None else ""
+            session.tell(f"{load.written} items written{journal}; to continue: {load.resume()}")
         raise
     finally:
         load.close()
         if bad_file is not None:
             bad_file.close()
-        session.total_capacity += stats.capacity
+        session.total_capacity += stats.capacity + load.read_capacity
     session.refresh()
     stats.finish()
     cost = format_capacity(stats.capacity)
     cost = f"~{cost} WCU est." if stats.capacity_estimated else f"{cost} WCU"
     rows = f"{load.written} row{'s' if load.written != 1 else ''}"
-    title = (
-        f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · "
-        f"{cost} · {stats.elapsed:.3f}s"
-    )
+    title = f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · {cost}"
+    if load.journal is not None:  # the reads that fed the journal
+        reads = load.journal.reads
+        rcu = format_capacity(reads.capacity)
+        rcu = f"~{rcu} RCU est." if reads.capacity_estimated else f"{rcu} RCU"
+        title += f" + {reads.requests} BatchGetItem call(s) · {rcu}"
+    title += f" · {stats.elapsed:.3f}s"
     if bad:
         title += f" · {bad} bad line{'s' if bad != 1 else ''} skipped → {bad_path}"
+    if load.writes.journal:
+        title += f" · journal {load.writes.journal}"
     return Result([], iter(()), stats, kind="status", title=title)
 
 
@@ -264,6 +289,7 @@ class _Load:
         self.names = session.table(statement.table).keys.names
         self.started = time.monotonic()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="copy-from")
+        self.journal: LoadJournal | None = None  # set once the file is open
         self.in_flight: deque[tuple[Future, int, int]] = deque()  # call, items, last line
 
     def add(self, number: int, item: dict) -> None:
@@ -281,7 +307,7 @@ class _Load:
         if self.items:
             session = self.session
             call = self.pool.submit(
-                write_batch, session, self.statement.table, self.items, self.writes
+                write_batch, session, self.statement.table, self.items, self.writes, self.journal
             )
             self.in_flight.append((call, len(self.items), self.lines[-1]))
             self.items, self.keys, self.lines = [], set(), []
@@ -294,10 +320,17 @@ class _Load:
         while self.in_flight:
             self._collect()
 
+    @property
+    def read_capacity(self) -> Decimal:
+        return Decimal(0) if self.journal is None else self.journal.reads.capacity
+
     def close(self) -> None:
         for call, _count, _last in self.in_flight:
             call.cancel()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        # with a journal, the batch being written finishes and is journaled before it closes
+        self.pool.shutdown(wait=self.journal is not None, cancel_futures=True)
+        if self.journal is not None:
+            self.writes.journal = self.journal.close(bool(self.session.journal_file))
 
     def _collect(self) -> None:
         call, count, last = self.in_flight.popleft()

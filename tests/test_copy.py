@@ -63,8 +63,8 @@ def _dump(session: Session, table: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def session(backend: Any) -> Session:
-    return Session(backend.client())
+def session(backend: Any, tmp_path: Path) -> Session:
+    return Session(backend.client(), settings=Settings(journal_dir=str(tmp_path / "journal")))
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "dynamodb"])
@@ -184,7 +184,7 @@ def test_throttled_every_third_call_writes_every_row_once(
     with FaultProxy(backend.endpoint_url) as proxy:
         proxy.fail("BatchWriteItem", "throttle", calls=range(3, 10000, 3))
         client = make_client(endpoint_url=proxy.url, credentials=("testing", "testing"))
-        session = Session(client)
+        session = Session(client, settings=Settings(journal_dir="off"))
         target = _table(session)
         path = tmp_path / "many.jsonl"
         _numbered_file(path, count)
@@ -293,9 +293,16 @@ def test_an_interrupted_load_says_where_to_continue(session: Session, tmp_path: 
     session.client.batch_write_item = interrupted_third  # type: ignore[method-assign]
     with pytest.raises(KeyboardInterrupt):
         session.execute(f"COPY {target} FROM '{path}'").all()
+    journal = session.last_write.journal
     assert told == [
-        f"50 items written; to continue: COPY {target} FROM '{path}' FORMAT jsonl START AT LINE 51"
+        f"50 items written (journal {journal}); to continue: "
+        f"COPY {target} FROM '{path}' FORMAT jsonl START AT LINE 51"
     ]
+    # the journal lists exactly what was written (a later batch already sent may have landed)
+    entries = [json.loads(line)["key"] for line in Path(journal).read_text().splitlines()[1:]]
+    assert sorted(e["pk"]["S"] for e in entries) == sorted(
+        i["pk"]["S"] for i in _dump(session, target)
+    )
     session.client.batch_write_item = real  # type: ignore[method-assign]
     session.execute(told[0].split("to continue: ")[1]).all()
     assert len(_dump(session, target)) == 100

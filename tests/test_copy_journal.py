@@ -1,0 +1,117 @@
+"""COPY FROM's undo journal, on both servers: a load that overwrites some keys and adds others
+is journaled like UPSERT (old images read by BatchGetItem before each batch), and `dynosql undo`
+gives the table back exactly; with journaling off nothing is read and no journal is kept."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import cli_env, run_cli
+from test_copy import _dump, _table
+
+from dynosql import files, values
+from dynosql.session import Session
+from dynosql.settings import Settings
+
+BEFORE = [  # what the table holds before the load
+    {"pk": "a", "sk": Decimal(1), "v": "old a", "gone": values.StringSet({"x"})},
+    {"pk": "b", "sk": Decimal(2), "v": "old b", "big": "y" * 3000},
+    {"pk": "keep", "sk": Decimal(3), "v": "not in the file"},
+]
+
+
+def _load_file(path: Path) -> None:
+    """Overwrites a and b, adds 40 new keys (two batches), repeats a in a later batch."""
+    rows = [
+        {"pk": "a", "sk": Decimal(1), "v": "new a", "n": Decimal("1.50")},
+        {"pk": "b", "sk": Decimal(2), "v": "new b", "bin": b"\x00\xff"},
+    ]
+    rows += [{"pk": f"new{i:02}", "sk": Decimal(i), "v": "added"} for i in range(40)]
+    rows.append({"pk": "a", "sk": Decimal(1), "v": "newer a"})
+    path.write_text("".join(files.item_json(r) + "\n" for r in rows))
+
+
+@pytest.fixture
+def session(backend: Any, tmp_path: Path) -> Session:
+    return Session(backend.client(), settings=Settings(journal_dir=str(tmp_path / "journal")))
+
+
+def test_undo_after_a_load_that_overwrote_and_added(
+    session: Session, backend: Any, tmp_path: Path
+) -> None:
+    table = _table(session, BEFORE)
+    before = _dump(session, table)
+    path = tmp_path / "load.jsonl"
+    _load_file(path)
+    result = session.execute(f"COPY {table} FROM '{path}'")
+    result.all()
+    title = result.title or ""
+    assert title.startswith(f"COPY 43 rows ← {path} · 2 BatchWriteItem call(s)")
+    assert "+ 2 BatchGetItem call(s) · " in title
+    journal = title.split(" · journal ")[1]
+    lines = [json.loads(x) for x in Path(journal).read_text().splitlines()]
+    assert lines[0]["journal"] == 1 and lines[0]["statement"].startswith(f"COPY {table} FROM")
+    entries = lines[1:]
+    assert len(entries) == 43
+    by_key = [(e["key"]["pk"]["S"], e["old"]) for e in entries]
+    assert by_key[0] == ("a", values.encode_item(values.decode_item(before[0])))
+    assert by_key[1][1]["big"] == {"S": "y" * 3000}
+    assert all(old is None for _pk, old in by_key[2:42])  # the added keys did not exist
+    assert by_key[42][0] == "a" and by_key[42][1]["v"] == {"S": "new a"}  # the load's own write
+    assert len(_dump(session, table)) == 3 + 40
+
+    run = run_cli("undo", journal, "--endpoint-url", backend.endpoint_url, env=cli_env(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert _dump(session, table) == before
+
+
+def test_undo_leaves_an_item_changed_after_the_load(session: Session, tmp_path: Path) -> None:
+    table = _table(session, BEFORE)
+    path = tmp_path / "load.jsonl"
+    _load_file(path)
+    result = session.execute(f"COPY {table} FROM '{path}'")
+    result.all()
+    journal = (result.title or "").split(" · journal ")[1]
+    session.execute(f"UPDATE {table} SET v = 'someone else' WHERE pk = 'new05' AND sk = 5").all()
+    rows = session.execute(f"UNDO '{journal}'").all()
+    assert [(r["pk"], r["sk"]) for r in rows] == [("new05", Decimal(5))]  # listed, not undone
+    assert [i["pk"]["S"] for i in _dump(session, table)] == ["a", "b", "keep", "new05"]
+
+
+def test_journal_off_reads_nothing_and_keeps_no_journal(backend: Any, tmp_path: Path) -> None:
+    session = Session(backend.client(), settings=Settings(journal_dir="off"))
+    calls: list[str] = []
+    real = session.client.batch_get_item
+
+    def counted(**kwargs: Any) -> dict:
+        calls.append("BatchGetItem")
+        return real(**kwargs)
+
+    session.client.batch_get_item = counted  # type: ignore[method-assign]
+    table = _table(session, BEFORE)
+    path = tmp_path / "load.jsonl"
+    _load_file(path)
+    result = session.execute(f"COPY {table} FROM '{path}'")
+    result.all()
+    assert calls == []
+    title = result.title or ""
+    assert " · journal " not in title and "BatchGetItem" not in title
+    assert session.last_write is None
+    assert len(_dump(session, table)) == 43
+
+
+def test_journal_file_given_is_appended(backend: Any, tmp_path: Path) -> None:
+    """--journal FILE: the load appends to it (like every write), even when nothing changed."""
+    journal = tmp_path / "mine.jsonl"
+    session = Session(backend.client())
+    session.journal_file = str(journal)
+    table = _table(session)
+    path = tmp_path / "load.jsonl"
+    path.write_text(files.item_json({"pk": "z", "sk": Decimal(0)}) + "\n")
+    session.execute(f"COPY {table} FROM '{path}'").all()
+    lines = journal.read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[1])["old"] is None
