@@ -115,3 +115,31 @@ def test_journal_file_given_is_appended(backend: Any, tmp_path: Path) -> None:
     session.execute(f"COPY {table} FROM '{path}'").all()
     lines = journal.read_text().splitlines()
     assert len(lines) == 2 and json.loads(lines[1])["old"] is None
+
+
+def test_explain_prices_the_journal_reads(session: Session, tmp_path: Path) -> None:
+    """EXPLAIN COPY FROM reads the file, not the table: the items and WCU exactly for a small
+    file, scaled from the first 1000 items for a larger one; the journal's BatchGetItem is
+    priced as consistent reads and goes away with the journal off. Nothing is written."""
+    table = _table(session)
+    path = tmp_path / "load.jsonl"
+    path.write_text(
+        "".join(
+            files.item_json({"pk": f"k{i}", "sk": Decimal(i), "v": "x" * 1500}) + "\n"
+            for i in range(2500)
+        )
+    )
+    small = tmp_path / "small.csv"
+    small.write_text("pk,sk\na,1\nb,2\n")
+    result = session.execute(f"EXPLAIN COPY {table} FROM '{small}'")
+    lines = [r["plan"] for r in result.all()]
+    assert lines[1] == "estimate: 2 items, ~2 RCU read + ~2 WCU written"
+    assert any("client.batch_get_item" in line for line in lines)
+    assert result.document["requests"][0]["params"]["RequestItems"][table]["ConsistentRead"]
+    big = [r["plan"] for r in session.execute(f"EXPLAIN COPY {table} FROM '{path}'").all()]
+    assert big[1] == "estimate: up to ~2500 items, ~2500 RCU read + ~5000 WCU written"
+    session.execute("SET journal_dir = off").all()
+    off = [r["plan"] for r in session.execute(f"EXPLAIN COPY {table} FROM '{small}'").all()]
+    assert off[1] == "estimate: 2 items, ~0 RCU read + ~2 WCU written"
+    assert not any("batch_get_item" in line for line in off)
+    assert _dump(session, table) == []

@@ -15,7 +15,7 @@ from . import ast
 from .split import Chunk
 
 LEADING = re.compile(r"\s*(CREATE|ALTER|DROP|COPY|SHOW\s+CREATE)\b", re.I)
-EXPLAINABLE = re.compile(r"\s*(CREATE|ALTER|DROP)\b", re.I)  # EXPLAIN shows their requests
+EXPLAINABLE = re.compile(r"\s*(CREATE|ALTER|DROP|COPY)\b", re.I)  # EXPLAIN shows their requests
 
 KEY_TYPES = {"S": "S", "N": "N", "B": "B", "STRING": "S", "NUMBER": "N", "BINARY": "B"}
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
