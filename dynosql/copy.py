@@ -9,7 +9,8 @@ type) before the first row: the rows are spooled to a temporary file first, not 
 COPY FROM reads the file with `dynosql.files` and writes with BatchWriteItem, 25 items a call
 (`write_batch`: UnprocessedItems and throttles retried). A bad line stops the load before it is
 written (the items of earlier lines are written first) unless SKIP BAD (or --skip-bad) sends
-it to a side file. Any stop says how to continue: ``COPY t FROM 'f' START AT LINE n``.
+it to a side file. Any stop says how to continue: ``COPY t FROM 'f' START AT LINE n`` (in a
+JSON array file, ``START AT ELEMENT n``: several elements may share a line).
 """
 
 from __future__ import annotations
@@ -217,11 +218,12 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
                     except files.BadValue as err:
                         error = str(err)
                 if error is not None:
-                    where = f"{statement.path} line {line.number}: {error}"
-                    if not skip_bad:
+                    where = f"{statement.path} {line.where()}: {error}"
+                    if not skip_bad or line.fatal:
                         load.drain()
+                        unit = "element" if statement.format == "json" else "line"
                         raise PlanError(
-                            f"{where}; nothing from this line on was written "
+                            f"{where}; nothing from this {unit} on was written "
                             f"(fix it, then: {load.resume(line.number)})"
                         )
                     if bad_file is None:
@@ -261,7 +263,8 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
         title += f" + {reads.requests} BatchGetItem call(s) · {rcu}"
     title += f" · {stats.elapsed:.3f}s"
     if bad:
-        title += f" · {bad} bad line{'s' if bad != 1 else ''} skipped → {bad_path}"
+        unit = "element" if statement.format == "json" else "line"
+        title += f" · {bad} bad {unit}{'s' if bad != 1 else ''} skipped → {bad_path}"
     if load.writes.journal:
         title += f" · journal {load.writes.journal}"
     return Result([], iter(()), stats, kind="status", title=title)
@@ -364,6 +367,7 @@ class _Load:
         if s.skip_bad:
             extra += " SKIP BAD" + (f" '{s.bad_path}'" if s.bad_path else "")
         quoted = s.path.replace("'", "''")
+        unit = "ELEMENT" if s.format == "json" else "LINE"  # in a JSON array, elements count
         return (
-            f"COPY {quote(s.table)} FROM '{quoted}'{extra} START AT LINE {line or self.next_line}"
+            f"COPY {quote(s.table)} FROM '{quoted}'{extra} START AT {unit} {line or self.next_line}"
         )

@@ -40,13 +40,15 @@ def explain_copy(session: Session, statement: ast.CopyFrom | ast.CopyTo) -> Resu
 
 
 def measure_file(statement: ast.CopyFrom, types: dict[str, str]) -> FileMeasure:
-    """The items from START AT LINE on: the first `SAMPLE_ITEMS` parsed (bad lines skipped),
-    the rest estimated by counting lines."""
+    """The items from START AT on: the first `SAMPLE_ITEMS` parsed (bad lines skipped), the
+    rest estimated from the file's lines (a JSON array: its bytes, as elements may share one)."""
     path = statement.path
-    items, wcu, last_line, whole = 0, Decimal(0), 0, True
+    json_array = statement.format == "json"
+    items, wcu, last_line, text_bytes, whole = 0, Decimal(0), 0, 0, True
     try:
         with files.open_file(path, "r") as stream:
             for line in files.read_items(stream, statement.format, types):
+                text_bytes += len(line.raw.encode("utf-8")) + 1
                 if line.item is None or line.number < statement.start_line:
                     continue
                 items += 1
@@ -57,21 +59,26 @@ def measure_file(statement: ast.CopyFrom, types: dict[str, str]) -> FileMeasure:
                     break
         if whole or not last_line:
             return FileMeasure(items, wcu, True)
-        lines = _count_lines(path) - statement.start_line + 1
-        sampled = last_line - statement.start_line + 1
-        return FileMeasure(items, wcu, False, max(1.0, lines / sampled))
+        lines, size = _count(path)
+        if json_array:
+            scale = size / max(1, text_bytes)
+        else:
+            scale = (lines - statement.start_line + 1) / (last_line - statement.start_line + 1)
+        return FileMeasure(items, wcu, False, max(1.0, scale))
     except (OSError, UnicodeDecodeError) as err:
         raise ExecutionError(
             f"cannot read {path}: {getattr(err, 'strerror', None) or err}"
         ) from err
 
 
-def _count_lines(path: str) -> int:
+def _count(path: str) -> tuple[int, int]:
+    """The file's lines and (uncompressed) bytes."""
     opener = gzip.open if path.endswith(".gz") else open
-    count = 0
+    count, size = 0, 0
     last = b"\n"
     with opener(path, "rb") as raw:
         while chunk := raw.read(_CHUNK):
             count += chunk.count(b"\n")
+            size += len(chunk)
             last = chunk[-1:]
-    return count + (last != b"\n")
+    return count + (last != b"\n"), size
