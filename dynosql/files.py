@@ -514,7 +514,10 @@ def _read_json_array(stream: IO[str]) -> Iterator[Line]:
     if first == "":
         return
     if first != "[":
-        yield fatal("a .json file must hold one JSON array of items: [{...}, {...}]")
+        yield fatal(
+            "FORMAT json reads one JSON array of items, [{...}, {...}]; "
+            "for one item a line, say FORMAT jsonl (or FORMAT dynamodb)"
+        )
         return
     text.advance(text.pos + 1)
     if text.peek() == "]":

@@ -229,6 +229,7 @@ def test_json_array_bad_elements_and_broken_syntax() -> None:
     broken = list(files.read_items(io.StringIO('[{"a": 1},\n {"b": tru}]'), "json"))
     assert broken[1].fatal and broken[1].error == "not JSON: Expecting value (line 2, column 8)"
     assert [x.error for x in files.read_items(io.StringIO('{"a": 1}'), "json")] == [
-        "a .json file must hold one JSON array of items: [{...}, {...}]"
+        "FORMAT json reads one JSON array of items, [{...}, {...}]; "
+        "for one item a line, say FORMAT jsonl (or FORMAT dynamodb)"
     ]
     assert list(files.read_items(io.StringIO(" [ ] \n"), "json")) == []
