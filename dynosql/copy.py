@@ -257,10 +257,7 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     rows = f"{load.written} row{'s' if load.written != 1 else ''}"
     title = f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · {cost}"
     if load.journal is not None:  # the reads that fed the journal
-        reads = load.journal.reads
-        rcu = format_capacity(reads.capacity)
-        rcu = f"~{rcu} RCU est." if reads.capacity_estimated else f"{rcu} RCU"
-        title += f" + {reads.requests} BatchGetItem call(s) · {rcu}"
+        title += f" {load.journal.footer()}"
     title += f" · {stats.elapsed:.3f}s"
     if bad:
         unit = "element" if statement.format == "json" else "line"

@@ -14,8 +14,12 @@ from cli_runner import cli_env, run_cli
 from test_copy import _dump, _table
 
 from dynosql import files, values
+from dynosql.catalog import table_info
+from dynosql.copy_journal import KeysSeen
+from dynosql.plan.copy import FileMeasure, plan_copy_from
 from dynosql.session import Session
 from dynosql.settings import Settings
+from dynosql.sql import ast
 
 BEFORE = [  # what the table holds before the load
     {"pk": "a", "sk": Decimal(1), "v": "old a", "gone": values.StringSet({"x"})},
@@ -51,7 +55,7 @@ def test_undo_after_a_load_that_overwrote_and_added(
     result.all()
     title = result.title or ""
     assert title.startswith(f"COPY 43 rows ← {path} · 2 BatchWriteItem call(s)")
-    assert "+ 2 BatchGetItem call(s) · " in title
+    assert "+ 1 Scan, 2 BatchGetItem call(s) · " in title  # not empty: every batch read
     journal = title.split(" · journal ")[1]
     lines = [json.loads(x) for x in Path(journal).read_text().splitlines()]
     assert lines[0]["journal"] == 1 and lines[0]["statement"].startswith(f"COPY {table} FROM")
@@ -67,6 +71,36 @@ def test_undo_after_a_load_that_overwrote_and_added(
     run = run_cli("undo", journal, "--endpoint-url", backend.endpoint_url, env=cli_env(tmp_path))
     assert run.returncode == 0, run.stderr
     assert _dump(session, table) == before
+
+
+def test_a_load_into_an_empty_table_reads_only_repeated_keys(
+    session: Session, backend: Any, tmp_path: Path
+) -> None:
+    """Empty when the load starts (one consistent Scan of one item): a key not yet written did
+    not exist, so nothing is read but the key repeated from an earlier batch; its journal line
+    has the load's own first write as the old image, and undo empties the table again."""
+    table = _table(session)
+    path = tmp_path / "load.jsonl"
+    _load_file(path)
+    result = session.execute(f"COPY {table} FROM '{path}'")
+    result.all()
+    title = result.title or ""
+    assert "+ 1 Scan, 1 BatchGetItem call(s) · " in title
+    journal = title.split(" · journal ")[1]
+    entries = [json.loads(x) for x in Path(journal).read_text().splitlines()[1:]]
+    assert [e["old"] for e in entries[:42]] == [None] * 42
+    assert entries[42]["old"]["v"] == {"S": "new a"}
+    run = run_cli("undo", journal, "--endpoint-url", backend.endpoint_url, env=cli_env(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert "0 skipped" in run.stderr
+    assert _dump(session, table) == []
+
+
+def test_keys_seen_never_forgets() -> None:
+    seen = KeysSeen()
+    keys = [("S", f"k{i}") for i in range(20000)]
+    assert sum(seen.add(k) for k in keys) < 5  # false positives: rare
+    assert all(seen.add(k) for k in keys)  # a key added is always found
 
 
 def test_undo_leaves_an_item_changed_after_the_load(session: Session, tmp_path: Path) -> None:
@@ -119,8 +153,9 @@ def test_journal_file_given_is_appended(backend: Any, tmp_path: Path) -> None:
 
 def test_explain_prices_the_journal_reads(session: Session, tmp_path: Path) -> None:
     """EXPLAIN COPY FROM reads the file, not the table: the items and WCU exactly for a small
-    file, scaled from the first 1000 items for a larger one; the journal's BatchGetItem is
-    priced as consistent reads and goes away with the journal off. Nothing is written."""
+    file, scaled from the first 1000 items for a larger one. The journal's reads: one Scan of
+    one item into an empty table, a consistent read per key into one with items; none with the
+    journal off. Nothing is written."""
     table = _table(session)
     path = tmp_path / "load.jsonl"
     path.write_text(
@@ -133,13 +168,34 @@ def test_explain_prices_the_journal_reads(session: Session, tmp_path: Path) -> N
     small.write_text("pk,sk\na,1\nb,2\n")
     result = session.execute(f"EXPLAIN COPY {table} FROM '{small}'")
     lines = [r["plan"] for r in result.all()]
-    assert lines[1] == "estimate: 2 items, ~2 RCU read + ~2 WCU written"
+    assert lines[1] == "estimate: 2 items, ~1 RCU read + ~2 WCU written"
     assert any("client.batch_get_item" in line for line in lines)
-    assert result.document["requests"][0]["params"]["RequestItems"][table]["ConsistentRead"]
+    assert result.document["requests"][1]["params"]["RequestItems"][table]["ConsistentRead"]
     big = [r["plan"] for r in session.execute(f"EXPLAIN COPY {table} FROM '{path}'").all()]
-    assert big[1] == "estimate: up to ~2500 items, ~2500 RCU read + ~5000 WCU written"
+    assert big[1] == "estimate: up to ~2500 items, ~1 RCU read + ~5000 WCU written"
+    session.execute(f"COPY {table} FROM '{small}'").all()
+    session.refresh()
+    if session.table(table).item_count:  # DescribeTable's count (AWS: up to 6 hours late)
+        full = [r["plan"] for r in session.execute(f"EXPLAIN COPY {table} FROM '{path}'").all()]
+        assert full[1] == "estimate: up to ~2500 items, ~2501 RCU read + ~5000 WCU written"
     session.execute("SET journal_dir = off").all()
     off = [r["plan"] for r in session.execute(f"EXPLAIN COPY {table} FROM '{small}'").all()]
     assert off[1] == "estimate: 2 items, ~0 RCU read + ~2 WCU written"
-    assert not any("batch_get_item" in line for line in off)
-    assert _dump(session, table) == []
+    assert not any("batch_get_item" in line or "client.scan" in line for line in off)
+    assert len(_dump(session, table)) == 2
+
+
+def test_plan_prices_a_read_per_key_when_the_table_has_items() -> None:
+    """Pure: with DescribeTable's count above 0 every key is priced as a consistent read of
+    the table's average item (grammar/tables.json's big: 536 bytes, 1 unit), plus the Scan
+    that tells an empty table."""
+    tables = json.loads((Path(__file__).parent.parent / "grammar" / "tables.json").read_text())
+    table = table_info(tables["big"])
+    statement = ast.CopyFrom("big", "f.jsonl", "jsonl")
+    measure = FileMeasure(100, Decimal(100), whole=False, scale=2.5)
+    plan = plan_copy_from(statement, table, measure, journal=True)
+    assert plan.estimate.text() == "up to ~250 items, ~251 RCU read + ~250 WCU written"
+    assert [r.operation for r in plan.requests] == ["Scan", "BatchGetItem", "BatchWriteItem"]
+    plan = plan_copy_from(statement, table, measure, journal=False)
+    assert [r.operation for r in plan.requests] == ["BatchWriteItem"]
+    assert plan.lines()[-1] == "no undo journal (journal_dir is off): nothing is read"

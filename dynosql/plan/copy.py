@@ -2,9 +2,11 @@
 measures the file: `FileMeasure`), never imports boto3.
 
 A load sends BatchWriteItem, 25 puts a call. With the undo journal on (the default, as for
-UPSERT), each batch's keys are read first by one strongly consistent BatchGetItem: the old
-images, priced as consistent reads (a key that matches nothing still costs one unit; an
-existing item by its size, taken as the table's average).
+UPSERT), one consistent Scan of one item first says whether the table is empty; if not, each
+batch's keys are read first by one strongly consistent BatchGetItem: the old images, priced as
+consistent reads (a key that matches nothing still costs one unit; an existing item by its
+size, taken as the table's average). Into an empty table only keys repeated in the file are
+read; the estimate takes DescribeTable's item count (refreshed about every six hours) to tell.
 """
 
 from __future__ import annotations
@@ -46,7 +48,11 @@ class CopyFromPlan:
             f"estimate: {self.estimate.text()}",
         ]
         for request in self.requests:
-            if request.operation == "BatchGetItem":
+            if request.operation == "Scan":
+                out.append(
+                    "first (is the table empty? then only keys repeated in the file are read):"
+                )
+            elif request.operation == "BatchGetItem":
                 out.append(
                     "before each batch (the old images for the undo journal; "
                     "SET journal_dir = off skips it):"
@@ -87,11 +93,17 @@ def plan_copy_from(
         if measure.scale != 1
         else measure.wcu
     )
-    rcu = read_units(table.average_item_size, consistent=True) * items if journal else Decimal(0)
+    rcu = Decimal(0)
+    if journal:
+        rcu = read_units(1, consistent=True)  # the Scan that tells an empty table
+        if table.item_count:
+            rcu += read_units(table.average_item_size, consistent=True) * items
     estimate = WriteEstimate(items, rcu, wcu, exact=measure.whole)
     keys = {n: "…" for n in table.keys.names}
     requests = []
     if journal:
+        scan = {"TableName": table.name, "Limit": 1, "ConsistentRead": True}
+        requests.append(Request("Scan", {**scan, "ReturnConsumedCapacity": "TOTAL"}))
         spec = {"Keys": [keys, "… the batch's keys"], "ConsistentRead": True}
         params = {"RequestItems": {table.name: spec}, "ReturnConsumedCapacity": "TOTAL"}
         requests.append(Request("BatchGetItem", params))
