@@ -221,9 +221,8 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
                     where = f"{statement.path} {line.where()}: {error}"
                     if not skip_bad or line.fatal:
                         load.drain()
-                        unit = "element" if statement.format == "json" else "line"
                         raise PlanError(
-                            f"{where}; nothing from this {unit} on was written "
+                            f"{where}; nothing from this {position(statement)} on was written "
                             f"(fix it, then: {load.resume(line.number)})"
                         )
                     if bad_file is None:
@@ -260,11 +259,15 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
         title += f" {load.journal.footer()}"
     title += f" · {stats.elapsed:.3f}s"
     if bad:
-        unit = "element" if statement.format == "json" else "line"
-        title += f" · {bad} bad {unit}{'s' if bad != 1 else ''} skipped → {bad_path}"
+        title += f" · {bad} bad {position(statement)}{'s' if bad != 1 else ''} skipped → {bad_path}"
     if load.writes.journal:
         title += f" · journal {load.writes.journal}"
     return Result([], iter(()), stats, kind="status", title=title)
+
+
+def position(statement: ast.CopyFrom) -> str:
+    """What a load counts: lines, or in a JSON array elements (several may share a line)."""
+    return "element" if statement.format == "json" else "line"
 
 
 class _Load:
@@ -364,7 +367,7 @@ class _Load:
         if s.skip_bad:
             extra += " SKIP BAD" + (f" '{s.bad_path}'" if s.bad_path else "")
         quoted = s.path.replace("'", "''")
-        unit = "ELEMENT" if s.format == "json" else "LINE"  # in a JSON array, elements count
+        unit = position(s).upper()
         return (
             f"COPY {quote(s.table)} FROM '{quoted}'{extra} START AT {unit} {line or self.next_line}"
         )

@@ -57,9 +57,9 @@ class LoadJournal:
         self._batch: dict[tuple, tuple[dict, dict, dict | None]] = {}  # key, new, old
         self.estimating = session.estimating
         self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
-        journal.begin(table.name, self.names, statement)
         self.scans = 0
         self.seen = KeysSeen() if self._empty() else None  # None: read every batch's keys
+        journal.begin(table.name, self.names, statement)
 
     def _empty(self) -> bool:
         """Whether the table holds no item now (a consistent Scan with Limit 1)."""
@@ -81,7 +81,15 @@ class LoadJournal:
     def open(cls, session: Session, table: TableInfo, statement: str) -> LoadJournal | None:
         """The load's journal, or None when journaling is off."""
         journal = open_journal(session, table.name)
-        return None if journal is None else cls(session, table, journal, statement)
+        if journal is None:
+            return None
+        try:
+            return cls(session, table, journal, statement)
+        except BaseException:  # the first read failed: no journal left behind
+            journal.close()
+            if not session.journal_file:
+                journal.path.unlink(missing_ok=True)
+            raise
 
     @property
     def path(self) -> str:
