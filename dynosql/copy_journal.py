@@ -54,7 +54,7 @@ class LoadJournal:
             session.client, session.estimating, limits, None, session.cancelled
         )
         self.reads = Stats(capacity_estimated=session.estimating)
-        self._batch: dict[tuple, tuple[dict, dict, dict | None]] = {}  # key, new, old
+        self._batch: dict[tuple, tuple[dict, dict | None]] = {}  # key: (new, old) images
         self.estimating = session.estimating
         self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
         self.scans = 0
@@ -111,17 +111,18 @@ class LoadJournal:
             plan = plan_key_gets(self.table, wanted, consistent=True)
             old = {key_tuple(i, self.names): i for i in self.executor.items(plan, self.reads)}
             self.reads.operations.clear()  # one label a batch is noise
-        self._batch = {
-            tag: (key, item, old.get(tag)) for tag, key, item in zip(tags, keys, items, strict=True)
-        }
+        self._batch = {tag: (item, old.get(tag)) for tag, item in zip(tags, items, strict=True)}
 
     def written(self, requests: list[dict]) -> None:
         """Journal the puts DynamoDB has processed (BatchWriteItem's `on_written`)."""
         for request in requests:
             wire = request["PutRequest"]["Item"]
             tag = key_tuple({n: values.decode(wire[n]) for n in self.names}, self.names)
-            key, new, old = self._batch[tag]
-            self.journal.record(self.table.name, key, old, new)
+            new, old = self._batch[tag]
+            key = {n: wire[n] for n in self.names}
+            self.journal.record_wire(
+                self.table.name, key, None if old is None else values.encode_item(old), wire
+            )
             if old is not None and self.estimating:  # an overwrite is billed for the larger image
                 extra = write_units(values.item_size(old)) - write_units(values.item_size(new))
                 self.overwrite_units += max(Decimal(0), extra)

@@ -83,18 +83,20 @@ class Journal:
 
     def record(self, table: str, key: dict, old: dict | None, new: dict | None) -> None:
         """One item written: decoded key and images (None: absent)."""
-        self._write(
-            {
-                "table": table,
-                "key": values.encode_item(key),
-                "old": None if old is None else values.encode_item(old),
-                "new": None if new is None else values.encode_item(new),
-            }
+        self.record_wire(
+            table,
+            values.encode_item(key),
+            None if old is None else values.encode_item(old),
+            None if new is None else values.encode_item(new),
         )
+
+    def record_wire(self, table: str, key: dict, old: dict | None, new: dict | None) -> None:
+        """`record` of a key and images already in wire form (a BatchWriteItem's puts)."""
+        self._write({"table": table, "key": key, "old": old, "new": new})
         self.entries += 1
 
     def _write(self, data: dict) -> None:
-        line = json.dumps(_wire_json(data), ensure_ascii=False, separators=(",", ":"))
+        line = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_binary_text)
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
@@ -111,17 +113,14 @@ class Journal:
         self.close()
 
 
-def _wire_json(value: Any) -> Any:
-    """Wire values as JSON: binary as base64 (``{"B": "…"}``, as DynamoDB JSON writes it)."""
+def _binary_text(value: Any) -> str:
+    """Wire values as JSON (json.dumps' `default`, called for what JSON lacks): binary as
+    base64 (``{"B": "…"}``, as DynamoDB JSON writes it)."""
     import base64
 
-    if isinstance(value, dict):
-        return {k: _wire_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_wire_json(v) for v in value]
     if isinstance(value, bytes | bytearray):
         return base64.b64encode(bytes(value)).decode("ascii")
-    return value
+    raise TypeError(f"not a wire value: {type(value).__name__}")
 
 
 def _from_wire_json(value: Any, code: str | None = None) -> Any:

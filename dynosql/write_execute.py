@@ -391,7 +391,7 @@ def write_batches(
             assert response is not None  # BatchWriteItem has no condition
             left = (response.get("UnprocessedItems") or {}).get(table) or []
             done_now = [r for r in pending if r not in left] if left else pending
-            for r in done_now:
+            for r in done_now if writer.estimating else ():  # sizes only when estimating
                 put = r.get("PutRequest")
                 writer.charge(
                     writer.item_units(values.decode_item(put["Item"])) if put else Decimal(1)
