@@ -184,7 +184,7 @@ def test_throttled_every_third_call_writes_every_row_once(
     with FaultProxy(backend.endpoint_url) as proxy:
         proxy.fail("BatchWriteItem", "throttle", calls=range(3, 10000, 3))
         client = make_client(endpoint_url=proxy.url, credentials=("testing", "testing"))
-        session = Session(client, settings=Settings(journal_dir="off"))
+        session = Session(client, settings=Settings(journal_dir=str(tmp_path / "journal")))
         target = _table(session)
         path = tmp_path / "many.jsonl"
         _numbered_file(path, count)
@@ -197,6 +197,10 @@ def test_throttled_every_third_call_writes_every_row_once(
     ]
     assert len(keys) == count and len(set(keys)) == count  # each row sent (and written) once
     assert len(_dump(Session(backend.client()), target)) == count
+    (journal,) = (tmp_path / "journal").iterdir()  # each row journaled once, as new
+    entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    assert sorted(e["key"]["pk"]["S"] for e in entries) == sorted(keys)
+    assert all(e["old"] is None for e in entries)
 
 
 def test_unprocessed_items_are_retried(
