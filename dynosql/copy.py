@@ -28,6 +28,7 @@ from . import files, values
 from .copy_journal import LoadJournal
 from .ddl import refuse_if_read_only
 from .errors import DynosqlError, ExecutionError, PlanError
+from .plan.cost import write_units
 from .plan.ddl import quote
 from .result import Result, Stats, format_capacity
 from .sql import ast
@@ -195,10 +196,12 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     except OSError as err:
         raise ExecutionError(f"cannot read {statement.path}: {err.strerror or err}") from err
     load = _Load(session, statement, stats)
+    dry = load.dry  # --dry-run: every line read and checked, nothing written
     bad_file = None
     bad = 0
     try:
-        load.journal = LoadJournal.open(session, info, load.resume(statement.start_line))
+        if not dry:
+            load.journal = LoadJournal.open(session, info, load.resume(statement.start_line))
         if load.journal is not None:
             load.writes.journal = load.journal.path
             session.last_write = load.writes
@@ -219,16 +222,19 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
                         error = str(err)
                 if error is not None:
                     where = f"{statement.path} {line.where()}: {error}"
+                    if dry and (not skip_bad or line.fatal):
+                        raise PlanError(f"{where} (dry run: nothing was written)")
                     if not skip_bad or line.fatal:
                         load.drain()
                         raise PlanError(
                             f"{where}; nothing from this {position(statement)} on was written "
                             f"(fix it, then: {load.resume(line.number)})"
                         )
-                    if bad_file is None:
+                    if bad_file is None and not dry:
                         bad_file = files.open_file(bad_path, "w")
                         bad_file.write(header)
-                    bad_file.write(line.raw if line.raw.endswith("\n") else line.raw + "\n")
+                    if bad_file is not None:
+                        bad_file.write(line.raw if line.raw.endswith("\n") else line.raw + "\n")
                     bad += 1
                     session.tell(f"skipped {where}")
                     continue
@@ -254,6 +260,12 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     cost = format_capacity(stats.capacity)
     cost = f"~{cost} WCU est." if stats.capacity_estimated else f"{cost} WCU"
     rows = f"{load.written} row{'s' if load.written != 1 else ''}"
+    if dry:
+        wcu = format_capacity(load.dry_wcu)
+        title = f"COPY dry run: {rows} of {statement.path} would be written (~{wcu} WCU est.)"
+        if bad:
+            title += f" · {bad} bad {position(statement)}{'s' if bad != 1 else ''}"
+        return Result([], iter(()), stats, kind="status", title=title + " · nothing was written")
     title = f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · {cost}"
     if load.journal is not None:  # the reads that fed the journal
         title += f" {load.journal.footer()}"
@@ -293,6 +305,8 @@ class _Load:
         self.started = time.monotonic()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="copy-from")
         self.journal: LoadJournal | None = None  # set once the file is open
+        self.dry = bool(session.settings.dry_run)
+        self.dry_wcu = Decimal(0)  # what a dry run would have written
         self.in_flight: deque[tuple[Future, int, int]] = deque()  # call, items, last line
 
     def add(self, number: int, item: dict) -> None:
@@ -307,6 +321,10 @@ class _Load:
 
     def send(self) -> None:
         """Queue the gathered batch for the writer; wait for the oldest when enough are queued."""
+        if self.items and self.dry:  # counted and priced, not sent
+            self.written += len(self.items)
+            self.dry_wcu += sum(write_units(values.item_size(i)) for i in self.items)
+            self.items, self.keys, self.lines = [], set(), []
         if self.items:
             session = self.session
             call = self.pool.submit(

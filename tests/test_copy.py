@@ -354,3 +354,22 @@ def test_json_array_skip_bad_and_broken_syntax(session: Session, tmp_path: Path)
     with pytest.raises(PlanError, match=r"element 3 \(line 2\): expected , or \] after element 2"):
         session.execute(f"COPY {target} FROM '{path}' SKIP BAD").all()
     assert [i["pk"]["S"] for i in _dump(session, target)] == ["a", "c", "d", "e"]
+
+
+def test_dry_run_reads_and_checks_every_line_and_writes_nothing(
+    session: Session, tmp_path: Path
+) -> None:
+    target = _table(session)
+    path = tmp_path / "load.jsonl"
+    _numbered_file(path, 60, bad=40)
+    session.settings.dry_run = True
+    with pytest.raises(PlanError, match=r"line 40: .*\(dry run: nothing was written\)$"):
+        session.execute(f"COPY {target} FROM '{path}'").all()
+    result = session.execute(f"COPY {target} FROM '{path}' SKIP BAD")
+    result.all()
+    assert result.title == (
+        f"COPY dry run: 59 rows of {path} would be written (~59 WCU est.) · 1 bad line"
+        " · nothing was written"
+    )
+    assert _dump(session, target) == []
+    assert not (tmp_path / "load.jsonl.bad").exists() and not (tmp_path / "journal").exists()
