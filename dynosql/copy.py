@@ -9,7 +9,8 @@ type) before the first row: the rows are spooled to a temporary file first, not 
 COPY FROM reads the file with `dynosql.files` and writes with BatchWriteItem, 25 items a call
 (`write_batch`: UnprocessedItems and throttles retried). A bad line stops the load before it is
 written (the items of earlier lines are written first) unless SKIP BAD (or --skip-bad) sends
-it to a side file. Any stop says how to continue: ``COPY t FROM 'f' START AT LINE n``.
+it to a side file. Any stop says how to continue: ``COPY t FROM 'f' START AT LINE n`` (in a
+JSON array file, ``START AT ELEMENT n``: several elements may share a line).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from . import files, values
+from .copy_journal import LoadJournal
 from .ddl import refuse_if_read_only
 from .errors import DynosqlError, ExecutionError, PlanError
+from .plan.cost import write_units
 from .plan.ddl import quote
 from .result import Result, Stats, format_capacity
 from .sql import ast
@@ -111,12 +114,23 @@ def _write_csv(rows: Iterator[dict], columns: list[str], out: Any) -> None:
 # --- COPY FROM -------------------------------------------------------------------------------
 
 
-def write_batch(session: Session, table: str, items: list[dict], stats: WriteStats) -> Decimal:
-    """One group of at most 25 puts through the writer every write statement uses
-    (`write_execute.write_batches`: UnprocessedItems, throttles and dropped connections retried,
-    --max-wcu over the whole load, as `stats` is the load's); returns the capacity it consumed
-    (the server's, or estimated by item size)."""
+def write_batch(
+    session: Session,
+    table: str,
+    items: list[dict],
+    stats: WriteStats,
+    journal: LoadJournal | None = None,
+) -> Decimal:
+    """One group of at most 25 puts (distinct keys) through the writer every write statement
+    uses (`write_execute.write_batches`: UnprocessedItems, throttles and dropped connections
+    retried, --max-wcu over the whole load, as `stats` is the load's); with a journal, the
+    keys' old images are read first and each processed put is journaled. Returns the capacity
+    it consumed in WCU (the server's, or estimated by item size: the larger image)."""
     before = stats.wcu
+    extra = Decimal(0)
+    if journal is not None:
+        journal.before(items)
+        extra = journal.overwrite_units
     write_batches(
         session.client,
         table,
@@ -125,9 +139,12 @@ def write_batch(session: Session, table: str, items: list[dict], stats: WriteSta
         estimating=session.estimating,
         limits=WriteLimits(max_wcu=session.settings.max_wcu),
         workers=1,
+        on_written=None if journal is None else journal.written,
         sleep=session.sleep,
     )
-    return stats.wcu - before
+    if journal is not None:
+        extra = journal.overwrite_units - extra
+    return stats.wcu - before + extra
 
 
 _KEY_BYTES = {"HASH": 2048, "RANGE": 1024}
@@ -175,14 +192,20 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     skip_bad = statement.skip_bad or bool(getattr(session.settings, "skip_bad", False))
     bad_path = statement.bad_path or statement.path.removesuffix(".gz") + ".bad"
     stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=session.estimating)
-    load = _Load(session, statement, stats)
-    bad_file = None
-    bad = 0
     try:
         stream = files.open_file(statement.path, "r")
     except OSError as err:
         raise ExecutionError(f"cannot read {statement.path}: {err.strerror or err}") from err
+    load = _Load(session, statement, stats)
+    dry = load.dry  # --dry-run: every line read and checked, nothing written
+    bad_file = None
+    bad = 0
     try:
+        if not dry:
+            load.journal = LoadJournal.open(session, info, load.resume(statement.start_line))
+        if load.journal is not None:
+            load.writes.journal = load.journal.path
+            session.last_write = load.writes
         with stream:
             header = ""
             for line in files.read_items(stream, statement.format, types):
@@ -199,17 +222,20 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
                     except files.BadValue as err:
                         error = str(err)
                 if error is not None:
-                    where = f"{statement.path} line {line.number}: {error}"
-                    if not skip_bad:
+                    where = f"{statement.path} {line.where()}: {error}"
+                    if dry and (not skip_bad or line.fatal):
+                        raise PlanError(f"{where} (dry run: nothing was written)")
+                    if not skip_bad or line.fatal:
                         load.drain()
                         raise PlanError(
-                            f"{where}; nothing from this line on was written "
+                            f"{where}; nothing from this {position(statement)} on was written "
                             f"(fix it, then: {load.resume(line.number)})"
                         )
-                    if bad_file is None:
+                    if bad_file is None and not dry:
                         bad_file = files.open_file(bad_path, "w")
                         bad_file.write(header)
-                    bad_file.write(line.raw if line.raw.endswith("\n") else line.raw + "\n")
+                    if bad_file is not None:
+                        bad_file.write(line.raw if line.raw.endswith("\n") else line.raw + "\n")
                     bad += 1
                     session.tell(f"skipped {where}")
                     continue
@@ -222,25 +248,39 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
         raise ExecutionError(f"cannot read {statement.path}: {err}") from err
     except (KeyboardInterrupt, DynosqlError) as err:
         if not isinstance(err, PlanError):  # a bad line says it itself
-            session.tell(f"{load.written} items written; to continue: {load.resume()}")
+            journal = f" (journal {load.journal.path})" if load.journal is not None else ""
+            session.tell(f"{load.written} items written{journal}; to continue: {load.resume()}")
         raise
     finally:
         load.close()
         if bad_file is not None:
             bad_file.close()
-        session.total_capacity += stats.capacity
+        session.total_capacity += stats.capacity + load.read_capacity
     session.refresh()
     stats.finish()
     cost = format_capacity(stats.capacity)
     cost = f"~{cost} WCU est." if stats.capacity_estimated else f"{cost} WCU"
     rows = f"{load.written} row{'s' if load.written != 1 else ''}"
-    title = (
-        f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · "
-        f"{cost} · {stats.elapsed:.3f}s"
-    )
+    if dry:
+        wcu = format_capacity(load.dry_wcu)
+        title = f"COPY dry run: {rows} of {statement.path} would be written (~{wcu} WCU est.)"
+        if bad:
+            title += f" · {bad} bad {position(statement)}{'s' if bad != 1 else ''}"
+        return Result([], iter(()), stats, kind="status", title=title + " · nothing was written")
+    title = f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · {cost}"
+    if load.journal is not None:  # the reads that fed the journal
+        title += f" {load.journal.footer()}"
+    title += f" · {stats.elapsed:.3f}s"
     if bad:
-        title += f" · {bad} bad line{'s' if bad != 1 else ''} skipped → {bad_path}"
+        title += f" · {bad} bad {position(statement)}{'s' if bad != 1 else ''} skipped → {bad_path}"
+    if load.writes.journal:
+        title += f" · journal {load.writes.journal}"
     return Result([], iter(()), stats, kind="status", title=title)
+
+
+def position(statement: ast.CopyFrom) -> str:
+    """What a load counts: lines, or in a JSON array elements (several may share a line)."""
+    return "element" if statement.format == "json" else "line"
 
 
 class _Load:
@@ -265,6 +305,9 @@ class _Load:
         self.names = session.table(statement.table).keys.names
         self.started = time.monotonic()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="copy-from")
+        self.journal: LoadJournal | None = None  # set once the file is open
+        self.dry = bool(session.settings.dry_run)
+        self.dry_wcu = Decimal(0)  # what a dry run would have written
         self.in_flight: deque[tuple[Future, int, int]] = deque()  # call, items, last line
 
     def add(self, number: int, item: dict) -> None:
@@ -279,10 +322,14 @@ class _Load:
 
     def send(self) -> None:
         """Queue the gathered batch for the writer; wait for the oldest when enough are queued."""
+        if self.items and self.dry:  # counted and priced, not sent
+            self.written += len(self.items)
+            self.dry_wcu += sum(write_units(values.item_size(i)) for i in self.items)
+            self.items, self.keys, self.lines = [], set(), []
         if self.items:
             session = self.session
             call = self.pool.submit(
-                write_batch, session, self.statement.table, self.items, self.writes
+                write_batch, session, self.statement.table, self.items, self.writes, self.journal
             )
             self.in_flight.append((call, len(self.items), self.lines[-1]))
             self.items, self.keys, self.lines = [], set(), []
@@ -295,10 +342,17 @@ class _Load:
         while self.in_flight:
             self._collect()
 
+    @property
+    def read_capacity(self) -> Decimal:
+        return Decimal(0) if self.journal is None else self.journal.reads.capacity
+
     def close(self) -> None:
         for call, _count, _last in self.in_flight:
             call.cancel()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        # with a journal, the batch being written finishes and is journaled before it closes
+        self.pool.shutdown(wait=self.journal is not None, cancel_futures=True)
+        if self.journal is not None:
+            self.writes.journal = self.journal.close(bool(self.session.journal_file))
 
     def _collect(self) -> None:
         call, count, last = self.in_flight.popleft()
@@ -332,6 +386,7 @@ class _Load:
         if s.skip_bad:
             extra += " SKIP BAD" + (f" '{s.bad_path}'" if s.bad_path else "")
         quoted = s.path.replace("'", "''")
+        unit = position(s).upper()
         return (
-            f"COPY {quote(s.table)} FROM '{quoted}'{extra} START AT LINE {line or self.next_line}"
+            f"COPY {quote(s.table)} FROM '{quoted}'{extra} START AT {unit} {line or self.next_line}"
         )

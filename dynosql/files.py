@@ -28,6 +28,7 @@ import csv
 import gzip
 import io
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -48,10 +49,19 @@ class BadValue(ValueError):
 class Line:
     """One item read from a file, or the reason its line could not be read."""
 
-    number: int  # the line the item starts on (1-based; a CSV header is line 1)
+    number: int  # the line the item starts on (1-based; a CSV header is line 1); in a JSON
+    # array, the element's number (1-based), and `line` the line it starts on
     item: dict[str, Any] | None
     error: str | None = None
     raw: str = ""  # the line's text (for the side file of bad lines)
+    line: int = 0
+    fatal: bool = False  # the rest of the file cannot be read (a JSON array's syntax)
+
+    def where(self) -> str:
+        """``line 812``, or ``element 812 (line 3)`` in a JSON array."""
+        if self.line:
+            return f"element {self.number} (line {self.line})"
+        return f"line {self.number}"
 
 
 def open_file(path: str, mode: str, gzipped: bool | None = None) -> IO[str]:
@@ -293,9 +303,12 @@ def _loads(text: str) -> Any:
 
 
 def parse_jsonl(text: str) -> dict[str, Any]:
-    data = _loads(text)
+    return _typed_item(_loads(text), "each line must be one JSON object (an item)")
+
+
+def _typed_item(data: Any, shape: str) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise BadValue("each line must be one JSON object (an item)")
+        raise BadValue(shape)
     item = from_typed_json(data)
     assert isinstance(item, dict)
     return item
@@ -361,11 +374,14 @@ def _csv_value(cell: str, kind: str) -> Any:
 def read_items(
     stream: IO[str], fmt: str, key_types: Mapping[str, str] | None = None
 ) -> Iterator[Line]:
-    """Every item of a file in format `fmt` (jsonl, dynamodb or csv), in order, each with the
+    """Every item of a file in format `fmt` (jsonl, json, dynamodb or csv), in order, each with the
     line it starts on; blank lines are skipped. A line that cannot be read comes back with
     its error (reading goes on: the caller stops or skips)."""
     if fmt == "csv":
         yield from _read_csv(stream, key_types or {})
+        return
+    if fmt == "json":
+        yield from _read_json_array(stream)
         return
     parse = parse_dynamodb if fmt == "dynamodb" else parse_jsonl
     for number, text in enumerate(stream, 1):
@@ -425,3 +441,116 @@ class _Recorder(io.TextIOBase):
         text = "".join(self.kept)
         self.kept = []
         return text
+
+
+_CHUNK = 1 << 16
+MAX_ELEMENT_CHARS = 16 << 20  # an element this long that does not parse is an error, not cut
+_DECODER = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal)
+_WHITE = re.compile(r"[ \t\r\n]*")  # JSON's white space
+
+
+class _ArrayText:
+    """A JSON array read a chunk at a time: the unread text, where it is, and its line."""
+
+    def __init__(self, stream: IO[str]):
+        self.stream = stream
+        self.text = ""
+        self.pos = 0
+        self.line = 1  # the line `pos` is on
+        self.eof = False
+
+    def more(self) -> bool:
+        """Read another chunk (dropping what was consumed); False at the end of the file."""
+        chunk = "" if self.eof else self.stream.read(_CHUNK)
+        if not chunk:
+            self.eof = True
+            return False
+        self.text = self.text[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def advance(self, to: int) -> None:
+        self.line += self.text.count("\n", self.pos, to)
+        self.pos = to
+
+    def peek(self) -> str:
+        """The next character that is not white space ("" at the end of the file)."""
+        while True:
+            self.advance(_WHITE.match(self.text, self.pos).end())  # type: ignore[union-attr]
+            if self.pos < len(self.text) or not self.more():
+                return self.text[self.pos : self.pos + 1]
+
+    def value(self) -> tuple[Any, str]:
+        """The next JSON value and its text; BadValue when it does not parse."""
+        while True:
+            try:
+                data, end = _DECODER.raw_decode(self.text, self.pos)
+            except json.JSONDecodeError as err:
+                # maybe cut by the chunk's end: read on (up to a limit), else it is an error
+                if len(self.text) - self.pos < MAX_ELEMENT_CHARS and self.more():
+                    continue
+                line = self.line + self.text.count("\n", self.pos, err.pos)
+                column = err.pos - self.text.rfind("\n", 0, err.pos)
+                raise BadValue(f"not JSON: {err.msg} (line {line}, column {column})") from None
+            except RecursionError:
+                raise BadValue("nested too deeply") from None
+            raw = self.text[self.pos : end]
+            self.advance(end)
+            return data, raw
+
+
+def _read_json_array(stream: IO[str]) -> Iterator[Line]:
+    """The elements of one JSON array (as COPY TO writes it), read a chunk at a time: memory
+    holds one element, never the file. A bad element is a `Line` with its error (the caller
+    stops or skips it; its text, on one line, goes to the side file); a break in the array's
+    syntax is fatal, as nothing after it can be found."""
+    text = _ArrayText(stream)
+    number = 0
+
+    def fatal(message: str) -> Line:
+        return Line(number + 1, None, message, line=text.line, fatal=True)
+
+    first = text.peek()
+    if first == "":
+        return
+    if first != "[":
+        yield fatal(
+            "FORMAT json reads one JSON array of items, [{...}, {...}]; "
+            "for one item a line, say FORMAT jsonl (or FORMAT dynamodb)"
+        )
+        return
+    text.advance(text.pos + 1)
+    if text.peek() == "]":
+        text.advance(text.pos + 1)
+    else:
+        while True:
+            line = text.line
+            try:
+                data, raw = text.value()
+            except BadValue as err:
+                yield fatal(str(err))
+                return
+            number += 1
+            flat = raw.replace("\r", " ").replace("\n", " ")  # JSON strings hold no raw newline
+            try:
+                item = _typed_item(data, "each element must be one JSON object (an item)")
+                yield Line(number, item, raw=flat, line=line)
+            except BadValue as err:
+                yield Line(number, None, str(err), raw=flat, line=line)
+            except RecursionError:
+                yield Line(number, None, "nested too deeply", raw=flat, line=line)
+            after = text.peek()
+            text.advance(text.pos + 1)
+            if after == "]":
+                break
+            if after == "":
+                yield fatal(f"the array ends after element {number} without its ]")
+                return
+            if after != ",":
+                yield fatal(f"expected , or ] after element {number}, got {after!r}")
+                return
+            if text.peek() == "]":
+                yield fatal(f"a comma after the last element ({number}) is not JSON")
+                return
+    if text.peek() != "":
+        yield fatal("text after the end of the array")

@@ -93,15 +93,17 @@ class Journal:
 
     def record(self, table: str, key: dict, old: dict | None, new: dict | None) -> None:
         """One item written: decoded key and images (None: absent)."""
-        wire_key = values.encode_item(key)
+        self.record_wire(
+            table,
+            values.encode_item(key),
+            None if old is None else values.encode_item(old),
+            None if new is None else values.encode_item(new),
+        )
+
+    def record_wire(self, table: str, key: dict, old: dict | None, new: dict | None) -> None:
+        """`record` of a key and images already in wire form (a BatchWriteItem's puts)."""
         self._write(
-            {
-                "table": table,
-                "key": wire_key,
-                "old": None if old is None else values.encode_item(old),
-                "new": None if new is None else values.encode_item(new),
-            },
-            answers=_ident(table, wire_key),
+            {"table": table, "key": key, "old": old, "new": new}, answers=_ident(table, key)
         )
         self.entries += 1
 
@@ -112,6 +114,19 @@ class Journal:
             {"table": table, "key": wire_key, "intent": True}, opens=_ident(table, wire_key)
         )
 
+    def intents(self, table: str, keys: list[dict]) -> None:
+        """`intent` of a batch's keys (decoded), in one flush before the batch is sent."""
+        lines, idents = [], []
+        for key in keys:
+            wire_key = values.encode_item(key)
+            data = {"table": table, "key": wire_key, "intent": True}
+            lines.append(_line(data))
+            idents.append(_ident(table, wire_key))
+        with self._lock:
+            self._file.write("".join(line + "\n" for line in lines))
+            self._file.flush()
+            self._pending.update(idents)
+
     def unchanged(self, table: str, key: dict) -> None:
         """A write that was answered but wrote nothing (its condition failed)."""
         wire_key = values.encode_item(key)
@@ -120,7 +135,7 @@ class Journal:
         )
 
     def _write(self, data: dict, opens: str | None = None, answers: str | None = None) -> None:
-        line = json.dumps(_wire_json(data), ensure_ascii=False, separators=(",", ":"))
+        line = _line(data)
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
@@ -141,22 +156,23 @@ class Journal:
         self.close()
 
 
+def _line(data: dict) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_binary_text)
+
+
 def _ident(table: str, wire_key: dict) -> str:
     """One item of one table, as intents and answers are matched (also when read back)."""
-    return json.dumps([table, _wire_json(wire_key)], sort_keys=True)
+    return json.dumps([table, wire_key], sort_keys=True, default=_binary_text)
 
 
-def _wire_json(value: Any) -> Any:
-    """Wire values as JSON: binary as base64 (``{"B": "…"}``, as DynamoDB JSON writes it)."""
+def _binary_text(value: Any) -> str:
+    """Wire values as JSON (json.dumps' `default`, called for what JSON lacks): binary as
+    base64 (``{"B": "…"}``, as DynamoDB JSON writes it)."""
     import base64
 
-    if isinstance(value, dict):
-        return {k: _wire_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_wire_json(v) for v in value]
     if isinstance(value, bytes | bytearray):
         return base64.b64encode(bytes(value)).decode("ascii")
-    return value
+    raise TypeError(f"not a wire value: {type(value).__name__}")
 
 
 def _from_wire_json(value: Any, code: str | None = None) -> Any:

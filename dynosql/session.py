@@ -273,6 +273,12 @@ class Session:
             from .ddl import explain_ddl
 
             return explain_ddl(self, bound.statement)
+        if isinstance(bound, ast.Explain) and isinstance(
+            bound.statement, ast.CopyFrom | ast.CopyTo
+        ):
+            from .copy_explain import explain_copy
+
+            return explain_copy(self, bound.statement)
         if isinstance(bound, ast.Explain):
             return self._explain(bound)
         if isinstance(bound, ast.ShowTables):

@@ -232,6 +232,9 @@ class Writer:
         """`write_one` for every target, `workers` at a time; `done` (in this thread) for each
         outcome as it completes. Stops starting new writes on the first exception (including
         KeyboardInterrupt), lets the ones in flight finish and report, then raises it."""
+        if self.workers == 1:
+            self._run_inline(targets, write_one, done)
+            return
         pending: set[Future] = set()
         stop: BaseException | None = None
         pool = ThreadPoolExecutor(max_workers=self.workers)
@@ -272,6 +275,29 @@ class Writer:
             stop = KeyboardInterrupt()
         if stop is not None:
             raise stop
+
+    def _run_inline(
+        self,
+        targets: Iterable[dict],
+        write_one: Callable[[dict], Outcome],
+        done: Callable[[Outcome], None],
+    ) -> None:
+        """`run` with one worker: each write in this thread, reported before the next starts
+        (no pool: COPY FROM sends every batch this way, and a thread per batch cost more CPU
+        than the batch)."""
+        interrupted = _defer_interrupts()
+        try:
+            for target in targets:
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
+                self.pace()
+                if self.limits.max_wcu is not None:
+                    self._within_cap(set(), done)
+                done(write_one(target))
+        finally:
+            interrupted.restore()
+        if interrupted.is_set():
+            raise KeyboardInterrupt
 
 
 def _settle(finished: Iterable[Future], done: Callable[[Any], None]) -> None:

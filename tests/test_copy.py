@@ -15,6 +15,7 @@ import pytest
 from backends import quick_session, quick_sleep, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
+from journal_lines import answers
 from test_files import ITEMS
 
 from dynosql import files, values
@@ -62,15 +63,15 @@ def _dump(session: Session, table: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def session(backend: Any) -> Session:
-    return Session(backend.client())
+def session(backend: Any, tmp_path: Path) -> Session:
+    return Session(backend.client(), settings=Settings(journal_dir=str(tmp_path / "journal")))
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "csv", "dynamodb"])
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "dynamodb", "json"])
 def test_copy_to_then_from_gives_the_same_table(session: Session, tmp_path: Path, fmt: str) -> None:
     source = _table(session, _items())
     target = _table(session)
-    suffix = {"jsonl": ".jsonl", "csv": ".csv", "dynamodb": ".json.gz"}[fmt]
+    suffix = {"jsonl": ".jsonl", "csv": ".csv", "dynamodb": ".json.gz", "json": ".json"}[fmt]
     path = tmp_path / f"out{suffix}"
     extra = " FORMAT dynamodb" if fmt == "dynamodb" else ""
     result = session.execute(f"COPY {source} TO '{path}'{extra}")
@@ -174,7 +175,7 @@ def test_throttled_every_third_call_writes_every_row_once(backend: Any, tmp_path
     count = 750  # the proxy costs ~60 ms a call: 30 calls and 10 throttles
     with FaultProxy(backend.endpoint_url) as proxy:
         proxy.fail("BatchWriteItem", "throttle", calls=range(3, 10000, 3))
-        session = quick_session(proxy.url)
+        session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path / "journal")))
         target = _table(session)
         path = tmp_path / "many.jsonl"
         _numbered_file(path, count)
@@ -187,6 +188,10 @@ def test_throttled_every_third_call_writes_every_row_once(backend: Any, tmp_path
     ]
     assert len(keys) == count and len(set(keys)) == count  # each row sent (and written) once
     assert len(_dump(Session(backend.client()), target)) == count
+    (journal,) = (tmp_path / "journal").iterdir()  # each row journaled once, as new
+    entries = answers(journal)
+    assert sorted(e["key"]["pk"]["S"] for e in entries) == sorted(keys)
+    assert all(e["old"] is None for e in entries)
 
 
 def test_unprocessed_items_are_retried(session: Session, tmp_path: Path) -> None:
@@ -282,9 +287,79 @@ def test_an_interrupted_load_says_where_to_continue(session: Session, tmp_path: 
     session.client.batch_write_item = interrupted_third  # type: ignore[method-assign]
     with pytest.raises(KeyboardInterrupt):
         session.execute(f"COPY {target} FROM '{path}'").all()
+    journal = session.last_write.journal
     assert told == [
-        f"50 items written; to continue: COPY {target} FROM '{path}' FORMAT jsonl START AT LINE 51"
+        f"50 items written (journal {journal}); to continue: "
+        f"COPY {target} FROM '{path}' FORMAT jsonl START AT LINE 51"
     ]
+    # the journal lists exactly what was written (a later batch already sent may have landed)
+    entries = [e["key"] for e in answers(journal)]
+    assert sorted(e["pk"]["S"] for e in entries) == sorted(
+        i["pk"]["S"] for i in _dump(session, target)
+    )
     session.client.batch_write_item = real  # type: ignore[method-assign]
     session.execute(told[0].split("to continue: ")[1]).all()
     assert len(_dump(session, target)) == 100
+
+
+def test_json_array_bad_element_stops_and_continues_by_element(
+    session: Session, tmp_path: Path
+) -> None:
+    """A JSON array with several elements on a line: a bad element stops the load before it
+    (the elements before it, on its own line too, are written) and the load continues at
+    that element, not that line."""
+    target = _table(session)
+    path = tmp_path / "load.json"
+    rows = [files.item_json({"pk": f"k{i}", "sk": Decimal(i)}) for i in range(1, 61)]
+    rows[29] = '{"pk": "k30", "sk": "thirty"}'
+    path.write_text("[" + ",".join(rows[:40]) + ",\n" + ",\n".join(rows[40:]) + "]")
+    with pytest.raises(PlanError) as err:
+        session.execute(f"COPY {target} FROM '{path}'").all()
+    message = str(err.value)
+    assert message.startswith(f"{path} element 30 (line 1): key sk must be of type N, got S;")
+    assert "nothing from this element on was written" in message
+    assert {int(i["pk"]["S"][1:]) for i in _dump(session, target)} == set(range(1, 30))
+    rows[29] = files.item_json({"pk": "k30", "sk": Decimal(30)})
+    path.write_text("[" + ",".join(rows[:40]) + ",\n" + ",\n".join(rows[40:]) + "]")
+    resume = message.split("then: ")[1].rstrip(")")
+    assert resume.endswith("FORMAT json START AT ELEMENT 30")
+    result = session.execute(resume)
+    result.all()
+    assert (result.title or "").startswith("COPY 31 rows")
+    assert len(_dump(session, target)) == 60
+
+
+def test_json_array_skip_bad_and_broken_syntax(session: Session, tmp_path: Path) -> None:
+    """SKIP BAD sends bad elements to the side file, one a line; a break in the array's
+    syntax stops the load even with SKIP BAD (nothing after it can be found)."""
+    target = _table(session)
+    path = tmp_path / "load.json"
+    path.write_text('[{"pk": "a", "sk": 1},\n {"pk": "b",\n  "sk": "x"},\n {"pk": "c", "sk": 3}]')
+    result = session.execute(f"COPY {target} FROM '{path}' SKIP BAD")
+    result.all()
+    assert "1 bad element skipped" in (result.title or "")
+    assert (tmp_path / "load.json.bad").read_text() == '{"pk": "b",   "sk": "x"}\n'
+    assert [i["pk"]["S"] for i in _dump(session, target)] == ["a", "c"]
+    path.write_text('[{"pk": "d", "sk": 4},\n {"pk": "e", "sk": 5} {"pk": "f", "sk": 6}]')
+    with pytest.raises(PlanError, match=r"element 3 \(line 2\): expected , or \] after element 2"):
+        session.execute(f"COPY {target} FROM '{path}' SKIP BAD").all()
+    assert [i["pk"]["S"] for i in _dump(session, target)] == ["a", "c", "d", "e"]
+
+
+def test_dry_run_reads_and_checks_every_line_and_writes_nothing(
+    session: Session, tmp_path: Path
+) -> None:
+    target = _table(session)
+    path = tmp_path / "load.jsonl"
+    _numbered_file(path, 60, bad=40)
+    session.settings.dry_run = True
+    with pytest.raises(PlanError, match=r"line 40: .*\(dry run: nothing was written\)$"):
+        session.execute(f"COPY {target} FROM '{path}'").all()
+    result = session.execute(f"COPY {target} FROM '{path}' SKIP BAD")
+    result.all()
+    assert result.title == (
+        f"COPY dry run: 59 rows of {path} would be written (~59 WCU est.) · 1 bad line"
+        " · nothing was written"
+    )
+    assert _dump(session, target) == []
+    assert not (tmp_path / "load.jsonl.bad").exists() and not (tmp_path / "journal").exists()

@@ -81,7 +81,10 @@ def test_fixtures_cover_every_statement_kind() -> None:
         ("ALTER TABLE t SET COLOUR red", "expected BILLING or TTL or DELETION"),
         ("COPY t TO 'out.txt'", "cannot tell the format from the file name"),
         ("COPY t TO 'out.csv' FORMAT xml", "COPY TO takes FORMAT jsonl, csv, json, dynamodb"),
-        ("COPY t FROM 'in.json'", "cannot tell the format"),
+        ("COPY t FROM 'in.txt'", "cannot tell the format"),
+        ("COPY t FROM 'in.json' START AT LINE 3", "column 32: COPY FROM a json file continues"),
+        ("COPY t FROM 'in.csv' START AT ELEMENT 3", "with START AT LINE n"),
+        ("COPY t FROM 'in.json' START AT ELEMENT 0", "elements are counted from 1"),
         ("COPY (SELECT * FROM t WHERE a = 1 TO 'x.csv'", "no closing parenthesis"),
         ("SHOW CREATE TABLE", "expected a table name"),
     ],
@@ -105,6 +108,8 @@ def test_parse_statements() -> None:
     assert copy.query.table == "t"
     copy_from = parse("COPY t FROM 'f.jsonl' START AT LINE 812 SKIP BAD 'bad.jsonl'")
     assert copy_from == ast.CopyFrom("t", "f.jsonl", "jsonl", 812, True, "bad.jsonl")
+    from_json = parse("COPY t FROM 'f.json.gz' START AT ELEMENT 5")
+    assert from_json == ast.CopyFrom("t", "f.json.gz", "json", 5)
     # the SELECT's own errors keep the script's positions
     with pytest.raises(SqlError, match="line 2, column"):
         parse("COPY (SELECT *\n FROM t WHERE) TO 'x.csv'")

@@ -76,10 +76,12 @@ def _same(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> None:
     assert [values.encode_item(i) for i in a] == [values.encode_item(i) for i in b]
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "dynamodb", "csv"])
+@pytest.mark.parametrize("fmt", ["jsonl", "dynamodb", "csv", "json"])
 def test_every_type_round_trips(fmt: str) -> None:
     if fmt == "csv":
         text = _csv_text(ITEMS)
+    elif fmt == "json":  # one array, as COPY TO writes it
+        text = "[" + ",\n".join(files.item_json(item) for item in ITEMS) + "\n]\n"
     else:
         encode = files.item_json if fmt == "jsonl" else files.dynamodb_line
         text = "".join(encode(item) + "\n" for item in ITEMS)
@@ -183,3 +185,51 @@ def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
     with files.open_file(str(path), "r") as stream:
         lines = [line for line in files.read_items(stream, "csv", {}) if line.item]
     assert lines[0].item == {"pk": "k", "n": Decimal(1)}
+
+
+class _Chunks(io.StringIO):
+    """A stream that counts what was read from it."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.taken = 0
+
+    def read(self, size: int | None = -1) -> str:
+        chunk = super().read(size)
+        self.taken += len(chunk)
+        return chunk
+
+
+def test_a_json_array_is_read_a_chunk_at_a_time() -> None:
+    """The first element comes back having read one chunk, not the file; elements cut by a
+    chunk's end are joined; numbers stay exact; each element says the line it starts on."""
+    rows = [{"pk": f"k{i}", "n": Decimal(f"{i}.10"), "pad": "é" * 500} for i in range(1000)]
+    text = "[\n" + ",\n".join(files.item_json(r) for r in rows) + "\n]\n"
+    stream = _Chunks(text)
+    lines = files.read_items(stream, "json")
+    first = next(lines)
+    assert first.item == rows[0] and (first.number, first.line) == (1, 2)
+    assert stream.taken <= 2 * files._CHUNK < len(text) // 4
+    rest = list(lines)
+    assert [line.item for line in rest] == rows[1:]
+    assert (rest[-1].number, rest[-1].line) == (1000, 1001)
+
+
+def test_json_array_bad_elements_and_broken_syntax() -> None:
+    text = '[{"pk": "a"}, 7,\n {"pk": {"$B": "!!"}},\n\n {"pk": "b"} {"pk": "c"}]'
+    lines = list(files.read_items(io.StringIO(text), "json"))
+    assert [(x.number, x.line, x.error, x.fatal) for x in lines] == [
+        (1, 1, None, False),
+        (2, 1, "each element must be one JSON object (an item)", False),
+        (3, 2, "not base64: '!!'", False),
+        (4, 4, None, False),
+        (5, 4, "expected , or ] after element 4, got '{'", True),
+    ]
+    assert lines[2].where() == "element 3 (line 2)" and lines[2].raw == '{"pk": {"$B": "!!"}}'
+    broken = list(files.read_items(io.StringIO('[{"a": 1},\n {"b": tru}]'), "json"))
+    assert broken[1].fatal and broken[1].error == "not JSON: Expecting value (line 2, column 8)"
+    assert [x.error for x in files.read_items(io.StringIO('{"a": 1}'), "json")] == [
+        "FORMAT json reads one JSON array of items, [{...}, {...}]; "
+        "for one item a line, say FORMAT jsonl (or FORMAT dynamodb)"
+    ]
+    assert list(files.read_items(io.StringIO(" [ ] \n"), "json")) == []

@@ -18,6 +18,7 @@ import pytest
 from backends import Backend, quick_session, unique_name
 from cli_runner import cli_env, run_cli
 from faultproxy import FaultProxy
+from journal_lines import answers
 from test_writes import _table as _scan
 
 from dynosql import values
@@ -65,8 +66,7 @@ def test_update_under_faults_changes_every_item_exactly_once(
     assert len({json.dumps(c.body["Key"], sort_keys=True) for c in forwarded}) == ITEMS
     after = _scan(backend, name)
     assert after == {k: {**v, "n": v["n"] + 1, "seen": True} for k, v in before.items()}
-    lines = Path(stats.journal).read_text().splitlines()
-    entries = [e for e in map(json.loads, lines[1:]) if "new" in e]  # not the intent lines
+    entries = answers(stats.journal)
     assert len(entries) == ITEMS
     assert {json.dumps(e["key"], sort_keys=True) for e in entries} == {
         json.dumps(values.encode_item({"pk": k[0], "sk": k[1]}), sort_keys=True) for k in before
@@ -140,7 +140,7 @@ def test_sigint_mid_update_then_undo_restores_exactly(
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert f"dynosql undo {journal}" in err
-    entries = [e for e in map(json.loads, journal.read_text().splitlines()[1:]) if "new" in e]
+    entries = answers(journal)
     assert 300 <= len(entries) < ITEMS
     changed = {(e["key"]["pk"]["S"], Decimal(e["key"]["sk"]["N"])) for e in entries}
     after = _scan(backend, name)
@@ -164,7 +164,7 @@ def test_exhausted_retries_leave_a_journal_undo_handles(backend: Backend, tmp_pa
         with pytest.raises(DynosqlError, match=r"kept throttling .* written, 0 skipped; journal "):
             session.execute(f"UPDATE {name} SET n = n - 1 WHERE n >= 0")
         journal = session.last_write.journal
-    entries = [e for e in map(json.loads, Path(journal).read_text().splitlines()[1:]) if "new" in e]
+    entries = answers(journal)
     changed = {(e["key"]["pk"]["S"], Decimal(e["key"]["sk"]["N"])) for e in entries}
     after = _scan(backend, name)
     assert 0 < len(changed) < 120

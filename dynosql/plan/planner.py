@@ -1105,3 +1105,22 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
         segments=_segments(table, path, options),
         consistent=consistent,
     )
+
+
+def plan_key_gets(table: TableInfo, keys: list[dict], consistent: bool = True) -> Plan:
+    """One BatchGetItem of whole items by their full keys (decoded, distinct, at most 100):
+    the images an overwrite is about to replace, read before it for the undo journal (COPY
+    FROM). A key that matches nothing still costs a read unit."""
+    if len(keys) > BATCH_GET_KEYS:
+        raise PlanError(f"BatchGetItem takes at most {BATCH_GET_KEYS} keys, not {len(keys)}")
+    wire = [values.encode_item(key) for key in keys]
+    rcu = read_units(_avg_size(table.base, table), consistent) * len(keys)
+    return Plan(
+        statement=ast.Select(table=table.name, index=None, items=None),
+        table=table,
+        access=table.base,
+        operation="BatchGetItem",
+        requests=[_batch_get(table, wire, None, consistent, None)],
+        estimate=Estimate(len(keys), rcu),
+        consistent=consistent,
+    )

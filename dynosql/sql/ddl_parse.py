@@ -15,12 +15,12 @@ from . import ast
 from .split import Chunk
 
 LEADING = re.compile(r"\s*(CREATE|ALTER|DROP|COPY|SHOW\s+CREATE)\b", re.I)
-EXPLAINABLE = re.compile(r"\s*(CREATE|ALTER|DROP)\b", re.I)  # EXPLAIN shows their requests
+EXPLAINABLE = re.compile(r"\s*(CREATE|ALTER|DROP|COPY)\b", re.I)  # EXPLAIN shows their requests
 
 KEY_TYPES = {"S": "S", "N": "N", "B": "B", "STRING": "S", "NUMBER": "N", "BINARY": "B"}
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
 FORMATS_TO = ("jsonl", "csv", "json", "dynamodb")
-FORMATS_FROM = ("jsonl", "csv", "dynamodb")
+FORMATS_FROM = ("jsonl", "csv", "json", "dynamodb")
 _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".json": "json"}
 
 _TOKEN = re.compile(
@@ -372,6 +372,7 @@ class _Reader:
         formats = FORMATS_TO if direction == "TO" else FORMATS_FROM
         fmt = default_format(path, formats)
         start_line, skip_bad, bad_path = 1, False, None
+        unit, unit_at = "LINE", 0  # a JSON array resumes at an element, the others at a line
         while self.peek() is not None and not self.at_end():
             if self.accept("FORMAT"):
                 at = self.here()
@@ -381,10 +382,13 @@ class _Reader:
                 fmt = word
             elif direction == "FROM" and self.accept("START"):
                 self.expect("AT")
-                self.expect("LINE")
-                start_line = self.whole("a line number")
+                unit_at = self.here()
+                unit = self.expect("LINE", "ELEMENT")
+                start_line = self.whole(f"{'a line' if unit == 'LINE' else 'an element'} number")
                 if start_line < 1:
-                    raise self.error(self.tokens[self.i - 1].at, "lines are counted from 1")
+                    raise self.error(
+                        self.tokens[self.i - 1].at, f"{unit.lower()}s are counted from 1"
+                    )
             elif direction == "FROM" and self.accept("SKIP"):
                 self.expect("BAD")
                 skip_bad = True
@@ -402,6 +406,9 @@ class _Reader:
             )
         if direction == "TO":
             return ast.CopyTo(path, fmt, table, query, pos)
+        if unit_at and (unit == "ELEMENT") != (fmt == "json"):
+            right = "START AT ELEMENT n" if fmt == "json" else "START AT LINE n"
+            raise self.error(unit_at, f"COPY FROM a {fmt} file continues with {right}")
         assert table is not None
         return ast.CopyFrom(table, path, fmt, start_line, skip_bad, bad_path, pos)
 

@@ -1,0 +1,84 @@
+"""EXPLAIN COPY: the calls a COPY would send and their price; nothing is sent but DescribeTable.
+
+EXPLAIN COPY t FROM 'f' reads the file (not the table): the first `SAMPLE_ITEMS` items are
+parsed for their sizes, and the file's lines are counted to scale that up (exact when the file
+has no more items than that). EXPLAIN COPY t TO 'f' is the EXPLAIN of the SELECT it runs.
+"""
+
+from __future__ import annotations
+
+import gzip
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from . import files, values
+from .copy import key_types
+from .errors import ExecutionError
+from .plan.copy import FileMeasure, plan_copy_from
+from .plan.cost import write_units
+from .result import Result
+from .sql import ast
+from .write_statement import journal_target
+
+if TYPE_CHECKING:
+    from .session import Session
+
+SAMPLE_ITEMS = 1000
+_CHUNK = 1 << 20
+
+
+def explain_copy(session: Session, statement: ast.CopyFrom | ast.CopyTo) -> Result:
+    if isinstance(statement, ast.CopyTo):
+        select = statement.query or ast.Select(table=statement.table or "", index=None, items=None)
+        return session.run_statement(ast.Explain(select))
+    table = session.table(statement.table)
+    measure = measure_file(statement, key_types(table))
+    plan = plan_copy_from(statement, table, measure, journal_target(session) is not None)
+    result = Result(["plan"], iter([{"plan": line} for line in plan.lines()]), kind="plan")
+    result.document = plan.document()
+    return result
+
+
+def measure_file(statement: ast.CopyFrom, types: dict[str, str]) -> FileMeasure:
+    """The items from START AT on: the first `SAMPLE_ITEMS` parsed (bad lines skipped), the
+    rest estimated from the file's lines (a JSON array: its bytes, as elements may share one)."""
+    path = statement.path
+    json_array = statement.format == "json"
+    items, wcu, last_line, text_bytes, whole = 0, Decimal(0), 0, 0, True
+    try:
+        with files.open_file(path, "r") as stream:
+            for line in files.read_items(stream, statement.format, types):
+                text_bytes += len(line.raw.encode("utf-8")) + 1
+                if line.item is None or line.number < statement.start_line:
+                    continue
+                items += 1
+                wcu += write_units(values.item_size(line.item))
+                last_line = line.number
+                if items >= SAMPLE_ITEMS:
+                    whole = False
+                    break
+        if whole or not last_line:
+            return FileMeasure(items, wcu, True)
+        lines, size = _count(path)
+        if json_array:
+            scale = size / max(1, text_bytes)
+        else:
+            scale = (lines - statement.start_line + 1) / (last_line - statement.start_line + 1)
+        return FileMeasure(items, wcu, False, max(1.0, scale))
+    except (OSError, UnicodeDecodeError) as err:
+        raise ExecutionError(
+            f"cannot read {path}: {getattr(err, 'strerror', None) or err}"
+        ) from err
+
+
+def _count(path: str) -> tuple[int, int]:
+    """The file's lines and (uncompressed) bytes."""
+    opener = gzip.open if path.endswith(".gz") else open
+    count, size = 0, 0
+    last = b"\n"
+    with opener(path, "rb") as raw:
+        while chunk := raw.read(_CHUNK):
+            count += chunk.count(b"\n")
+            size += len(chunk)
+            last = chunk[-1:]
+    return count + (last != b"\n"), size

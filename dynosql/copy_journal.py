@@ -1,0 +1,163 @@
+"""COPY FROM's undo journal: the old image of every key a load overwrites.
+
+BatchWriteItem returns no old images. So, while journaling is on, each batch of (at most 25,
+distinct) keys is read first with one strongly consistent BatchGetItem (`plan_key_gets`;
+UnprocessedKeys retried, the RCU counted in the load's footer) and, once DynamoDB has processed
+each put, the load journals it exactly as UPSERT does: the old image, or None when the key did
+not exist (undo then deletes the item, if it is still as the load left it), and the item put.
+`dynosql undo FILE` needs nothing COPY-specific. As for every write, the journal is
+write-ahead: a batch's keys are on disk (intent lines) before the batch is sent, so a load killed
+between DynamoDB's answer and the journal's lines leaves those keys listed by undo as unknown.
+
+The read is strongly consistent so a key repeated later in the file sees the load's own earlier
+write. The read and the write are two calls, not one atomic PutItem with ALL_OLD: a change
+another client makes to the same item between them (milliseconds) is overwritten and not in the
+journal. With journaling off (``SET journal_dir = off``, as for UPSERT) nothing is read and no
+journal is kept.
+
+A table that is empty when the load starts (one strongly consistent Scan of one item says so)
+needs no reads: a key the load has not written yet did not exist. The keys written are
+remembered in a fixed-size Bloom filter (`KeysSeen`, memory flat in the row count), so only a
+key that may repeat one written earlier in the file is read; a false positive costs a read,
+never a wrong journal line. The window is wider there: an item another client adds during the
+load and the load then overwrites is journaled as new (undo deletes it).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from . import values
+from .execute import Executor, key_tuple
+from .journal import Journal
+from .plan.cost import write_units
+from .plan.planner import Options, plan_key_gets, plan_select
+from .result import Stats, format_capacity
+from .sql import ast
+from .write_statement import open_journal
+
+if TYPE_CHECKING:
+    from .catalog import TableInfo
+    from .session import Session
+
+
+class LoadJournal:
+    """The journal of one COPY FROM and the reads that feed it; `before` and `written` run in
+    the load's writer thread, one batch after the other (file order)."""
+
+    def __init__(self, session: Session, table: TableInfo, journal: Journal, statement: str):
+        self.table = table
+        self.names = table.keys.names
+        self.journal = journal
+        # its own executor: no progress line from the writer thread; --max-rcu still applies
+        limits = session.executor().limits
+        self.executor = Executor(
+            session.client, session.estimating, limits, None, session.cancelled
+        )
+        self.reads = Stats(capacity_estimated=session.estimating)
+        self._batch: dict[tuple, tuple[dict, dict | None]] = {}  # key: (new, old) images
+        self.estimating = session.estimating
+        self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
+        self.scans = 0
+        self.seen = KeysSeen() if self._empty() else None  # None: read every batch's keys
+        journal.begin(table.name, self.names, statement)
+
+    def _empty(self) -> bool:
+        """Whether the table holds no item now (a consistent Scan with Limit 1)."""
+        select = ast.Select(table=self.table.name, index=None, items=None, limit=1)
+        plan = plan_select(select, self.table, Options(consistent=True, segments=1))
+        found = next(iter(self.executor.items(plan, self.reads)), None)
+        self.reads.operations.clear()
+        self.scans = self.reads.requests
+        return found is None
+
+    def footer(self) -> str:
+        """The reads that fed the journal: ``+ 1 Scan, 2 BatchGetItem call(s) · 4 RCU``."""
+        rcu = format_capacity(self.reads.capacity)
+        rcu = f"~{rcu} RCU est." if self.reads.capacity_estimated else f"{rcu} RCU"
+        gets = self.reads.requests - self.scans
+        return f"+ {self.scans} Scan, {gets} BatchGetItem call(s) · {rcu}"
+
+    @classmethod
+    def open(cls, session: Session, table: TableInfo, statement: str) -> LoadJournal | None:
+        """The load's journal, or None when journaling is off."""
+        journal = open_journal(session, table.name)
+        if journal is None:
+            return None
+        try:
+            return cls(session, table, journal, statement)
+        except BaseException:  # the first read failed: no journal left behind
+            journal.close()
+            if not session.journal_file:
+                journal.path.unlink(missing_ok=True)
+            raise
+
+    @property
+    def path(self) -> str:
+        return str(self.journal.path)
+
+    @property
+    def rcu(self) -> Decimal:
+        return self.reads.capacity
+
+    def before(self, items: list[dict]) -> None:
+        """Read the current images of the batch's keys (its keys are distinct)."""
+        keys = [{n: item[n] for n in self.names} for item in items]
+        tags = [key_tuple(key, self.names) for key in keys]
+        wanted = keys
+        if self.seen is not None:  # an empty table: read only keys that may repeat
+            wanted = [k for k, t in zip(keys, tags, strict=True) if self.seen.add(t)]
+        old: dict[tuple, dict] = {}
+        if wanted:
+            plan = plan_key_gets(self.table, wanted, consistent=True)
+            old = {key_tuple(i, self.names): i for i in self.executor.items(plan, self.reads)}
+            self.reads.operations.clear()  # one label a batch is noise
+        self._batch = {tag: (item, old.get(tag)) for tag, item in zip(tags, items, strict=True)}
+        self.journal.intents(self.table.name, keys)  # write-ahead: on disk before the batch is sent
+
+    def written(self, requests: list[dict]) -> None:
+        """Journal the puts DynamoDB has processed (BatchWriteItem's `on_written`)."""
+        for request in requests:
+            wire = request["PutRequest"]["Item"]
+            tag = key_tuple({n: values.decode(wire[n]) for n in self.names}, self.names)
+            new, old = self._batch[tag]
+            key = {n: wire[n] for n in self.names}
+            self.journal.record_wire(
+                self.table.name, key, None if old is None else values.encode_item(old), wire
+            )
+            if old is not None and self.estimating:  # an overwrite is billed for the larger image
+                extra = write_units(values.item_size(old)) - write_units(values.item_size(new))
+                self.overwrite_units += max(Decimal(0), extra)
+
+    def close(self, keep_empty: bool) -> str | None:
+        """Close the file; an empty journal is removed unless it is the user's own file.
+        The journal's path, or None when it was removed."""
+        self.journal.close()
+        if not self.journal.entries and not keep_empty:
+            self.journal.path.unlink(missing_ok=True)
+            return None
+        return self.path
+
+
+class KeysSeen:
+    """A Bloom filter of keys: `add` says whether the key may have been added before (False:
+    certainly not). 2**26 bits (8 MB) and 3 probes: after a million keys a new key is taken
+    for a seen one about once in 12,000; after ten million, once in 21."""
+
+    BITS = 1 << 26
+
+    def __init__(self) -> None:
+        self.bits = bytearray(self.BITS // 8)
+
+    def add(self, key: Any) -> bool:
+        h = hash(key) & 0xFFFFFFFFFFFFFFFF
+        first, step = h & (self.BITS - 1), (h >> 26 | 1) & (self.BITS - 1)
+        present = True
+        for i in range(3):
+            bit = (first + i * step) & (self.BITS - 1)
+            byte, mask = bit >> 3, 1 << (bit & 7)
+            if not self.bits[byte] & mask:
+                present = False
+                self.bits[byte] |= mask
+        return present
