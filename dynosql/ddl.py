@@ -67,6 +67,11 @@ def run_ddl(session: Session, statement: ast.Ddl) -> Result:
     refuse_if_read_only(session, _label(statement))
     started = time.monotonic()
     plan, table = _plan(session, statement)
+    if session.settings.dry_run:  # like a write's dry run: planned, priced, nothing sent
+        calls = ", ".join(call.operation for call in plan.calls)
+        cost = f" ({plan.backfill.text()})" if plan.backfill is not None else ""
+        title = f"{plan.label} dry run: would send {calls}{cost}; nothing was sent"
+        return Result([], iter(()), kind="status", title=title)
     if isinstance(statement, ast.DropTable) and table is not None:
         if not _confirmed(session, table):
             return Result([], iter(()), kind="status", title=f"cancelled: {table.name} was kept")

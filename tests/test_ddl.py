@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from backends import unique_name
 from cli_runner import cli_env, run_cli
+from test_backends import all_tables
 from test_planner_fixtures import Case, parse_fixtures
 
 from dynosql.catalog import table_info
@@ -337,6 +338,13 @@ def test_cli_guards(backend: Any, tmp_path: Path) -> None:
     assert run.returncode == 3 and "needs --yes" in run.one_error()
     run = run_cli(*url, "-e", f"SHOW CREATE TABLE {t}", "--format", "csv", env=env)
     assert run.returncode == 0 and f"CREATE TABLE {t} (" in run.stdout
+    run = run_cli(*url, "--yes", "--dry-run", "-e", f"DROP TABLE {t}", env=env)
+    assert run.returncode == 0, run.stderr
+    assert f"DROP TABLE {t} dry run: would send DeleteTable; nothing was sent" in run.stderr
+    run = run_cli(*url, "--dry-run", "-e", f"CREATE TABLE {t}x (pk S, PRIMARY KEY (pk))", env=env)
+    assert run.returncode == 0 and "would send CreateTable; nothing was sent" in run.stderr
+    names = all_tables(backend.client())
+    assert t in names and f"{t}x" not in names
     run = run_cli(*url, "--yes", "-e", f"DROP TABLE {t}", env=env)
     assert run.returncode == 0, run.stderr
     assert f"DROP TABLE {t} · done" in run.stderr
