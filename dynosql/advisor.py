@@ -140,6 +140,7 @@ def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
 
 def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:
     from .prefixes import list_prefixes
+    from .result import Stats
 
     if plan.operation != "Query":
         return
@@ -151,8 +152,9 @@ def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) 
     if not (empty or collision):
         return
     parent = H.parent_prefix(prefix) if empty else prefix
+    executor, stats = session.executor(), Stats()
     listing = list_prefixes(
-        session.client,
+        lambda request: executor.query_page(request, stats),
         plan.table.name,
         plan.access.name,
         (pk, sk),

@@ -391,6 +391,11 @@ class Executor:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
         return response
 
+    def query_page(self, params: dict, stats: Stats) -> dict:
+        """One Query request as given (retried, within the deadline, moto's projection
+        failure answered without the projection), for callers that walk keys themselves."""
+        return self._call("query", params, stats)
+
     def sample(self, table: str, limit: int, stats: Stats) -> list[dict]:
         """The first page of a Scan with `limit` (a few items to learn a table from)."""
         params = {"TableName": table, "Limit": limit, "ReturnConsumedCapacity": "TOTAL"}

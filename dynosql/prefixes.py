@@ -4,12 +4,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from . import values
-from .errors import translate_error
 from .hints import child_prefix
 from .plan.keys import successor
 
@@ -30,7 +30,7 @@ class Prefixes:
 
 
 def list_prefixes(
-    client: Any,
+    query: Callable[[dict[str, Any]], dict[str, Any]],
     table: str,
     index: str | None,
     keys: tuple[str, str],
@@ -38,7 +38,8 @@ def list_prefixes(
     parent: str,
     estimated: bool,
 ) -> Prefixes:
-    """The distinct next-level prefixes of the sort key under ``parent`` (sorted)."""
+    """The distinct next-level prefixes of the sort key under ``parent`` (sorted); `query`
+    sends one Query request (the executor's, so retries and the deadline apply)."""
     pk, sk = keys
     out = Prefixes()
     low: str | None = None
@@ -64,10 +65,7 @@ def list_prefixes(
         request["ExpressionAttributeValues"] = vals
         if index:
             request["IndexName"] = index
-        try:
-            page = client.query(**request)
-        except Exception as err:
-            raise translate_error(err) from None
+        page = query(request)
         out.requests += 1
         items = [values.decode_item(i) for i in page.get("Items", [])]
         reported = (page.get("ConsumedCapacity") or {}).get("CapacityUnits", 0)

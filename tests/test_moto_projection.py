@@ -130,3 +130,15 @@ def test_without_projection_keeps_the_names_other_expressions_use():
     assert without_projection(batch) == {"RequestItems": {"t": {"Keys": []}}}
     plain = {"TableName": "t"}
     assert without_projection(plain) is plain
+
+
+def test_the_prefix_hint_reads_through_the_fallback(tables, tmp_path) -> None:
+    """The begins_with hint's keys-only Queries go through the executor too: on a table moto
+    cannot project they are answered without the projection, not turned into an error."""
+    from cli_runner import cli_env, run_cli
+
+    backend, irregular, _ = tables
+    sql = f"SELECT sk FROM {irregular} WHERE pk = 'a' AND begins_with(sk, '3')"
+    run = run_cli("--endpoint-url", backend.endpoint_url, "-e", sql, env=cli_env(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert "existing prefixes" in run.stderr and "error" not in run.stderr, run.stderr
