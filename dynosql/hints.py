@@ -18,7 +18,6 @@ result. The rules (see README "When dynosql says 'did you mean'"):
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -124,8 +123,22 @@ def _text(elements: tuple[str | int, ...]) -> str:
     return out
 
 
-def _paths(statement: ast.Select) -> Iterator[tuple[ast.Path, bool]]:
-    """Every path of the statement, with whether it stands in the WHERE."""
+_last_paths: tuple[Any, tuple[tuple[ast.Path, bool], ...]] = (None, ())
+
+
+def _paths(statement: ast.Select) -> tuple[tuple[ast.Path, bool], ...]:
+    """Every path of the statement, with whether it stands in the WHERE. The checks of one
+    statement ask several times: the last statement's paths are kept (the statement itself is
+    held, so its id cannot be reused)."""
+    global _last_paths
+    held, paths = _last_paths
+    if held is not statement:
+        paths = tuple(_walk_paths(statement))
+        _last_paths = (statement, paths)
+    return paths
+
+
+def _walk_paths(statement: ast.Select) -> Iterator[tuple[ast.Path, bool]]:
     for item in statement.items or ():
         yield from ((p, False) for p in _paths_in(item.expr))
     yield from ((p, True) for p in _paths_in(statement.where))
@@ -141,9 +154,9 @@ def _paths_in(node: Any) -> Iterator[ast.Path]:
     elif isinstance(node, tuple):
         for x in node:
             yield from _paths_in(x)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            yield from _paths_in(getattr(node, f.name))
+    else:
+        for name in ast.field_names(type(node)):
+            yield from _paths_in(getattr(node, name))
 
 
 # --- the hints -----------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ value already says its type, so the JSON decoder (in C) gives us the items as th
 decodes them into its own values once, in `dynosql.values.decode_item`.
 
 botocore stays in charge of everything else: signing, endpoints, retries, and errors. For the
-read operations only (Query, Scan, BatchGetItem), a ``before-parse`` handler on the session's
-client takes the body of a successful (2xx) response, decodes it with ``json.loads`` and hands it
+read operations only (GetItem, Query, Scan, BatchGetItem), a ``before-parse`` handler on the
+session's client takes the body of a successful (2xx) response, decodes it with ``json.loads`` and hands it
 over through botocore's ``customized_response_dict``; the body botocore then parses is empty.
 Anything unexpected (not JSON, not an object) is left to botocore, which reports it as before.
 
@@ -25,12 +25,12 @@ import gc
 import json
 from typing import Any
 
-OPERATIONS = ("Query", "Scan", "BatchGetItem")
+OPERATIONS = ("GetItem", "Query", "Scan", "BatchGetItem")
 _EMPTY = b"{}"
 
 
 def install(client: Any) -> None:
-    """Read `client`'s Query, Scan and BatchGetItem responses with the JSON decoder (a client
+    """Read `client`'s GetItem, Query, Scan and BatchGetItem responses with the JSON decoder (a client
     that is not botocore's, such as a test's stand-in, is left alone)."""
     events = getattr(getattr(client, "meta", None), "events", None)
     if events is None:

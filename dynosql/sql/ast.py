@@ -525,15 +525,29 @@ def rewrite(
     if isinstance(node, tuple):
         items = tuple(rewrite(x, replace, finish) for x in node)
         return node if all(a is b for a, b in zip(items, node, strict=True)) else items
-    if dataclasses.is_dataclass(node) and not isinstance(node, type | Pos):
+    names = field_names(type(node))
+    if names and not isinstance(node, Pos):
         changes = {}
-        for f in dataclasses.fields(node):
-            current = getattr(node, f.name)
+        for name in names:
+            current = getattr(node, name)
             if current is None or isinstance(current, Pos | str):
                 continue
             changed = rewrite(current, replace, finish)
             if changed is not current:
-                changes[f.name] = changed
+                changes[name] = changed
         rebuilt = dataclasses.replace(node, **changes) if changes else node
         return finish(rebuilt) if finish is not None else rebuilt
     return node
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """The fields of a dataclass type, () for any other type (worked out once per type:
+    walking a statement asks for every node)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields)
+    return names
