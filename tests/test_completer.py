@@ -168,6 +168,18 @@ def test_table_and_file_statements():
     assert texts("SHOW CREATE TABLE s") == ["sensors"]
     assert texts("COPY s") == ["sensors"]
     assert texts("COPY sensors ") == ["TO", "FROM"]
+    assert texts("COPY sensors TO 'x.csv' ") == ["FORMAT"]
+    assert texts("COPY sensors TO 'x' FORMAT ") == ["jsonl", "csv", "json", "dynamodb"]
+    after_from = ["FORMAT", "START AT LINE", "START AT ELEMENT", "SKIP BAD"]
+    assert texts("COPY sensors FROM 'x.json' ") == after_from
+    assert texts("COPY sensors FROM 'x' FORMAT json ") == after_from[1:]
+    assert texts("COPY sensors FROM 'x' START AT ") == ["LINE", "ELEMENT"]
+    assert texts("COPY sensors FROM 'x' START AT LINE 5 ") == ["FORMAT", "SKIP BAD"]
+    assert texts("COPY sensors FROM 'x' SKIP BAD ") == [
+        "FORMAT",
+        "START AT LINE",
+        "START AT ELEMENT",
+    ]
     assert texts("COPY (SELECT * FROM se") == ["sensors"]  # the SELECT inside completes as one
     assert texts("CREATE TABLE t (a S, PRIMARY KEY (a)) WITH GSI g (a) PROJECTION ") == [
         "ALL",

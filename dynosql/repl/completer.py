@@ -30,6 +30,7 @@ from prompt_toolkit.document import Document
 
 from dynosql.settings import SETTINGS as SETTING_TABLE
 
+from ..sql.ddl_parse import FORMATS_FROM, FORMATS_TO
 from .highlight import FUNCTIONS, KEYWORD_SET, Token, significant, statement_start, tokenize
 from .write_complete import EXPLAINABLE, WRITE_STARTERS, complete_write
 
@@ -270,6 +271,8 @@ def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
         return [], True
     if first == "COPY" and n == 2:
         return ["TO", "FROM"], False
+    if first == "COPY" and n >= 4 and words[2] in ("TO", "FROM"):
+        return _copy_options(words), False
     if first == "ALTER" and n == 3:
         return ["SET"], False
     if first == "ALTER" and last == "SET":
@@ -283,6 +286,21 @@ def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
     if first == "DROP" and n == 3 and words[1] == "INDEX":
         return ["ON"], False
     return [], False
+
+
+def _copy_options(words: list[str]) -> list[str]:
+    """After ``COPY t TO|FROM 'file'``: its options not given yet, or after FORMAT the formats."""
+    if words[-1] == "FORMAT":
+        return list(FORMATS_TO if words[2] == "TO" else FORMATS_FROM)
+    if words[-1] in ("START", "AT", "SKIP"):
+        return {"START": ["AT"], "AT": ["LINE", "ELEMENT"], "SKIP": ["BAD"]}[words[-1]]
+    if words[-2] in ("FORMAT", "LINE", "ELEMENT") or words[-1] in ("BAD", words[3]):
+        options = ["FORMAT"]
+        if words[2] == "FROM":
+            options += ["START AT LINE", "START AT ELEMENT", "SKIP BAD"]
+        given = set(words[4:])
+        return [o for o in options if o.split()[0] not in given]
+    return []
 
 
 def suggest(
