@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from . import values, wiresize
 from .backoff import Sleep, pause, retry_delay, unprocessed_delay
@@ -53,6 +53,9 @@ class Limits:
     max_rcu: Decimal | None = None
     rate_limit: Decimal | None = None  # RCU per second, reserved before each request
     deadline: float | None = None  # seconds for one request, retries included
+
+
+T = TypeVar("T")
 
 
 class _Stop(Exception):
@@ -148,22 +151,27 @@ class Executor:
         """One stream of pages (lists of items) per request and Scan segment."""
         return _Streams(plan, lambda r, p: self._request_pages(plan, r, p, stats))
 
-    def wire_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[list[dict], list[int]]]:
-        """Every page of a plan that reads whole items or index entries with no client-side
-        check (a full Scan: SHOW HOT KEYS), its items left in the wire form, with their sizes
-        (`dynosql.wiresize`): a caller that needs one attribute decodes nothing else."""
+    def wire_pages(
+        self, plan: Plan, stats: Stats, reduce: Callable[[list[dict], list[int]], T]
+    ) -> Iterator[T]:
+        """`reduce` of every page of a plan that reads whole items or index entries with no
+        client-side check (a full Scan: SHOW HOT KEYS), its items left in the wire form, with
+        their sizes (`dynosql.wiresize`): a caller that needs one attribute decodes nothing
+        else. `reduce` runs in the thread that read the page, so a page is dropped as soon as
+        it is reduced: only what it was reduced to waits in the queue between the threads
+        (memory bounded by the pages being read, not by the queue)."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
         assert plan.fetch is None and all(
             r.operation in ("Query", "Scan") and not r.residual for r in plan.requests
         )
 
-        def pages(request: Request, params: dict) -> Iterator[tuple[list[dict], list[int]]]:
+        def pages(request: Request, params: dict) -> Iterator[T]:
             for _page, items, sizes in self._pages(
                 plan, request.operation, params, stats, decode=False
             ):
                 assert sizes is not None  # whole items: no projection, no filter
-                yield items, sizes
+                yield reduce(items, sizes)
 
         streams = _Streams(plan, pages)
         self.budget = self._budget(stats, len(streams))

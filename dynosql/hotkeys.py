@@ -8,7 +8,7 @@ says so.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -74,8 +74,10 @@ def _count(session: Session, plan: Plan, stats: Stats) -> list[list]:
     """[key value, items, bytes] per partition-key value. Items stay in the wire form: only
     the distinct keys are decoded, and sizes come from `dynosql.wiresize`."""
     pk = plan.access.keys.pk
-    counts: dict[Any, list] = {}  # the key's wire form as a tuple -> [wire value, items, bytes]
-    for items, sizes in session.read_wire_pages(plan, stats):
+
+    def tally(items: list[dict], sizes: list[int]) -> dict[Any, list]:
+        """One page's counts (in the thread that read it: the page is dropped after)."""
+        counts: dict[Any, list] = {}  # the key's wire form as a tuple -> [wire, items, bytes]
         for item, size in zip(items, sizes, strict=True):
             wire = item.get(pk)
             # a key attribute is S, N or B: its type and text are hashable as they are
@@ -85,17 +87,32 @@ def _count(session: Session, plan: Plan, stats: Stats) -> list[list]:
                 entry = counts[key] = [wire, 0, 0]
             entry[1] += 1
             entry[2] += size
+        return counts
+
+    counts: dict[Any, list] = {}
+    for page in session.read_wire_pages(plan, stats, tally):
+        _add(counts, page.items())
     merged: dict[Any, list] = {}  # one entry per value (two spellings of a number are one)
-    for wire, items, size in counts.values():
-        value = None if wire is None else values.decode(wire)
-        key = values.hashable(values.MISSING if wire is None else value)
-        entry = merged.get(key)
+    _add(
+        merged,
+        (
+            (values.hashable(values.MISSING if wire is None else value), [value, items, size])
+            for wire, items, size in counts.values()
+            for value in [None if wire is None else values.decode(wire)]
+        ),
+    )
+    return list(merged.values())
+
+
+def _add(into: dict[Any, list], entries: Iterable[tuple[Any, list]]) -> None:
+    """Sum [value, items, bytes] entries into `into` by key."""
+    for key, (value, items, size) in entries:
+        entry = into.get(key)
         if entry is None:
-            merged[key] = [value, items, size]
+            into[key] = [value, items, size]
         else:
             entry[1] += items
             entry[2] += size
-    return list(merged.values())
 
 
 def _notes(plan: Plan, ranked: list, total: int) -> list[str]:

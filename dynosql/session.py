@@ -480,11 +480,13 @@ class Session:
         finally:
             self.total_capacity += stats.capacity
 
-    def read_wire_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[list[dict], list[int]]]:
-        """`read` for a full Scan whose items stay in the wire form, a page at a time with
-        their sizes (SHOW HOT KEYS)."""
+    def read_wire_pages(
+        self, plan: Plan, stats: Stats, reduce: Callable[[list[dict], list[int]], Any]
+    ) -> Iterator[Any]:
+        """`read` for a full Scan whose items stay in the wire form: `reduce` of each page's
+        items and sizes, computed where the page was read (SHOW HOT KEYS)."""
         try:
-            yield from self.executor().wire_pages(plan, stats)
+            yield from self.executor().wire_pages(plan, stats, reduce)
         finally:
             self.total_capacity += stats.capacity
 

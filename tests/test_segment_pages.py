@@ -42,7 +42,8 @@ def test_segments_hand_over_pages(table, monkeypatch, sql):
     rows = result.all()
     assert rows and result.stats.operations == [f"Scan {name} (4 segments)"]
     assert len(handed) == result.stats.requests == 4  # one page per segment crossed
-    items = [page for page in handed if isinstance(page, list)]
-    if "HOT KEYS" in sql:  # wire-form items, with their sizes
-        items = [page for page, _sizes in handed]
-    assert sum(len(page) for page in items) == ITEMS
+    if "HOT KEYS" in sql:  # each page reduced to its counts per key where it was read
+        assert all(isinstance(counts, dict) for counts in handed)
+        assert sum(n for counts in handed for _wire, n, _size in counts.values()) == ITEMS
+    else:
+        assert sum(len(page) for page in handed) == ITEMS
