@@ -14,11 +14,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
 
 from . import values, wiresize
+from . import wire as wire_module
 from .backoff import Sleep, pause, retry_delay, unprocessed_delay
 from .budget import BudgetStop, Cancelled, ReadBudget
 from .capabilities import ProjectionRefused, without_projection
@@ -166,12 +168,18 @@ class Executor:
             r.operation in ("Query", "Scan") and not r.residual for r in plan.requests
         )
 
+        one_at_a_time = threading.Lock()
+
         def pages(request: Request, params: dict) -> Iterator[T]:
-            for _page, items, sizes in self._pages(
-                plan, request.operation, params, stats, decode=False
-            ):
-                assert sizes is not None  # whole items: no projection, no filter
-                yield reduce(items, sizes)
+            yield from self._pages(
+                plan,
+                request.operation,
+                params,
+                stats,
+                decode=False,
+                one_at_a_time=one_at_a_time,
+                consume=reduce,
+            )
 
         streams = _Streams(plan, pages)
         self.budget = self._budget(stats, len(streams))
@@ -243,14 +251,21 @@ class Executor:
         stats: Stats,
         wanted: Callable[[], int] | None = None,
         decode: bool = True,
-    ) -> Iterator[tuple[dict, list[dict], list[int] | None]]:
+        one_at_a_time: threading.Lock | None = None,
+        consume: Callable[[list[dict], list[int]], Any] | None = None,
+    ) -> Iterator[Any]:
         """Each page, with its items decoded once (for the rows), or left in the wire form
         (`decode` False), and their sizes from the wire form (for the bytes read and the
         estimate): None when the items did not come back whole.
 
         `wanted`: the rows still needed when every item read is a row (a pushed-down LIMIT);
         a continuation page asks for only those (Limit counts items evaluated, and re-sending
-        the first page's Limit would read and pay for items nobody wants)."""
+        the first page's Limit would read and pay for items nobody wants).
+
+        `one_at_a_time` and `consume`: the pages arrive as bytes (`wire.deferred`); each is
+        decoded and `consume`d while holding the lock, and what `consume` returns is yielded
+        instead of the page, which is dropped: readers in several threads hold one decoded
+        page between them, not one each."""
         method = "query" if op == "Query" else "scan"
         params = dict(params)
         first_limit = params.get("Limit")
@@ -269,29 +284,54 @@ class Executor:
                 params["Limit"] = limit
             self.budget.reserve(expected)
             try:
-                page = self._call(method, params, stats, plan)
+                with wire_module.deferred() if one_at_a_time else nullcontext():
+                    page = self._call(method, params, stats, plan)
             finally:
                 self.budget.settle(expected)
-            wire = page.get("Items", [])
-            items = [values.decode_item(i) for i in wire] if decode else wire
-            scanned = page.get("ScannedCount", page.get("Count", 0))
-            # the items evaluated are the items returned, whole: their sizes are what was read
-            whole = "Items" in page and "FilterExpression" not in params
-            sizes = _sizes(params, page, wire) if whole else None
-            size = None if sizes is None else sum(sizes)
-            stats_add(self._lock, stats, scanned=scanned, size=size)
-            if self.estimate_capacity:
-                cost = self._charge_page(plan, stats, page, size, scanned)
-            else:
-                cost = _reported(page.get("ConsumedCapacity"))
-            seen[0] += scanned
-            seen[1] += cost
-            self._after_page(stats)
-            yield page, items, sizes
-            last = page.get("LastEvaluatedKey")
+            with one_at_a_time or nullcontext():
+                out, last = self._page(plan, page, params, stats, seen, decode, consume)
+            del page
+            yield out
             if not last:
                 return
             params["ExclusiveStartKey"] = last
+
+    def _page(
+        self,
+        plan: Plan,
+        page: dict,
+        params: dict,
+        stats: Stats,
+        seen: list,
+        decode: bool,
+        consume: Callable[[list[dict], list[int]], Any] | None,
+    ) -> tuple[Any, Any]:
+        """One page of `_pages`, counted: (page, items, sizes), or what `consume` makes of the
+        items and sizes; and its LastEvaluatedKey."""
+        if wire_module.DEFERRED in page:  # its capacity is read once it is decoded
+            page = wire_module.decode_page(page)
+            if not self.estimate_capacity:
+                self._add_capacity(stats, _reported(page.get("ConsumedCapacity")))
+        wire = page.get("Items", [])
+        items = [values.decode_item(i) for i in wire] if decode else wire
+        scanned = page.get("ScannedCount", page.get("Count", 0))
+        # the items evaluated are the items returned, whole: their sizes are what was read
+        whole = "Items" in page and "FilterExpression" not in params
+        sizes = _sizes(params, page, wire) if whole else None
+        size = None if sizes is None else sum(sizes)
+        stats_add(self._lock, stats, scanned=scanned, size=size)
+        if self.estimate_capacity:
+            cost = self._charge_page(plan, stats, page, size, scanned)
+        else:
+            cost = _reported(page.get("ConsumedCapacity"))
+        seen[0] += scanned
+        seen[1] += cost
+        self._after_page(stats)
+        last = page.get("LastEvaluatedKey")
+        if consume is not None:
+            assert sizes is not None  # whole items: no projection, no filter
+            return consume(items, sizes), last
+        return (page, items, sizes), last
 
     # --- BatchGetItem, with UnprocessedKeys retried ------------------------------------------
 
@@ -395,7 +435,7 @@ class Executor:
                     raise error from err
                 pause(wait, self.cancel, self.sleep)
         stats_add(self._lock, stats, requests=1)
-        if not self.estimate_capacity:
+        if not self.estimate_capacity and wire_module.DEFERRED not in response:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
         return response
 

@@ -23,7 +23,12 @@ from __future__ import annotations
 import base64
 import gc
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from .errors import ExecutionError
 
 OPERATIONS = ("GetItem", "Query", "Scan", "BatchGetItem")
 _EMPTY = b"{}"
@@ -46,20 +51,61 @@ def install(client: Any) -> None:
 def _take_body(response_dict: dict[str, Any], customized_response_dict: dict, **_: Any) -> None:
     if not 200 <= int(response_dict.get("status_code") or 0) < 300:
         return  # an error: botocore's parser reads its code and message
+    body = response_dict.get("body")
+    if getattr(_deferral, "on", False) and isinstance(body, bytes | str):
+        customized_response_dict[DEFERRED] = body  # decoded later by `decode_page`
+        response_dict["body"] = _EMPTY
+        return
+    data = _decoded(body)
+    if data is None:
+        return
+    customized_response_dict.update(data)
+    response_dict["body"] = _EMPTY
+
+
+def _decoded(body: Any) -> dict[str, Any] | None:
+    """A response body as the response dict botocore would give; None when it is not one."""
     try:
-        data = _loads(response_dict["body"])
-    except (ValueError, TypeError, KeyError):
-        return
+        data = _loads(body)
+    except (ValueError, TypeError):
+        return None
     if not isinstance(data, dict):
-        return
+        return None
     if "LastEvaluatedKey" in data:
         data["LastEvaluatedKey"] = _key(data["LastEvaluatedKey"])
     unprocessed = data.get("UnprocessedKeys")
     if unprocessed:
         for spec in unprocessed.values():
             spec["Keys"] = [_key(k) for k in spec.get("Keys", [])]
-    customized_response_dict.update(data)
-    response_dict["body"] = _EMPTY
+    return data
+
+
+DEFERRED = "dynosql_body"  # a deferred page's body, until `decode_page`
+_deferral = threading.local()
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Within it, this thread's read responses are not decoded: the page holds its body until
+    `decode_page`. A reader of many threads then decodes one page at a time (under a lock of
+    its own) and drops it before the next, so pages wait as bytes, not as Python objects."""
+    _deferral.on = True
+    try:
+        yield
+    finally:
+        _deferral.on = False
+
+
+def decode_page(page: dict[str, Any]) -> dict[str, Any]:
+    """A deferred page with its body decoded into it; any other page as it is."""
+    body = page.pop(DEFERRED, None)
+    if body is None:
+        return page
+    data = _decoded(body)
+    if data is None:
+        raise ExecutionError("the server's answer to a read is not a DynamoDB JSON object")
+    page.update(data)
+    return page
 
 
 def _loads(body: bytes | str) -> Any:

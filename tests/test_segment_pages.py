@@ -47,3 +47,52 @@ def test_segments_hand_over_pages(table, monkeypatch, sql):
         assert sum(n for counts in handed for _wire, n, _size in counts.values()) == ITEMS
     else:
         assert sum(len(page) for page in handed) == ITEMS
+
+
+def test_deferred_pages_decode_as_the_others(table):
+    """`wire.deferred`: the page keeps its body (bytes wait, not Python objects) until
+    `decode_page`, which gives what the decoder gives at once, capacity included."""
+    from dynosql import wire
+
+    backend, name = table
+    session = Session(backend.client())
+    params = {"TableName": name, "Limit": 25, "ReturnConsumedCapacity": "TOTAL"}
+    at_once = session.client.scan(**params)
+    with wire.deferred():
+        later = session.client.scan(**params)
+    assert wire.DEFERRED in later and "Items" not in later
+    later = wire.decode_page(later)
+    for key in ("Items", "Count", "ScannedCount", "LastEvaluatedKey", "ConsumedCapacity"):
+        assert later[key] == at_once[key], key
+    assert wire.decode_page(at_once) is at_once  # a page read at once is left as it is
+
+
+def test_hot_keys_decode_one_page_at_a_time(table, monkeypatch):
+    """Segment threads decode and count their pages one at a time (memory: one decoded page,
+    not one per thread), and the answer is the same as with one segment."""
+    import threading
+    import time
+
+    from dynosql import wire
+
+    backend, name = table
+    real, inside, most = wire.decode_page, [0], [0]
+    lock = threading.Lock()
+
+    def decode(page):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.02)  # a slow decode: overlapping ones would be seen
+        try:
+            return real(page)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    one = Session(backend.client()).execute(f"SHOW HOT KEYS FROM {name}").all()
+    monkeypatch.setattr(wire, "decode_page", decode)
+    session = Session(backend.client())
+    session.set("segments", "4")
+    assert session.execute(f"SHOW HOT KEYS FROM {name}").all() == one
+    assert most[0] == 1
