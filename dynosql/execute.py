@@ -159,9 +159,10 @@ class Executor:
         """`reduce` of every page of a plan that reads whole items or index entries with no
         client-side check (a full Scan: SHOW HOT KEYS), its items left in the wire form, with
         their sizes (`dynosql.wiresize`): a caller that needs one attribute decodes nothing
-        else. `reduce` runs in the thread that read the page, so a page is dropped as soon as
-        it is reduced: only what it was reduced to waits in the queue between the threads
-        (memory bounded by the pages being read, not by the queue)."""
+        else. The pages wait as bytes; each is decoded and reduced in the thread that read it,
+        one page at a time across the threads, and dropped: only what `reduce` made of it
+        waits in the queue (memory: one decoded page, and the bodies of the requests in
+        flight, whatever the table's size)."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
         assert plan.fetch is None and all(
