@@ -88,9 +88,7 @@ class LoadJournal:
         try:
             return cls(session, table, journal, statement)
         except BaseException:  # the first read failed: no journal left behind
-            journal.close()
-            if not session.journal_file:
-                journal.path.unlink(missing_ok=True)
+            journal.finish(keep=bool(session.journal_file))
             raise
 
     @property
@@ -131,13 +129,9 @@ class LoadJournal:
                 self.overwrite_units += max(Decimal(0), extra)
 
     def close(self, keep_empty: bool) -> str | None:
-        """Close the file; an empty journal is removed unless it is the user's own file.
-        The journal's path, or None when it was removed."""
-        self.journal.close()
-        if not self.journal.entries and not keep_empty:
-            self.journal.path.unlink(missing_ok=True)
-            return None
-        return self.path
+        """Close the file; one with nothing to undo is removed unless it is the user's own
+        file. The journal's path, or None when it was removed."""
+        return self.path if self.journal.finish(keep=keep_empty) else None
 
 
 class KeysSeen:

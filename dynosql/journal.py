@@ -144,6 +144,16 @@ class Journal:
             if answers is not None:
                 self._pending.discard(answers)
 
+    def finish(self, keep: bool) -> bool:
+        """Close the file and remove it when it holds nothing to undo: no write answered and
+        none sent without its answer. `keep`: the user's own file (``--journal``) stays.
+        Whether the file is still there."""
+        self.close()
+        if self.entries or self.pending or keep:
+            return True
+        self.path.unlink(missing_ok=True)
+        return False
+
     def close(self) -> None:
         with self._lock:
             if not self._file.closed:

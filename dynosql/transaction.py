@@ -166,11 +166,8 @@ def _commit(session: Session, transaction: Transaction) -> Result:
             if journal is not None:
                 journal.record(a.queued.plan.table.name, a.key, old, new)
     finally:
-        if journal is not None:
-            journal.close()
-            if not journal.entries and not journal.pending and not session.journal_file:
-                journal.path.unlink(missing_ok=True)  # nothing written: nothing to undo
-                stats.journal = None
+        if journal is not None and not journal.finish(keep=bool(session.journal_file)):
+            stats.journal = None  # nothing written: nothing to undo
         stats.finish()
     return _status(stats.footer(False))
 

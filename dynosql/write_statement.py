@@ -141,11 +141,8 @@ def run_write(session: Session, statement: Any) -> Result:
             hint = "; an item lacks an attribute the SET reads: if_not_exists(a, 0) + 1 starts it"
         raise type(err)(f"{err.message}{hint} ({_so_far(stats)})", err.line, err.col) from err
     finally:
-        if journal is not None:
-            journal.close()
-            if not journal.entries and not journal.pending and not session.journal_file:
-                journal.path.unlink(missing_ok=True)  # nothing written: nothing to undo
-                stats.journal = None
+        if journal is not None and not journal.finish(keep=bool(session.journal_file)):
+            stats.journal = None  # nothing written: nothing to undo
         stats.finish()
     if verb == "INSERT" and stats.skipped and not statement.ignore_existing:
         raise WriteError(
