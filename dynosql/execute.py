@@ -154,7 +154,11 @@ class Executor:
         return _Streams(plan, lambda r, p: self._request_pages(plan, r, p, stats))
 
     def wire_pages(
-        self, plan: Plan, stats: Stats, reduce: Callable[[list[dict], list[int]], T]
+        self,
+        plan: Plan,
+        stats: Stats,
+        reduce: Callable[[list[dict], list[int]], T],
+        reduce_body: Callable[[bytes | str], wire_module.ReducedPage[T] | None] | None = None,
     ) -> Iterator[T]:
         """`reduce` of every page of a plan that reads whole items or index entries with no
         client-side check (a full Scan: SHOW HOT KEYS), its items left in the wire form, with
@@ -162,7 +166,11 @@ class Executor:
         else. The pages wait as bytes; each is decoded and reduced in the thread that read it,
         one page at a time across the threads, and dropped: only what `reduce` made of it
         waits in the queue (memory: one decoded page, and the bodies of the requests in
-        flight, whatever the table's size)."""
+        flight, whatever the table's size).
+
+        `reduce_body`, when given, is tried first on each page's bytes: what it returns stands
+        for the page (SHOW HOT KEYS reads its counts off the bytes, `dynosql.wiretally`); when it
+        returns None the page is decoded and `reduce`d."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
         assert plan.fetch is None and all(
@@ -180,6 +188,7 @@ class Executor:
                 decode=False,
                 one_at_a_time=one_at_a_time,
                 consume=reduce,
+                consume_body=reduce_body,
             )
 
         streams = _Streams(plan, pages)
@@ -254,6 +263,7 @@ class Executor:
         decode: bool = True,
         one_at_a_time: threading.Lock | None = None,
         consume: Callable[[list[dict], list[int]], Any] | None = None,
+        consume_body: Callable[[bytes | str], wire_module.ReducedPage | None] | None = None,
     ) -> Iterator[Any]:
         """Each page, with its items decoded once (for the rows), or left in the wire form
         (`decode` False), and their sizes from the wire form (for the bytes read and the
@@ -290,7 +300,9 @@ class Executor:
             finally:
                 self.budget.settle(expected)
             with one_at_a_time or nullcontext():
-                out, last = self._page(plan, page, params, stats, seen, decode, consume)
+                out, last = self._page(
+                    plan, page, params, stats, seen, decode, consume, consume_body
+                )
             del page
             yield out
             if not last:
@@ -306,11 +318,19 @@ class Executor:
         seen: list,
         decode: bool,
         consume: Callable[[list[dict], list[int]], Any] | None,
+        consume_body: Callable[[bytes | str], wire_module.ReducedPage | None] | None = None,
     ) -> tuple[Any, Any]:
-        """One page of `_pages`, counted: (page, items, sizes), or what `consume` makes of the
-        items and sizes; and its LastEvaluatedKey."""
-        if wire_module.DEFERRED in page:  # its capacity is read once it is decoded
-            page = wire_module.decode_page(page)
+        """One page of `_pages`, counted: (page, items, sizes), or what `consume` (or
+        `consume_body`, from the bytes) makes of the items and sizes; and its
+        LastEvaluatedKey."""
+        reduced = None
+        body = page.pop(wire_module.DEFERRED, None)
+        if body is not None:  # its capacity is read once it is decoded
+            # whole items only: their sizes are what was read
+            if consume_body is not None and not _has_projection(params):
+                if "FilterExpression" not in params:
+                    reduced = consume_body(body)
+            page = wire_module.fill_page(page, body if reduced is None else reduced.envelope)
             if not self.estimate_capacity:
                 self._add_capacity(stats, _reported(page.get("ConsumedCapacity")))
         wire = page.get("Items", [])
@@ -318,8 +338,8 @@ class Executor:
         scanned = page.get("ScannedCount", page.get("Count", 0))
         # the items evaluated are the items returned, whole: their sizes are what was read
         whole = "Items" in page and "FilterExpression" not in params
-        sizes = _sizes(params, page, wire) if whole else None
-        size = None if sizes is None else sum(sizes)
+        sizes = _sizes(params, page, wire) if whole and reduced is None else None
+        size = reduced.size if reduced is not None else None if sizes is None else sum(sizes)
         stats_add(self._lock, stats, scanned=scanned, size=size)
         if self.estimate_capacity:
             cost = self._charge_page(plan, stats, page, size, scanned)
@@ -329,6 +349,8 @@ class Executor:
         seen[1] += cost
         self._after_page(stats)
         last = page.get("LastEvaluatedKey")
+        if reduced is not None:
+            return reduced.value, last
         if consume is not None:
             assert sizes is not None  # whole items: no projection, no filter
             return consume(items, sizes), last

@@ -17,6 +17,7 @@ from .plan.cost import read_units
 from .plan.model import Plan
 from .result import Result, Stats
 from .sql import ast
+from .wiretally import KeyTally
 
 if TYPE_CHECKING:
     from .session import Session
@@ -71,8 +72,9 @@ def _rows(
 
 
 def _count(session: Session, plan: Plan, stats: Stats) -> list[list]:
-    """[key value, items, bytes] per partition-key value. Items stay in the wire form: only
-    the distinct keys are decoded, and sizes come from `dynosql.wiresize`."""
+    """[key value, items, bytes] per partition-key value. A page is read off its bytes where
+    `dynosql.wiretally` can; else its items stay in the wire form: only the distinct keys are
+    decoded, and sizes come from `dynosql.wiresize`."""
     pk = plan.access.keys.pk
 
     def tally(items: list[dict], sizes: list[int]) -> dict[Any, list]:
@@ -90,7 +92,7 @@ def _count(session: Session, plan: Plan, stats: Stats) -> list[list]:
         return counts
 
     counts: dict[Any, list] = {}
-    for page in session.read_wire_pages(plan, stats, tally):
+    for page in session.read_wire_pages(plan, stats, tally, KeyTally(pk)):
         _add(counts, page.items())
     merged: dict[Any, list] = {}  # one entry per value (two spellings of a number are one)
     _add(

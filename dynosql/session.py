@@ -481,12 +481,17 @@ class Session:
             self.total_capacity += stats.capacity
 
     def read_wire_pages(
-        self, plan: Plan, stats: Stats, reduce: Callable[[list[dict], list[int]], Any]
+        self,
+        plan: Plan,
+        stats: Stats,
+        reduce: Callable[[list[dict], list[int]], Any],
+        reduce_body: Callable[[bytes | str], Any] | None = None,
     ) -> Iterator[Any]:
         """`read` for a full Scan whose items stay in the wire form: `reduce` of each page's
-        items and sizes, computed where the page was read (SHOW HOT KEYS)."""
+        items and sizes (or `reduce_body` of its bytes), computed where the page was read
+        (SHOW HOT KEYS)."""
         try:
-            yield from self.executor().wire_pages(plan, stats, reduce)
+            yield from self.executor().wire_pages(plan, stats, reduce, reduce_body)
         finally:
             self.total_capacity += stats.capacity
 

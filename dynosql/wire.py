@@ -26,9 +26,12 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from .errors import ExecutionError
+
+T = TypeVar("T")
 
 OPERATIONS = ("GetItem", "Query", "Scan", "BatchGetItem")
 _EMPTY = b"{}"
@@ -80,6 +83,17 @@ def _decoded(body: Any) -> dict[str, Any] | None:
     return data
 
 
+@dataclass
+class ReducedPage(Generic[T]):
+    """A deferred page reduced straight from its bytes (`Executor.wire_pages`): what the
+    reader made of its items, the page's other fields as a JSON body with no items, and the
+    items' total size in bytes."""
+
+    value: T
+    envelope: bytes
+    size: int
+
+
 DEFERRED = "dynosql_body"  # a deferred page's body, until `decode_page`
 _deferral = threading.local()
 
@@ -99,8 +113,12 @@ def deferred() -> Iterator[None]:
 def decode_page(page: dict[str, Any]) -> dict[str, Any]:
     """A deferred page with its body decoded into it; any other page as it is."""
     body = page.pop(DEFERRED, None)
-    if body is None:
-        return page
+    return page if body is None else fill_page(page, body)
+
+
+def fill_page(page: dict[str, Any], body: bytes | str) -> dict[str, Any]:
+    """`page` (a deferred page whose body was taken out) with `body` decoded into it: the
+    body as read, or a shorter one that says the same of everything but the items."""
     data = _decoded(body)
     if data is None:
         raise ExecutionError("the server's answer to a read is not a DynamoDB JSON object")

@@ -33,7 +33,7 @@ def item_size(item: Mapping[str, Mapping[str, Any]]) -> int:
             size += len(raw) if raw.isascii() else len(raw.encode("utf-8"))
             continue
         raw = wire.get("N")
-        size += value_size(wire) if raw is None else _number(raw)
+        size += value_size(wire) if raw is None else number_text_size(raw)
     return size
 
 
@@ -43,7 +43,7 @@ def value_size(wire: Mapping[str, Any]) -> int:
     if code == "S":
         return len(raw) if raw.isascii() else len(raw.encode("utf-8"))
     if code == "N":
-        return _number(raw)
+        return number_text_size(raw)
     if code == "M":  # 3, and per element its name, its value and 1
         return 3 + len(raw) + _text("".join(raw)) + sum(map(value_size, raw.values()))
     if code == "L":  # 3, and per element its value and 1
@@ -51,13 +51,13 @@ def value_size(wire: Mapping[str, Any]) -> int:
     if code in ("BOOL", "NULL"):
         return 1
     if code == "B":
-        return _binary(raw)
+        return binary_text_size(raw)
     if code == "SS":
         return _text("".join(raw))
     if code == "NS":
-        return sum(map(_number, raw))
+        return sum(map(number_text_size, raw))
     if code == "BS":
-        return sum(map(_binary, raw))
+        return sum(map(binary_text_size, raw))
     raise ValueError(f"unknown DynamoDB type {code!r}")
 
 
@@ -67,7 +67,7 @@ def _text(text: str) -> int:
 
 
 @functools.lru_cache(maxsize=1 << 14)  # numbers repeat (prices, counts, readings)
-def _number(text: str) -> int:
+def number_text_size(text: str) -> int:
     """`values.number_size` read off a number's text: digits are stored in pairs aligned on
     the decimal point, one byte more (a sign byte for negatives), at most 21."""
     negative = text[:1] == "-"
@@ -86,7 +86,7 @@ def _number(text: str) -> int:
     return min(size + negative, MAX_NUMBER_BYTES)
 
 
-def _binary(raw: str | bytes | bytearray) -> int:
+def binary_text_size(raw: str | bytes | bytearray) -> int:
     """Raw bytes of a binary value: base64 text (the wire) is sized without decoding it."""
     if isinstance(raw, str):
         return len(raw) * 3 // 4 - raw[-2:].count("=")

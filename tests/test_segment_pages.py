@@ -76,22 +76,22 @@ def test_hot_keys_decode_one_page_at_a_time(table, monkeypatch):
     from dynosql import wire
 
     backend, name = table
-    real, inside, most = wire.decode_page, [0], [0]
+    real, inside, most = wire.fill_page, [0], [0]
     lock = threading.Lock()
 
-    def decode(page):
+    def decode(page, body):
         with lock:
             inside[0] += 1
             most[0] = max(most[0], inside[0])
         time.sleep(0.02)  # a slow decode: overlapping ones would be seen
         try:
-            return real(page)
+            return real(page, body)
         finally:
             with lock:
                 inside[0] -= 1
 
     one = Session(backend.client()).execute(f"SHOW HOT KEYS FROM {name}").all()
-    monkeypatch.setattr(wire, "decode_page", decode)
+    monkeypatch.setattr(wire, "fill_page", decode)
     session = Session(backend.client())
     session.set("segments", "4")
     assert session.execute(f"SHOW HOT KEYS FROM {name}").all() == one
