@@ -22,11 +22,16 @@ caller decodes that page the usual way (`dynosql.wiresize`). Why the answer is e
 - The overhead of each new shape is learned from one item decoded exactly
   (`wiresize.item_size`) and kept for the statement. A page with too many new shapes (free text
   whose spaces and commas vary) is decoded the usual way.
-- Items are split at ``}},{"``, which ends every item and starts the next; the page's own
-  ``Count`` must equal the number of pieces, or the split also cut inside an item. Each item's
-  key is the one top-level attribute named like the key with a scalar value; there must be
-  exactly ``Count`` of those too. Items of one key come together (DynamoDB stores an item
-  collection together), so the corrections are read once per run of one key, not per item.
+- Items are split where ``}},{"`` (the end of an item, a comma, the next one's opening) is
+  followed by a name: not by a type tag and a colon (the next element of a list of maps), nor
+  by what follows a closing quote (a string that ends in ``}},{``). Every cut is then between
+  two items, and the page's own ``Count`` must equal the number of pieces, or some boundary
+  was written otherwise (with a space, say) and the page is decoded.
+- Each item's key is its one top-level attribute named like the key, with a scalar value
+  (every item of a table or index has its partition key); a map entry of that name anywhere
+  makes more matches than ``Count``, and the page is decoded. Items of one key come together
+  (DynamoDB stores an item collection together), so the corrections are read once per run of
+  one key, not per item.
 
 Agreement with `wiresize.item_size` is tested on random items of every type
 (tests/test_wiretally.py).
@@ -43,8 +48,14 @@ from . import wiresize
 from .wire import ReducedPage
 
 ITEMS = re.compile(rb'"Items"\s*:\s*\[')
-SEPARATOR = b'}},{"'  # the end of an item (its last value, then itself) and the next's start
-_SHAPE_BYTES = b'"{}[],: \t\n\r'
+# Between two items: the end of one (its last value, then itself), a comma, the next one's
+# opening and its first name. The same bytes end a map in a list before the next element,
+# whose first name is a type tag followed by a colon; and a string may end in "}},{", whose
+# closing quote is followed by one of :,}] or a space. Neither is cut. An item whose first name
+# looks like either is not cut from the one before it: the page has fewer pieces than its
+# Count, and is decoded.
+BETWEEN = re.compile(rb'\}\},\{"(?![:,}\]\s]|(?:S|N|B|BOOL|NULL|M|L|SS|NS|BS)"\s*:)')
+_SHAPE_BYTES = b'"{}[],: \t\n\r\0'  # NUL, never in JSON text, joins the pieces
 _NOT_SHAPE = bytes(b for b in range(256) if b not in _SHAPE_BYTES)
 _NUMBER = re.compile(rb'"N"\s*:\s*"([^"]*)"')
 _BINARY = re.compile(rb'"B"\s*:\s*"([^"]*)"')
@@ -92,10 +103,10 @@ class KeyTally:
         lengths = list(map(len, pieces))
         lengths[0] -= 2  # the first piece has its item's opening
         lengths[-1] -= 2  # the last its closing
-        shape_text = body[start:stop].translate(None, _NOT_SHAPE)
-        shapes = shape_text.split(SEPARATOR)
+        shape_text = b"\0".join(pieces).translate(None, _NOT_SHAPE)
+        shapes = shape_text.split(b"\0")
         if len(shapes) != len(pieces):
-            return None
+            return None  # a NUL: not JSON
         shapes[0] = shapes[0][2:]
         shapes[-1] = shapes[-1][:-2]
         overheads = self._overheads_of(body, start, shapes, lengths)
@@ -138,27 +149,34 @@ class KeyTally:
         if len(new) > max(NEW_SHAPES_PER_PAGE, len(shapes) // 8):
             self._too_varied += 1
             return None
-        if len(known) + len(new) > MAX_SHAPES:
+        if len(known) + len(new) > MAX_SHAPES:  # start again with this page's shapes
             known.clear()
+            new = {}
+            for j, shape in enumerate(shapes):
+                new.setdefault(shape, j)
         offsets = list(itertools.accumulate(lengths, lambda at, n: at + n + 5, initial=start))
         for shape, j in new.items():
             raw = body[offsets[j] : offsets[j] + lengths[j] + 4]
-            size = wiresize.item_size(json.loads(raw))
+            try:
+                size = wiresize.item_size(json.loads(raw))
+            except (ValueError, TypeError, AttributeError, KeyError):
+                return None  # not an item after all: the page is decoded, and says why
             known[shape] = len(raw) - size - _corrections(raw, 0, len(raw), b"[" in shape)
         return list(map(known.__getitem__, shapes))
 
 
 def _items(body: bytes) -> tuple[int, int, list[bytes]] | None:
-    """Where the Items array's contents start and stop, and the items split at `SEPARATOR`
+    """Where the Items array's contents start and stop, and the items split at `BETWEEN`
     (the first with its opening ``{"``, the last with its closing ``}}``); None unless there
-    are exactly as many pieces as the page's Count."""
+    are exactly as many pieces as the page's Count. Every cut is between two items, so that
+    many pieces are the items."""
     found = ITEMS.search(body)
     if found is None:
         return None
     start = found.end()
     if body[start : start + 1] == b"]":
         return start, start, []
-    pieces = body[start:].split(SEPARATOR)
+    pieces = BETWEEN.split(body[start:])
     last = pieces[-1]
     opening = b'{"' if len(pieces) > 1 else b""
     try:  # where the last item ends: after it come the page's other fields

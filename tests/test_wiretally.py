@@ -106,13 +106,52 @@ def test_whitespace_inside_items_is_part_of_the_shape() -> None:
     [
         ([{"pk": "a", "s": 'say "hi"'}], {}, "an escape"),
         ([{"pk": "a", "s": "x"}, {"pk": "b"}], {"separators": (", ", ": ")}, "moto's spacing"),
-        ([{"pk": "a", "s": "ends }},{"}, {"pk": "b"}], {}, "the separator inside a string"),
+        ([{"pk": "a"}, {"S": "first name a tag", "pk": "b"}], {}, "a name like a type tag"),
         ([{"pk": "a", "m": {"pk": "inner"}}, {"pk": "b"}], {}, "a map entry named like the key"),
         ([{"s": "no key"}, {"pk": "b"}], {}, "an item without the key"),
     ],
 )
 def test_left_to_the_decoder(items: list, how: dict, why: str) -> None:
     assert read(items, **how) is None, why
+
+
+def test_separator_bytes_inside_an_item() -> None:
+    """``}},{"`` also ends a map in a list and may end a string: neither is cut."""
+    check(
+        [
+            {"pk": "a", "lines": [{"sku": "x", "n": Decimal(1)}, {"sku": "y"}, {}], "s": "}},{"},
+            {"pk": "b", "lines": [{"m": {"deep": {}}}, {"m": {}}], "t": "ends }},{"},
+            {"pk": "a", "s": "}},{", "l": [{}, {}, "x"]},
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [  # one boundary spaced, another cut inside an item: as many pieces as the Count
+        b'{"Count":3,"Items":[{"pk":{"S":"a"},"l":{"L":[{"M":{}},{"S":"z"}]}}, '
+        b'{"pk":{"S":"b"}},{"pk":{"S":"c"}}],"ScannedCount":3}',
+        b'{"Count":3,"Items":[{"pk":{"S":"a"},"s":{"S":"x}},{"}}, '
+        b'{"pk":{"S":"b"}},{"pk":{"S":"c"}}],"ScannedCount":3}',
+    ],
+)
+def test_boundaries_written_unevenly(body: bytes) -> None:
+    got = wiretally.KeyTally("pk")(body)
+    want = {"a": 1, "b": 1, "c": 1}
+    assert got is None or {k[0][1]: v[1] for k, v in got.value.items()} == want
+
+
+def test_shapes_beyond_the_cache(monkeypatch) -> None:
+    """A statement with more shapes than are kept starts again from the page at hand."""
+    monkeypatch.setattr(wiretally, "MAX_SHAPES", 6)
+    tally = wiretally.KeyTally("pk")
+    for round_ in range(5):
+        # four shapes new to each page: lists of as many elements
+        items = [{"pk": "k", "l": ["x"] * (4 * round_ + i + 1)} for i in range(4)] * 3
+        items.append({"pk": "k", "known": "from the first page"})
+        got = tally(page(items))
+        assert got is not None and got.value == expected(items)
+        assert len(tally._overheads) <= 6
 
 
 def test_count_must_match() -> None:
