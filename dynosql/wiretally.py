@@ -71,9 +71,10 @@ GIVE_UP_AFTER = 3  # pages with too many new shapes, in one statement
 
 
 class KeyTally:
-    """Reads the pages of one statement: the shapes it learns serve every later page. A page
-    reduces to [key wire, items, bytes] by the key's wire form as a tuple, as `hotkeys`
-    tallies a decoded page."""
+    """Reads the pages of one statement, one page at a time (`Executor.wire_pages` holds a
+    lock around it): the shapes it learns serve every later page. A page reduces to [key
+    wire, items, bytes] by the key's wire form as a tuple, as `hotkeys` tallies a decoded
+    page."""
 
     def __init__(self, key: str) -> None:
         name = re.escape(key.encode("utf-8"))
