@@ -508,15 +508,17 @@ def _keyed_candidate(
         operation = "Query"
         est_items = 0
         rcu = Decimal(0)
+        # as `_request_limit` decides: a LIMIT is sent where every item read is a row
         limited = statement.limit is not None and not statement.is_aggregate
-        limited = limited and (not statement.order_by or serves)
+        limited = limited and not statement.distinct and (not statement.order_by or serves)
         for b in live:
             op = b.sk_condition.op if b.sk_condition else None
             if op == "=" and path.kind == "gsi":
                 n = max(1.0, per_key * 0.05)
             else:
                 n = 1.0 if op == "=" else per_key * _SELECTIVITY.get(op or "", 1.0)
-            if limited and statement.limit is not None:
+            # with a filter, the pages are read until LIMIT rows pass: the key range at most
+            if limited and statement.limit is not None and not _beyond_key(b, "Query", path, table):
                 n = min(n, float(max(1, statement.limit)))
             est_items += math.ceil(n)
             rcu += _rcu(n, size, consistent)
@@ -777,9 +779,7 @@ def _split(
     b: _Branch, operation: str, path: IndexInfo, table: TableInfo, plan: Plan, options: Options
 ) -> tuple[list[ast.Condition], list[ast.Condition]]:
     """A branch's conjuncts beyond its key condition: (DynamoDB filters, the client checks)."""
-    remaining = [c for c in b.items if not _implied_by_path(c, path, table)]
-    if operation == "Query":
-        remaining = [c for c in remaining if not _served_by_key(c, b, path)]
+    remaining = _beyond_key(b, operation, path, table)
     server = [
         c
         for c in remaining
@@ -796,6 +796,17 @@ def _split(
                 plan.warnings.append(message)
             return [], remaining
     return server, residual
+
+
+def _beyond_key(
+    b: _Branch, operation: str, path: IndexInfo, table: TableInfo
+) -> list[ast.Condition]:
+    """A branch's conjuncts that reading `path` does not answer: something must check them,
+    so a LIMIT cannot be sent (Limit counts the items read, not those that pass)."""
+    remaining = [c for c in b.items if not _implied_by_path(c, path, table)]
+    if operation == "Query":
+        remaining = [c for c in remaining if not _served_by_key(c, b, path)]
+    return remaining
 
 
 def _implied_by_path(c: ast.Condition, path: IndexInfo, table: TableInfo) -> bool:
