@@ -326,10 +326,10 @@ class Executor:
         reduced = None
         body = page.pop(wire_module.DEFERRED, None)
         if body is not None:  # its capacity is read once it is decoded
-            # whole items only: their sizes are what was read
-            if consume_body is not None and not _has_projection(params):
-                if "FilterExpression" not in params:
-                    reduced = consume_body(body)
+            # whole items only (no projection, no filter): their sizes are what was read
+            plain = not _has_projection(params) and "FilterExpression" not in params
+            if consume_body is not None and plain:
+                reduced = consume_body(body)
             page = wire_module.fill_page(page, body if reduced is None else reduced.envelope)
             if not self.estimate_capacity:
                 self._add_capacity(stats, _reported(page.get("ConsumedCapacity")))
@@ -339,7 +339,9 @@ class Executor:
         # the items evaluated are the items returned, whole: their sizes are what was read
         whole = "Items" in page and "FilterExpression" not in params
         sizes = _sizes(params, page, wire) if whole and reduced is None else None
-        size = reduced.size if reduced is not None else None if sizes is None else sum(sizes)
+        size = sum(sizes) if sizes is not None else None
+        if reduced is not None:
+            size = reduced.size
         stats_add(self._lock, stats, scanned=scanned, size=size)
         if self.estimate_capacity:
             cost = self._charge_page(plan, stats, page, size, scanned)
