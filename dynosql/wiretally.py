@@ -53,8 +53,10 @@ ITEMS = re.compile(rb'"Items"\s*:\s*\[')
 # whose first name is a type tag followed by a colon; and a string may end in "}},{", whose
 # closing quote is followed by one of :,}] or a space. Neither is cut. An item whose first name
 # looks like either is not cut from the one before it: the page has fewer pieces than its
-# Count, and is decoded.
-BETWEEN = re.compile(rb'\}\},\{"(?![:,}\]\s]|(?:S|N|B|BOOL|NULL|M|L|SS|NS|BS)"\s*:)')
+# Count, and is decoded. moto writes the comma with a space after it (Python's json.dumps).
+_NAME_FOLLOWS = rb'(?![:,}\]\s]|(?:S|N|B|BOOL|NULL|M|L|SS|NS|BS)"\s*:)'
+BETWEEN = re.compile(rb'\}\},\{"' + _NAME_FOLLOWS)
+BETWEEN_SPACED = re.compile(rb'\}\}, \{"' + _NAME_FOLLOWS)
 _SHAPE_BYTES = b'"{}[],: \t\n\r\0'  # NUL, never in JSON text, joins the pieces
 _NOT_SHAPE = bytes(b for b in range(256) if b not in _SHAPE_BYTES)
 _NUMBER = re.compile(rb'"N"\s*:\s*"([^"]*)"')
@@ -97,10 +99,11 @@ class KeyTally:
         items = _items(body)
         if items is None:
             return None
-        start, stop, pieces = items
+        start, stop, pieces, gap = items
         if not pieces:
             return ReducedPage({}, body, 0)
-        # an item's length on the wire: its piece's and the separator's 4 bytes it lost
+        # an item's length on the wire: its piece's and the separator's 4 bytes it lost (the
+        # separator's other `gap` bytes are between the items)
         lengths = list(map(len, pieces))
         lengths[0] -= 2  # the first piece has its item's opening
         lengths[-1] -= 2  # the last its closing
@@ -110,7 +113,7 @@ class KeyTally:
             return None  # a NUL: not JSON
         shapes[0] = shapes[0][2:]
         shapes[-1] = shapes[-1][:-2]
-        overheads = self._overheads_of(body, start, shapes, lengths)
+        overheads = self._overheads_of(body, start, shapes, lengths, gap)
         if overheads is None:
             return None
         keys = self._key.findall(body, start, stop)
@@ -124,18 +127,18 @@ class KeyTally:
             items_in_run = len(list(run))
             after = first + items_in_run
             length = sum(lengths[first:after]) + 4 * items_in_run
-            end = at + length + items_in_run - 1  # the items and the commas between them
+            end = at + length + (items_in_run - 1) * gap  # the items and what is between
             size = length - sum(overheads[first:after]) - _corrections(body, at, end, sets)
             total += size
             wire = {code.decode(): text.decode("utf-8")}
             entry = counts.setdefault(tuple(wire.items()), [wire, 0, 0])
             entry[1] += items_in_run
             entry[2] += size
-            first, at = after, end + 1
+            first, at = after, end + gap
         return ReducedPage(counts, body[:start] + body[stop:], total)
 
     def _overheads_of(
-        self, body: bytes, start: int, shapes: list[bytes], lengths: list[int]
+        self, body: bytes, start: int, shapes: list[bytes], lengths: list[int], gap: int
     ) -> list[int] | None:
         """Each item's overhead, learning each new shape from its first item; None when the
         page has too many new shapes to be worth it."""
@@ -155,7 +158,8 @@ class KeyTally:
             new = {}
             for j, shape in enumerate(shapes):
                 new.setdefault(shape, j)
-        offsets = list(itertools.accumulate(lengths, lambda at, n: at + n + 5, initial=start))
+        step = 4 + gap
+        offsets = list(itertools.accumulate(lengths, lambda at, n: at + n + step, initial=start))
         for shape, j in new.items():
             raw = body[offsets[j] : offsets[j] + lengths[j] + 4]
             try:
@@ -166,18 +170,23 @@ class KeyTally:
         return list(map(known.__getitem__, shapes))
 
 
-def _items(body: bytes) -> tuple[int, int, list[bytes]] | None:
-    """Where the Items array's contents start and stop, and the items split at `BETWEEN`
-    (the first with its opening ``{"``, the last with its closing ``}}``); None unless there
-    are exactly as many pieces as the page's Count. Every cut is between two items, so that
-    many pieces are the items."""
+def _items(body: bytes) -> tuple[int, int, list[bytes], int] | None:
+    """Where the Items array's contents start and stop, the items split at `BETWEEN` (the
+    first with its opening ``{"``, the last with its closing ``}}``), and how many bytes are
+    between two items (the comma, and moto's space); None unless there are exactly as many
+    pieces as the page's Count. Every cut is between two items, so that many pieces are the
+    items."""
     found = ITEMS.search(body)
     if found is None:
         return None
     start = found.end()
     if body[start : start + 1] == b"]":
-        return start, start, []
+        return start, start, [], 1
+    gap = 1
     pieces = BETWEEN.split(body[start:])
+    if len(pieces) == 1 and body.find(b"}}, {", start) >= 0:
+        gap = 2
+        pieces = BETWEEN_SPACED.split(body[start:])
     last = pieces[-1]
     opening = b'{"' if len(pieces) > 1 else b""
     try:  # where the last item ends: after it come the page's other fields
@@ -188,7 +197,7 @@ def _items(body: bytes) -> tuple[int, int, list[bytes]] | None:
     except ValueError:
         return None
     pieces[-1] = last[: end - len(opening)]
-    return start, stop, pieces
+    return start, stop, pieces, gap
 
 
 def _corrections(body: bytes, start: int, stop: int, sets: bool) -> int:

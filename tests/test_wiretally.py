@@ -95,17 +95,19 @@ def test_keys_of_every_type_and_interleaved_runs() -> None:
         check(items)
 
 
-def test_whitespace_inside_items_is_part_of_the_shape() -> None:
-    """`": "` after every name (a serializer's own spacing): still read, still exact."""
+@pytest.mark.parametrize("separators", [(",", ": "), (", ", ": ")])
+def test_whitespace_inside_items_is_part_of_the_shape(separators: tuple[str, str]) -> None:
+    """`": "` after every name, and moto's `", "` between items too: still read, exact."""
     items = [{"pk": "a", "n": Decimal(i), "t": i % 2 == 0, "s": "x" * i} for i in range(20)]
-    check(items, separators=(",", ": "))
+    items += [{**EVERY_TYPE, "pk": f"k{i % 3}", "sk": Decimal(i)} for i in range(9)]
+    check(items, separators=separators)
 
 
 @pytest.mark.parametrize(
     "items, how, why",
     [
         ([{"pk": "a", "s": 'say "hi"'}], {}, "an escape"),
-        ([{"pk": "a", "s": "x"}, {"pk": "b"}], {"separators": (", ", ": ")}, "moto's spacing"),
+        ([{"pk": "a", "s": "x"}, {"pk": "b"}], {"separators": (",\n", ": ")}, "a new line"),
         ([{"pk": "a"}, {"S": "first name a tag", "pk": "b"}], {}, "a name like a type tag"),
         ([{"pk": "a", "m": {"pk": "inner"}}, {"pk": "b"}], {}, "a map entry named like the key"),
         ([{"s": "no key"}, {"pk": "b"}], {}, "an item without the key"),
@@ -224,7 +226,7 @@ _ITEMS = st.lists(
 @given(st.lists(_KEY, min_size=3, max_size=3, unique_by=values.hashable), _ITEMS)
 def test_drawn_items_exact_or_declined(keys: list, drawn: list) -> None:
     items = [{**attributes, "pk": keys[k]} for k, attributes in drawn]
-    for how in ({}, {"separators": (",", ": ")}, {"last_key_first": False}):
+    for how in ({}, {"separators": (", ", ": ")}, {"last_key_first": False}):
         got = read(items, **how)
         if got is not None:
             assert got.value == expected(items) and got.size == sum(map(values.item_size, items))
@@ -279,10 +281,7 @@ def typed_table(backend):
     return name, items
 
 
-def test_show_hot_keys_reads_the_bytes(backend, typed_table, monkeypatch) -> None:
-    """On dynalite every page is read off its bytes; moto spaces its JSON, so its pages are
-    decoded. The answer is the same, and exact, either way."""
-    name, items = typed_table
+def spy_tallies(monkeypatch) -> list[wiretally.KeyTally]:
     made: list[wiretally.KeyTally] = []
 
     class Spy(wiretally.KeyTally):
@@ -291,6 +290,14 @@ def test_show_hot_keys_reads_the_bytes(backend, typed_table, monkeypatch) -> Non
             made.append(self)
 
     monkeypatch.setattr(hotkeys, "KeyTally", Spy)
+    return made
+
+
+def test_show_hot_keys_reads_the_bytes(backend, typed_table, monkeypatch) -> None:
+    """On dynalite every page is read off its bytes; moto writes non-ASCII text as escapes,
+    so its pages of these items are decoded. The answer is the same, and exact, either way."""
+    name, items = typed_table
+    made = spy_tallies(monkeypatch)
     session = Session(backend.client())
     session.set("segments", "4")  # several pages, read in several threads
     result = session.execute(f"SHOW HOT KEYS FROM {name}")
@@ -303,3 +310,21 @@ def test_show_hot_keys_reads_the_bytes(backend, typed_table, monkeypatch) -> Non
     (tally,) = made
     assert result.stats.requests >= 4
     assert tally.declined == (0 if backend.name == "dynalite" else result.stats.requests)
+
+
+def test_moto_pages_are_read_too(backend, monkeypatch) -> None:
+    """moto's spacing (`}}, {"`) is read as well, when its text needs no escapes."""
+    name = unique_name("spaced")
+    backend.create_keyed_table(name)
+    items = [
+        {"pk": f"key{i % 4}", "sk": Decimal(i), "n": Decimal(i * 7), "ok": i % 3 == 0,
+         "l": [{"a": "x"}, {"b": Decimal(i)}], "note": "plain text, with: colons"}
+        for i in range(120)
+    ]  # fmt: skip
+    backend.put_items(name, items)
+    made = spy_tallies(monkeypatch)
+    rows = Session(backend.client()).execute(f"SHOW HOT KEYS FROM {name}").all()
+    want = {f"key{k}": [30, sum(values.item_size(i) for i in items[k::4])] for k in range(4)}
+    assert {r["key"]: [r["items"], r["bytes"]] for r in rows} == want
+    (tally,) = made
+    assert tally.declined == 0
