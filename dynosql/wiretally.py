@@ -24,17 +24,18 @@ caller decodes that page the usual way (`dynosql.wiresize`). Why the answer is e
   whose spaces and commas vary) is decoded the usual way.
 - Items are split where ``}},{"`` (the end of an item, a comma, the next one's opening) is
   followed by a name: not by a type tag and a colon (the next element of a list of maps), nor
-  by what follows a closing quote (a string that ends in ``}},{``). Every cut is then between
-  two items, and the page's own ``Count`` must equal the number of pieces, or some boundary
-  was written otherwise (with a space, say) and the page is decoded.
+  by what follows a closing quote (a string that ends in ``}},{``); or, on a page written as
+  moto writes, ``}}, {"``. Every cut is then between two items, and the page's own ``Count``
+  must equal the number of pieces, or some boundary was written otherwise (a new line, say)
+  and the page is decoded.
 - Each item's key is its one top-level attribute named like the key, with a scalar value
   (every item of a table or index has its partition key); a map entry of that name anywhere
   makes more matches than ``Count``, and the page is decoded. Items of one key come together
   (DynamoDB stores an item collection together), so the corrections are read once per run of
   one key, not per item.
 
-Agreement with `wiresize.item_size` is tested on random items of every type
-(tests/test_wiretally.py).
+Agreement with `values.item_size` of the decoded items is tested on random items of every
+type and spelling (tests/test_wiretally.py).
 """
 
 from __future__ import annotations
