@@ -193,7 +193,8 @@ def _items(body: bytes) -> tuple[int, int, list[bytes], int] | None:
     try:  # where the last item ends: after it come the page's other fields
         _, end = _DECODER.raw_decode((opening + last).decode("latin-1"))
         stop = len(body) - len(last) + end - len(opening)
-        if json.loads(body[:start] + body[stop:]).get("Count") != len(pieces):
+        envelope = json.loads(body[:start] + body[stop:])
+        if not isinstance(envelope, dict) or envelope.get("Count") != len(pieces):
             return None
     except ValueError:
         return None
@@ -221,7 +222,7 @@ def _corrections(body: bytes, start: int, stop: int, sets: bool) -> int:
 
 @functools.lru_cache(maxsize=1 << 14)  # numbers repeat (prices, counts, readings)
 def _number_excess(text: bytes) -> int:
-    return len(text) - wiresize.number_text_size(text.decode("ascii"))
+    return len(text) - wiresize.number_text_size(text.decode("utf-8"))
 
 
 def _binary_excess(text: bytes) -> int:

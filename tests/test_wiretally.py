@@ -156,6 +156,10 @@ def test_shapes_beyond_the_cache(monkeypatch) -> None:
         assert len(tally._overheads) <= 6
 
 
+def test_not_a_page() -> None:
+    assert wiretally.KeyTally("pk")(b'[{"Items":[{"pk":{"S":"a"}}],"Count":1}]') is None
+
+
 def test_count_must_match() -> None:
     body = page([{"pk": "a"}, {"pk": "b"}]).replace(b'"Count":2', b'"Count":3')
     assert wiretally.KeyTally("pk")(body) is None
