@@ -189,16 +189,7 @@ def _action(plan: WritePlan, target: dict) -> dict:
 def _current(writer: Writer, a: _Action) -> dict | None:
     if a.queued.plan.kind == "put" and not a.queued.statement.replace:
         return None  # INSERT: the condition says it does not exist
-    response = writer.call(
-        "get_item",
-        {
-            "TableName": a.queued.plan.table.name,
-            "Key": values.encode_item(a.key),
-            "ConsistentRead": True,
-        },
-    )
-    item = (response or {}).get("Item")
-    return values.decode_item(item) if item else None
+    return writer.read_item(a.queued.plan.table.name, values.encode_item(a.key))
 
 
 def _send(session: Session, writer: Writer, actions: list[_Action]) -> None:

@@ -122,8 +122,14 @@ class ConditionFailure:
     def of(cls, err: Exception, attempt: int) -> ConditionFailure:
         answer = getattr(err, "response", None) or {}
         item = answer.get("Item")
-        retries = (answer.get("ResponseMetadata") or {}).get("RetryAttempts") or 0
-        return cls(values.decode_item(item) if item else None, attempt > 0 or retries > 0)
+        return cls(values.decode_item(item) if item else None, _sent_again(answer, attempt))
+
+
+def _sent_again(answer: dict, attempt: int) -> bool:
+    """Whether the request that got `answer` had been sent before: by dynosql (`attempt`) or
+    by botocore's own retries (the answer's RetryAttempts)."""
+    retries = (answer.get("ResponseMetadata") or {}).get("RetryAttempts") or 0
+    return attempt > 0 or retries > 0
 
 
 class Writer:
@@ -153,6 +159,13 @@ class Writer:
     def call(self, method: str, params: dict) -> dict | None:
         """One request, retried while retrying can help; None when its condition failed."""
         return self.call_or_failure(method, params)[0]
+
+    def read_item(self, table: str, key: dict) -> dict | None:
+        """The item under `key` (wire form) as it is now: one strongly consistent GetItem,
+        decoded; None when there is none."""
+        got = self.call("get_item", {"TableName": table, "Key": key, "ConsistentRead": True})
+        item = (got or {}).get("Item")
+        return values.decode_item(item) if item else None
 
     def call_or_failure(
         self, method: str, params: dict
@@ -187,8 +200,7 @@ class Writer:
             self.stats.requests += 1
             if not self.estimating:
                 self.stats.wcu += _reported(response.get("ConsumedCapacity"))
-        retries = (response.get("ResponseMetadata") or {}).get("RetryAttempts") or 0
-        return response, None, attempt > 0 or retries > 0
+        return response, None, _sent_again(response, attempt)
 
     def charge(self, units: Decimal) -> None:
         """Estimated capacity of one write (only when the backend reports none)."""
@@ -383,10 +395,7 @@ def _after_lost_answer(
     row inserted, the item deleted, an idempotent UPDATE's values in place), an earlier
     attempt applied it: written, uncertain. Otherwise it is skipped, as any failed condition."""
     key = request.get("Key") or values.encode_item(plan.key_of(target))
-    got = writer.call(
-        "get_item", {"TableName": plan.table.name, "Key": key, "ConsistentRead": True}
-    )
-    current = values.decode_item(got["Item"]) if got and got.get("Item") else None
+    current = writer.read_item(plan.table.name, key)
     if plan.kind == "put":
         ours = current == target
     elif plan.kind == "delete":

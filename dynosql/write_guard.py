@@ -66,11 +66,7 @@ def write_guarded_item(
         return Outcome(item, False)
     current = failure.item
     if current is None:  # the backend did not return the item: read it
-        got = writer.call(
-            "get_item",
-            {"TableName": plan.table.name, "Key": request["Key"], "ConsistentRead": True},
-        )
-        current = values.decode_item(got["Item"]) if got and got.get("Item") else None
+        current = writer.read_item(plan.table.name, request["Key"])
     old = applied_before(plan, assignments, item, current)
     if old is None:
         return Outcome(item, False)

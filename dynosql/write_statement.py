@@ -295,11 +295,7 @@ def run_undo(session: Session, path: str) -> Result:
             journal.intent(r.entry.table, r.entry.key)
         # the condition checks every attribute the statement left, but cannot say "and no
         # other attribute": a strongly consistent read first catches an attribute added since
-        key = values.encode_item(r.entry.key)
-        now = writer.call(
-            "get_item", {"TableName": r.entry.table, "Key": key, "ConsistentRead": True}
-        )
-        current = values.decode_item(now["Item"]) if now and now.get("Item") else None
+        current = writer.read_item(r.entry.table, values.encode_item(r.entry.key))
         if current != r.entry.new:
             return Outcome(target, False)
         method = "put_item" if r.operation == "PutItem" else "delete_item"
