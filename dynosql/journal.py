@@ -109,10 +109,7 @@ class Journal:
 
     def intent(self, table: str, key: dict) -> None:
         """A write about to be sent (flushed before it is)."""
-        wire_key = values.encode_item(key)
-        self._write(
-            {"table": table, "key": wire_key, "intent": True}, opens=_ident(table, wire_key)
-        )
+        self.intents(table, [key])
 
     def intents(self, table: str, keys: list[dict]) -> None:
         """`intent` of a batch's keys (decoded), in one flush before the batch is sent."""
@@ -134,13 +131,11 @@ class Journal:
             {"table": table, "key": wire_key, "unchanged": True}, answers=_ident(table, wire_key)
         )
 
-    def _write(self, data: dict, opens: str | None = None, answers: str | None = None) -> None:
+    def _write(self, data: dict, answers: str | None = None) -> None:
         line = _line(data)
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
-            if opens is not None:
-                self._pending.add(opens)
             if answers is not None:
                 self._pending.discard(answers)
 
@@ -249,7 +244,7 @@ def read_journal(path: str | os.PathLike[str]) -> JournalFile:
             continue
         try:
             wire = _from_wire_json(data)
-            ident = json.dumps([data["table"], data["key"]], sort_keys=True)
+            ident = _ident(data["table"], data["key"])
             if data.get("intent"):
                 pending[ident] = Unknown(wire["table"], values.decode_item(wire["key"]), n)
                 continue
