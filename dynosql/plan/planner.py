@@ -593,11 +593,7 @@ def _price_by_partition(
     if cand.serves_order:
         # every conjunct is the key condition or implied by the path: no filter, so Limit n
         # is sent and n items are read at most
-        pushed = all(
-            _implied_by_path(c, path, table) or _served_by_key(c, b, path)
-            for b in live
-            for c in b.items
-        )
+        pushed = not any(_beyond_key(b, "Query", path, table) for b in live)
         # several branches are merged by a client-side sort, which would read a continuation
         # every time: only one branch is continued
         cand.bounded = pushed and not (cand.continued and len(live) > 1)
