@@ -323,12 +323,13 @@ class Executor:
         """One page of `_pages`, counted: (page, items, sizes), or what `consume` (or
         `consume_body`, from the bytes) makes of the items and sizes; and its
         LastEvaluatedKey."""
+        # no filter: the items evaluated are the items returned (whole unless projected), and
+        # their sizes are what was read
+        unfiltered = "FilterExpression" not in params
         reduced = None
         body = page.pop(wire_module.DEFERRED, None)
         if body is not None:  # its capacity is read once it is decoded
-            # whole items only (no projection, no filter): their sizes are what was read
-            plain = not _has_projection(params) and "FilterExpression" not in params
-            if consume_body is not None and plain:
+            if consume_body is not None and unfiltered and not _projected(params, page):
                 reduced = consume_body(body)
             page = wire_module.fill_page(page, body if reduced is None else reduced.envelope)
             if not self.estimate_capacity:
@@ -336,12 +337,10 @@ class Executor:
         wire = page.get("Items", [])
         items = [values.decode_item(i) for i in wire] if decode else wire
         scanned = page.get("ScannedCount", page.get("Count", 0))
-        # the items evaluated are the items returned, whole: their sizes are what was read
-        whole = "Items" in page and "FilterExpression" not in params
-        sizes = _sizes(params, page, wire) if whole and reduced is None else None
-        size = sum(sizes) if sizes is not None else None
-        if reduced is not None:
-            size = reduced.size
+        sizes = None
+        if reduced is None and unfiltered and "Items" in page:
+            sizes = _sizes(params, page, wire)
+        size = reduced.size if reduced is not None else None if sizes is None else sum(sizes)
         stats_add(self._lock, stats, scanned=scanned, size=size)
         if self.estimate_capacity:
             cost = self._charge_page(plan, stats, page, size, scanned)
@@ -490,7 +489,7 @@ class Executor:
     ) -> None:
         """The bytes of items read whole; estimated capacity: each item rounded up to 4 KB on
         its own (GetItem, BatchGetItem), a miss costs one unit."""
-        sizes = None if _projected(params, response) else [wiresize.item_size(i) for i in wire]
+        sizes = _sizes(params, response, wire)
         stats_add(self._lock, stats, scanned=len(wire), size=None if sizes is None else sum(sizes))
         if not self.estimate_capacity:
             return

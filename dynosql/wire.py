@@ -56,7 +56,7 @@ def _take_body(response_dict: dict[str, Any], customized_response_dict: dict, **
         return  # an error: botocore's parser reads its code and message
     body = response_dict.get("body")
     if getattr(_deferral, "on", False) and isinstance(body, bytes | str):
-        customized_response_dict[DEFERRED] = body  # decoded later by `decode_page`
+        customized_response_dict[DEFERRED] = body  # decoded later by `fill_page`
         response_dict["body"] = _EMPTY
         return
     data = _decoded(body)
@@ -94,26 +94,20 @@ class ReducedPage(Generic[T]):
     size: int
 
 
-DEFERRED = "dynosql_body"  # a deferred page's body, until `decode_page`
+DEFERRED = "dynosql_body"  # a deferred page's body, until `fill_page`
 _deferral = threading.local()
 
 
 @contextmanager
 def deferred() -> Iterator[None]:
-    """Within it, this thread's read responses are not decoded: the page holds its body until
-    `decode_page`. A reader of many threads then decodes one page at a time (under a lock of
+    """Within it, this thread's read responses are not decoded: the page holds its body (under
+    `DEFERRED`) until it is taken out and given to `fill_page`. A reader of many threads then decodes one page at a time (under a lock of
     its own) and drops it before the next, so pages wait as bytes, not as Python objects."""
     _deferral.on = True
     try:
         yield
     finally:
         _deferral.on = False
-
-
-def decode_page(page: dict[str, Any]) -> dict[str, Any]:
-    """A deferred page with its body decoded into it; any other page as it is."""
-    body = page.pop(DEFERRED, None)
-    return page if body is None else fill_page(page, body)
 
 
 def fill_page(page: dict[str, Any], body: bytes | str) -> dict[str, Any]:

@@ -50,8 +50,8 @@ def test_segments_hand_over_pages(table, monkeypatch, sql):
 
 
 def test_deferred_pages_decode_as_the_others(table):
-    """`wire.deferred`: the page keeps its body (bytes wait, not Python objects) until
-    `decode_page`, which gives what the decoder gives at once, capacity included."""
+    """`wire.deferred`: the page keeps its body (bytes wait, not Python objects) until it is
+    given to `fill_page`, which gives what the decoder gives at once, capacity included."""
     from dynosql import wire
 
     backend, name = table
@@ -61,10 +61,10 @@ def test_deferred_pages_decode_as_the_others(table):
     with wire.deferred():
         later = session.client.scan(**params)
     assert wire.DEFERRED in later and "Items" not in later
-    later = wire.decode_page(later)
+    later = wire.fill_page(later, later.pop(wire.DEFERRED))
     for key in ("Items", "Count", "ScannedCount", "LastEvaluatedKey", "ConsumedCapacity"):
         assert later[key] == at_once[key], key
-    assert wire.decode_page(at_once) is at_once  # a page read at once is left as it is
+    assert wire.DEFERRED not in at_once  # a page read at once is decoded already
 
 
 def test_hot_keys_decode_one_page_at_a_time(table, monkeypatch):
