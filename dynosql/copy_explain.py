@@ -7,7 +7,6 @@ has no more items than that). EXPLAIN COPY t TO 'f' is the EXPLAIN of the SELECT
 
 from __future__ import annotations
 
-import gzip
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -73,10 +72,9 @@ def measure_file(statement: ast.CopyFrom, types: dict[str, str]) -> FileMeasure:
 
 def _count(path: str) -> tuple[int, int]:
     """The file's lines and (uncompressed) bytes."""
-    opener = gzip.open if path.endswith(".gz") else open
     count, size = 0, 0
     last = b"\n"
-    with opener(path, "rb") as raw:
+    with files.open_bytes(path) as raw:
         while chunk := raw.read(_CHUNK):
             count += chunk.count(b"\n")
             size += len(chunk)

@@ -69,9 +69,18 @@ def open_file(path: str, mode: str, gzipped: bool | None = None) -> IO[str]:
     untranslated (CSV)."""
     # reading skips a byte-order mark (spreadsheets write one before CSV)
     encoding = "utf-8-sig" if mode == "r" else "utf-8"
-    if path.endswith(".gz") if gzipped is None else gzipped:
+    if _gzipped(path) if gzipped is None else gzipped:
         return gzip.open(path, mode + "t", encoding=encoding, newline="")  # type: ignore[return-value]
     return open(path, mode, encoding=encoding, newline="")
+
+
+def open_bytes(path: str) -> IO[bytes]:
+    """A file's bytes for reading, uncompressed when `open_file` would read it as gzip."""
+    return gzip.open(path, "rb") if _gzipped(path) else open(path, "rb")  # type: ignore[return-value]
+
+
+def _gzipped(path: str) -> bool:
+    return path.endswith(".gz")
 
 
 # --- writing ---------------------------------------------------------------------------------
