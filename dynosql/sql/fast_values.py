@@ -25,11 +25,14 @@ from .. import values
 
 MIN_ROWS = 2  # one row: nothing to gain
 
+_DIGITS = r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"  # a number's digits, after its sign
 # one token after optional blanks; a number must not run on into a name or another dot
 _TOKEN = re.compile(
     r"""[ \t\r\n]*(?:
       (?P<s>'(?:[^']|'')*')
-     |(?P<n>(?P<neg>-[ \t\r\n]*)?(?P<digits>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?))(?![\w.])
+     |(?P<n>(?P<neg>-[ \t\r\n]*)?(?P<digits>"""
+    + _DIGITS
+    + r"""))(?![\w.])
      |(?P<w>[A-Za-z_]\w*)
      |(?P<p>[(),\[\]{}:])
     )""",
@@ -47,7 +50,7 @@ _VALUES = re.compile(r"\bVALUES\b", re.I)
 
 _SCALAR = (
     r"('(?:[^']|'')*'"
-    r"|-?[ \t\r\n]*[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![\w.])"
+    rf"|-?[ \t\r\n]*{_DIGITS}(?![\w.])"
     r"|(?i:TRUE|FALSE|NULL)(?!\w))"
 )
 _BLANK = r"[ \t\r\n]*"
