@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
 from dynosql.result import format_capacity
 
 if TYPE_CHECKING:
@@ -54,6 +56,6 @@ def toolbar_parts(repl: Repl) -> list[str]:
     return parts
 
 
-def toolbar(repl: Repl) -> list[tuple[str, str]]:
+def toolbar(repl: Repl) -> StyleAndTextTuples:
     text = " " + " │ ".join(toolbar_parts(repl)) + "   \\? help "
     return [("class:bottom-toolbar", text)]
