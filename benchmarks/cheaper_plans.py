@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from server import Dynalite  # noqa: E402
 
-from dynosql import datasets  # noqa: E402
+from dynosql.examples import datasets  # noqa: E402
 from dynosql.session import Session  # noqa: E402
 
 STATEMENTS = [

@@ -12,7 +12,7 @@ Sections (see benchmarks/README.md for what each measures and its goal):
   retry    how long a statement takes to fail when every call fails (real backoff)
   speed    client CPU of GROUP BY pk, SHOW HOT KEYS, --segments 8, a jsonl export and a point
            lookup over a 100k-item table, against raw boto3 and against the botocore parser
-           (before dynosql/wire.py); --local start-up with and without the direct load
+           (before dynosql/dynamo/wire.py); --local start-up with and without the direct load
 
 The script starts its own dynalite (node_modules/dynalite, in memory) and stops it at the end.
 """
@@ -487,8 +487,8 @@ def bench_memory(server: Dynalite, runs: int, tables: dict[int, str]) -> dict:
 
 def planning_script() -> tuple[str, dict]:
     """Several hundred statements: the golden planner fixtures and the example scripts."""
-    from dynosql import datasets
-    from dynosql.catalog import table_info
+    from dynosql.dynamo.catalog import table_info
+    from dynosql.examples import datasets
     from dynosql.sql import parse_script, split_script
 
     tables = {
@@ -621,7 +621,7 @@ def speed_figures(url: str, runs: int, table: str) -> dict:
 
     import raw_export
 
-    from dynosql import wire
+    from dynosql.dynamo import wire
     from dynosql.render import render
     from dynosql.session import Session, make_client
 
@@ -629,7 +629,7 @@ def speed_figures(url: str, runs: int, table: str) -> dict:
 
     def session(fast: bool = True, **settings: Any) -> Session:
         s = Session(make_client(endpoint_url=url, credentials=("bench", "bench")))
-        if not fast:  # the botocore parser, as before dynosql/wire.py
+        if not fast:  # the botocore parser, as before dynosql/dynamo/wire.py
             for op in wire.OPERATIONS:
                 s.client.meta.events.unregister(
                     f"before-parse.dynamodb.{op}", unique_id=f"dynosql-wire-{op}"
@@ -715,8 +715,8 @@ def speed_figures(url: str, runs: int, table: str) -> dict:
     out["point_uncached"] = cpu_of(runs, statements(cached=False)) / (len(keys) * 10)
 
     # --local: start-up with the direct load, and with BatchWriteItem over HTTP as before
-    from dynosql import datasets
-    from dynosql.local import LocalDynamo
+    from dynosql.dynamo.embedded import LocalDynamo
+    from dynosql.examples import datasets
 
     def local(direct: bool) -> float:
         started = time.perf_counter()
@@ -754,7 +754,7 @@ def moto_reads(runs: int, items: int = 5000) -> dict[str, float]:
     the key (wall time: moto serves from this process)."""
     import collections
 
-    from dynosql.local import LocalDynamo
+    from dynosql.dynamo.embedded import LocalDynamo
     from dynosql.session import Session
 
     with LocalDynamo() as dynamo:
@@ -1147,7 +1147,7 @@ def main() -> int:
     try:
         client = server.client()
         if {"read"} & set(chosen):
-            from dynosql import datasets
+            from dynosql.examples import datasets
 
             print("loading the example datasets into dynalite ...", file=sys.stderr)
             datasets.load(client)

@@ -74,7 +74,7 @@ def export_items(n: int, seed: int = 7) -> Iterator[dict[str, Any]]:
 
 
 def create_export_table(client: Any, name: str, n: int) -> int:
-    from dynosql import datasets
+    from dynosql.examples import datasets
 
     datasets.create_table(client, {"TableName": name, **EXPORT_TABLE})
     with ThreadPoolExecutor(max_workers=4) as pool:

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 
 def __getattr__(name: str) -> Any:
     if name == "Session":
-        from .session import Session
+        from dynosql.session import Session
 
         return Session
     raise AttributeError(name)

@@ -15,9 +15,9 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import __version__
-from .errors import DynosqlError, internal_error_text
-from .process import (
+from dynosql import __version__
+from dynosql.errors import DynosqlError, internal_error_text
+from dynosql.process import (
     GuardedOutput,
     OutputError,
     check_output,
@@ -26,11 +26,11 @@ from .process import (
     read_script,
     sigterm_as_interrupt,
 )
-from .result import interrupted_text
-from .settings import Settings, add_arguments, from_arguments
+from dynosql.result import interrupted_text
+from dynosql.settings import Settings, add_arguments, from_arguments
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_GUARD, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -134,7 +134,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.execute and args.file:
         parser.error("give SQL with -e or -f, not both")
     params: dict[str, Any] = {}
-    from .session import parse_param
+    from dynosql.session import parse_param
 
     for text in args.var:
         try:
@@ -152,7 +152,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         except DynosqlError as err:
             return _fail(err, args)
         # parse everything before the first request: a typo on the last line costs nothing
-        from .sql import parse_script
+        from dynosql.sql import parse_script
 
         for label, script in scripts:
             try:
@@ -167,7 +167,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     _doors(session, args, interactive)
     try:
         if interactive:
-            from .repl import ReplOptions, run_repl
+            from dynosql.repl import ReplOptions, run_repl
 
             return run_repl(session, ReplOptions(quiet=args.quiet, debug=args.debug), config)
         # a script stops on SIGTERM as on Ctrl-C (the REPL keeps the default: it ends)
@@ -221,7 +221,7 @@ def _read(stream: Any, label: str) -> str:
 def _settings(args: argparse.Namespace, interactive: bool) -> tuple[Settings, Any]:
     """The config file's settings (written with its commented defaults on the REPL's first
     run) under the command line's flags."""
-    from . import config as config_module
+    from dynosql import config as config_module
 
     config = config_module.load(create=interactive)
     if not args.quiet and not interactive:  # the REPL shows them under its banner
@@ -244,7 +244,7 @@ def _script_path(path: str) -> str:
 
 
 def _connect(args: argparse.Namespace, params: dict[str, Any], settings: Settings) -> Any:
-    from .session import Session
+    from dynosql.session import Session
 
     progress = Progress(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
     if args.local:
@@ -263,7 +263,7 @@ def run_statements(
     session: Session, statements: list, args: argparse.Namespace, out: TextIO, err: TextIO
 ) -> int:
     """Run parsed statements in order; stop at the first failure (earlier output stays)."""
-    from .render import render
+    from dynosql.render import render
 
     out = GuardedOutput(out)  # type: ignore[assignment]
     for statement in statements:

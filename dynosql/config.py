@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .settings import SETTINGS, Settings, lookup
+from dynosql.settings import SETTINGS, Settings, lookup
 
 # token kind -> prompt_toolkit style string (see dynosql.repl.highlight)
 DEFAULT_COLOURS: dict[str, str] = {

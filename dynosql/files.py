@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import IO, Any
 
-from . import values
+from dynosql import values
 
 _quote = json.encoder.encode_basestring
 TAGS = {"$B": "B", "$SS": "SS", "$NS": "NS", "$BS": "BS", "$M": "M"}

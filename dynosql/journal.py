@@ -34,9 +34,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from . import values
-from .errors import DynosqlError
-from .plan.expressions import MAX_EXPRESSION_BYTES, Placeholders
+from dynosql import values
+from dynosql.errors import DynosqlError
+from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders
 
 VERSION = 1
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from .errors import DynosqlError
+from dynosql.errors import DynosqlError
 
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
 MAX_SCRIPT_CHARS = 16 * 1024 * 1024  # `-f /dev/zero` must not read forever

@@ -18,12 +18,14 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from . import aws, values, wire
-from .backoff import Sleep
-from .capabilities import MOTO, Capabilities, probe
-from .capabilities import install as install_projection_check
-from .catalog import SAMPLE_ITEMS, Catalog, TableInfo
-from .errors import (
+from dynosql import values
+from dynosql.dynamo import aws, wire
+from dynosql.dynamo.capabilities import MOTO, Capabilities, probe
+from dynosql.dynamo.capabilities import install as install_projection_check
+from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog, TableInfo
+from dynosql.dynamo.reader import MAX_CONCURRENT_REQUESTS, Executor, Limits
+from dynosql.dynamo.retry import Sleep
+from dynosql.errors import (
     DynosqlError,
     GuardError,
     PlanError,
@@ -31,19 +33,18 @@ from .errors import (
     UsageError,
     translate_error,
 )
-from .evaluate.aggregate import count_group, group
-from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
-from .execute import MAX_CONCURRENT_REQUESTS, Executor, Limits
-from .explain import explain_lines
-from .plan.model import Plan
-from .plan.planner import Options, plan_full_scan
-from .result import ProgressSink, Result, Stats
-from .settings import SettingError, Settings
-from .sql import ast, parse_script
-from .sql.parse import MAX_LIMIT
+from dynosql.evaluate.aggregate import count_group, group
+from dynosql.evaluate.pipeline import aggregate_rows, columns_of, select_rows
+from dynosql.plan.model import Plan
+from dynosql.plan.planner import Options, plan_full_scan
+from dynosql.result import ProgressSink, Result, Stats
+from dynosql.settings import SettingError, Settings
+from dynosql.sql import ast, parse_script
+from dynosql.sql.parse import MAX_LIMIT
+from dynosql.statements.read_explain import explain_lines
 
 if TYPE_CHECKING:
-    from .local import LocalDynamo
+    from dynosql.dynamo.embedded import LocalDynamo
 
 
 def make_client(
@@ -170,7 +171,7 @@ class Session:
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
         """A session on the embedded DynamoDB (moto, in-process), loaded with the examples."""
-        from .local import start_local
+        from dynosql.dynamo.embedded import start_local
 
         server = start_local(load_examples=load_examples)
         session = cls(server.client(), capabilities=MOTO, **kwargs)
@@ -206,7 +207,7 @@ class Session:
         region and credentials: the export engines reach AWS only through here. A local
         endpoint (moto) serves every service on its one port; on AWS each service has its own."""
         if service not in self._aws_clients:
-            from .engines.clients import client_like
+            from dynosql.engines.clients import client_like
 
             self._aws_clients[service] = client_like(self.client, service)
         return self._aws_clients[service]
@@ -248,11 +249,11 @@ class Session:
         if isinstance(bound, ast.Select) and (
             bound.export is not None or self.settings.engine != "dynamodb"
         ):
-            from .engines.run import run_engine
+            from dynosql.engines.run import run_engine
 
             return run_engine(self, bound)
         if isinstance(bound, ast.Select | ast.ShowHotKeys) and bound.sample is not None:
-            from .sampled import sampled_hot_keys, sampled_select, seeded
+            from dynosql.statements.sampled import sampled_hot_keys, sampled_select, seeded
 
             bound = seeded(bound)
             if isinstance(bound, ast.ShowHotKeys):
@@ -264,19 +265,19 @@ class Session:
             and isinstance(bound.statement, ast.Select)
             and bound.statement.sample is not None
         ):
-            from .sampled import seeded
+            from dynosql.statements.sampled import seeded
 
             bound = dataclasses.replace(bound, statement=seeded(bound.statement))
         if isinstance(bound, ast.Select):
             return self._select(bound)
         if isinstance(bound, ast.Explain) and isinstance(bound.statement, ast.Ddl):
-            from .ddl import explain_ddl
+            from dynosql.statements.table import explain_ddl
 
             return explain_ddl(self, bound.statement)
         if isinstance(bound, ast.Explain) and isinstance(
             bound.statement, ast.CopyFrom | ast.CopyTo
         ):
-            from .copy_explain import explain_copy
+            from dynosql.statements.copy_explain import explain_copy
 
             return explain_copy(self, bound.statement)
         if isinstance(bound, ast.Explain):
@@ -284,15 +285,15 @@ class Session:
         if isinstance(bound, ast.ShowTables):
             return self._show_tables()
         if isinstance(bound, ast.Describe):
-            from .describe import describe_result
+            from dynosql.statements.show import describe_result
 
             return describe_result(self.table(bound.table))
         if isinstance(bound, ast.ShowHotKeys):
-            from .hotkeys import hot_keys
+            from dynosql.statements.hot_keys import hot_keys
 
             return hot_keys(self, bound)
         if isinstance(bound, ast.ShowEntities):
-            from .entities import show_entities
+            from dynosql.statements.entities import show_entities
 
             return show_entities(self, bound)
         if isinstance(bound, ast.SetOption):
@@ -304,15 +305,15 @@ class Session:
         if isinstance(bound, ast.Ddl):
             return self.change_table(bound)
         if isinstance(bound, ast.ShowCreateTable):
-            from .ddl import show_create_table
+            from dynosql.statements.table import show_create_table
 
             return show_create_table(self, bound)
         if isinstance(bound, ast.CopyTo):
-            from .copy import copy_to
+            from dynosql.statements.copy import copy_to
 
             return copy_to(self, bound)
         if isinstance(bound, ast.CopyFrom):
-            from .copy import copy_from
+            from dynosql.statements.copy import copy_from
 
             return copy_from(self, bound)
         raise SqlError(f"cannot run {type(bound).__name__}")
@@ -324,7 +325,7 @@ class Session:
     def plan(self, statement: ast.Select) -> Plan:
         """The plan for a bound SELECT (no reads beyond the cached DescribeTable), with
         table-qualified columns resolved as EXPLAIN and execution resolve them."""
-        from . import advisor
+        from dynosql.hints import advisor
 
         return advisor.prepare(self, statement, read=False)[1]
 
@@ -350,7 +351,7 @@ class Session:
             elif isinstance(bound, ast.ShowHotKeys):
                 plan = self.full_scan_plan(bound.table, bound.index)
                 if bound.sample is not None:
-                    from .plan.sample import apply_sample
+                    from dynosql.plan.sample import apply_sample
 
                     plan = apply_sample(plan, bound.sample)
             elif isinstance(bound, ast.ShowEntities):
@@ -408,7 +409,7 @@ class Session:
 
     def change_table(self, statement: ast.Ddl) -> Result:
         """CREATE/ALTER/DROP TABLE, CREATE/DROP INDEX: guarded, sent, waited for."""
-        from .ddl import run_ddl
+        from dynosql.statements.table import run_ddl
 
         return run_ddl(self, statement)
 
@@ -458,7 +459,7 @@ class Session:
         )
 
     def _select(self, statement: ast.Select) -> Result:
-        from . import advisor
+        from dynosql.hints import advisor
 
         statement, plan, hints = advisor.prepare(self, statement)
         self.guard(plan, hints)
@@ -541,42 +542,42 @@ class Session:
 
     def write(self, statement: ast.Write | ast.Transaction) -> Result:
         """Run a bound INSERT/UPSERT/REPLACE/UPDATE/DELETE, or BEGIN/COMMIT/ROLLBACK (see
-        dynosql.write_statement for the guards)."""
+        dynosql.statements.write for the guards)."""
         if isinstance(statement, ast.Transaction) or self.transaction is not None:
-            from .transaction import run_in_transaction
+            from dynosql.statements.transaction import run_in_transaction
 
             return run_in_transaction(self, statement)
-        from .write_statement import run_write
+        from dynosql.statements.write import run_write
 
         return run_write(self, statement)
 
     def undo(self, journal: str) -> Result:
         """Restore what a journal recorded (items changed since are listed, not touched)."""
-        from .write_statement import run_undo
+        from dynosql.statements.write import run_undo
 
         return run_undo(self, journal)
 
     def _explain(self, explain: ast.Explain) -> Result:
         if not isinstance(explain.statement, ast.Select):
-            from .write_explain import explain_write
+            from dynosql.statements.write_explain import explain_write
 
             return explain_write(self, explain)
         statement = explain.statement
         if statement.export is not None or self.settings.engine != "dynamodb":
-            from .engines.run import explain_engine
+            from dynosql.engines.run import explain_engine
 
             engine_lines = explain_engine(self, statement)
             result = Result(["plan"], iter([{"plan": line} for line in engine_lines]), kind="plan")
             result.document = {"engine": self.settings.engine, "plan": engine_lines}
             return result
-        from . import advisor
+        from dynosql.hints import advisor
 
         _statement, plan, hints = advisor.prepare(self, statement, read=False)
         document = plan.document()
         lines = explain_lines(plan)
         lines[2:2] = [f"hint: {h}" for h in hints]
         if plan.is_scan:
-            from .engines.run import price_lines
+            from dynosql.engines.run import price_lines
 
             lines.extend(price_lines(self, plan))
         lines.extend(f"note: {note}" for note in self.capabilities.notes())

@@ -169,7 +169,7 @@ def decode(wire: Mapping[str, Any]) -> Any:
 
 def _blob(raw: Any) -> bytes:
     """Binary as botocore gives it (bytes) or as the wire carries it (base64 text, see
-    `dynosql.wire`)."""
+    `dynosql.dynamo.wire`)."""
     return base64.b64decode(raw) if isinstance(raw, str) else bytes(raw)
 
 

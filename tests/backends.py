@@ -1,6 +1,6 @@
 """The two DynamoDB servers the execution tests run against.
 
-- ``moto``: a :class:`dynosql.local.LocalDynamo` in this process (its own moto account, so it
+- ``moto``: a :class:`dynosql.dynamo.embedded.LocalDynamo` in this process (its own moto account, so it
   shares no tables with other servers started by the tests).
 - ``dynalite``: the npm package (pinned in package.json, installed by ``npm ci``), a separate
   DynamoDB implementation that validates and computes capacity like AWS.
@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dynosql import datasets
-from dynosql.local import LocalDynamo
+from dynosql.dynamo.embedded import LocalDynamo
+from dynosql.examples import datasets
 
 ROOT = Path(__file__).resolve().parent.parent
 DYNALITE_CLI = ROOT / "node_modules" / "dynalite" / "cli.js"
@@ -48,7 +48,7 @@ class Backend:
         """A boto3 low-level DynamoDB client: dummy credentials, us-east-1, modest retries."""
         from botocore.config import Config
 
-        from dynosql.aws import boto_session, client
+        from dynosql.dynamo.aws import boto_session, client
 
         config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
         config.setdefault("connect_timeout", 5)
@@ -235,7 +235,7 @@ def unique_name(prefix: str = "t") -> str:
 def offline_client(service: str = "dynamodb") -> Any:
     """A client with dummy credentials that no test server answers: for Stubber-fed tests and
     for statements that must be refused before any request."""
-    from dynosql.aws import boto_session, client
+    from dynosql.dynamo.aws import boto_session, client
 
     return client(
         boto_session(),
@@ -257,7 +257,7 @@ def quick_session(endpoint_url: str, settings: Any = None) -> Any:
     sleep), so dynosql makes every try itself: as many in all as with the usual client."""
     from botocore.config import Config
 
-    from dynosql.aws import boto_session, client
+    from dynosql.dynamo.aws import boto_session, client
     from dynosql.session import Session
 
     dynamodb = client(

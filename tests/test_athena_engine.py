@@ -10,7 +10,7 @@ import pytest
 from backends import offline_client
 from botocore.stub import Stubber
 
-from dynosql.capabilities import DYNAMODB
+from dynosql.dynamo.capabilities import DYNAMODB
 from dynosql.engines import athena
 from dynosql.engines.prices import compare, parse_prices
 from dynosql.session import Session

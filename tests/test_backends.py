@@ -108,7 +108,7 @@ def test_servers_are_isolated(moto_backend: Backend) -> None:
 
 
 def test_examples_backend_has_the_four_datasets(examples_backend: Backend) -> None:
-    from dynosql.datasets import DATASETS
+    from dynosql.examples.datasets import DATASETS
 
     client = examples_backend.client()
     assert set(DATASETS) <= set(all_tables(client))

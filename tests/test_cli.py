@@ -4,7 +4,7 @@ and the exit code of every flag and behaviour of issue 3.
 Each ``--local`` run starts its own embedded moto (about 2 s of CPU), so those runs are declared
 up front (``LOCAL_RUNS``, next to the tests that read them) and started together, a few at a
 time, the first time a test asks for one; only the runs of the selected tests are started.
-Expected values come from ``dynosql.datasets`` (deterministic) or are written out literally.
+Expected values come from ``dynosql.examples.datasets`` (deterministic) or are written out literally.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from backends import unique_name
 from cli_runner import Run, cli_env, run_cli
 
 import dynosql
-from dynosql import datasets
+from dynosql.examples import datasets
 from dynosql.values import StringSet
 
 ROOT = Path(__file__).resolve().parent.parent

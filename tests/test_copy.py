@@ -41,7 +41,7 @@ def _table(session: Session, rows: list[dict[str, Any]] | None = None) -> str:
     name = unique_name()
     session.execute(f"CREATE TABLE {name} (pk S, sk N, PRIMARY KEY (pk, sk))").all()
     if rows:
-        from dynosql.datasets import write_items
+        from dynosql.examples.datasets import write_items
 
         write_items(session.client, name, rows)
     return name

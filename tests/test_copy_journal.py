@@ -15,12 +15,12 @@ from journal_lines import answers
 from test_copy import _dump, _table
 
 from dynosql import files, values
-from dynosql.catalog import table_info
-from dynosql.copy_journal import KeysSeen
+from dynosql.dynamo.catalog import table_info
 from dynosql.plan.copy import FileMeasure, plan_copy_from
 from dynosql.session import Session
 from dynosql.settings import Settings
 from dynosql.sql import ast
+from dynosql.statements.copy_journal import KeysSeen
 
 BEFORE = [  # what the table holds before the load
     {"pk": "a", "sk": Decimal(1), "v": "old a", "gone": values.StringSet({"x"})},

@@ -19,7 +19,7 @@ from cli_runner import cli_env, run_cli
 from test_backends import all_tables
 from test_planner_fixtures import Case, parse_fixtures
 
-from dynosql.catalog import table_info
+from dynosql.dynamo.catalog import table_info
 from dynosql.errors import DynosqlError, GuardError, PlanError, SqlError
 from dynosql.plan.ddl import plan_ddl, show_create
 from dynosql.session import Session
@@ -296,7 +296,7 @@ def test_unsupported_index_change_is_reported_not_waited_for(dynalite_backend: A
     session = _session(dynalite_backend)
     t = unique_name()
     session.execute(f"CREATE TABLE {t} (pk S, PRIMARY KEY (pk)) BILLING PROVISIONED (1, 1)").all()
-    import dynosql.ddl as ddl
+    import dynosql.statements.table as ddl
 
     saved, ddl.UNSTARTED_TIMEOUT = ddl.UNSTARTED_TIMEOUT, 0.2
     try:

@@ -10,9 +10,9 @@ from decimal import Decimal
 import pytest
 from backends import Backend, unique_name
 
-from dynosql import datasets
-from dynosql.entities import sort_key_health, template
+from dynosql.examples import datasets
 from dynosql.session import Session
+from dynosql.statements.entities import sort_key_health, template
 
 
 @pytest.mark.parametrize(

@@ -258,7 +258,7 @@ def test_the_command_line_runs_the_export_engine(exported, tmp_path) -> None:
 
 
 def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
-    from dynosql.capabilities import DYNAMODB
+    from dynosql.dynamo.capabilities import DYNAMODB
     from dynosql.sql import parse
 
     session = Session(offline_client(), capabilities=DYNAMODB)
@@ -269,7 +269,7 @@ def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
 
 
 def test_tablesample_is_not_dropped_by_the_export_engines() -> None:
-    from dynosql.capabilities import DYNAMODB
+    from dynosql.dynamo.capabilities import DYNAMODB
     from dynosql.errors import PlanError
 
     session = Session(offline_client(), capabilities=DYNAMODB)

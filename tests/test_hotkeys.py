@@ -18,13 +18,13 @@ import pytest
 from backends import unique_name
 
 from dynosql import values
-from dynosql.catalog import table_info
+from dynosql.dynamo.catalog import table_info
 from dynosql.errors import GuardError, SqlError
-from dynosql.hotkeys import _notes
 from dynosql.plan.planner import plan_full_scan
 from dynosql.render import render
 from dynosql.session import Session, Settings
 from dynosql.sql import parse_script
+from dynosql.statements.hot_keys import _notes
 
 SKEW = {"acme": 60, "globex": 25, "initech": 10, "umbrella": 4, "hooli": 1}
 

@@ -15,7 +15,8 @@ import pytest
 from backends import Backend, unique_name
 from test_writes import _table as _scan
 
-from dynosql import values, write_execute
+from dynosql import values
+from dynosql.dynamo import writer as write_execute
 from dynosql.journal import Journal, read_journal
 from dynosql.session import Session, Settings, make_client
 

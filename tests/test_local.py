@@ -1,4 +1,4 @@
-"""The embedded backend (dynosql.local) and the example datasets (dynosql.datasets)."""
+"""The embedded backend (dynosql.dynamo.embedded) and the example datasets (dynosql.examples.datasets)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from dynosql import datasets
-from dynosql.datasets import DATASETS
-from dynosql.local import LocalDynamo, start_local
+from dynosql.dynamo.embedded import LocalDynamo, start_local
+from dynosql.examples import datasets
+from dynosql.examples.datasets import DATASETS
 from dynosql.values import SET_TYPES, decode_item, encode_item, item_size
 
 EXPECTED_COUNTS = {"drive": 675, "audit": 1000, "sensors": 1300, "tenants": 479}
@@ -136,7 +136,7 @@ def test_two_servers_do_not_share_tables(local: LocalDynamo) -> None:
 
 
 def test_importing_local_does_not_import_boto3_or_moto() -> None:
-    code = "import sys, dynosql.local, dynosql.datasets; print(sorted(m for m in ('boto3', 'botocore', 'moto') if m in sys.modules))"
+    code = "import sys, dynosql.dynamo.embedded, dynosql.examples.datasets; print(sorted(m for m in ('boto3', 'botocore', 'moto') if m in sys.modules))"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout

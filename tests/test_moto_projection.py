@@ -1,6 +1,6 @@
 """Reads on moto send their ProjectionExpression; a table whose items moto fails to project
 (a number beyond boto3's decimal context, a path through a value that is not a map) is read
-whole instead, at once and for the rest of the session (dynosql/capabilities.py)."""
+whole instead, at once and for the rest of the session (dynosql/dynamo/capabilities.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from backends import unique_name
 
-from dynosql.capabilities import without_projection
+from dynosql.dynamo.capabilities import without_projection
 from dynosql.session import Session
 from dynosql.sql import parse_script
 

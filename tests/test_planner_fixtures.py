@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from dynosql import values
-from dynosql.catalog import TableInfo, table_info
+from dynosql.dynamo.catalog import TableInfo, table_info
 from dynosql.errors import PlanError
 from dynosql.plan import Options, Plan, plan_select
 from dynosql.session import bind
@@ -481,7 +481,7 @@ def test_sql_text_of_residuals() -> None:
 
 def test_explain_shows_the_continuation() -> None:
     """EXPLAIN prints the read that runs only when the LSI's rows fall short of LIMIT."""
-    from dynosql.explain import explain_lines
+    from dynosql.statements.read_explain import explain_lines
 
     sql = "SELECT SK FROM drive WHERE PK = 'a' ORDER BY modified DESC NULLS LAST LIMIT 5"
     lines = explain_lines(plan_case(Case("f", 1, "r", sql, None)))

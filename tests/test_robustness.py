@@ -255,7 +255,7 @@ def test_never_answering_socket_fails_fast(tmp_path: Any) -> None:
 
 
 def test_a_slow_answer_is_noted_on_a_terminal(env: Env, monkeypatch: Any) -> None:
-    from dynosql import execute
+    from dynosql.dynamo import reader as execute
     from dynosql.session import Session, Settings, make_client
 
     monkeypatch.setattr(execute, "SLOW_ANSWER_SECONDS", 0.2)
@@ -671,7 +671,7 @@ def test_absurd_segment_counts_are_refused(env: Env, tmp_path: Any) -> None:
 
 
 def test_many_segments_read_everything_32_at_a_time(env: Env, tmp_path: Any) -> None:
-    from dynosql.execute import MAX_CONCURRENT_REQUESTS
+    from dynosql.dynamo.reader import MAX_CONCURRENT_REQUESTS
 
     assert MAX_CONCURRENT_REQUESTS == 32  # the cap the README documents
     run = env.run(

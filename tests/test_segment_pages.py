@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from backends import unique_name
 
-from dynosql import execute
+from dynosql.dynamo import reader as execute
 from dynosql.session import Session
 
 ITEMS = 60
@@ -52,7 +52,7 @@ def test_segments_hand_over_pages(table, monkeypatch, sql):
 def test_deferred_pages_decode_as_the_others(table):
     """`wire.deferred`: the page keeps its body (bytes wait, not Python objects) until it is
     given to `fill_page`, which gives what the decoder gives at once, capacity included."""
-    from dynosql import wire
+    from dynosql.dynamo import wire
 
     backend, name = table
     session = Session(backend.client())
@@ -73,7 +73,7 @@ def test_hot_keys_decode_one_page_at_a_time(table, monkeypatch):
     import threading
     import time
 
-    from dynosql import wire
+    from dynosql.dynamo import wire
 
     backend, name = table
     real, inside, most = wire.fill_page, [0], [0]

@@ -3,7 +3,7 @@ the executor (counted, guarded), and the backend's capabilities are decided once
 
 from __future__ import annotations
 
-from dynosql.capabilities import MOTO
+from dynosql.dynamo.capabilities import MOTO
 from dynosql.session import Session
 from dynosql.settings import Settings
 

@@ -1,6 +1,6 @@
-"""Item sizes from the wire form (dynosql.wiresize) equal the sizes of the decoded items
+"""Item sizes from the wire form (dynosql.dynamo.wiresize) equal the sizes of the decoded items
 (dynosql.values.item_size) for every attribute type: nested maps and lists, the three sets,
-binary as base64 text (dynosql.wire) and as bytes (botocore), numbers of up to 38 digits at
+binary as base64 text (dynosql.dynamo.wire) and as bytes (botocore), numbers of up to 38 digits at
 every exponent, multi-byte UTF-8 in names and values. No server needed."""
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynosql import values, wiresize
+from dynosql import values
+from dynosql.dynamo import wiresize
 from dynosql.values import BinarySet, NumberSet, StringSet
 
 
 def as_wire(item: dict[str, Any]) -> dict[str, Any]:
-    """An item as `dynosql.wire` hands it over: JSON through and through, B as base64 text."""
+    """An item as `dynosql.dynamo.wire` hands it over: JSON through and through, B as base64 text."""
 
     def default(o: Any) -> Any:
         if isinstance(o, bytes):
@@ -64,7 +65,9 @@ EVERY_TYPE = {
 def test_each_type_sized_alike(name: str) -> None:
     item = {"pk": "k", name: EVERY_TYPE[name]}
     expected = values.item_size(item)
-    assert wiresize.item_size(as_wire(item)) == expected  # base64 text, as dynosql.wire gives
+    assert (
+        wiresize.item_size(as_wire(item)) == expected
+    )  # base64 text, as dynosql.dynamo.wire gives
     assert wiresize.item_size(values.encode_item(item)) == expected  # bytes, as botocore gives
 
 

@@ -1,4 +1,4 @@
-"""SHOW HOT KEYS' counts read off a page's bytes (dynosql.wiretally) equal the sizes of the
+"""SHOW HOT KEYS' counts read off a page's bytes (dynosql.dynamo.wiretally) equal the sizes of the
 decoded items (dynosql.values.item_size) for every type, or the page is left to the decoder:
 never a wrong count. Pages are written here as DynamoDB and dynalite write them (compact JSON,
 UTF-8 as is); then on both backends, through the statement."""
@@ -17,8 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_wiresize import EVERY_TYPE, as_wire
 
-from dynosql import hotkeys, values, wiretally
+from dynosql import values
+from dynosql.dynamo import wiretally
 from dynosql.session import Session
+from dynosql.statements import hot_keys as hotkeys
 from dynosql.values import BinarySet, NumberSet, StringSet
 
 

@@ -22,9 +22,9 @@ from journal_lines import answers
 from test_writes import _table as _scan
 
 from dynosql import values
+from dynosql.dynamo.writer import WriteStats, put_requests, write_batches
 from dynosql.errors import DynosqlError
 from dynosql.session import Session, Settings, make_client
-from dynosql.write_execute import WriteStats, put_requests, write_batches
 
 ROOT = Path(__file__).resolve().parent.parent
 ITEMS = 2000

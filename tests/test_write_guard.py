@@ -1,4 +1,4 @@
-"""Exactly once for non-idempotent UPDATEs (dynosql.write_guard), on dynalite and moto.
+"""Exactly once for non-idempotent UPDATEs (dynosql.dynamo.exactly_once), on dynalite and moto.
 
 The fault proxy forwards some UpdateItems to the server, which applies them, and then resets the
 connection instead of answering (``lost``): botocore sends the write again. Without the guard
@@ -130,7 +130,7 @@ def test_a_change_by_someone_else_is_still_skipped(backend: Backend, tmp_path: P
         settings=Settings(journal_dir=str(tmp_path)),
     )
     session.assume_yes = True
-    import dynosql.write_statement as ws
+    import dynosql.statements.write as ws
 
     real = ws._targets
 

@@ -26,17 +26,17 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from .. import values
-from ..errors import ExecutionError, translate_error
-from ..evaluate.aggregate import AVG_CONTEXT
-from ..result import Result, Stats
-from ..sql import ast
-from . import sqlgen
-from .export import Export, data_files, locate, parse_s3
+from dynosql import values
+from dynosql.engines import sqlgen
+from dynosql.engines.export import Export, data_files, locate, parse_s3
+from dynosql.errors import ExecutionError, translate_error
+from dynosql.evaluate.aggregate import AVG_CONTEXT
+from dynosql.result import Result, Stats
+from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from ..catalog import TableInfo
-    from ..session import Session
+    from dynosql.dynamo.catalog import TableInfo
+    from dynosql.session import Session
 
 DATABASE = "default"
 NUMBER_SCALE = 10
@@ -46,7 +46,7 @@ FIELDS = {"S": "s", "N": "n", "BOOL": "bool", "B": "b"}
 
 def kinds_of(statement: ast.Select, table: TableInfo | None) -> dict[str, str]:
     """Each attribute's type, as far as the keys and the statement say (else a string)."""
-    from .export import used_attributes
+    from dynosql.engines.export import used_attributes
 
     kinds: dict[str, str] = {}
     if table is not None:

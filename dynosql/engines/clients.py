@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import translate_error
+from dynosql.errors import translate_error
 
 
 def _is_aws(endpoint: str) -> bool:
@@ -15,7 +15,7 @@ def _is_aws(endpoint: str) -> bool:
 def client_like(dynamodb: Any, service: str) -> Any:
     from botocore.config import Config
 
-    from ..aws import boto_session, client
+    from dynosql.dynamo.aws import boto_session, client
 
     meta = dynamodb.meta
     kwargs: dict[str, Any] = {

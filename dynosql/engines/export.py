@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from .. import values
-from ..errors import ExecutionError, translate_error
-from ..evaluate.aggregate import AVG_CONTEXT
-from ..result import Result, Stats
-from ..sql import ast
-from . import sqlgen
+from dynosql import values
+from dynosql.engines import sqlgen
+from dynosql.errors import ExecutionError, translate_error
+from dynosql.evaluate.aggregate import AVG_CONTEXT
+from dynosql.result import Result, Stats
+from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from dynosql.session import Session
 
 POLL_SECONDS = (0.2, 0.5, 1, 2, 5, 10)  # waits between DescribeExport calls, then every 10 s
 PITR_HINT = (
@@ -260,7 +260,7 @@ def used_attributes(statement: ast.Select) -> set[str] | None:
     """Top-level attributes the statement reads; None for every one (SELECT *)."""
     if statement.items is None:
         return None
-    from ..plan.expressions import paths_in
+    from dynosql.plan.expressions import paths_in
 
     found: set[str] = set()
     for item in statement.items:
@@ -275,7 +275,7 @@ def used_attributes(statement: ast.Select) -> set[str] | None:
 
 def _compared(statement: ast.Select) -> set[str]:
     """Attributes the statement compares, groups, orders or aggregates (they need one type)."""
-    from ..plan.expressions import paths_in
+    from dynosql.plan.expressions import paths_in
 
     found = {p.root for p in paths_in(statement.where)}
     found.update(p.root for p in paths_in(statement.having))
@@ -439,7 +439,7 @@ def run(session: Session, statement: ast.Select) -> Result:
     visible = [c.name for c in columns if not c.hidden]
     rows = [convert(r, columns, loaded) for r in fetched]
     if statement.items is None:  # SELECT *: the key attributes first, as the Scan path does
-        from ..evaluate.pipeline import whole_item_row
+        from dynosql.evaluate.pipeline import whole_item_row
 
         key_names: tuple[str, ...] = ()
         if statement.export is None:

@@ -4,31 +4,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..result import Result
-from ..sql import ast
+from dynosql.result import Result
+from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from dynosql.session import Session
 
 
 def run_engine(session: Session, statement: ast.Select) -> Result:
     if statement.sample is not None:
-        from ..errors import PlanError
+        from dynosql.errors import PlanError
 
         raise PlanError("TABLESAMPLE samples a DynamoDB Scan: run it with --engine dynamodb")
     if session.settings.engine == "athena":
-        from .athena import run
+        from dynosql.engines.athena import run
 
         return run(session, statement)
-    from .export import run as run_export
+    from dynosql.engines.export import run as run_export
 
     return run_export(session, statement)
 
 
 def price_lines(session: Session, plan: Any) -> list[str]:
     """EXPLAIN's comparison of a Scan with an export and Athena (list prices; --prices)."""
-    from ..errors import PlanError
-    from .prices import compare, parse_prices
+    from dynosql.engines.prices import compare, parse_prices
+    from dynosql.errors import PlanError
 
     try:
         prices = parse_prices(session.settings.prices)
@@ -43,7 +43,7 @@ def price_lines(session: Session, plan: Any) -> list[str]:
 
 def explain_engine(session: Session, statement: ast.Select) -> list[str]:
     """EXPLAIN for a statement the export or Athena engine runs: what it sends, in order."""
-    from . import athena, export
+    from dynosql.engines import athena, export
 
     table = None if statement.export is not None else session.table(statement.table)
     kinds = athena.kinds_of(statement, table)
@@ -72,7 +72,7 @@ def explain_engine(session: Session, statement: ast.Select) -> list[str]:
         lines.append("and the statement:")
         lines.append("  " + athena.query(statement, kinds, name)[0])
     if table is not None:
-        from ..plan.planner import plan_full_scan
+        from dynosql.plan.planner import plan_full_scan
 
         lines.extend(price_lines(session, plan_full_scan(table, None, session.options())))
     return lines

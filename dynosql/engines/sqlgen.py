@@ -21,9 +21,9 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..errors import PlanError
-from ..evaluate.aggregate import collect_aggregates
-from ..sql import ast
+from dynosql.errors import PlanError
+from dynosql.evaluate.aggregate import collect_aggregates
+from dynosql.sql import ast
 
 HIDDEN_SUM, HIDDEN_COUNT = "__dynosql_sum ", "__dynosql_count "  # AVG's parts, divided here
 UNSUPPORTED = "the {engine} engine does not support {what}; run it with --engine dynamodb"
@@ -58,7 +58,7 @@ class OutColumn:
 
 
 def _type_of_literal(value: Any) -> str | None:
-    from .. import values
+    from dynosql import values
 
     return values.type_of(value)
 

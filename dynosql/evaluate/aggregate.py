@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from .. import values
-from ..sql import ast
-from ..values import MISSING
-from .predicate import resolve
-from .spill import DISTINCT_VALUE_BYTES, GROUP_BYTES, MB, SpillingGroups
+from dynosql import values
+from dynosql.evaluate.predicate import resolve
+from dynosql.evaluate.spill import DISTINCT_VALUE_BYTES, GROUP_BYTES, MB, SpillingGroups
+from dynosql.sql import ast
+from dynosql.values import MISSING
 
 AVG_CONTEXT = decimal.Context(prec=38)
 

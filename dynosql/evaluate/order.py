@@ -8,8 +8,8 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .. import values
-from .spill import external_sort
+from dynosql import values
+from dynosql.evaluate.spill import external_sort
 
 
 class _Desc:

@@ -10,13 +10,13 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .. import values
-from ..catalog import TableInfo
-from ..sql import ast
-from ..values import MISSING
-from .aggregate import Group
-from .order import row_key, sort_rows
-from .predicate import matches, resolve
+from dynosql import values
+from dynosql.dynamo.catalog import TableInfo
+from dynosql.evaluate.aggregate import Group
+from dynosql.evaluate.order import row_key, sort_rows
+from dynosql.evaluate.predicate import matches, resolve
+from dynosql.sql import ast
+from dynosql.values import MISSING
 
 
 def columns_of(statement: ast.Select, table: TableInfo) -> list[str]:
@@ -154,7 +154,7 @@ def _group_value(operand: Any, g: Group) -> Any:
     if isinstance(operand, ast.Literal):
         return operand.value
     if isinstance(operand, ast.Size):
-        from .predicate import size_of
+        from dynosql.evaluate.predicate import size_of
 
         return size_of(g.value(operand.path))
     return g.value(operand)

@@ -18,9 +18,9 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from .. import values
-from ..sql import ast
-from ..values import MISSING
+from dynosql import values
+from dynosql.sql import ast
+from dynosql.values import MISSING
 
 
 def resolve(item: Any, path: ast.Path | tuple) -> Any:

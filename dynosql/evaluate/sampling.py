@@ -27,11 +27,11 @@ from decimal import Decimal
 from statistics import NormalDist
 from typing import Any
 
-from .. import values
-from ..plan.model import SampleSpec
-from ..sql import ast
-from .aggregate import Group, _final, _State, _update, collect_aggregates
-from .predicate import resolve
+from dynosql import values
+from dynosql.evaluate.aggregate import Group, _final, _State, _update, collect_aggregates
+from dynosql.evaluate.predicate import resolve
+from dynosql.plan.model import SampleSpec
+from dynosql.sql import ast
 
 CONFIDENCE = 0.95
 CONTEXT = decimal.Context(prec=38)

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
-from .. import values
+from dynosql import values
 
 MB = 1024 * 1024
 ROW_BYTES = 400  # a dict and its bookkeeping

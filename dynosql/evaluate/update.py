@@ -19,10 +19,10 @@ import decimal
 from decimal import Decimal
 from typing import Any
 
-from .. import values
-from ..sql import ast
-from ..values import MISSING
-from .predicate import resolve
+from dynosql import values
+from dynosql.evaluate.predicate import resolve
+from dynosql.sql import ast
+from dynosql.values import MISSING
 
 # DynamoDB computes with 38 significant digits
 _CONTEXT = decimal.Context(prec=38, rounding=decimal.ROUND_HALF_EVEN)

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..catalog import TableInfo
-from ..sql import ast
-from .cost import read_units
-from .model import Request, _jsonable
-from .write import BATCH_WRITE_ITEMS, WriteEstimate
+from dynosql.dynamo.catalog import TableInfo
+from dynosql.plan.cost import read_units
+from dynosql.plan.model import Request, _jsonable
+from dynosql.plan.write import BATCH_WRITE_ITEMS, WriteEstimate
+from dynosql.sql import ast
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..catalog import TableInfo
-from ..errors import PlanError
-from ..sql import ast
-from .cost import write_units
+from dynosql.dynamo.catalog import TableInfo
+from dynosql.errors import PlanError
+from dynosql.plan.cost import write_units
+from dynosql.sql import ast
 
 INDEX_ENTRY_OVERHEAD = 100  # bytes DynamoDB adds to every index entry (its documented figure)
 

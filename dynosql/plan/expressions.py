@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import values
-from ..sql import ast
+from dynosql import values
+from dynosql.sql import ast
 
 _SAFE = re.compile(r"^[A-Za-z0-9_]{1,60}$")
 

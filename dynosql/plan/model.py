@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..catalog import IndexInfo, TableInfo
-from ..sql import ast
+from dynosql.dynamo.catalog import IndexInfo, TableInfo
+from dynosql.sql import ast
 
 
 @dataclass

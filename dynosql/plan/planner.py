@@ -15,15 +15,14 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from .. import values
-from ..catalog import IndexInfo, TableInfo
-from ..errors import PlanError
-from ..evaluate.aggregate import collect_aggregates
-from ..sql import ast
-from . import keys as K
-from .choice import Range, bounded_wins
-from .cost import read_units
-from .expressions import (
+from dynosql import values
+from dynosql.dynamo.catalog import IndexInfo, TableInfo
+from dynosql.errors import PlanError
+from dynosql.evaluate.aggregate import collect_aggregates
+from dynosql.plan import keys as K
+from dynosql.plan.choice import Range, bounded_wins
+from dynosql.plan.cost import read_units
+from dynosql.plan.expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
     condition_text,
@@ -31,8 +30,9 @@ from .expressions import (
     paths_in,
     projection_text,
 )
-from .model import SIZE_UNKNOWN, Estimate, Plan, Request
-from .sample import apply_sample
+from dynosql.plan.model import SIZE_UNKNOWN, Estimate, Plan, Request
+from dynosql.plan.sample import apply_sample
+from dynosql.sql import ast
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100

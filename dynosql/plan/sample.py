@@ -14,10 +14,10 @@ import math
 import random
 from decimal import Decimal
 
-from ..errors import PlanError
-from ..sql import ast
-from .cost import read_units
-from .model import Estimate, Plan, SampleSpec
+from dynosql.errors import PlanError
+from dynosql.plan.cost import read_units
+from dynosql.plan.model import Estimate, Plan, SampleSpec
+from dynosql.sql import ast
 
 CLUSTERS = 100  # segments a sample reads when the table is large enough
 MIN_K = 2  # an interval needs two segments

@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .. import values
-from ..catalog import TableInfo
-from ..errors import PlanError
-from ..sql import ast
-from . import keys as K
-from .cost import write_units
-from .expressions import MAX_EXPRESSION_BYTES, Placeholders, condition_text, expressible
-from .model import Plan, Request, _jsonable
-from .planner import Options, plan_select
+from dynosql import values
+from dynosql.dynamo.catalog import TableInfo
+from dynosql.errors import PlanError
+from dynosql.plan import keys as K
+from dynosql.plan.cost import write_units
+from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders, condition_text, expressible
+from dynosql.plan.model import Plan, Request, _jsonable
+from dynosql.plan.planner import Options, plan_select
+from dynosql.sql import ast
 
 MAX_ITEM_BYTES = 400 * 1024
 BATCH_WRITE_ITEMS = 25

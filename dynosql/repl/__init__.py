@@ -32,7 +32,7 @@ def run_repl(session: Session, options: ReplOptions, config: Config | None = Non
 
     `config` supplies the colours and the warnings found reading the config file (its settings
     are already in ``session.settings``, under the command line's flags)."""
-    from .app import Repl
+    from dynosql.repl.app import Repl
 
     return Repl(session, options, config).run()
 

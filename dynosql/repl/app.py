@@ -28,14 +28,13 @@ from dynosql import __version__
 from dynosql.config import Config, history_path
 from dynosql.errors import DynosqlError, internal_error_text
 from dynosql.process import OutputError, output_error
+from dynosql.repl import ReplOptions, commands
+from dynosql.repl.completer import SessionMetadata, SqlCompleter
+from dynosql.repl.highlight import SqlLexer, make_style, tokenize
+from dynosql.repl.toolbar import toolbar, where
 from dynosql.result import Result, interrupted_text
 from dynosql.session import Session
 from dynosql.sql import ast, is_complete, parse_script
-
-from . import ReplOptions, commands
-from .completer import SessionMetadata, SqlCompleter
-from .highlight import SqlLexer, make_style, tokenize
-from .toolbar import toolbar, where
 
 PROMPT = "dynosql> "
 CONTINUATION = "      -> "

@@ -22,7 +22,7 @@ from dynosql.result import Result
 from dynosql.settings import SETTINGS, Setting, SettingError, Switch
 
 if TYPE_CHECKING:
-    from .app import Repl
+    from dynosql.repl.app import Repl
 
 
 class CommandError(DynosqlError):
@@ -154,7 +154,7 @@ def describe(repl: Repl, arg: str) -> Result:
     """Describe a table: keys, types, indexes with projections, items, size."""
     if not arg:
         return tables(repl, "")
-    from dynosql.describe import describe_result
+    from dynosql.statements.show import describe_result
 
     return describe_result(repl.session.table(_table_name(arg)))
 

@@ -28,11 +28,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
+from dynosql.repl.highlight import (
+    FUNCTIONS,
+    KEYWORD_SET,
+    Token,
+    significant,
+    statement_start,
+    tokenize,
+)
+from dynosql.repl.write_complete import EXPLAINABLE, WRITE_STARTERS, complete_write
 from dynosql.settings import SETTINGS as SETTING_TABLE
-
-from ..sql.ddl_parse import FORMATS_FROM, FORMATS_TO
-from .highlight import FUNCTIONS, KEYWORD_SET, Token, significant, statement_start, tokenize
-from .write_complete import EXPLAINABLE, WRITE_STARTERS, complete_write
+from dynosql.sql.ddl_parse import FORMATS_FROM, FORMATS_TO
 
 if TYPE_CHECKING:
     from dynosql.session import Session

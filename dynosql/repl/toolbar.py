@@ -10,9 +10,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from dynosql.result import format_capacity
 
 if TYPE_CHECKING:
+    from dynosql.repl.app import Repl
     from dynosql.session import Session
-
-    from .app import Repl
 
 
 def where(session: Session) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .highlight import FUNCTIONS, Token
+from dynosql.repl.highlight import FUNCTIONS, Token
 
 WRITE_STARTERS = (
     "INSERT INTO",

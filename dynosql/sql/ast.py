@@ -157,7 +157,7 @@ Expr = Path | Aggregate
 @dataclass(frozen=True)
 class Sample:
     """``TABLESAMPLE (p PERCENT) [REPEATABLE (seed)]`` or ``SHOW HOT KEYS … SAMPLE p PERCENT``:
-    read a seeded random p% of the parallel-Scan segments (see dynosql/sample.py)."""
+    read a seeded random p% of the parallel-Scan segments (see dynosql/plan/sample.py)."""
 
     percent: Any  # Decimal in (0, 100]
     seed: int | None = None  # None until the session draws one (shown by EXPLAIN)
@@ -370,7 +370,7 @@ class Undo:
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
-# --- tables (DDL) and files (COPY): dynosql/plan/ddl.py, dynosql/ddl.py, dynosql/copy.py --------
+# --- tables (DDL) and files (COPY): dynosql/plan/ddl.py, dynosql/statements/table.py, dynosql/statements/copy.py --------
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ from decimal import Decimal
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 
-from .. import values
-from ..errors import SqlError
-from ..spelling import function_guess
-from . import ast
-from .split import Chunk, code_only
+from dynosql import values
+from dynosql.errors import SqlError
+from dynosql.sql import ast
+from dynosql.sql.spelling import function_guess
+from dynosql.sql.split import Chunk, code_only
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)

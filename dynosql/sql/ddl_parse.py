@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..errors import SqlError
-from . import ast
-from .split import Chunk
+from dynosql.errors import SqlError
+from dynosql.sql import ast
+from dynosql.sql.split import Chunk
 
 LEADING = re.compile(r"\s*(CREATE|ALTER|DROP|COPY|SHOW\s+CREATE)\b", re.I)
 EXPLAINABLE = re.compile(r"\s*(CREATE|ALTER|DROP|COPY)\b", re.I)  # EXPLAIN shows their requests
@@ -441,7 +441,7 @@ def _copy_query(
 ) -> ast.Statement:
     """``COPY (SELECT …) TO 'file'``: the SELECT is parsed as any SELECT (positions kept by
     blanking, not cutting, the text around it)."""
-    from .split import code_only
+    from dynosql.sql.split import code_only
 
     plain = code_only(code)
     depth = 0
@@ -480,7 +480,7 @@ def explain(
 ) -> ast.Explain:
     """``EXPLAIN CREATE …`` (and ALTER, DROP): the requests, planned and not sent. `chunk` has
     the EXPLAIN words blanked out (positions kept)."""
-    from .split import strip_comments
+    from dynosql.sql.split import strip_comments
 
     if match.group(1):
         raise SqlError(

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .. import values
+from dynosql import values
 
 MIN_ROWS = 2  # one row: nothing to gain
 

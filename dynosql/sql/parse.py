@@ -17,10 +17,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from ..errors import SqlError
-from ..spelling import misspelt_keyword
-from . import ast, ddl_parse
-from .convert import (
+from dynosql.errors import SqlError
+from dynosql.sql import ast, ddl_parse
+from dynosql.sql.convert import (
     MAX_LIMIT,
     DynoSQL,
     _Converter,
@@ -31,8 +30,9 @@ from .convert import (
     _syntax_error,
     _unquote,
 )
-from .split import Chunk, code_only, split_script, strip_comments, unterminated_quote
-from .write_parse import is_write, parse_explained_write, parse_write
+from dynosql.sql.spelling import misspelt_keyword
+from dynosql.sql.split import Chunk, code_only, split_script, strip_comments, unterminated_quote
+from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
 
 def parse_script(script: str) -> list[ast.Statement]:

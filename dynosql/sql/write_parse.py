@@ -17,12 +17,21 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from .. import values
-from ..errors import SqlError
-from . import ast
-from .convert import DynoSQL, _Converter, _error, _first, _pos, _sql, _syntax_error, _unquote
-from .fast_values import same_values, split_rows
-from .split import Chunk, code_only, strip_comments, unterminated_quote
+from dynosql import values
+from dynosql.errors import SqlError
+from dynosql.sql import ast
+from dynosql.sql.convert import (
+    DynoSQL,
+    _Converter,
+    _error,
+    _first,
+    _pos,
+    _sql,
+    _syntax_error,
+    _unquote,
+)
+from dynosql.sql.fast_values import same_values, split_rows
+from dynosql.sql.split import Chunk, code_only, strip_comments, unterminated_quote
 
 WRITE_WORDS = ("INSERT", "UPSERT", "REPLACE", "UPDATE", "DELETE")
 _LEADING = re.compile(

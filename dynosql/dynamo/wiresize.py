@@ -7,7 +7,7 @@ a string's UTF-8 bytes, a binary's raw bytes (the base64 text's length tells the
 decoding), a number's significant digits read off its text. Both functions follow the rule in
 design.md and agree with `values.item_size` for every type (tests/test_wiresize.py).
 
-An item is in the low-level client's form, as `dynosql.wire` hands it over (B and BS as the
+An item is in the low-level client's form, as `dynosql.dynamo.wire` hands it over (B and BS as the
 base64 text of the wire) or as botocore parses it (B and BS as bytes); both are sized alike.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from .values import number_size
+from dynosql.values import number_size
 
 MAX_NUMBER_BYTES = 21
 

@@ -11,20 +11,15 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .evaluate.pipeline import aggregate_rows, columns_of, select_rows
-from .evaluate.sampling import (
-    key_sample,
-    sample_notes,
-    sampled_groups,
-    with_intervals,
-)
-from .plan.model import Plan
-from .plan.sample import apply_sample
-from .result import Result, Stats
-from .sql import ast
+from dynosql.evaluate.pipeline import aggregate_rows, columns_of, select_rows
+from dynosql.evaluate.sampling import key_sample, sample_notes, sampled_groups, with_intervals
+from dynosql.plan.model import Plan
+from dynosql.plan.sample import apply_sample
+from dynosql.result import Result, Stats
+from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 BAR_WIDTH = 30
 

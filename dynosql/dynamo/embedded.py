@@ -136,7 +136,7 @@ class LocalDynamo:
         """
         from botocore.config import Config
 
-        from .aws import boto_session, client
+        from dynosql.dynamo.aws import boto_session, client
 
         config.setdefault("max_pool_connections", 16)
         config.setdefault("retries", {"max_attempts": 3, "mode": "standard"})
@@ -151,7 +151,7 @@ class LocalDynamo:
         )
 
     def load_examples(self, names: list[str] | None = None) -> dict[str, int]:
-        """Create the example tables (:mod:`dynosql.datasets`) and fill them; returns item counts.
+        """Create the example tables (:mod:`dynosql.examples.datasets`) and fill them; returns item counts.
 
         The tables are created with real CreateTable requests; the items are put straight into
         this server's moto backend, in this process, rather than through BatchWriteItem over
@@ -162,7 +162,7 @@ class LocalDynamo:
         valid (dynalite takes them through the API in the tests), so they go into the table
         as moto's ``Item`` objects directly (`_put_direct`), with ``put_item`` as the fallback
         for a moto whose internals differ."""
-        from dynosql import datasets
+        from dynosql.examples import datasets
         from dynosql.values import encode_item
 
         chosen = list(datasets.DATASETS) if names is None else list(names)

@@ -19,16 +19,17 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from . import values, wiresize
-from . import wire as wire_module
-from .backoff import Sleep, pause, retry_delay, unprocessed_delay
-from .budget import BudgetStop, Cancelled, ReadBudget
-from .capabilities import ProjectionRefused, without_projection
-from .errors import ExecutionError, classify, translate_error
-from .evaluate.predicate import matches
-from .plan.cost import read_units
-from .plan.model import Plan, Request
-from .result import ProgressSink, Stats
+from dynosql import values
+from dynosql.dynamo import wire as wire_module
+from dynosql.dynamo import wiresize
+from dynosql.dynamo.budget import BudgetStop, Cancelled, ReadBudget
+from dynosql.dynamo.capabilities import ProjectionRefused, without_projection
+from dynosql.dynamo.retry import Sleep, pause, retry_delay, unprocessed_delay
+from dynosql.errors import ExecutionError, classify, translate_error
+from dynosql.evaluate.predicate import matches
+from dynosql.plan.cost import read_units
+from dynosql.plan.model import Plan, Request
+from dynosql.result import ProgressSink, Stats
 
 MAX_UNPROCESSED_ROUNDS = 12
 # Tries of one request in all, botocore's own attempts included: a client made with fewer
@@ -162,14 +163,14 @@ class Executor:
     ) -> Iterator[T]:
         """`reduce` of every page of a plan that reads whole items or index entries with no
         client-side check (a full Scan: SHOW HOT KEYS), its items left in the wire form, with
-        their sizes (`dynosql.wiresize`): a caller that needs one attribute decodes nothing
+        their sizes (`dynosql.dynamo.wiresize`): a caller that needs one attribute decodes nothing
         else. The pages wait as bytes; each is decoded and reduced in the thread that read it,
         one page at a time across the threads, and dropped: only what `reduce` made of it
         waits in the queue (memory: one decoded page, and the bodies of the requests in
         flight, whatever the table's size).
 
         `reduce_body`, when given, is tried first on each page's bytes: what it returns stands
-        for the page (SHOW HOT KEYS reads its counts off the bytes, `dynosql.wiretally`); when it
+        for the page (SHOW HOT KEYS reads its counts off the bytes, `dynosql.dynamo.wiretally`); when it
         returns None the page is decoded and `reduce`d."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity

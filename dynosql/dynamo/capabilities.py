@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ExecutionError
+from dynosql.errors import ExecutionError
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def from_response(response: dict[str, Any]) -> Capabilities:
 
 def probe(client: Any) -> Capabilities:
     """Ask the endpoint once (ListTables, which costs no capacity) what it is."""
-    from .errors import not_dynamodb, translate_error
+    from dynosql.errors import not_dynamodb, translate_error
 
     try:
         response = client.list_tables(Limit=1)

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import values
-from .evaluate.predicate import resolve
-from .evaluate.update import UpdateFailed, apply_update
-from .journal import equal_text
-from .plan.expressions import Placeholders
-from .sql import ast
-from .values import MISSING
-from .write_execute import Outcome, Writer, new_image
+from dynosql import values
+from dynosql.dynamo.writer import Outcome, Writer, new_image
+from dynosql.evaluate.predicate import resolve
+from dynosql.evaluate.update import UpdateFailed, apply_update
+from dynosql.journal import equal_text
+from dynosql.plan.expressions import Placeholders
+from dynosql.sql import ast
+from dynosql.values import MISSING
 
 
 def guarded_request(plan: Any, item: dict) -> dict[str, Any]:

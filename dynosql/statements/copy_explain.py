@@ -10,17 +10,17 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from . import files, values
-from .copy import key_types
-from .errors import ExecutionError
-from .plan.copy import FileMeasure, plan_copy_from
-from .plan.cost import write_units
-from .result import Result
-from .sql import ast
-from .write_statement import journal_target
+from dynosql import files, values
+from dynosql.errors import ExecutionError
+from dynosql.plan.copy import FileMeasure, plan_copy_from
+from dynosql.plan.cost import write_units
+from dynosql.result import Result
+from dynosql.sql import ast
+from dynosql.statements.copy import key_types
+from dynosql.statements.write import journal_target
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 SAMPLE_ITEMS = 1000
 _CHUNK = 1 << 20

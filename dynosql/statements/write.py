@@ -16,15 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import values
-from .errors import DynosqlError, GuardError, PlanError
-from .evaluate.pipeline import select_rows
-from .journal import Journal, journal_dir, new_journal_path, read_journal, restores
-from .plan.cost import write_units
-from .plan.write import WriteOptions, WritePlan, check_item, normalize, plan_write
-from .result import Result
-from .sql import ast
-from .write_execute import (
+from dynosql import values
+from dynosql.dynamo.writer import (
     Outcome,
     WriteLimits,
     Writer,
@@ -33,9 +26,16 @@ from .write_execute import (
     write_batches,
     write_item,
 )
+from dynosql.errors import DynosqlError, GuardError, PlanError
+from dynosql.evaluate.pipeline import select_rows
+from dynosql.journal import Journal, journal_dir, new_journal_path, read_journal, restores
+from dynosql.plan.cost import write_units
+from dynosql.plan.write import WriteOptions, WritePlan, check_item, normalize, plan_write
+from dynosql.result import Result
+from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 
 class WriteError(DynosqlError):
@@ -248,7 +248,7 @@ def _send(
 
     write: Callable[[Writer, WritePlan, tuple, dict], Outcome] = write_item
     if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
-        from .write_guard import write_guarded_item
+        from dynosql.dynamo.exactly_once import write_guarded_item
 
         write = write_guarded_item
 

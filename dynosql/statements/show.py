@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .catalog import TableInfo
-from .result import Result
+from dynosql.dynamo.catalog import TableInfo
+from dynosql.result import Result
 
 
 def _key_text(name: str | None, type_code: str | None) -> str:

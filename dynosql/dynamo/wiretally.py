@@ -5,7 +5,7 @@ whole items into Python objects only to size them cost more than twice the CPU o
 that reads the keys alone: the JSON decoder builds a dict and two strings for every attribute.
 This module gets the same numbers from the page's bytes with a handful of passes in C (split,
 translate, count, regular expressions), and answers None whenever it cannot be sure, so that the
-caller decodes that page the usual way (`dynosql.wiresize`). Why the answer is exact:
+caller decodes that page the usual way (`dynosql.dynamo.wiresize`). Why the answer is exact:
 
 - A page with a backslash anywhere is left alone. Without escapes, every ``"`` in the body
   starts or ends a string, and a string's UTF-8 bytes are its bytes on the wire.
@@ -45,8 +45,8 @@ import itertools
 import json
 import re
 
-from . import wiresize
-from .wire import ReducedPage
+from dynosql.dynamo import wiresize
+from dynosql.dynamo.wire import ReducedPage
 
 ITEMS = re.compile(rb'"Items"\s*:\s*\[')
 # Between two items: the end of one (its last value, then itself), a comma, the next one's

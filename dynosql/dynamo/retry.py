@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from .budget import Cancelled
+from dynosql.dynamo.budget import Cancelled
 
 Sleep = Callable[[float], None]
 

@@ -22,10 +22,10 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from . import values
-from .catalog import TableInfo
-from .spelling import closest
-from .sql import ast
+from dynosql import values
+from dynosql.dynamo.catalog import TableInfo
+from dynosql.sql import ast
+from dynosql.sql.spelling import closest
 
 TYPE_NAMES = {
     "S": "string",

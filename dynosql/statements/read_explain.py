@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .evaluate.sampling import sample_text
+from dynosql.evaluate.sampling import sample_text
 
 if TYPE_CHECKING:
-    from .plan.model import Plan
+    from dynosql.plan.model import Plan
 
 
 def explain_lines(plan: Plan) -> list[str]:

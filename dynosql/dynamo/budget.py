@@ -23,8 +23,8 @@ import threading
 import time
 from decimal import Decimal
 
-from .errors import GuardError
-from .result import Stats
+from dynosql.errors import GuardError
+from dynosql.result import Stats
 
 POLL_SECONDS = 0.05
 

@@ -15,13 +15,13 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from .errors import ExecutionError, GuardError, PlanError, translate_error
-from .plan.ddl import Call, DdlPlan, plan_ddl, show_create
-from .result import Result, format_bytes
-from .sql import ast
+from dynosql.errors import ExecutionError, GuardError, PlanError, translate_error
+from dynosql.plan.ddl import Call, DdlPlan, plan_ddl, show_create
+from dynosql.result import Result, format_bytes
+from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 WAIT_TIMEOUT = 30 * 60.0  # a GSI backfill on a large table takes a while
 UNSTARTED_TIMEOUT = 3.0  # AWS lists a new index (CREATING) or a dropped one (DELETING) at once

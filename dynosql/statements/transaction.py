@@ -19,22 +19,16 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import values
-from .errors import ExecutionError, GuardError, PlanError, classify
-from .plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
-from .result import Result
-from .sql import ast
-from .write_execute import Writer, WriteStats, new_image
-from .write_statement import (
-    _targets,
-    open_journal,
-    plan_of,
-    refuse_if_read_only,
-    verb_of,
-)
+from dynosql import values
+from dynosql.dynamo.writer import Writer, WriteStats, new_image
+from dynosql.errors import ExecutionError, GuardError, PlanError, classify
+from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
+from dynosql.result import Result
+from dynosql.sql import ast
+from dynosql.statements.write import _targets, open_journal, plan_of, refuse_if_read_only, verb_of
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 CONFLICT_ROUNDS = 5
 

@@ -28,18 +28,18 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from . import values
-from .execute import Executor, key_tuple
-from .journal import Journal
-from .plan.cost import write_units
-from .plan.planner import Options, plan_key_gets, plan_select
-from .result import Stats, format_capacity
-from .sql import ast
-from .write_statement import open_journal
+from dynosql import values
+from dynosql.dynamo.reader import Executor, key_tuple
+from dynosql.journal import Journal
+from dynosql.plan.cost import write_units
+from dynosql.plan.planner import Options, plan_key_gets, plan_select
+from dynosql.result import Stats, format_capacity
+from dynosql.sql import ast
+from dynosql.statements.write import open_journal
 
 if TYPE_CHECKING:
-    from .catalog import TableInfo
-    from .session import Session
+    from dynosql.dynamo.catalog import TableInfo
+    from dynosql.session import Session
 
 
 class LoadJournal:

@@ -1,4 +1,4 @@
-"""When to look for hints (``dynosql.hints``), and the few reads that feed them.
+"""When to look for hints (``dynosql.hints.rules``), and the few reads that feed them.
 
 - Before the read: table-qualified columns are resolved and the catalog-only hints (case of
   key names, double-quoted values, select-list aliases in WHERE) computed: when one applies it
@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from . import hints as H
-from .catalog import SAMPLE_ITEMS
-from .plan.model import Plan
-from .plan.planner import plan_select
-from .sql import ast
+from dynosql.dynamo.catalog import SAMPLE_ITEMS
+from dynosql.hints import rules as H
+from dynosql.plan.model import Plan
+from dynosql.plan.planner import plan_select
+from dynosql.sql import ast
 
 
 def prepare(
@@ -65,7 +65,7 @@ def after_rows(
         yield row
     found = list(_prefix_hints(session, statement, plan, empty))
     if sort_keys and sk is not None:
-        from .entities import sort_key_health
+        from dynosql.statements.entities import sort_key_health
 
         found.extend(sort_key_health(sk, sort_keys))
     checked = empty and H.names_attributes(statement, plan.table)
@@ -116,8 +116,8 @@ def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
         return session.sample(plan.table.name)
     if plan.operation != "Query" or plan.access.projection != "ALL":
         return None  # an index lacking attributes would make every name look unknown
-    from .result import Stats
-    from .values import decode
+    from dynosql.result import Stats
+    from dynosql.values import decode
 
     request = plan.requests[0].params
     # the planner writes the partition key's condition first: "#pk = :v0 AND …"
@@ -139,8 +139,8 @@ def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
 
 
 def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:
-    from .prefixes import list_prefixes
-    from .result import Stats
+    from dynosql.hints.prefixes import list_prefixes
+    from dynosql.result import Stats
 
     if plan.operation != "Query":
         return

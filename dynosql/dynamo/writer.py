@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from . import values
-from .backoff import Sleep, retry_delay, unprocessed_delay
-from .errors import ExecutionError, GuardError, classify, translate_error
-from .evaluate.update import UpdateFailed, apply_update
-from .execute import _reported, botocore_attempts, retryable
-from .plan.cost import write_units
-from .result import Stats, format_capacity
+from dynosql import values
+from dynosql.dynamo.reader import _reported, botocore_attempts, retryable
+from dynosql.dynamo.retry import Sleep, retry_delay, unprocessed_delay
+from dynosql.errors import ExecutionError, GuardError, classify, translate_error
+from dynosql.evaluate.update import UpdateFailed, apply_update
+from dynosql.plan.cost import write_units
+from dynosql.result import Stats, format_capacity
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
 RETRY_CODES = frozenset({"TransactionConflictException"})  # an item in a transaction: try again

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from .errors import ExecutionError
+from dynosql.errors import ExecutionError
 
 T = TypeVar("T")
 

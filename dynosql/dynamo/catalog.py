@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .capabilities import Capabilities
-from .errors import PlanError, not_dynamodb, translate_error
+from dynosql.dynamo.capabilities import Capabilities
+from dynosql.errors import PlanError, not_dynamodb, translate_error
 
 SAMPLE_ITEMS = 100
 
@@ -193,7 +193,7 @@ class Catalog:
     def _with_sampled_size(self, info: TableInfo) -> TableInfo:
         from dataclasses import replace
 
-        from .values import item_size
+        from dynosql.values import item_size
 
         sample = [item_size(i) for i in self.sampler(info.name)]
         if not sample:
@@ -202,7 +202,7 @@ class Catalog:
         return replace(info, size_bytes=average * info.item_count)
 
     def _unknown(self, name: str) -> str:
-        from .spelling import closest
+        from dynosql.sql.spelling import closest
 
         region = getattr(getattr(self.client, "meta", None), "region_name", None)
         where = f" in region {region}" if region else ""

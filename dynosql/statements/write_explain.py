@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .explain import explain_lines
-from .result import Result, Stats
-from .sql import ast
+from dynosql.result import Result, Stats
+from dynosql.sql import ast
+from dynosql.statements.read_explain import explain_lines
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 
 def explain_write(session: Session, explain: ast.Explain) -> Result:
-    from .write_statement import plan_of, run_write
+    from dynosql.statements.write import plan_of, run_write
 
     statement = explain.statement
     plan = plan_of(session, statement)

@@ -24,18 +24,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from . import files, values
-from .copy_journal import LoadJournal
-from .ddl import refuse_if_read_only
-from .errors import DynosqlError, ExecutionError, PlanError
-from .plan.cost import write_units
-from .plan.ddl import quote
-from .result import Result, Stats, format_capacity
-from .sql import ast
-from .write_execute import WriteLimits, WriteStats, put_requests, write_batches
+from dynosql import files, values
+from dynosql.dynamo.writer import WriteLimits, WriteStats, put_requests, write_batches
+from dynosql.errors import DynosqlError, ExecutionError, PlanError
+from dynosql.plan.cost import write_units
+from dynosql.plan.ddl import quote
+from dynosql.result import Result, Stats, format_capacity
+from dynosql.sql import ast
+from dynosql.statements.copy_journal import LoadJournal
+from dynosql.statements.table import refuse_if_read_only
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 BATCH = 25  # BatchWriteItem's limit
 IN_FLIGHT = 2  # batches queued for the writer thread while the next lines are read

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from . import values
-from .hints import child_prefix
-from .plan.keys import successor
+from dynosql import values
+from dynosql.hints.rules import child_prefix
+from dynosql.plan.keys import successor
 
 MAX_PREFIXES = 8
 

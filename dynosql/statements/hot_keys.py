@@ -12,15 +12,15 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from . import values
-from .plan.cost import read_units
-from .plan.model import Plan
-from .result import Result, Stats
-from .sql import ast
-from .wiretally import KeyTally
+from dynosql import values
+from dynosql.dynamo.wiretally import KeyTally
+from dynosql.plan.cost import read_units
+from dynosql.plan.model import Plan
+from dynosql.result import Result, Stats
+from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dynosql.session import Session
 
 DEFAULT_LIMIT = 20
 ITEM_COLLECTION_LIMIT = 10 * 1024**3  # 10 GB per partition-key value when the table has an LSI
@@ -73,8 +73,8 @@ def _rows(
 
 def _count(session: Session, plan: Plan, stats: Stats) -> list[list]:
     """[key value, items, bytes] per partition-key value. A page is read off its bytes where
-    `dynosql.wiretally` can; else its items stay in the wire form: only the distinct keys are
-    decoded, and sizes come from `dynosql.wiresize`."""
+    `dynosql.dynamo.wiretally` can; else its items stay in the wire form: only the distinct keys are
+    decoded, and sizes come from `dynosql.dynamo.wiresize`."""
     pk = plan.access.keys.pk
 
     def tally(items: list[dict], sizes: list[int]) -> dict[Any, list]:

@@ -23,11 +23,11 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from . import values
-from .catalog import TableInfo
-from .plan.planner import plan_full_scan
-from .result import Result, Stats
-from .sql import ast
+from dynosql import values
+from dynosql.dynamo.catalog import TableInfo
+from dynosql.plan.planner import plan_full_scan
+from dynosql.result import Result, Stats
+from dynosql.sql import ast
 
 _TAG = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")

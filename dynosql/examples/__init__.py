@@ -1,0 +1,1 @@
+"""The example datasets behind ``dynosql --local`` (and their .sql scripts)."""
