@@ -487,8 +487,8 @@ def bench_memory(server: Dynalite, runs: int, tables: dict[int, str]) -> dict:
 
 def planning_script() -> tuple[str, dict]:
     """Several hundred statements: the golden planner fixtures and the example scripts."""
-    from dynosql.dynamo.catalog import table_info
     from dynosql.examples import datasets
+    from dynosql.plan.schema import table_info
     from dynosql.sql import parse_script, split_script
 
     tables = {

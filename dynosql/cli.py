@@ -311,7 +311,7 @@ def run_statements(
             for note in result.notes:
                 print(f"note: {note}", file=err)
             print(result.footer(), file=err)
-    if session.transaction is not None:
+    if session.in_transaction:
         print("error: BEGIN without COMMIT: the queued writes were not sent", file=err)
         return EXIT_FAILED
     return EXIT_OK

@@ -34,6 +34,10 @@ class Stats:
     # Select=COUNT hides part of what was read, and the bytes are then not shown
     bytes_read: int = 0
     bytes_exact: bool = True
+    # what the session's ledger has already counted of this statement's RCU and WCU
+    settled: list[Decimal] = field(
+        default_factory=lambda: [Decimal(0), Decimal(0)], repr=False, compare=False
+    )
 
     def finish(self) -> None:
         if self.finished is None:
@@ -121,6 +125,21 @@ class Result:
     document: Any = None  # EXPLAIN's plan as JSON data, for --format json
     human_only: tuple[str, ...] = ()  # columns the machine formats leave out (text bars)
     show_footer: bool = True  # a help screen needs no row count
+
+    @classmethod
+    def status(cls, title: str, stats: Stats | None = None, warnings: Iterable[str] = ()) -> Result:
+        """The answer of a statement with nothing to show but what it did (SET, BEGIN, DDL,
+        a write without RETURNING): its `title` is the footer."""
+        return cls([], iter(()), stats or Stats(), list(warnings), kind="status", title=title)
+
+    @classmethod
+    def plan(cls, lines: Iterable[str], document: Any = None, stats: Stats | None = None) -> Result:
+        """EXPLAIN's answer: one row per line, and the plan as JSON data for --format json."""
+        result = cls(["plan"], iter([{"plan": line} for line in lines]), kind="plan")
+        result.document = document
+        if stats is not None:
+            result.stats = stats
+        return result
 
     def footer(self) -> str:
         """The line shown after the result: rows, operations, capacity, time."""

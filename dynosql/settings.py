@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -344,6 +343,7 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         "writes run their reads and report what they would change, but write nothing",
         flag="--dry-run",
+        tighter="on",
     ),
     Setting(
         "read_only",
@@ -353,6 +353,7 @@ SETTINGS: tuple[Setting, ...] = (
         "CREATE/ALTER/DROP, COPY FROM) before any request",
         flag="--read-only",
         live=False,  # a script cannot switch it off with SET
+        tighter="on",
     ),
     Setting(
         "confirm_over",
@@ -361,6 +362,7 @@ SETTINGS: tuple[Setting, ...] = (
         "ask before an UPDATE/DELETE that changes more items than this (a script needs --yes)",
         flag="--confirm-over",
         metavar="N",
+        tighter="lower",
     ),
     Setting(
         "max_wcu",
@@ -369,6 +371,7 @@ SETTINGS: tuple[Setting, ...] = (
         "stop a write statement that consumes more WCU than this (a number, or off)",
         flag="--max-wcu",
         metavar="N",
+        tighter="lower",
     ),
     Setting(
         "journal_dir",
@@ -583,8 +586,3 @@ def from_arguments(args: Any, base: Settings | None = None) -> Settings:
                 if s.tighter:
                     settings.pinned[s.name] = value
     return settings
-
-
-def given_flags(args: Any) -> Iterable[Setting]:
-    """The settings whose flag was given on the command line."""
-    return [s for s in SETTINGS if s.flag and getattr(args, s.name, None) is not None]

@@ -1,10 +1,11 @@
 """The shape of the house, checked: one direction of flow, thin front doors, one settings table.
 
-- The import graph of dynosql has no cycle (imports under ``if TYPE_CHECKING:`` are for the
-  type checker only and do not count; imports inside functions do).
-- The front doors (cli.py, repl/) never import boto3/botocore and never touch a client: every
-  DynamoDB call goes through `Session`.
-- The planner never imports boto3 (it is pure).
+- The import graph of dynosql has no cycle, counting every import: inside functions and
+  under ``if TYPE_CHECKING:`` too (a type-only circle is still a circle in the design).
+- Only the AWS edge (dynosql/dynamo) imports boto3, botocore or moto.
+- The front doors (cli.py, repl/) never touch a client: every DynamoDB call goes through
+  `Session`. Statement kinds never import the Session: they receive a `Context`.
+- The planner and the evaluator are pure: they import nothing that does I/O.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def _is_type_checking(node: ast.If) -> bool:
 
 
 def _imports(path: Path) -> set[str]:
-    """The modules `path` imports at run time (absolute names)."""
+    """Every module `path` imports (absolute names), type-only imports included."""
     tree = ast.parse(path.read_text())
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -38,10 +39,6 @@ def _imports(path: Path) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for other in child.orelse:
-                    visit(other)
-                continue
             if isinstance(child, ast.Import):
                 found.update(a.name for a in child.names)
             elif isinstance(child, ast.ImportFrom):
@@ -97,10 +94,24 @@ def _front_doors() -> list[Path]:
     return [PACKAGE / "cli.py", *sorted((PACKAGE / "repl").rglob("*.py"))]
 
 
-def test_front_doors_never_import_boto3_or_touch_a_client():
+def test_only_the_aws_edge_imports_boto3_botocore_or_moto():
+    edge = PACKAGE / "dynamo"
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        outside = {m for m in _imports(path) if m.split(".")[0] in ("boto3", "botocore", "moto")}
+        if outside and edge not in path.parents:
+            found[str(path.relative_to(PACKAGE))] = sorted(outside)
+    assert found == {}
+
+
+def test_statement_kinds_never_import_the_session():
+    for folder in ("statements", "hints", "engines"):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            assert "dynosql.session" not in _imports(path), path
+
+
+def test_front_doors_never_touch_a_client():
     for path in _front_doors():
-        imported = _imports(path)
-        assert not {m for m in imported if m.split(".")[0] in ("boto3", "botocore")}, path
         tree = ast.parse(path.read_text())
         touches = [
             node.lineno
@@ -110,11 +121,12 @@ def test_front_doors_never_import_boto3_or_touch_a_client():
         assert not touches, f"{path.name} lines {touches} reach past Session"
 
 
-def test_the_planner_is_pure():
-    for path in sorted((PACKAGE / "plan").rglob("*.py")):
-        imported = _imports(path)
-        assert not {m for m in imported if m.split(".")[0] in ("boto3", "botocore")}, path
-        assert "dynosql.dynamo.reader" not in imported and "dynosql.session" not in imported, path
+def test_the_planner_and_the_evaluator_are_pure():
+    impure = ("dynosql.dynamo", "dynosql.session", "dynosql.context", "dynosql.statements")
+    for folder in ("plan", "evaluate"):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            imported = _imports(path)
+            assert not {m for m in imported if m.startswith(impure)}, path
 
 
 def test_every_setting_is_defined_once():

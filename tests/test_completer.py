@@ -6,7 +6,7 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from dynosql.dynamo.catalog import table_info
+from dynosql.plan.schema import table_info
 from dynosql.repl import commands
 from dynosql.repl.completer import (
     SqlCompleter,

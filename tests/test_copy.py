@@ -163,7 +163,7 @@ def test_skip_bad_collects_lines_in_a_side_file(session: Session, tmp_path: Path
 def test_read_only_and_missing_file(session: Session, tmp_path: Path) -> None:
     target = _table(session)
     session.settings.read_only = True
-    with pytest.raises(GuardError, match="COPY FROM changes a table and --read-only is set"):
+    with pytest.raises(GuardError, match="^refused: read_only is on, so COPY FROM was not sent"):
         session.execute(f"COPY {target} FROM '{tmp_path}/x.jsonl'").all()
     session.settings.read_only = False
     with pytest.raises(DynosqlError, match="cannot read .*x.jsonl: No such file"):
@@ -217,7 +217,7 @@ def test_unprocessed_items_are_retried(session: Session, tmp_path: Path) -> None
     path = tmp_path / "load.jsonl"
     _numbered_file(path, 50)
     session.client.batch_write_item = half  # type: ignore[method-assign]
-    session.sleep = quick_sleep
+    session.context.sleep = quick_sleep
     session.execute(f"COPY {target} FROM '{path}'").all()
     assert calls == [25, 12, 6, 3, 1] * 2
     assert len(_dump(session, target)) == 50

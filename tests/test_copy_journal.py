@@ -15,8 +15,8 @@ from journal_lines import answers
 from test_copy import _dump, _table
 
 from dynosql import files, values
-from dynosql.dynamo.catalog import table_info
 from dynosql.plan.copy import FileMeasure, plan_copy_from
+from dynosql.plan.schema import table_info
 from dynosql.session import Session
 from dynosql.settings import Settings
 from dynosql.sql import ast

@@ -19,9 +19,9 @@ from cli_runner import cli_env, run_cli
 from test_backends import all_tables
 from test_planner_fixtures import Case, parse_fixtures
 
-from dynosql.dynamo.catalog import table_info
 from dynosql.errors import DynosqlError, GuardError, PlanError, SqlError
 from dynosql.plan.ddl import plan_ddl, show_create
+from dynosql.plan.schema import table_info
 from dynosql.session import Session
 from dynosql.sql import ast, parse
 
@@ -333,7 +333,9 @@ def test_cli_guards(backend: Any, tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     run = run_cli(*url, "--read-only", "-e", f"DROP TABLE {t}", env=env)
     assert run.returncode == 3
-    assert run.one_error() == "error: refused: DROP TABLE changes a table and --read-only is set"
+    assert run.one_error() == (
+        "error: refused: read_only is on, so DROP TABLE was not sent (nothing was changed)"
+    )
     run = run_cli(*url, "-e", f"DROP TABLE {t}", env=env)
     assert run.returncode == 3 and "needs --yes" in run.one_error()
     run = run_cli(*url, "-e", f"SHOW CREATE TABLE {t}", "--format", "csv", env=env)
@@ -423,10 +425,10 @@ def test_cli_asks_on_a_terminal(
     monkeypatch.setattr(sys, "stderr", err)
     cli._doors(session, args, interactive=False)
     assert session.confirm is not None
-    assert session.confirmed("Drop it?", "refused") is yes
+    assert session.context.confirmed("Drop it?", "refused") is yes
     assert err.getvalue() == "Drop it? [y/N] "
     cli._doors(session, cli.build_parser().parse_args(["--yes"]), interactive=False)
-    assert session.confirmed("Drop it?", "refused") is True
+    assert session.context.confirmed("Drop it?", "refused") is True
 
 
 def test_explain_shows_the_requests_and_sends_nothing(moto_backend: Any) -> None:

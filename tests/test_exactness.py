@@ -146,7 +146,7 @@ def test_cross_type_comparisons_agree_with_dynamodb(table, condition: str) -> No
 
 def test_moto_checks_loose_equalities_client_side() -> None:
     """On moto (typed_filters off) only string/binary equalities go into the FilterExpression."""
-    from dynosql.dynamo.catalog import table_info
+    from dynosql.plan.schema import table_info
 
     info = table_info(
         {

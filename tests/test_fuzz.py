@@ -33,10 +33,10 @@ from botocore.validate import validate_parameters
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dynosql.dynamo.catalog import TableInfo, table_info
 from dynosql.errors import DynosqlError
 from dynosql.examples import datasets
 from dynosql.plan import Options, Plan, plan_select
+from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import Session, bind
 from dynosql.sql import ast, parse_script, split_script
 

@@ -18,9 +18,9 @@ import pytest
 from backends import unique_name
 
 from dynosql import values
-from dynosql.dynamo.catalog import table_info
 from dynosql.errors import GuardError, SqlError
 from dynosql.plan.planner import plan_full_scan
+from dynosql.plan.schema import table_info
 from dynosql.render import render
 from dynosql.session import Session, Settings
 from dynosql.sql import parse_script

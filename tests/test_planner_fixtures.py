@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from dynosql import values
-from dynosql.dynamo.catalog import TableInfo, table_info
 from dynosql.errors import PlanError
 from dynosql.plan import Options, Plan, plan_select
+from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import bind
 from dynosql.sql import ast, parse
 

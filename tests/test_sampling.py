@@ -31,8 +31,8 @@ from dynosql.evaluate.sampling import (
 from dynosql.plan import plan_select
 from dynosql.plan.model import SampleSpec
 from dynosql.plan.sample import choose_segments, sample_shape
-from dynosql.session import explain_lines
 from dynosql.sql import ast, parse
+from dynosql.statements.read_explain import explain_lines
 
 # --- parsing: TABLESAMPLE is read or refused, never dropped ------------------------------------
 

@@ -14,9 +14,9 @@ import aggregate_oracle as O
 import pytest
 from backends import unique_name
 
-from dynosql.dynamo.catalog import table_info
 from dynosql.errors import SqlError
 from dynosql.plan.planner import MAX_AUTO_SEGMENTS, Options, plan_full_scan, plan_select
+from dynosql.plan.schema import table_info
 from dynosql.session import Session, Settings
 from dynosql.sql import parse_script
 

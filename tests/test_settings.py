@@ -121,3 +121,63 @@ def test_every_row_is_in_the_default_config_file():
         assert (
             f"# {setting.name} = {setting.kind.to_config(setting.default)}" in config.DEFAULT_TEXT
         )
+
+
+def _read_by_the_guards() -> set[str]:
+    """Every setting the guard pipeline (dynosql/guards.py) or the read budget reads."""
+    import re
+    from pathlib import Path
+
+    import dynosql
+
+    root = Path(dynosql.__file__).parent
+    text = (root / "guards.py").read_text() + (root / "dynamo" / "budget.py").read_text()
+    names = set(re.findall(r"settings\.([a-z_]+)", text)) & {s.name for s in TABLE}
+    return names | {"max_rcu", "rate_limit", "deadline"}  # the reader's limits (Context.executor)
+
+
+def test_every_limit_has_a_direction():
+    """A limit given on the command line can only be tightened by SET: each needs a direction."""
+    limits = _read_by_the_guards()
+    assert {"read_only", "dry_run", "fail_on_scan", "max_wcu", "confirm_over"} <= limits
+    by_name = {s.name: s for s in TABLE}
+    missing = sorted(name for name in limits if by_name[name].tighter is None)
+    assert missing == []
+
+
+LOOSENING = [
+    ("--dry-run", "SET dry_run = off"),
+    ("--fail-on-scan", "SET fail_on_scan = off"),
+    ("--max-wcu 5", "SET max_wcu = off"),
+    ("--max-wcu 5", "SET max_wcu = 6"),
+    ("--confirm-over 10", "SET confirm_over = 11"),
+    ("--max-rcu 10", "SET max_rcu = off"),
+    ("--rate-limit 50", "SET rate_limit = 51"),
+    ("--deadline 5", "SET deadline = 6"),
+]
+
+
+@pytest.mark.parametrize(("flags", "statement"), LOOSENING)
+def test_set_cannot_loosen_a_command_line_limit(moto_examples_backend, flags, statement):
+    """Through the real command: the SET is refused with the flag named, before any statement
+    after it runs (here a write the loosened limit would have let through)."""
+    from tests.cli_runner import run_cli
+
+    sql = f"{statement}; DELETE FROM tenants WHERE pk = 'TENANT#none' AND sk = 'x'"
+    run = run_cli("--endpoint-url", moto_examples_backend.endpoint_url, *flags.split(), "-e", sql)
+    assert run.returncode == 1
+    assert f"would loosen {flags} given on the command line" in run.one_error()
+
+
+def test_set_may_tighten_a_write_limit(moto_examples_backend):
+    from tests.cli_runner import run_cli
+
+    run = run_cli(
+        "--endpoint-url",
+        moto_examples_backend.endpoint_url,
+        "--max-wcu",
+        "5",
+        "-e",
+        "SET max_wcu = 4; SET dry_run = on; SHOW TABLES",
+    )
+    assert run.returncode == 0, run.stderr

@@ -77,7 +77,7 @@ def test_a_failed_condition_cancels_everything(moto: Backend, tmp_path: Path) ->
         """)
         )
     assert _table(moto, name) == before
-    assert session.transaction is None
+    assert not session.in_transaction
 
 
 def test_rollback_and_refusals_before_any_write(moto: Backend, tmp_path: Path) -> None:

@@ -91,7 +91,7 @@ def test_write_batches_resends_unprocessed_items(backend: Backend) -> None:
             put_requests(rows),
             workers=2,
             on_written=lambda done: written.append(len(done)),
-            sleep=quick.sleep,
+            sleep=quick.context.sleep,
         )
         calls = proxy.calls("BatchWriteItem")
     assert isinstance(stats, WriteStats)

@@ -35,8 +35,8 @@ from dynosql.result import Result, Stats
 from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from dynosql.dynamo.catalog import TableInfo
-    from dynosql.session import Session
+    from dynosql.context import Context
+    from dynosql.plan.schema import TableInfo
 
 DATABASE = "default"
 NUMBER_SCALE = 10
@@ -117,14 +117,14 @@ def query(statement: ast.Select, kinds: dict[str, str], name: str) -> tuple[str,
     return select.sql(dialect="athena"), columns
 
 
-def data_location(session: Session, export: Export) -> str:
+def data_location(ctx: Context, export: Export) -> str:
     """The S3 folder of the export's data files (Athena's LOCATION)."""
     if "/AWSDynamoDB/" in export.prefix and export.prefix.endswith("/data"):
         return f"s3://{export.bucket}/{export.prefix}/"
     if export.arn is not None:
         export_id = export.arn.rsplit("/", 1)[-1]
         return f"s3://{export.bucket}/{export.prefix}/AWSDynamoDB/{export_id}/data/"
-    keys = data_files(session.aws_client("s3"), export)
+    keys = data_files(ctx.aws_client("s3"), export)
     folders = {k.rsplit("/", 1)[0] for k in keys}
     if len(folders) != 1:
         raise ExecutionError(
@@ -134,15 +134,15 @@ def data_location(session: Session, export: Export) -> str:
     return f"s3://{export.bucket}/{folders.pop()}/"
 
 
-def _start(session: Session, athena: Any, sql: str) -> str:
+def _start(ctx: Context, athena: Any, sql: str) -> str:
     params: dict[str, Any] = {
         "QueryString": sql,
         "QueryExecutionContext": {"Database": DATABASE},
-        "WorkGroup": session.settings.athena_workgroup or "primary",
+        "WorkGroup": ctx.settings.athena_workgroup or "primary",
     }
-    if session.settings.athena_output:
-        parse_s3(session.settings.athena_output)  # checked: an s3:// location
-        params["ResultConfiguration"] = {"OutputLocation": session.settings.athena_output}
+    if ctx.settings.athena_output:
+        parse_s3(ctx.settings.athena_output)  # checked: an s3:// location
+        params["ResultConfiguration"] = {"OutputLocation": ctx.settings.athena_output}
     try:
         return str(athena.start_query_execution(**params)["QueryExecutionId"])
     except Exception as err:
@@ -216,26 +216,24 @@ def convert(row: list[str | None], columns: list[sqlgen.OutColumn], kinds: dict[
     return out
 
 
-def plan_text(
-    session: Session, statement: ast.Select, location: str
-) -> tuple[str, str, list, dict]:
+def plan_text(ctx: Context, statement: ast.Select, location: str) -> tuple[str, str, list, dict]:
     table = None
     if statement.export is None:
-        table = session.table(statement.table)
+        table = ctx.table(statement.table)
     kinds = kinds_of(statement, table)
     name = table_name(location)
     sql, columns = query(statement, kinds, name)
     return ddl(name, location, kinds), sql, columns, kinds
 
 
-def run(session: Session, statement: ast.Select) -> Result:
+def run(ctx: Context, statement: ast.Select) -> Result:
     stats = Stats()
-    export = locate(session, statement, stats)
-    location = data_location(session, export)
-    create, sql, columns, kinds = plan_text(session, statement, location)
-    athena = session.aws_client("athena")
-    _wait(athena, _start(session, athena, create))
-    query_id = _start(session, athena, sql)
+    export = locate(ctx, statement, stats)
+    location = data_location(ctx, export)
+    create, sql, columns, kinds = plan_text(ctx, statement, location)
+    athena = ctx.aws_client("athena")
+    _wait(athena, _start(ctx, athena, create))
+    query_id = _start(ctx, athena, sql)
     execution = _wait(athena, query_id)
     scanned = execution.get("Statistics", {}).get("DataScannedInBytes")
     stats.operations.append(f"Athena over {location}")

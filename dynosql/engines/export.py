@@ -33,7 +33,7 @@ from dynosql.result import Result, Stats
 from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from dynosql.session import Session
+    from dynosql.context import Context
 
 POLL_SECONDS = (0.2, 0.5, 1, 2, 5, 10)  # waits between DescribeExport calls, then every 10 s
 PITR_HINT = (
@@ -76,37 +76,37 @@ class Export:
         return f"s3://{self.bucket}/{self.prefix}/"
 
 
-def locate(session: Session, statement: ast.Select, stats: Stats) -> Export:
+def locate(ctx: Context, statement: ast.Select, stats: Stats) -> Export:
     """The export a statement reads: named in FROM EXPORT, or a new one of its table."""
     where = statement.export
     if where is not None and where.startswith("arn:"):
-        return wait(session, where, stats)
+        return wait(ctx, where, stats)
     if where is not None:
         bucket, prefix = parse_s3(where)
         return Export(bucket, prefix)
-    # one export per table per session: the next statement reuses it (FROM EXPORT 'arn:…'
+    # one export per table per ctx: the next statement reuses it (FROM EXPORT 'arn:…'
     # reuses one across sessions)
-    taken: dict[str, str] = session.__dict__.setdefault("exports", {})
+    taken: dict[str, str] = ctx.__dict__.setdefault("exports", {})
     if statement.table not in taken:
-        taken[statement.table] = start(session, statement.table)
-    export = wait(session, taken[statement.table], stats)
+        taken[statement.table] = start(ctx, statement.table)
+    export = wait(ctx, taken[statement.table], stats)
     export.notes.append(
         f"reuse this export elsewhere with FROM EXPORT '{taken[statement.table]}' AS t"
     )
     return export
 
 
-def start(session: Session, table: str) -> str:
+def start(ctx: Context, table: str) -> str:
     """Start ExportTableToPointInTime of `table` under --export-s3; its ARN."""
-    if not session.settings.export_s3:
+    if not ctx.settings.export_s3:
         raise ExecutionError(
             "--engine export needs an S3 location for the export: --export-s3 s3://bucket/prefix/ "
             "(or SET export_s3 = 's3://…'); or read an existing one with FROM EXPORT 's3://…' AS t"
         )
-    bucket, base = parse_s3(session.settings.export_s3)
-    client = session.client
+    bucket, base = parse_s3(ctx.settings.export_s3)
+    client = ctx.client
     try:
-        info = session.table(table)
+        info = ctx.table(table)
         backups = client.describe_continuous_backups(TableName=table)
     except Exception as err:
         raise translate_error(err) from err
@@ -128,18 +128,18 @@ def start(session: Session, table: str) -> str:
     return str(response["ExportDescription"]["ExportArn"])
 
 
-def wait(session: Session, arn: str, stats: Stats) -> Export:
+def wait(ctx: Context, arn: str, stats: Stats) -> Export:
     """Poll DescribeExport until the export completes (progress on the session's sink)."""
     attempt = 0
     while True:
         try:
-            d = session.client.describe_export(ExportArn=arn)["ExportDescription"]
+            d = ctx.client.describe_export(ExportArn=arn)["ExportDescription"]
         except Exception as err:
             raise translate_error(err) from err
         status = d.get("ExportStatus")
         stats.items_scanned = int(d.get("ItemCount") or 0)
-        if session.progress is not None:
-            session.progress(stats)
+        if ctx.doors.progress is not None:
+            ctx.doors.progress(stats)
         if status == "COMPLETED":
             export = Export(str(d["S3Bucket"]), str(d.get("S3Prefix") or "").strip("/"), arn)
             export.items = int(d["ItemCount"]) if d.get("ItemCount") is not None else None
@@ -414,12 +414,12 @@ def convert(row: tuple, columns: list[sqlgen.OutColumn], loaded: Loaded) -> dict
     return out
 
 
-def run(session: Session, statement: ast.Select) -> Result:
+def run(ctx: Context, statement: ast.Select) -> Result:
     """The statement answered from an export, by DuckDB."""
     duckdb = require_duckdb()
     stats = Stats()
-    export = locate(session, statement, stats)
-    s3 = session.aws_client("s3")
+    export = locate(ctx, statement, stats)
+    s3 = ctx.aws_client("s3")
     keys = data_files(s3, export)
     con = duckdb.connect()
     try:
@@ -443,7 +443,7 @@ def run(session: Session, statement: ast.Select) -> Result:
 
         key_names: tuple[str, ...] = ()
         if statement.export is None:
-            key_names = session.table(statement.table).keys.names
+            key_names = ctx.table(statement.table).keys.names
         visible = list(key_names) or sorted(loaded.kinds)
         rows = [whole_item_row(r, key_names) for r in rows]
     result = Result(visible, iter(rows), stats, notes=list(export.notes))

@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dynosql import values
-from dynosql.dynamo.catalog import TableInfo
 from dynosql.evaluate.aggregate import Group
 from dynosql.evaluate.order import row_key, sort_rows
 from dynosql.evaluate.predicate import matches, resolve
+from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
 from dynosql.values import MISSING
 

@@ -4,7 +4,7 @@
   key names, double-quoted values, select-list aliases in WHERE) computed: when one applies it
   is shown before anything is read. Otherwise, when the plan is a Scan naming non-key
   attributes (or a qualified name needs telling apart from a map attribute), a sample of the
-  table (one Scan page, Limit 100, once per session) adds the checks against attribute names
+  table (one Scan page, Limit 100, once per ctx) adds the checks against attribute names
   and types — unless ``--fail-on-scan`` is set, which sends no Scan of any size. EXPLAIN never
   samples.
 - After the read: when nothing matched, the sample's checks (if not shown yet) and, for an
@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynosql.dynamo.catalog import SAMPLE_ITEMS
 from dynosql.hints import rules as H
@@ -23,30 +23,33 @@ from dynosql.plan.model import Plan
 from dynosql.plan.planner import plan_select
 from dynosql.sql import ast
 
+if TYPE_CHECKING:
+    from dynosql.context import Context
+
 
 def prepare(
-    session: Any, statement: ast.Select, read: bool = True
+    ctx: Context, statement: ast.Select, read: bool = True
 ) -> tuple[ast.Select, Plan, list[str]]:
     """The statement with qualified names resolved, its plan, and the hints to show first."""
-    table = session.table(statement.table)
-    may_sample = read and not session.settings.fail_on_scan
+    table = ctx.table(statement.table)
+    may_sample = read and not ctx.settings.fail_on_scan
     sample = None
     if may_sample and H.has_qualified_paths(statement):
-        sample = session.sample(statement.table)
+        sample = ctx.sample(statement.table)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
-    plan = plan_select(statement, table, session.options())
+    plan = plan_select(statement, table, ctx.options())
     found = H.hints(statement, table)
     if found:
         return statement, plan, found  # a key-name mistake is named before anything is read
     # the sample's checks come first only before a Scan; a keyed read is checked by its rows
     if may_sample and plan.is_scan and H.names_attributes(statement, table):
-        sample = session.sample(statement.table)
+        sample = ctx.sample(statement.table)
         found = H.hints(statement, table, sample)
     return statement, plan, found
 
 
 def after_rows(
-    session: Any, rows: Iterator[dict], plan: Plan, notes: list[str], shown: list[str]
+    ctx: Context, rows: Iterator[dict], plan: Plan, notes: list[str], shown: list[str]
 ) -> Iterator[dict]:
     """Pass the rows through; at the end, add the hints an empty result calls for (and, for
     a select-list column no row had, the hints about that name)."""
@@ -63,14 +66,14 @@ def after_rows(
         if unfilled:
             unfilled = {name: root for name, root in unfilled.items() if name not in row}
         yield row
-    found = list(_prefix_hints(session, statement, plan, empty))
+    found = list(_prefix_hints(ctx, statement, plan, empty))
     if sort_keys and sk is not None:
         from dynosql.statements.entities import sort_key_health
 
         found.extend(sort_key_health(sk, sort_keys))
     checked = empty and H.names_attributes(statement, plan.table)
     only = None if checked else set(unfilled.values()) - set(H.key_roles(plan.table))
-    sample = _sample_after(session, plan) if checked or only else None
+    sample = _sample_after(ctx, plan) if checked or only else None
     if sample is not None:
         found[:0] = H.hints(statement, plan.table, sample, only)
     notes.extend(h for h in dict.fromkeys(found) if h not in shown)
@@ -109,11 +112,11 @@ def _ranged_sort_key(statement: ast.Select, plan: Plan) -> str | None:
     return None
 
 
-def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
+def _sample_after(ctx: Context, plan: Plan) -> list[dict] | None:
     """The table's sample; under ``--fail-on-scan``, the items of the partition the Query
     read instead (one Query, Limit 100: no Scan of any size)."""
-    if not session.settings.fail_on_scan:
-        return session.sample(plan.table.name)
+    if not ctx.settings.fail_on_scan:
+        return ctx.sample(plan.table.name)
     if plan.operation != "Query" or plan.access.projection != "ALL":
         return None  # an index lacking attributes would make every name look unknown
     from dynosql.result import Stats
@@ -135,10 +138,10 @@ def _sample_after(session: Any, plan: Plan) -> list[dict] | None:
         limit=SAMPLE_ITEMS,
     )
     # one Limit-bounded Query through the executor: retried, paced, counted
-    return list(session.read(session.plan(partition), Stats()))
+    return list(ctx.read(prepare(ctx, partition, read=False)[1], Stats()))
 
 
-def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:
+def _prefix_hints(ctx: Context, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:
     from dynosql.hints.prefixes import list_prefixes
     from dynosql.result import Stats
 
@@ -152,7 +155,7 @@ def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) 
     if not (empty or collision):
         return
     parent = H.parent_prefix(prefix) if empty else prefix
-    executor, stats = session.executor(), Stats()
+    executor, stats = ctx.executor(), Stats()
     listing = list_prefixes(
         lambda request: executor.query_page(request, stats),
         plan.table.name,
@@ -160,9 +163,9 @@ def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) 
         (pk, sk),
         pk_value,
         parent,
-        session.estimating,
+        ctx.estimating,
     )
-    session.total_capacity += listing.capacity
+    ctx.ledger.charge(rcu=listing.capacity)
     if empty:
         hint = H.empty_prefix_hint(
             pk,
@@ -171,7 +174,7 @@ def _prefix_hints(session: Any, statement: ast.Select, plan: Plan, empty: bool) 
             prefix,
             listing.found,
             listing.complete,
-            listing.cost(session.estimating),
+            listing.cost(ctx.estimating),
         )
     else:
         hint = H.collision_hint(sk, prefix, listing.found)

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dynosql import values
-from dynosql.dynamo.catalog import TableInfo
+from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
 from dynosql.sql.spelling import closest
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from dynosql.dynamo.catalog import TableInfo
 from dynosql.plan.cost import read_units
 from dynosql.plan.model import Request, _jsonable
+from dynosql.plan.schema import TableInfo
 from dynosql.plan.write import BATCH_WRITE_ITEMS, WriteEstimate
 from dynosql.sql import ast
 
@@ -111,3 +111,14 @@ def plan_copy_from(
     write = {"RequestItems": {table.name: [put, f"… up to {BATCH_WRITE_ITEMS}"]}}
     requests.append(Request("BatchWriteItem", {**write, "ReturnConsumedCapacity": "TOTAL"}))
     return CopyFromPlan(statement, table, journal, estimate, requests)
+
+
+def key_types(info: TableInfo) -> dict[str, str]:
+    """Every key attribute of the table and its indexes, with its declared type."""
+    return {
+        a["AttributeName"]: a["AttributeType"] for a in info.raw.get("AttributeDefinitions", [])
+    } or {
+        name: kind
+        for name, kind in ((info.keys.pk, info.keys.pk_type), (info.keys.sk, info.keys.sk_type))
+        if name
+    }

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from dynosql.dynamo.catalog import TableInfo
 from dynosql.errors import PlanError
 from dynosql.plan.cost import write_units
+from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
 
 INDEX_ENTRY_OVERHEAD = 100  # bytes DynamoDB adds to every index entry (its documented figure)

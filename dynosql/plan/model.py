@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from dynosql.dynamo.catalog import IndexInfo, TableInfo
+from dynosql.plan.schema import IndexInfo, TableInfo
 from dynosql.sql import ast
 
 

@@ -16,7 +16,6 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
-from dynosql.dynamo.catalog import IndexInfo, TableInfo
 from dynosql.errors import PlanError
 from dynosql.evaluate.aggregate import collect_aggregates
 from dynosql.plan import keys as K
@@ -32,6 +31,7 @@ from dynosql.plan.expressions import (
 )
 from dynosql.plan.model import SIZE_UNKNOWN, Estimate, Plan, Request
 from dynosql.plan.sample import apply_sample
+from dynosql.plan.schema import IndexInfo, TableInfo
 from dynosql.sql import ast
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)

@@ -20,13 +20,13 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
-from dynosql.dynamo.catalog import TableInfo
 from dynosql.errors import PlanError
 from dynosql.plan import keys as K
 from dynosql.plan.cost import write_units
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders, condition_text, expressible
 from dynosql.plan.model import Plan, Request, _jsonable
 from dynosql.plan.planner import Options, plan_select
+from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
 
 MAX_ITEM_BYTES = 400 * 1024

@@ -22,7 +22,7 @@ from dynosql.result import Result
 from dynosql.settings import SETTINGS, Setting, SettingError, Switch
 
 if TYPE_CHECKING:
-    from dynosql.repl.app import Repl
+    from dynosql.repl.state import ReplState as Repl
 
 
 class CommandError(DynosqlError):

@@ -10,7 +10,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from dynosql.result import format_capacity
 
 if TYPE_CHECKING:
-    from dynosql.repl.app import Repl
+    from dynosql.repl.state import ReplState as Repl
     from dynosql.session import Session
 
 

@@ -1,1 +1,55 @@
-"""Statement kinds: one module per statement family, each saying how to run and EXPLAIN it."""
+"""Statement kinds: one module per statement family, each exporting ``KINDS`` (statement type →
+`Kind`). This registry maps every statement type to its module, imported on first use (a
+``dynosql -e`` loads only the families it runs); `kind_for` is the one dispatch."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from dynosql.sql import ast
+from dynosql.statements.kind import Kind
+
+MODULES: dict[type, str] = {
+    ast.Select: "select",
+    ast.Explain: "explain",
+    ast.ShowTables: "show",
+    ast.Describe: "show",
+    ast.SetOption: "setting",
+    ast.ShowHotKeys: "hot_keys",
+    ast.ShowEntities: "entities",
+    ast.Insert: "write",
+    ast.Update: "write",
+    ast.Delete: "write",
+    ast.Transaction: "transaction",
+    ast.Undo: "undo",
+    ast.CreateTable: "table",
+    ast.CreateIndex: "table",
+    ast.DropIndex: "table",
+    ast.AlterTable: "table",
+    ast.DropTable: "table",
+    ast.ShowCreateTable: "table",
+    ast.CopyTo: "copy",
+    ast.CopyFrom: "copy",
+}
+
+
+def kind_of(statement: Any) -> Kind[Any]:
+    """The kind that runs `statement` (a bound statement object)."""
+    module = MODULES.get(type(statement))
+    if module is None:
+        from dynosql.errors import SqlError
+
+        raise SqlError(f"cannot run {type(statement).__name__}")
+    kinds: dict[type, Kind[Any]] = importlib.import_module(f"dynosql.statements.{module}").KINDS
+    return kinds[type(statement)]
+
+
+def kind_for(statement: Any, in_transaction: bool) -> Kind[Any]:
+    """`kind_of`, except that inside BEGIN … COMMIT a transactional kind is queued."""
+    kind = kind_of(statement)
+    if in_transaction and kind.transactional:
+        from dynosql.statements.transaction import QUEUED
+
+        return QUEUED
+    return kind

@@ -27,15 +27,17 @@ from typing import TYPE_CHECKING, Any
 from dynosql import files, values
 from dynosql.dynamo.writer import WriteLimits, WriteStats, put_requests, write_batches
 from dynosql.errors import DynosqlError, ExecutionError, PlanError
+from dynosql.guards import READS, Effects
+from dynosql.plan.copy import key_types
 from dynosql.plan.cost import write_units
 from dynosql.plan.ddl import quote
 from dynosql.result import Result, Stats, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.copy_journal import LoadJournal
-from dynosql.statements.table import refuse_if_read_only
+from dynosql.statements.kind import Kind, ScanCheck, named
 
 if TYPE_CHECKING:
-    from dynosql.session import Session
+    from dynosql.context import Context
 
 BATCH = 25  # BatchWriteItem's limit
 IN_FLIGHT = 2  # batches queued for the writer thread while the next lines are read
@@ -45,9 +47,8 @@ MAX_ITEM_BYTES = 400 * 1024
 # --- COPY TO ---------------------------------------------------------------------------------
 
 
-def copy_to(session: Session, statement: ast.CopyTo) -> Result:
-    query = statement.query or ast.Select(table=statement.table or "", index=None, items=None)
-    result = session.run_statement(query)
+def copy_to(ctx: Context, statement: ast.CopyTo) -> Result:
+    result = ctx.run_statement(_query(statement))
     rows = iter(result)
     part = _part_name(statement.path)
     try:
@@ -64,8 +65,7 @@ def copy_to(session: Session, statement: ast.CopyTo) -> Result:
             os.unlink(part)
     stats = result.stats
     stats.finish()
-    title = f"COPY {stats.footer()} → {statement.path}"
-    return Result([], iter(()), stats, result.warnings, kind="status", title=title)
+    return Result.status(f"COPY {stats.footer()} → {statement.path}", stats, result.warnings)
 
 
 def _part_name(path: str) -> str:
@@ -115,7 +115,7 @@ def _write_csv(rows: Iterator[dict], columns: list[str], out: Any) -> None:
 
 
 def write_batch(
-    session: Session,
+    ctx: Context,
     table: str,
     items: list[dict],
     stats: WriteStats,
@@ -132,15 +132,15 @@ def write_batch(
         journal.before(items)
         extra = journal.overwrite_units
     write_batches(
-        session.client,
+        ctx.client,
         table,
         put_requests(items),
         stats=stats,
-        estimating=session.estimating,
-        limits=WriteLimits(max_wcu=session.settings.max_wcu),
+        estimating=ctx.estimating,
+        limits=WriteLimits(max_wcu=ctx.settings.max_wcu),  # --rate-limit: _Load._pace
         workers=1,
         on_written=None if journal is None else journal.written,
-        sleep=session.sleep,
+        sleep=ctx.sleep,
     )
     if journal is not None:
         extra = journal.overwrite_units - extra
@@ -148,17 +148,6 @@ def write_batch(
 
 
 _KEY_BYTES = {"HASH": 2048, "RANGE": 1024}
-
-
-def key_types(info: Any) -> dict[str, str]:
-    """Every key attribute of the table and its indexes, with its declared type."""
-    return {
-        a["AttributeName"]: a["AttributeType"] for a in info.raw.get("AttributeDefinitions", [])
-    } or {
-        name: kind
-        for name, kind in ((info.keys.pk, info.keys.pk_type), (info.keys.sk, info.keys.sk_type))
-        if name
-    }
 
 
 def _check_item(item: dict, info: Any, types: dict[str, str]) -> None:
@@ -185,27 +174,26 @@ def _check_item(item: dict, info: Any, types: dict[str, str]) -> None:
         raise files.BadValue(f"the item is {size} bytes, over DynamoDB's 400 KB")
 
 
-def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
-    refuse_if_read_only(session, "COPY FROM")
-    info = session.table(statement.table)
+def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
+    info = ctx.table(statement.table)
     types = key_types(info)
-    skip_bad = statement.skip_bad or bool(getattr(session.settings, "skip_bad", False))
+    skip_bad = statement.skip_bad or bool(getattr(ctx.settings, "skip_bad", False))
     bad_path = statement.bad_path or statement.path.removesuffix(".gz") + ".bad"
-    stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=session.estimating)
+    stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=ctx.estimating)
     try:
         stream = files.open_file(statement.path, "r")
     except OSError as err:
         raise ExecutionError(f"cannot read {statement.path}: {err.strerror or err}") from err
-    load = _Load(session, statement, stats)
+    load = _Load(ctx, statement, stats)
     dry = load.dry  # --dry-run: every line read and checked, nothing written
     bad_file = None
     bad = 0
     try:
         if not dry:
-            load.journal = LoadJournal.open(session, info, load.resume(statement.start_line))
+            load.journal = LoadJournal.open(ctx, info, load.resume(statement.start_line))
         if load.journal is not None:
             load.writes.journal = load.journal.path
-            session.last_write = load.writes
+            ctx.last_write = load.writes
         with stream:
             header = ""
             for line in files.read_items(stream, statement.format, types):
@@ -237,7 +225,7 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
                     if bad_file is not None:
                         bad_file.write(line.raw if line.raw.endswith("\n") else line.raw + "\n")
                     bad += 1
-                    session.tell(f"skipped {where}")
+                    ctx.tell(f"skipped {where}")
                     continue
                 load.add(line.number, line.item)  # type: ignore[arg-type]
             load.drain()
@@ -249,14 +237,14 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     except (KeyboardInterrupt, DynosqlError) as err:
         if not isinstance(err, PlanError):  # a bad line says it itself
             journal = f" (journal {load.journal.path})" if load.journal is not None else ""
-            session.tell(f"{load.written} items written{journal}; to continue: {load.resume()}")
+            ctx.tell(f"{load.written} items written{journal}; to continue: {load.resume()}")
         raise
     finally:
         load.close()
         if bad_file is not None:
             bad_file.close()
-        session.total_capacity += stats.capacity + load.read_capacity
-    session.refresh()
+        ctx.ledger.charge(rcu=load.read_capacity, wcu=stats.capacity)
+    ctx.refresh()
     stats.finish()
     cost = format_capacity(stats.capacity)
     cost = f"~{cost} WCU est." if stats.capacity_estimated else f"{cost} WCU"
@@ -266,7 +254,7 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
         title = f"COPY dry run: {rows} of {statement.path} would be written (~{wcu} WCU est.)"
         if bad:
             title += f" · {bad} bad {position(statement)}{'s' if bad != 1 else ''}"
-        return Result([], iter(()), stats, kind="status", title=title + " · nothing was written")
+        return Result.status(title + " · nothing was written", stats)
     title = f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · {cost}"
     if load.journal is not None:  # the reads that fed the journal
         title += f" {load.journal.footer()}"
@@ -275,7 +263,7 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
         title += f" · {bad} bad {position(statement)}{'s' if bad != 1 else ''} skipped → {bad_path}"
     if load.writes.journal:
         title += f" · journal {load.writes.journal}"
-    return Result([], iter(()), stats, kind="status", title=title)
+    return Result.status(title, stats)
 
 
 def position(statement: ast.CopyFrom) -> str:
@@ -291,8 +279,8 @@ class _Load:
     batches whose call has returned count as written, so the line to continue from is never
     past an unwritten one (a batch sent again is harmless: puts of the same items)."""
 
-    def __init__(self, session: Session, statement: ast.CopyFrom, stats: Stats):
-        self.session = session
+    def __init__(self, ctx: Context, statement: ast.CopyFrom, stats: Stats):
+        self.ctx = ctx
         self.statement = statement
         self.stats = stats
         # the load's writes as one statement's: --max-wcu counts across all its batches
@@ -302,11 +290,11 @@ class _Load:
         self.lines: list[int] = []
         self.written = 0
         self.next_line = statement.start_line  # the first line not known to be written
-        self.names = session.table(statement.table).keys.names
+        self.names = ctx.table(statement.table).keys.names
         self.started = time.monotonic()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="copy-from")
         self.journal: LoadJournal | None = None  # set once the file is open
-        self.dry = bool(session.settings.dry_run)
+        self.dry = bool(ctx.settings.dry_run)
         self.dry_wcu = Decimal(0)  # what a dry run would have written
         self.in_flight: deque[tuple[Future, int, int]] = deque()  # call, items, last line
 
@@ -327,9 +315,9 @@ class _Load:
             self.dry_wcu += sum(write_units(values.item_size(i)) for i in self.items)
             self.items, self.keys, self.lines = [], set(), []
         if self.items:
-            session = self.session
+            ctx = self.ctx
             call = self.pool.submit(
-                write_batch, session, self.statement.table, self.items, self.writes, self.journal
+                write_batch, ctx, self.statement.table, self.items, self.writes, self.journal
             )
             self.in_flight.append((call, len(self.items), self.lines[-1]))
             self.items, self.keys, self.lines = [], set(), []
@@ -352,7 +340,7 @@ class _Load:
         # with a journal, the batch being written finishes and is journaled before it closes
         self.pool.shutdown(wait=self.journal is not None, cancel_futures=True)
         if self.journal is not None:
-            self.writes.journal = self.journal.close(bool(self.session.journal_file))
+            self.writes.journal = self.journal.close(self.ctx.keep_journal())
 
     def _collect(self) -> None:
         call, count, last = self.in_flight.popleft()
@@ -368,17 +356,17 @@ class _Load:
         self.stats.rows = self.written
         self.next_line = last + 1
         self._pace()
-        status = getattr(self.session.progress, "status", None)
+        status = getattr(self.ctx.doors.progress, "status", None)
         if status is not None and self.stats.elapsed > 1.0:
             status(f"… {self.written} items written, {self.stats.elapsed:.0f}s")
 
     def _pace(self) -> None:
         """--rate-limit holds the load to that many capacity units a second."""
-        limit = self.session.settings.rate_limit
+        limit = self.ctx.settings.rate_limit
         if limit:
             ahead = float(self.stats.capacity / limit) - (time.monotonic() - self.started)
             if ahead > 0:
-                self.session.sleep(ahead)
+                self.ctx.sleep(ahead)
 
     def resume(self, line: int | None = None) -> str:
         s = self.statement
@@ -390,3 +378,34 @@ class _Load:
         return (
             f"COPY {quote(s.table)} FROM '{quoted}'{extra} START AT {unit} {line or self.next_line}"
         )
+
+
+# --- the kinds -----------------------------------------------------------------------------
+
+
+def _query(statement: ast.CopyTo) -> ast.Select:
+    return statement.query or ast.Select(table=statement.table or "", index=None, items=None)
+
+
+def _copy_to_scan(ctx: Context, statement: ast.CopyTo) -> ScanCheck | None:
+    """COPY t TO reads like SELECT * FROM t."""
+    from dynosql.statements.select import scan_plan
+
+    return scan_plan(ctx, _query(statement))
+
+
+def _explain(ctx: Context, statement: ast.CopyTo | ast.CopyFrom, analyze: bool) -> Result:
+    from dynosql.statements.copy_explain import explain_copy
+
+    return explain_copy(ctx, statement)
+
+
+KINDS: dict[type, Kind[Any]] = {
+    ast.CopyTo: Kind(named("COPY TO"), copy_to, lambda _s: READS, _explain, _copy_to_scan),
+    ast.CopyFrom: Kind(
+        named("COPY FROM"),
+        copy_from,
+        lambda _s: Effects(writes=True, rollback=False),
+        _explain,
+    ),
+}

@@ -12,30 +12,26 @@ from typing import TYPE_CHECKING
 
 from dynosql import files, values
 from dynosql.errors import ExecutionError
-from dynosql.plan.copy import FileMeasure, plan_copy_from
+from dynosql.plan.copy import FileMeasure, key_types, plan_copy_from
 from dynosql.plan.cost import write_units
 from dynosql.result import Result
 from dynosql.sql import ast
-from dynosql.statements.copy import key_types
-from dynosql.statements.write import journal_target
 
 if TYPE_CHECKING:
-    from dynosql.session import Session
+    from dynosql.context import Context
 
 SAMPLE_ITEMS = 1000
 _CHUNK = 1 << 20
 
 
-def explain_copy(session: Session, statement: ast.CopyFrom | ast.CopyTo) -> Result:
+def explain_copy(ctx: Context, statement: ast.CopyFrom | ast.CopyTo) -> Result:
     if isinstance(statement, ast.CopyTo):
         select = statement.query or ast.Select(table=statement.table or "", index=None, items=None)
-        return session.run_statement(ast.Explain(select))
-    table = session.table(statement.table)
+        return ctx.run_statement(ast.Explain(select))
+    table = ctx.table(statement.table)
     measure = measure_file(statement, key_types(table))
-    plan = plan_copy_from(statement, table, measure, journal_target(session) is not None)
-    result = Result(["plan"], iter([{"plan": line} for line in plan.lines()]), kind="plan")
-    result.document = plan.document()
-    return result
+    plan = plan_copy_from(statement, table, measure, ctx.journal_target() is not None)
+    return Result.plan(plan.lines(), plan.document())
 
 
 def measure_file(statement: ast.CopyFrom, types: dict[str, str]) -> FileMeasure:

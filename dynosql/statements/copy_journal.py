@@ -35,29 +35,26 @@ from dynosql.plan.cost import write_units
 from dynosql.plan.planner import Options, plan_key_gets, plan_select
 from dynosql.result import Stats, format_capacity
 from dynosql.sql import ast
-from dynosql.statements.write import open_journal
 
 if TYPE_CHECKING:
-    from dynosql.dynamo.catalog import TableInfo
-    from dynosql.session import Session
+    from dynosql.context import Context
+    from dynosql.plan.schema import TableInfo
 
 
 class LoadJournal:
     """The journal of one COPY FROM and the reads that feed it; `before` and `written` run in
     the load's writer thread, one batch after the other (file order)."""
 
-    def __init__(self, session: Session, table: TableInfo, journal: Journal, statement: str):
+    def __init__(self, ctx: Context, table: TableInfo, journal: Journal, statement: str):
         self.table = table
         self.names = table.keys.names
         self.journal = journal
         # its own executor: no progress line from the writer thread; --max-rcu still applies
-        limits = session.executor().limits
-        self.executor = Executor(
-            session.client, session.estimating, limits, None, session.cancelled
-        )
-        self.reads = Stats(capacity_estimated=session.estimating)
+        limits = ctx.executor().limits
+        self.executor = Executor(ctx.client, ctx.estimating, limits, None, ctx.cancelled)
+        self.reads = Stats(capacity_estimated=ctx.estimating)
         self._batch: dict[tuple, tuple[dict, dict | None]] = {}  # key: (new, old) images
-        self.estimating = session.estimating
+        self.estimating = ctx.estimating
         self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
         self.scans = 0
         self.seen = KeysSeen() if self._empty() else None  # None: read every batch's keys
@@ -80,15 +77,15 @@ class LoadJournal:
         return f"+ {self.scans} Scan, {gets} BatchGetItem call(s) · {rcu}"
 
     @classmethod
-    def open(cls, session: Session, table: TableInfo, statement: str) -> LoadJournal | None:
+    def open(cls, ctx: Context, table: TableInfo, statement: str) -> LoadJournal | None:
         """The load's journal, or None when journaling is off."""
-        journal = open_journal(session, table.name)
+        journal = ctx.open_journal(table.name)
         if journal is None:
             return None
         try:
-            return cls(session, table, journal, statement)
+            return cls(ctx, table, journal, statement)
         except BaseException:  # the first read failed: no journal left behind
-            journal.finish(keep=bool(session.journal_file))
+            journal.finish(keep=ctx.keep_journal())
             raise
 
     @property

@@ -21,13 +21,18 @@ import dataclasses
 import re
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynosql import values
-from dynosql.dynamo.catalog import TableInfo
+from dynosql.guards import READS
 from dynosql.plan.planner import plan_full_scan
+from dynosql.plan.schema import TableInfo
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
+from dynosql.statements.kind import Kind, ScanCheck, named
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
 
 _TAG = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
@@ -236,12 +241,11 @@ def _wrong_pair(seen: list[tuple[Any, str]]) -> tuple[str, str] | None:
 # --- the statement -------------------------------------------------------------------------------
 
 
-def show_entities(session: Any, statement: ast.ShowEntities) -> Result:
-    table = session.table(statement.table)
-    plan = plan_full_scan(table, None, session.options())
+def show_entities(ctx: Context, statement: ast.ShowEntities) -> Result:
+    table = ctx.table(statement.table)
+    plan = plan_full_scan(table, None, ctx.options())
     target = table.name
     if statement.sample is None:
-        session.guard(plan)  # the whole table: the same guard as any Scan
         warning = f"SHOW ENTITIES reads every item of {target} ({plan.estimate.text()})"
     else:
         n = statement.sample
@@ -253,20 +257,20 @@ def show_entities(session: Any, statement: ast.ShowEntities) -> Result:
     stats = Stats(expected_items=plan.estimate.items or None)
     columns = ["entity", "pk", "sk", "items", "share", "avg bytes", "attributes", "indexes"]
     result = Result(columns, iter(()), stats, warnings=[warning])
-    result.rows = _rows(session, table, plan, stats, statement.sample, result.notes)
+    result.rows = _rows(ctx, table, plan, stats, statement.sample, result.notes)
     return result
 
 
 def _rows(
-    session: Any, table: TableInfo, plan: Any, stats: Stats, sample: int | None, notes: list[str]
+    ctx: Context, table: TableInfo, plan: Any, stats: Stats, sample: int | None, notes: list[str]
 ) -> Iterator[dict]:
     try:
-        items = session.executor().items(plan, stats)
+        items = ctx.read(plan, stats)
         if sample is not None:
             items = _first(items, sample)
         found, total = entities(table, items)
     finally:
-        session.total_capacity += stats.capacity
+        ctx.ledger.settle(stats)
     if sample is not None:
         notes.append(
             f"sampled: {total} items of about {table.item_count}; counts and shares are of the "
@@ -301,3 +305,16 @@ def _first(items: Iterable[dict], n: int) -> Iterator[dict]:
         if i >= n:
             return
         yield item
+
+
+def _scan_plan(ctx: Context, statement: ast.ShowEntities) -> ScanCheck | None:
+    if statement.sample is not None:
+        return None  # SHOW ENTITIES … SAMPLE n reads n items, not the table
+    return ScanCheck(plan_full_scan(ctx.table(statement.table), None, ctx.options()))
+
+
+KINDS = {
+    ast.ShowEntities: Kind(
+        named("SHOW ENTITIES"), show_entities, lambda _s: READS, None, _scan_plan
+    )
+}

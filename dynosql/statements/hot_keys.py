@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import values
 from dynosql.dynamo.wiretally import KeyTally
+from dynosql.guards import READS
 from dynosql.plan.cost import read_units
 from dynosql.plan.model import Plan
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
+from dynosql.statements.kind import Kind, ScanCheck, named
 
 if TYPE_CHECKING:
-    from dynosql.session import Session
+    from dynosql.context import Context
 
 DEFAULT_LIMIT = 20
 ITEM_COLLECTION_LIMIT = 10 * 1024**3  # 10 GB per partition-key value when the table has an LSI
@@ -31,9 +33,8 @@ NEAR = 0.8  # "near a limit" from 80% of it
 MAX_KEY_NOTES = 5
 
 
-def hot_keys(session: Session, statement: ast.ShowHotKeys) -> Result:
-    plan = session.full_scan_plan(statement.table, statement.index)
-    session.guard(plan)  # the same guard as any Scan
+def hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
+    plan = ctx.full_scan_plan(statement.table, statement.index)
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
     result = Result(
@@ -45,16 +46,14 @@ def hot_keys(session: Session, statement: ast.ShowHotKeys) -> Result:
         ],
         human_only=("bar",),
     )
-    result.rows = _rows(session, plan, stats, limit, result)
+    result.rows = _rows(ctx, plan, stats, limit, result)
     return result
 
 
 def _rows(
-    session: Session, plan: Plan, stats: Stats, limit: int, result: Result
+    ctx: Context, plan: Plan, stats: Stats, limit: int, result: Result
 ) -> Iterator[dict[str, Any]]:
-    ranked = sorted(
-        _count(session, plan, stats), key=lambda e: (-e[1], -e[2], values.sort_key(e[0]))
-    )
+    ranked = sorted(_count(ctx, plan, stats), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
     total = sum(e[1] for e in ranked) or 1
     top = ranked[0][1] if ranked else 1
     result.notes.extend(_notes(plan, ranked, total))
@@ -71,7 +70,7 @@ def _rows(
         }
 
 
-def _count(session: Session, plan: Plan, stats: Stats) -> list[list]:
+def _count(ctx: Context, plan: Plan, stats: Stats) -> list[list]:
     """[key value, items, bytes] per partition-key value. A page is read off its bytes where
     `dynosql.dynamo.wiretally` can; else its items stay in the wire form: only the distinct keys are
     decoded, and sizes come from `dynosql.dynamo.wiresize`."""
@@ -92,7 +91,7 @@ def _count(session: Session, plan: Plan, stats: Stats) -> list[list]:
         return counts
 
     counts: dict[Any, list] = {}
-    for page in session.read_wire_pages(plan, stats, tally, KeyTally(pk)):
+    for page in ctx.read_wire_pages(plan, stats, tally, KeyTally(pk)):
         _add(counts, page.items())
     merged: dict[Any, list] = {}  # one entry per value (two spellings of a number are one)
     _add(
@@ -171,3 +170,26 @@ def _share_limits(table, ranked: list, total: int) -> list[str]:  # noqa: ANN001
                     f"{unit}/s, near or above the {limit:,} {unit} one partition serves"
                 )
     return flagged
+
+
+# --- the kind ------------------------------------------------------------------------------
+
+
+def _run(ctx: Context, statement: ast.ShowHotKeys) -> Result:
+    if statement.sample is not None:
+        from dynosql.statements.sampled import sampled_hot_keys, seeded
+
+        return sampled_hot_keys(ctx, seeded(statement))
+    return hot_keys(ctx, statement)
+
+
+def _scan_plan(ctx: Context, statement: ast.ShowHotKeys) -> ScanCheck:
+    plan = ctx.full_scan_plan(statement.table, statement.index)
+    if statement.sample is not None:
+        from dynosql.plan.sample import apply_sample
+
+        plan = apply_sample(plan, statement.sample)
+    return ScanCheck(plan, [], "SHOW HOT KEYS")
+
+
+KINDS = {ast.ShowHotKeys: Kind(named("SHOW HOT KEYS"), _run, lambda _s: READS, None, _scan_plan)}

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql.evaluate.pipeline import aggregate_rows, columns_of, select_rows
 from dynosql.evaluate.sampling import key_sample, sample_notes, sampled_groups, with_intervals
-from dynosql.plan.model import Plan
 from dynosql.plan.sample import apply_sample
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
 
 if TYPE_CHECKING:
-    from dynosql.session import Session
+    from dynosql.context import Context
 
 BAR_WIDTH = 30
 
@@ -34,16 +33,10 @@ def seeded(statement: Any) -> Any:
     return dataclasses.replace(statement, sample=dataclasses.replace(sample, seed=seed))
 
 
-def _pages(session: Session, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list]]:
-    try:
-        yield from session.executor().tagged_pages(plan, stats)
-    finally:
-        session.total_capacity += stats.capacity
+def sampled_select(ctx: Context, statement: ast.Select) -> Result:
+    from dynosql.hints.advisor import prepare
 
-
-def sampled_select(session: Session, statement: ast.Select) -> Result:
-    plan = session.plan(statement)
-    session.guard(plan)
+    plan = prepare(ctx, statement, read=False)[1]
     assert plan.sample is not None
     spec = plan.sample
     stats = Stats(expected_items=plan.estimate.items)
@@ -53,7 +46,7 @@ def sampled_select(session: Session, statement: ast.Select) -> Result:
     result.notes.extend(sample_notes(statement, spec))
 
     def rows() -> Iterator[dict]:
-        pages = _pages(session, plan, stats)
+        pages = ctx.pages(plan, stats)
         if statement.is_aggregate:
             yield from aggregate_rows(shown, sampled_groups(statement, pages, spec))
         else:
@@ -64,10 +57,9 @@ def sampled_select(session: Session, statement: ast.Select) -> Result:
     return result
 
 
-def sampled_hot_keys(session: Session, statement: ast.ShowHotKeys) -> Result:
+def sampled_hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
     assert statement.sample is not None
-    plan = apply_sample(session.full_scan_plan(statement.table, statement.index), statement.sample)
-    session.guard(plan)
+    plan = apply_sample(ctx.full_scan_plan(statement.table, statement.index), statement.sample)
     assert plan.sample is not None
     spec = plan.sample
     stats = Stats(expected_items=plan.estimate.items or None)
@@ -88,7 +80,7 @@ def sampled_hot_keys(session: Session, statement: ast.ShowHotKeys) -> Result:
     )
 
     def rows() -> Iterator[dict]:
-        sample = key_sample(_pages(session, plan, stats), plan.access.keys.pk, spec)
+        sample = key_sample(ctx.pages(plan, stats), plan.access.keys.pk, spec)
         result.document = sample.document()
         result.notes.extend(_key_notes(sample, plan.access.keys.pk))
         ranked = sample.ranked

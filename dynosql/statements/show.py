@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
-from dynosql.dynamo.catalog import TableInfo
+from dynosql.plan.schema import TableInfo
 from dynosql.result import Result
+from dynosql.sql import ast
+from dynosql.statements.kind import Kind, named
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
 
 
 def _key_text(name: str | None, type_code: str | None) -> str:
@@ -39,3 +45,20 @@ def describe_result(table: TableInfo) -> Result:
     )
     columns = ["name", "kind", "partition key", "sort key", "projection", "items", "bytes"]
     return Result(columns, iter(rows), title=title)
+
+
+# --- the kinds -----------------------------------------------------------------------------
+
+
+def _describe(ctx: Context, statement: ast.Describe) -> Result:
+    return describe_result(ctx.table(statement.table))
+
+
+def _show_tables(ctx: Context, _statement: ast.ShowTables) -> Result:
+    return Result(["table"], iter([{"table": n} for n in ctx.table_names()]))
+
+
+KINDS: dict[type, Kind[Any]] = {
+    ast.Describe: Kind(named("DESCRIBE"), _describe),
+    ast.ShowTables: Kind(named("SHOW TABLES"), _show_tables),
+}

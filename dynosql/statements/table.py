@@ -2,44 +2,49 @@
 and the wait until DynamoDB has done the work (CreateTable, UpdateTable and DeleteTable return
 at once; the table or index becomes ACTIVE, or goes, later).
 
-Guards: ``--read-only`` refuses every table statement; DROP TABLE refuses a table with deletion
-protection, and asks first (with the item count and size) through the front door's
-``Session.confirm``; where nobody can be asked (a script) it is refused unless ``--yes``.
-After any change the session's catalog cache is forgotten (``Session.refresh``), the REPL's
-completion included.
+Guards (dynosql.guards, from the effects each statement declares): ``--read-only`` refuses
+every table change, and so does BEGIN … COMMIT (a table change cannot be rolled back); DROP
+TABLE refuses a table with deletion protection; DROP TABLE, DROP INDEX, SET TTL (with how many
+sampled items already hold a past time) and DELETION PROTECTION OFF ask first through the
+front door; where nobody can be asked (a script) they are refused unless ``--yes``. After any
+change the catalog cache is forgotten (``Context.refresh``), the REPL's completion included.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql.errors import ExecutionError, GuardError, PlanError, translate_error
+from dynosql import guards
+from dynosql.errors import ExecutionError, translate_error
+from dynosql.guards import NOTHING, Effects
 from dynosql.plan.ddl import Call, DdlPlan, plan_ddl, show_create
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
+from dynosql.statements.kind import Kind
 
 if TYPE_CHECKING:
-    from dynosql.session import Session
+    from dynosql.context import Context
 
 WAIT_TIMEOUT = 30 * 60.0  # a GSI backfill on a large table takes a while
 UNSTARTED_TIMEOUT = 3.0  # AWS lists a new index (CREATING) or a dropped one (DELETING) at once
 
 
-def _plan(session: Session, statement: ast.Ddl) -> tuple[DdlPlan, Any]:
+def _plan(ctx: Context, statement: ast.Ddl) -> tuple[DdlPlan, Any]:
     """The plan, on the table as it is now (not as cached)."""
-    session.refresh()
-    table = None if isinstance(statement, ast.CreateTable) else session.table(statement.table)
+    ctx.refresh()
+    table = None if isinstance(statement, ast.CreateTable) else ctx.table(statement.table)
     ttl = None
     if isinstance(statement, ast.AlterTable) and statement.ttl_off:
-        ttl = ttl_attribute(session, statement.table)
+        ttl = ttl_attribute(ctx, statement.table)
     return plan_ddl(statement, table, ttl), table
 
 
-def explain_ddl(session: Session, statement: ast.Ddl) -> Result:
+def explain_ddl(ctx: Context, statement: ast.Ddl) -> Result:
     """EXPLAIN CREATE/ALTER/DROP: the requests it would send, in order; nothing is sent."""
-    plan, _table = _plan(session, statement)
+    plan, _table = _plan(ctx, statement)
     lines = [plan.label]
     for i, call in enumerate(plan.calls, 1):
         title = "request" if len(plan.calls) == 1 else f"request {i} of {len(plan.calls)}"
@@ -49,9 +54,7 @@ def explain_ddl(session: Session, statement: ast.Ddl) -> Result:
         lines.append(f"estimate: {plan.backfill.text()}")
     if plan.wait:
         lines.append(f"then: wait until {_WAITS[plan.wait].format(plan=plan)}")
-    result = Result(["plan"], iter([{"plan": line} for line in lines]), kind="plan")
-    result.document = plan.document()
-    return result
+    return Result.plan(lines, plan.document())
 
 
 _WAITS = {
@@ -62,29 +65,27 @@ _WAITS = {
 }
 
 
-def run_ddl(session: Session, statement: ast.Ddl) -> Result:
+def run_ddl(ctx: Context, statement: ast.Ddl) -> Result:
     """Plan, guard, send, wait; a status Result saying what happened."""
-    refuse_if_read_only(session, _label(statement))
     started = time.monotonic()
-    plan, table = _plan(session, statement)
-    if session.settings.dry_run:  # like a write's dry run: planned, priced, nothing sent
+    plan, table = _plan(ctx, statement)
+    if guards.dry_run(ctx):  # like a write's dry run: planned, priced, nothing sent
         calls = ", ".join(call.operation for call in plan.calls)
         cost = f" ({plan.backfill.text()})" if plan.backfill is not None else ""
-        title = f"{plan.label} dry run: would send {calls}{cost}; nothing was sent"
-        return Result([], iter(()), kind="status", title=title)
-    if isinstance(statement, ast.DropTable) and table is not None:
-        if not _confirmed(session, table):
-            return Result([], iter(()), kind="status", title=f"cancelled: {table.name} was kept")
+        return Result.status(f"{plan.label} dry run: would send {calls}{cost}; nothing was sent")
+    asked = _destructive(ctx, statement, table)
+    if asked is not None and not guards.destructive(ctx, *asked):
+        return Result.status(f"cancelled: {statement.table} was kept")
     if plan.backfill is not None and plan.backfill.items:
-        session.tell(f"{plan.label}: {plan.backfill.text()}")
+        ctx.tell(f"{plan.label}: {plan.backfill.text()}")
     try:
         for call in plan.calls:
-            send(session, call)
-        _wait(session, plan)
+            send(ctx, call)
+        _wait(ctx, plan)
     finally:
-        session.refresh()
+        ctx.refresh()
     elapsed = time.monotonic() - started
-    return Result([], iter(()), kind="status", title=f"{plan.label} · done · {elapsed:.1f}s")
+    return Result.status(f"{plan.label} · done · {elapsed:.1f}s")
 
 
 def _label(statement: Any) -> str:
@@ -94,27 +95,71 @@ def _label(statement: Any) -> str:
         ast.DropIndex: "DROP INDEX",
         ast.AlterTable: "ALTER TABLE",
         ast.DropTable: "DROP TABLE",
-        ast.CopyFrom: "COPY FROM",
+        ast.ShowCreateTable: "SHOW CREATE TABLE",
     }
     return words.get(type(statement), type(statement).__name__)
 
 
-def refuse_if_read_only(session: Session, what: str) -> None:
-    if getattr(session.settings, "read_only", False):
-        raise GuardError(f"refused: {what} changes a table and --read-only is set")
+def _destructive(ctx: Context, statement: ast.Ddl, table: Any) -> tuple[str, str] | None:
+    """The question (and the refusal for a script) before a change that loses data or a
+    protection: DROP TABLE, DROP INDEX, SET TTL, DELETION PROTECTION OFF; else None."""
+    if table is None:
+        return None
+    what: str | None = None
+    if isinstance(statement, ast.DropTable):
+        what = (
+            f"DROP TABLE {table.name} deletes {table.item_count} items "
+            f"({format_bytes(table.size_bytes)}) and cannot be undone"
+        )
+        ask = "Drop it?"
+    elif isinstance(statement, ast.DropIndex):
+        index = table.index(statement.index)
+        what = (
+            f"DROP INDEX {statement.index} deletes the index of {table.name} "
+            f"({index.item_count} entries, {format_bytes(index.size_bytes)}): reads through it "
+            "stop working, and rebuilding it means a full backfill"
+        )
+        ask = "Drop it?"
+    elif isinstance(statement, ast.AlterTable) and statement.ttl is not None:
+        what = (
+            f"SET TTL {statement.ttl} on {table.name} {_expiring(ctx, table.name, statement.ttl)}"
+        )
+        ask = "Turn TTL on?"
+    elif isinstance(statement, ast.AlterTable) and statement.deletion_protection is False:
+        what = (
+            f"DELETION PROTECTION OFF lets DROP TABLE (or anyone with DeleteTable) delete "
+            f"{table.name} ({table.item_count} items)"
+        )
+        ask = "Turn it off?"
+    if what is None:
+        return None
+    return f"{what}. {ask}", f"refused: {what}; in a script this needs --yes"
 
 
-def _confirmed(session: Session, table: Any) -> bool:
-    size = format_bytes(table.size_bytes)
-    what = f"DROP TABLE {table.name} deletes {table.item_count} items ({size})"
-    return session.confirmed(
-        f"{what} and cannot be undone. Drop it?", f"refused: {what}; in a script this needs --yes"
+TTL_HORIZON = 5 * 365 * 24 * 3600  # DynamoDB's TTL ignores times more than five years past
+
+
+def _expiring(ctx: Context, table: str, attribute: str) -> str:
+    """How many sampled items DynamoDB's TTL would delete at once: a Number of epoch seconds in
+    the past (but within five years, which TTL skips)."""
+    sample = ctx.sample(table)
+    if not sample:
+        return "makes DynamoDB delete every item whose attribute holds a past time (no sample read)"
+    now = time.time()
+    past = sum(
+        1
+        for item in sample
+        if isinstance(item.get(attribute), Decimal) and now - TTL_HORIZON <= item[attribute] <= now
+    )
+    return (
+        f"makes DynamoDB delete every item whose {attribute} holds a past time: {past} of "
+        f"{len(sample)} sampled items already do"
     )
 
 
-def send(session: Session, call: Call) -> dict[str, Any]:
+def send(ctx: Context, call: Call) -> dict[str, Any]:
     try:
-        return getattr(session.client, call.method)(**call.params)
+        return getattr(ctx.client, call.method)(**call.params)
     except Exception as err:
         if type(err).__name__ == "ParamValidationError":  # botocore's own check, before sending
             detail = " ".join(str(err).split("\n")[1:]) or str(err)
@@ -122,10 +167,10 @@ def send(session: Session, call: Call) -> dict[str, Any]:
         raise translate_error(err) from err
 
 
-def ttl_attribute(session: Session, table: str) -> str | None:
+def ttl_attribute(ctx: Context, table: str) -> str | None:
     """The TTL attribute when TTL is enabled (or being enabled), else None."""
     try:
-        answer = session.client.describe_time_to_live(TableName=table)
+        answer = ctx.client.describe_time_to_live(TableName=table)
     except Exception as err:
         raise translate_error(err) from err
     spec = answer.get("TimeToLiveDescription") or {}
@@ -134,24 +179,24 @@ def ttl_attribute(session: Session, table: str) -> str | None:
     return None
 
 
-def show_create_table(session: Session, statement: ast.ShowCreateTable) -> Result:
+def show_create_table(ctx: Context, statement: ast.ShowCreateTable) -> Result:
     """SHOW CREATE TABLE: DescribeTable (fresh) and DescribeTimeToLive."""
-    session.refresh()
-    info = session.table(statement.table)
+    ctx.refresh()
+    info = ctx.table(statement.table)
     try:
-        ttl = ttl_attribute(session, statement.table)
+        ttl = ttl_attribute(ctx, statement.table)
     except ExecutionError:
         ttl = None  # a backend without TTL (dynalite answers UnknownOperation)
     text = show_create(info.raw, ttl)
-    return Result(["statement"], iter([{"statement": text}]), kind="rows")
+    return Result(["statement"], iter([{"statement": text}]))
 
 
 # --- waiting ---------------------------------------------------------------------------------
 
 
-def _describe(session: Session, table: str) -> dict[str, Any] | None:
+def _describe(ctx: Context, table: str) -> dict[str, Any] | None:
     try:
-        return session.client.describe_table(TableName=table)["Table"]
+        return ctx.client.describe_table(TableName=table)["Table"]
     except Exception as err:
         code = (getattr(err, "response", None) or {}).get("Error", {}).get("Code", "")
         if code == "ResourceNotFoundException":
@@ -195,16 +240,16 @@ def _under_way(plan: DdlPlan, text: str) -> bool:
     return True
 
 
-def _wait(session: Session, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> None:
+def _wait(ctx: Context, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> None:
     """Poll DescribeTable until the change is done: quickly at first (local servers are done
     at once), then every few seconds, saying where things stand on a terminal."""
     if plan.wait is None:
         return
     started = time.monotonic()
     pause = 0.02
-    status = getattr(session.progress, "status", None)
+    status = getattr(ctx.doors.progress, "status", None)
     while True:
-        done, text = _state(plan, _describe(session, plan.table))
+        done, text = _state(plan, _describe(ctx, plan.table))
         if done:
             return
         elapsed = time.monotonic() - started
@@ -217,8 +262,32 @@ def _wait(session: Session, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> Non
             raise ExecutionError(f"gave up waiting after {timeout:.0f}s: {text}")
         if status is not None and elapsed > 1.0:
             status(f"… waiting: {text}, {elapsed:.0f}s")
-        session.sleep(pause)
+        ctx.sleep(pause)
         pause = min(pause * 2, 5.0)
 
 
-__all__ = ["PlanError", "refuse_if_read_only", "run_ddl", "show_create_table"]
+def _effects(statement: Any) -> Effects:
+    if isinstance(statement, ast.ShowCreateTable):
+        return NOTHING
+    deletes = isinstance(statement, ast.DropTable | ast.DropIndex) or (
+        isinstance(statement, ast.AlterTable) and statement.ttl is not None
+    )
+    protection_off = (
+        isinstance(statement, ast.AlterTable) and statement.deletion_protection is False
+    )
+    return Effects(schema=True, deletes=deletes, protection_off=protection_off, rollback=False)
+
+
+def _explain(ctx: Context, statement: Any, _analyze: bool) -> Result:
+    return explain_ddl(ctx, statement)
+
+
+DDL: Kind[Any] = Kind(_label, run_ddl, _effects, _explain)
+KINDS: dict[type, Kind[Any]] = {
+    ast.CreateTable: DDL,
+    ast.CreateIndex: DDL,
+    ast.DropIndex: DDL,
+    ast.AlterTable: DDL,
+    ast.DropTable: DDL,
+    ast.ShowCreateTable: Kind(_label, show_create_table, _effects),
+}

@@ -17,18 +17,30 @@ from __future__ import annotations
 import random
 import uuid
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql import values
+from dynosql import guards, values
 from dynosql.dynamo.writer import Writer, WriteStats, new_image
-from dynosql.errors import ExecutionError, GuardError, PlanError, classify
+from dynosql.errors import ExecutionError, PlanError, classify
+from dynosql.guards import NOTHING, Effects
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
 from dynosql.result import Result
 from dynosql.sql import ast
-from dynosql.statements.write import _targets, open_journal, plan_of, refuse_if_read_only, verb_of
+from dynosql.statements.kind import Kind, ScanCheck
+from dynosql.statements.write import (
+    KIND as WRITE,
+)
+from dynosql.statements.write import (
+    _targets,
+    plan_of,
+    question,
+    unbounded_why,
+    verb_of,
+)
 
 if TYPE_CHECKING:
-    from dynosql.session import Session
+    from dynosql.context import Context
 
 CONFLICT_ROUNDS = 5
 
@@ -44,47 +56,45 @@ class Transaction:
     queued: list[Queued] = field(default_factory=list)
 
 
-def run_in_transaction(session: Session, statement: ast.Write | ast.Transaction) -> Result:
-    if isinstance(statement, ast.Transaction):
-        if statement.action == "begin":
-            if session.transaction is not None:
-                raise PlanError("already in a transaction: COMMIT or ROLLBACK it first")
-            session.transaction = Transaction()
-            return _status("BEGIN: writes are queued until COMMIT (one TransactWriteItems)")
-        if session.transaction is None:
-            raise PlanError(f"{statement.action.upper()} without BEGIN")
-        transaction, session.transaction = session.transaction, None
-        if statement.action == "rollback":
-            n = len(transaction.queued)
-            return _status(
-                f"ROLLBACK: {n} queued statement{'s' if n != 1 else ''} discarded, nothing was written"
-            )
-        return _commit(session, transaction)
-    assert session.transaction is not None
+def _begin_commit(ctx: Context, statement: ast.Transaction) -> Result:
+    if statement.action == "begin":
+        if ctx.transaction is not None:
+            raise PlanError("already in a transaction: COMMIT or ROLLBACK it first")
+        ctx.transaction = Transaction()
+        return Result.status("BEGIN: writes are queued until COMMIT (one TransactWriteItems)")
+    if ctx.transaction is None:
+        raise PlanError(f"{statement.action.upper()} without BEGIN")
+    transaction, ctx.transaction = ctx.transaction, None
+    if statement.action == "rollback":
+        n = len(transaction.queued)
+        return Result.status(
+            f"ROLLBACK: {n} queued statement{'s' if n != 1 else ''} discarded, nothing was written"
+        )
+    return _commit(ctx, transaction)
+
+
+def _queue(ctx: Context, statement: Any) -> Result:
+    """A write inside BEGIN … COMMIT: planned and checked now, sent at COMMIT."""
+    transaction: Transaction = ctx.transaction
     verb = verb_of(statement)
-    refuse_if_read_only(session, verb)
     if getattr(statement, "returning", None) is not None:
         raise PlanError("RETURNING is not supported inside a transaction")
-    plan = plan_of(session, statement, transactional=True)
-    unguarded = not isinstance(statement, ast.Insert) and statement.where is None
-    if plan.kind != "put" and unguarded and not session.can_confirm:
-        raise GuardError(f"refused: this {verb} has no WHERE; in a script it needs --yes")
-    known = sum(len(q.plan.items or q.plan.keys or []) for q in session.transaction.queued)
+    plan = plan_of(ctx, statement, transactional=True)
+    why = unbounded_why(statement, plan)
+    if why is not None:  # refused now, in a script, as the statement alone would be
+        guards.unbounded(ctx, verb, why)
+    known = sum(len(q.plan.items or q.plan.keys or []) for q in transaction.queued)
     known += len(plan.items or plan.keys or [])
     if known > MAX_TRANSACTION_ACTIONS:  # refused now, not at COMMIT: nothing read or sent
         raise PlanError(
             f"a transaction takes at most {MAX_TRANSACTION_ACTIONS} actions (DynamoDB's limit); "
             f"with this {verb} it would have {known}"
         )
-    session.transaction.queued.append(Queued(statement, plan))
-    n = len(session.transaction.queued)
-    return _status(
+    transaction.queued.append(Queued(statement, plan))
+    n = len(transaction.queued)
+    return Result.status(
         f"{verb} {plan.table.name} queued ({n} statement{'s' if n != 1 else ''} in the transaction)"
     )
-
-
-def _status(text: str) -> Result:
-    return Result([], iter(()), kind="status", title=text)
 
 
 @dataclass
@@ -95,17 +105,36 @@ class _Action:
     request: dict
 
 
-def _commit(session: Session, transaction: Transaction) -> Result:
+def _commit(ctx: Context, transaction: Transaction) -> Result:
+    """Read the keys, guard the whole as its statements would be guarded one by one, send one
+    TransactWriteItems."""
     stats = WriteStats(
         verb="COMMIT",
         table=", ".join(sorted({q.plan.table.name for q in transaction.queued})) or "-",
     )
-    stats.capacity_estimated = session.estimating
+    stats.capacity_estimated = ctx.estimating
+    try:
+        return _commit_read(ctx, transaction, stats)
+    finally:
+        stats.finish()
+        ctx.ledger.settle(stats)
+
+
+def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> Result:
+    for q in transaction.queued:  # the same Scan guard as each statement alone
+        read = q.plan.source if q.plan.source is not None else q.plan.read
+        if read is not None:
+            guards.scan(ctx, read, (), verb_of(q.statement))
     actions: list[_Action] = []
     for q in transaction.queued:
-        for target in _targets(session, q.plan, stats):
-            key = q.plan.key_of(target)
-            actions.append(_Action(q, target, key, _action(q.plan, target)))
+        found = [
+            _Action(q, target, q.plan.key_of(target), _action(q.plan, target))
+            for target in _targets(ctx, q.plan, stats)
+        ]
+        if not guards.dry_run(ctx) and q.plan.kind != "put":
+            why = unbounded_why(q.statement, q.plan)
+            guards.confirm_writes(ctx, question(q.plan, len(found)), len(found), why is not None)
+        actions.extend(found)
     stats.matched = len(actions)
     if len(actions) > MAX_TRANSACTION_ACTIONS:
         raise PlanError(
@@ -121,19 +150,15 @@ def _commit(session: Session, transaction: Transaction) -> Result:
                 f"twice (actions {seen[ident]} and {n}): DynamoDB refuses that; nothing was written"
             )
         seen[ident] = n
-    if session.settings.dry_run or not actions:
-        stats.dry_run = session.settings.dry_run
-        stats.finish()
-        return _status(stats.footer(False))
-    writer = Writer(
-        session.client,
-        stats,
-        estimating=session.estimating,
-        transactional=True,
-        sleep=session.sleep,
-    )
+    if guards.dry_run(ctx) or not actions:
+        stats.dry_run = guards.dry_run(ctx)
+        return Result.status(stats.footer(False), stats)
+    writer = ctx.writer(stats, transactional=True)
     olds = [_current(writer, a) for a in actions]
-    journal = open_journal(session, "transaction")
+    news = [_image(a, old) for a, old in zip(actions, olds, strict=True)]
+    units = [writer.item_units(old, new) for old, new in zip(olds, news, strict=True)]
+    guards.all_or_nothing(ctx, f"COMMIT of {len(actions)} writes", sum(units, Decimal(0)))
+    journal = ctx.open_journal("transaction")
     try:
         if journal is not None:  # write-ahead: every key is on disk before the request is sent
             journal.begin(stats.table, (), "COMMIT")
@@ -141,29 +166,29 @@ def _commit(session: Session, transaction: Transaction) -> Result:
             for a in actions:
                 journal.intent(a.queued.plan.table.name, a.key)
         try:
-            _send(session, writer, actions)
+            _send(writer, actions)
         except ExecutionError as err:
             cause = err.__cause__
             if journal is not None and cause is not None and classify(cause).code in _NOT_SENT:
                 for a in actions:  # cancelled (or refused): nothing was written
                     journal.unchanged(a.queued.plan.table.name, a.key)
             raise
-        for a, old in zip(actions, olds, strict=True):
-            assignments = (
-                normalize(a.queued.statement.assignments)
-                if isinstance(a.queued.statement, ast.Update)
-                else ()
-            )
-            new = new_image(a.queued.plan.kind, old, a.target, assignments)
-            writer.charge(writer.item_units(old, new))
+        for a, old, new, unit in zip(actions, olds, news, units, strict=True):
+            writer.charge(unit)
             stats.changed += 1
             if journal is not None:
                 journal.record(a.queued.plan.table.name, a.key, old, new)
     finally:
-        if journal is not None and not journal.finish(keep=bool(session.journal_file)):
+        if journal is not None and not journal.finish(keep=ctx.keep_journal()):
             stats.journal = None  # nothing written: nothing to undo
-        stats.finish()
-    return _status(stats.footer(False))
+    return Result.status(stats.footer(False), stats)
+
+
+def _image(a: _Action, old: dict | None) -> dict | None:
+    """The item as the action leaves it."""
+    statement = a.queued.statement
+    assignments = normalize(statement.assignments) if isinstance(statement, ast.Update) else ()
+    return new_image(a.queued.plan.kind, old, a.target, assignments)
 
 
 # answers after which nothing of the transaction was written
@@ -186,7 +211,7 @@ def _current(writer: Writer, a: _Action) -> dict | None:
     return writer.read_item(a.queued.plan.table.name, values.encode_item(a.key))
 
 
-def _send(session: Session, writer: Writer, actions: list[_Action]) -> None:
+def _send(writer: Writer, actions: list[_Action]) -> None:
     params = {"TransactItems": [a.request for a in actions], "ReturnConsumedCapacity": "TOTAL"}
     for attempt in range(CONFLICT_ROUNDS + 1):
         # the same token on every retry of one attempt: DynamoDB applies the transaction once
@@ -235,4 +260,25 @@ def _show(key: dict) -> str:
     return json.dumps(values.to_json(key), ensure_ascii=False, default=str)
 
 
-__all__ = ["Transaction", "run_in_transaction"]
+def _scan_plan(ctx: Context, statement: ast.Transaction) -> ScanCheck | None:
+    """COMMIT sends the queued writes' reads: the first that Scans (for the REPL's question)."""
+    if statement.action != "commit" or ctx.transaction is None:
+        return None
+    for q in ctx.transaction.queued:
+        read = q.plan.source if q.plan.source is not None else q.plan.read
+        if read is not None and read.is_scan:
+            return ScanCheck(read, [], verb_of(q.statement))
+    return None
+
+
+def _effects(statement: ast.Transaction) -> Effects:
+    return Effects(writes=True) if statement.action == "commit" else NOTHING
+
+
+def _label(statement: ast.Transaction) -> str:
+    return statement.action.upper()
+
+
+KINDS = {ast.Transaction: Kind(_label, _begin_commit, _effects, None, _scan_plan)}
+# a write inside BEGIN … COMMIT (statements.kind_for picks it): queued, guarded again at COMMIT
+QUEUED: Kind[Any] = Kind(verb_of, _queue, WRITE.effects, None, WRITE.scan_plan)

@@ -1,0 +1,89 @@
+"""Parameters: ``-v name=value`` (and ``name:=json``) read into values, and every ``:name`` of
+a statement replaced by its value before planning."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from decimal import Decimal
+from typing import Any
+
+from dynosql import values
+from dynosql.errors import SqlError
+from dynosql.sql import ast
+from dynosql.sql.parse import MAX_LIMIT
+
+# A value reads as a number only in canonical form: "0042" stays a string (an ID, a zip code).
+_NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$")
+
+
+def parse_param(text: str) -> tuple[str, Any]:
+    """``name=value`` (a number if it reads as one, else a string) or ``name:=json``."""
+    if ":=" in text and ("=" not in text.split(":=", 1)[0]):
+        name, raw = text.split(":=", 1)
+        try:
+            value = json.loads(
+                raw, parse_float=values.number, parse_int=values.number, parse_constant=_no_constant
+            )
+        except json.JSONDecodeError:
+            raise ValueError(f"-v {name}:= takes a JSON value, got {raw!r}") from None
+        except ValueError as err:  # NaN, Infinity, more than 38 digits
+            raise ValueError(f"-v {name}:= {err}") from None
+        return name.strip(), _from_json(value)
+    if "=" not in text:
+        raise ValueError(f"-v takes name=value, got {text!r}")
+    name, raw = text.split("=", 1)
+    if _NUMBER.match(raw.strip()):
+        return name.strip(), values.number(raw.strip())
+    return name.strip(), raw
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a number DynamoDB can store")
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _from_json(v) for k, v in value.items()}
+    return value
+
+
+def bind(statement: Any, params: dict[str, Any]) -> Any:
+    """Replace every :name with its value; an unbound one is an error with its position."""
+
+    def value(node: Any) -> ast.Literal | None:
+        if not isinstance(node, ast.Param):
+            return None
+        if node.name not in params:
+            raise SqlError(
+                f"no value for :{node.name} (give one with -v {node.name}=value)",
+                node.pos.line,
+                node.pos.col,
+            )
+        return ast.Literal(params[node.name], node.pos)
+
+    def limit(node: Any) -> Any:
+        if isinstance(node, ast.Select) and isinstance(node.limit, ast.Literal):
+            return dataclasses.replace(node, limit=_limit_value(node.limit))
+        return node
+
+    return ast.rewrite(statement, value, limit)
+
+
+def _limit_value(literal: ast.Literal) -> int:
+    value = literal.value
+    if (
+        isinstance(value, Decimal)
+        and value == value.to_integral_value()
+        and 0 <= value <= MAX_LIMIT
+    ):
+        return int(value)
+    shown = values.format_number(value) if isinstance(value, Decimal) else repr(value)
+    raise SqlError(
+        f"LIMIT takes a whole number from 0 to {MAX_LIMIT}, got {shown}",
+        literal.pos.line,
+        literal.pos.col,
+    )

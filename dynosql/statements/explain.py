@@ -1,0 +1,48 @@
+"""EXPLAIN [ANALYZE] of any statement: its kind's own EXPLAIN, through the one registry.
+
+EXPLAIN sends nothing but DescribeTable, so it declares no effects; EXPLAIN ANALYZE runs the
+statement, so it declares the statement's effects and Scan (the guards see it as the
+statement itself)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dynosql.errors import PlanError
+from dynosql.guards import NOTHING, Effects
+from dynosql.result import Result
+from dynosql.sql import ast
+from dynosql.statements import kind_of
+from dynosql.statements.kind import Kind, ScanCheck
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
+
+
+def label(explain: ast.Explain) -> str:
+    inner = kind_of(explain.statement).label(explain.statement)
+    return f"EXPLAIN ANALYZE {inner}" if explain.analyze else f"EXPLAIN {inner}"
+
+
+def run(ctx: Context, explain: ast.Explain) -> Result:
+    statement = explain.statement
+    kind = kind_of(statement)
+    if kind.explain is None:
+        raise PlanError(f"EXPLAIN of {kind.label(statement)} is not supported")
+    return kind.explain(ctx, statement, explain.analyze)
+
+
+def effects(explain: ast.Explain) -> Effects:
+    if not explain.analyze:
+        return NOTHING
+    return kind_of(explain.statement).effects(explain.statement)
+
+
+def scan_plan(ctx: Context, explain: ast.Explain) -> ScanCheck | None:
+    if not explain.analyze:
+        return None
+    kind = kind_of(explain.statement)
+    return None if kind.scan_plan is None else kind.scan_plan(ctx, explain.statement)
+
+
+KINDS = {ast.Explain: Kind(label, run, effects, None, scan_plan)}

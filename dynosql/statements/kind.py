@@ -1,0 +1,50 @@
+"""What a statement kind is: how to run it, how to EXPLAIN it, whether it may Scan, what it
+does (its `Effects`, which the guard pipeline reads), and whether BEGIN … COMMIT queues it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from dynosql.guards import NOTHING, Effects
+from dynosql.plan.model import Plan
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
+    from dynosql.result import Result
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class ScanCheck:
+    """The Scan a statement would send (for --fail-on-scan, --max-rcu and the REPL's question
+    before a large Scan), with the hints that name the likely mistake."""
+
+    plan: Plan
+    hints: list[str] = field(default_factory=list)
+    what: str = "statement"
+
+
+def _nothing(_statement: Any) -> Effects:
+    return NOTHING
+
+
+@dataclass(frozen=True)
+class Kind(Generic[S]):
+    """One statement kind. `label` names a statement in messages ("DROP TABLE", "COPY FROM");
+    `scan_plan` gives the Scan it would send, if any, without reading items; `transactional`
+    kinds are queued inside BEGIN … COMMIT instead of run."""
+
+    label: Callable[[S], str]
+    run: Callable[[Context, S], Result]
+    effects: Callable[[S], Effects] = _nothing
+    explain: Callable[[Context, S, bool], Result] | None = None
+    scan_plan: Callable[[Context, S], ScanCheck | None] | None = None
+    transactional: bool = False
+
+
+def named(text: str) -> Callable[[Any], str]:
+    """A `label` that is always `text`."""
+    return lambda _statement: text

@@ -1,0 +1,30 @@
+"""SET name = value: a session setting (a limit given on the command line only tightens)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dynosql.errors import SqlError
+from dynosql.result import Result
+from dynosql.settings import SettingError
+from dynosql.sql import ast
+from dynosql.statements.kind import Kind, named
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
+
+
+def set_setting(ctx: Context, name: str, value: str) -> Result:
+    """Change a setting: SettingError when the name or value is not accepted."""
+    setting = ctx.settings.set(name, value)
+    return Result.status(f"SET {setting.name} = {ctx.settings.show(setting.name)}")
+
+
+def run(ctx: Context, option: ast.SetOption) -> Result:
+    try:
+        return set_setting(ctx, option.name, option.value)
+    except SettingError as err:
+        raise SqlError(str(err), option.pos.line, option.pos.col) from err
+
+
+KINDS = {ast.SetOption: Kind(named("SET"), run)}
