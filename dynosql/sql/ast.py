@@ -450,6 +450,15 @@ class AlterTable:
 
 
 @dataclass(frozen=True)
+class SetPointInTimeRecovery:
+    """``ALTER TABLE t SET POINT IN TIME RECOVERY ON|OFF`` (UpdateContinuousBackups)."""
+
+    table: str
+    enabled: bool
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
 class DropTable:
     table: str
     pos: Pos = field(default=NOWHERE, compare=False)
@@ -503,6 +512,7 @@ Statement = (  # every statement: the reads above and the writes
     | Undo
     | Ddl
     | ShowCreateTable
+    | SetPointInTimeRecovery
     | CopyTo
     | CopyFrom
 )

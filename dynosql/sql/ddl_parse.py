@@ -337,12 +337,19 @@ class _Reader:
         self.done()
         return ast.DropTable(table, pos)
 
-    def alter_table(self) -> ast.AlterTable:
+    def alter_table(self) -> ast.AlterTable | ast.SetPointInTimeRecovery:
         pos = self.position(self.here())
         table = self.name("a table name")
         self.expect("SET")
-        what = self.expect("BILLING", "TTL", "DELETION")
-        if what == "BILLING":
+        what = self.expect("BILLING", "TTL", "DELETION", "POINT")
+        result: ast.AlterTable | ast.SetPointInTimeRecovery
+        if what == "POINT":
+            self.expect("IN")
+            self.expect("TIME")
+            self.expect("RECOVERY")
+            enabled = self.expect("ON", "OFF") == "ON"
+            result = ast.SetPointInTimeRecovery(table, enabled, pos)
+        elif what == "BILLING":
             result = ast.AlterTable(table, billing=self.billing(), pos=pos)
         elif what == "TTL":
             if self.accept("OFF"):

@@ -29,6 +29,7 @@ MODULES: dict[type, str] = {
     ast.AlterTable: "table",
     ast.DropTable: "table",
     ast.ShowCreateTable: "table",
+    ast.SetPointInTimeRecovery: "backups",
     ast.CopyTo: "copy",
     ast.CopyFrom: "copy",
 }

@@ -1,0 +1,228 @@
+"""The one guard pipeline, through the real command, on every backend.
+
+Every case here was a seam where a statement family skipped a guard: a TTL that emptied a table
+unasked, DDL inside BEGIN … ROLLBACK, transactions that skipped --fail-on-scan, --confirm-over,
+--max-wcu and the terminal's question, DROP INDEX and DELETION PROTECTION OFF without a word.
+Each refusal happens before the statement changes anything; the tests check the table after.
+"""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backends import Backend, unique_name
+from cli_runner import cli_env, run_cli
+
+from dynosql.session import Session
+
+EXIT_REFUSED = 3
+
+
+def _keyed(backend: Backend, items: int = 0, gsi: bool = False) -> str:
+    """A table keyed by pk (S), with a GSI on g (S) if asked, holding `items` items."""
+    name = unique_name("guard")
+    definitions = [{"AttributeName": "pk", "AttributeType": "S"}]
+    extra: dict[str, Any] = {}
+    if gsi:
+        definitions.append({"AttributeName": "g", "AttributeType": "S"})
+        extra["GlobalSecondaryIndexes"] = [
+            {
+                "IndexName": "by_g",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ]
+    backend.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=definitions,
+        BillingMode="PAY_PER_REQUEST",
+        **extra,
+    )
+    past = int(time.time()) - 3600
+    backend.put_items(
+        name,
+        [{"pk": f"k{i}", "g": f"g{i % 3}", "n": i, "created": past - i} for i in range(items)],
+    )
+    return name
+
+
+def _run(backend: Backend, tmp_path: Path, *args: str) -> Any:
+    return run_cli("--endpoint-url", backend.endpoint_url, *args, env=cli_env(tmp_path))
+
+
+def _items(backend: Backend, table: str) -> dict[str, dict]:
+    client = backend.client()
+    found = client.scan(TableName=table, ConsistentRead=True)["Items"]
+    return {item["pk"]["S"]: item for item in found}
+
+
+# --- destructive schema changes ask, and need --yes in a script --------------------------------
+
+
+def test_set_ttl_on_past_times_says_how_many_and_needs_yes(backend: Backend, tmp_path: Path):
+    table = _keyed(backend, items=50)
+    run = _run(backend, tmp_path, "-e", f"ALTER TABLE {table} SET TTL created")
+    assert run.returncode == EXIT_REFUSED
+    error = run.one_error()
+    assert "50 of 50 sampled items already do" in error and "needs --yes" in error
+    assert len(_items(backend, table)) == 50
+    if backend.name == "moto":  # dynalite has no TTL at all
+        ttl = backend.client().describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+        assert ttl["TimeToLiveStatus"] == "DISABLED"
+        run = _run(backend, tmp_path, "--yes", "-e", f"ALTER TABLE {table} SET TTL created")
+        assert run.returncode == 0, run.stderr
+        ttl = backend.client().describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+        assert ttl["TimeToLiveStatus"] == "ENABLED"
+
+
+def test_set_ttl_asks_on_a_terminal_and_no_keeps_it_off(moto_backend: Backend):
+    table = _keyed(moto_backend, items=5)
+    session = Session(moto_backend.client())
+    asked: list[str] = []
+    session.confirm = lambda question: asked.append(question) or False
+    result = session.execute(f"ALTER TABLE {table} SET TTL created")
+    assert result.title == f"cancelled: {table} was kept"
+    assert "5 of 5 sampled items already do" in asked[0] and asked[0].endswith("Turn TTL on?")
+    ttl = moto_backend.client().describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+    assert ttl["TimeToLiveStatus"] == "DISABLED"
+
+
+def test_drop_index_needs_yes(backend: Backend, tmp_path: Path):
+    table = _keyed(backend, items=3, gsi=True)
+    run = _run(backend, tmp_path, "-e", f"DROP INDEX by_g ON {table}")
+    assert run.returncode == EXIT_REFUSED
+    assert "DROP INDEX by_g deletes the index" in run.one_error()
+    assert "needs --yes" in run.one_error()
+    described = backend.client().describe_table(TableName=table)["Table"]
+    assert [ix["IndexName"] for ix in described["GlobalSecondaryIndexes"]] == ["by_g"]
+
+
+def test_deletion_protection_off_needs_yes(moto_backend: Backend, tmp_path: Path):
+    name = unique_name("guard")
+    session = Session(moto_backend.client())
+    session.execute(f"CREATE TABLE {name} (pk S, PRIMARY KEY (pk)) DELETION PROTECTION").all()
+    run = _run(moto_backend, tmp_path, "-e", f"ALTER TABLE {name} SET DELETION PROTECTION OFF")
+    assert run.returncode == EXIT_REFUSED
+    assert "DELETION PROTECTION OFF lets DROP TABLE" in run.one_error()
+    described = moto_backend.client().describe_table(TableName=name)["Table"]
+    assert described["DeletionProtectionEnabled"] is True
+    run = _run(
+        moto_backend, tmp_path, "--yes", "-e", f"ALTER TABLE {name} SET DELETION PROTECTION OFF"
+    )
+    assert run.returncode == 0, run.stderr
+    described = moto_backend.client().describe_table(TableName=name)["Table"]
+    assert described["DeletionProtectionEnabled"] is False
+
+
+# --- what cannot be rolled back is refused inside BEGIN … COMMIT ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("statement", "label"),
+    [
+        ("DROP TABLE {t}", "DROP TABLE"),
+        ("ALTER TABLE {t} SET BILLING PROVISIONED (1, 1)", "ALTER TABLE"),
+        ("CREATE INDEX gx ON {t} (g S)", "CREATE INDEX"),
+        ("COPY {t} FROM '{file}'", "COPY FROM"),
+        ("UNDO '{file}'", "UNDO"),
+    ],
+)
+def test_what_cannot_be_rolled_back_is_refused_inside_begin(
+    backend: Backend, tmp_path: Path, statement: str, label: str
+):
+    table = _keyed(backend, items=2)
+    data = tmp_path / "load.jsonl"
+    data.write_text('{"pk": "new"}\n')
+    sql = f"BEGIN; {statement.format(t=table, file=data)}; ROLLBACK;"
+    run = _run(backend, tmp_path, "--yes", "-e", sql)
+    assert run.returncode == EXIT_REFUSED
+    assert run.one_error() == (
+        f"error: refused: {label} cannot be rolled back, so it cannot run inside BEGIN … COMMIT "
+        "(nothing was sent); COMMIT or ROLLBACK first"
+    )
+    assert set(_items(backend, table)) == {"k0", "k1"}
+    described = backend.client().describe_table(TableName=table)["Table"]
+    assert described["TableStatus"] == "ACTIVE" and not described.get("GlobalSecondaryIndexes")
+
+
+# --- a transaction is guarded as its statements would be one by one ---------------------------
+
+
+def test_transaction_refused_by_fail_on_scan(backend: Backend, tmp_path: Path):
+    table = _keyed(backend, items=4)
+    sql = f"BEGIN; UPDATE {table} SET n = 0 WHERE n > 1; COMMIT;"
+    run = _run(backend, tmp_path, "--yes", "--fail-on-scan", "-e", sql)
+    assert run.returncode == EXIT_REFUSED
+    assert f"this UPDATE would Scan {table}" in run.one_error()
+    assert "--fail-on-scan is set" in run.one_error()
+    assert {k: v["n"]["N"] for k, v in _items(backend, table).items()} == {
+        f"k{i}": str(i) for i in range(4)
+    }
+
+
+def test_transaction_over_confirm_over_needs_yes(backend: Backend, tmp_path: Path):
+    table = _keyed(backend, items=4)
+    keys = ", ".join(f"'k{i}'" for i in range(3))
+    sql = f"BEGIN; UPDATE {table} SET n = 0 WHERE pk IN ({keys}); COMMIT;"
+    run = _run(backend, tmp_path, "--confirm-over", "2", "-e", sql)
+    assert run.returncode == EXIT_REFUSED
+    assert f"UPDATE 3 items in {table}" in run.one_error() and "--yes" in run.one_error()
+    assert _items(backend, table)["k1"]["n"] == {"N": "1"}
+
+
+def test_transaction_over_max_wcu_is_refused_whole(backend: Backend, tmp_path: Path):
+    table = _keyed(backend)
+    rows = ", ".join(f"('t{i}', {i})" for i in range(3))
+    sql = f"BEGIN; INSERT INTO {table} (pk, n) VALUES {rows}; COMMIT;"
+    run = _run(backend, tmp_path, "--max-wcu", "5", "-e", sql)
+    assert run.returncode == EXIT_REFUSED
+    assert "more than --max-wcu 5" in run.one_error()
+    assert "all or nothing" in run.one_error()
+    assert _items(backend, table) == {}
+
+
+def test_transaction_without_where_needs_yes_in_a_script(backend: Backend, tmp_path: Path):
+    table = _keyed(backend, items=2)
+    run = _run(backend, tmp_path, "-e", f"BEGIN; DELETE FROM {table}; COMMIT;")
+    assert run.returncode == EXIT_REFUSED
+    assert "this DELETE has no WHERE" in run.one_error()
+    assert set(_items(backend, table)) == {"k0", "k1"}
+
+
+def test_transaction_asks_the_terminal_at_commit(moto_backend: Backend, tmp_path: Path):
+    table = _keyed(moto_backend, items=3)
+    session = Session(moto_backend.client())
+    session.settings.journal_dir = str(tmp_path)
+    asked: list[str] = []
+    session.confirm = lambda question: asked.append(question) or False
+    keys = ", ".join(f"'k{i}'" for i in range(3))
+    session.settings.confirm_over = 2
+    results = session.run(f"BEGIN; DELETE FROM {table} WHERE pk IN ({keys}); COMMIT;")
+    assert next(results).title.startswith("BEGIN")
+    assert "queued" in (next(results).title or "")
+    with pytest.raises(Exception, match="not confirmed: nothing was written"):
+        next(results)
+    assert asked == [f"DELETE 3 items from {table} (~3 WCU)?"]
+    assert set(_items(moto_backend, table)) == {"k0", "k1", "k2"}
+
+
+# --- the capacity ledger keeps reads and writes apart -----------------------------------------
+
+
+def test_the_ledger_counts_writes_as_wcu_not_rcu(moto_backend: Backend, tmp_path: Path):
+    table = _keyed(moto_backend)
+    session = Session(moto_backend.client())
+    session.settings.journal_dir = "off"
+    session.execute(f"INSERT INTO {table} (pk, n) VALUES ('a', 1), ('b', 2)").all()
+    assert session.ledger.rcu == 0 and session.ledger.wcu == Decimal(2)
+    data = tmp_path / "load.jsonl"
+    data.write_text("".join(f'{{"pk": "c{i}"}}\n' for i in range(3)))
+    session.execute(f"COPY {table} FROM '{data}'").all()
+    assert session.ledger.rcu == 0 and session.ledger.wcu == Decimal(5)
+    session.execute(f"SELECT * FROM {table} WHERE pk = 'a'").all()
+    assert session.ledger.rcu == Decimal("0.5") and session.total_capacity == Decimal("0.5")
