@@ -32,7 +32,7 @@ from dynosql.settings import Settings, add_arguments, from_arguments
 if TYPE_CHECKING:
     from dynosql.session import Session
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_GUARD, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # 3, 130, 143: errors.exit_code, process.py
 
 EPILOG = """\
 examples:

@@ -108,6 +108,7 @@ class Context:
         self.journal_file: str | None = None  # --journal FILE (else one file per statement)
         self.last_write: WriteStats | None = None
         self.transaction: Any = None  # the writes queued since BEGIN (statements.transaction)
+        self.exports: dict[str, str] = {}  # table → the export ARN taken this session
         self._run = run
         self._aws_clients: dict[str, Any] = {}
 

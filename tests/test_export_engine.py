@@ -153,7 +153,7 @@ def test_from_export_reads_an_existing_export_by_prefix_and_arn(exported) -> Non
     session.set("export_s3", f"s3://{BUCKET}/again/")
     expected = [{"COUNT(*)": Decimal(backend.datasets["tenants"])}]
     assert session.execute("SELECT COUNT(*) FROM tenants").all() == expected
-    arn = session.exports["tenants"]  # type: ignore[attr-defined]
+    arn = session.context.exports["tenants"]
     plain = Session(backend.client())
     by_arn = plain.execute(f"SELECT COUNT(*) FROM EXPORT '{arn}' AS tenants").all()
     by_prefix = plain.execute(

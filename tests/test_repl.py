@@ -459,6 +459,15 @@ def test_toolbar_shows_where_mode_format_and_capacity(session):
     assert session.region in parts[0]
 
 
+def test_toolbar_counts_writes_apart_from_reads(session, tmp_path):
+    """One ledger: an INSERT's WCU show as WCU, never added to the RCU."""
+    session.settings.journal_dir = str(tmp_path)
+    drive(session, "INSERT INTO tenants (pk, sk) VALUES ('TENANT#toolbar', 'X');\r\\q\r")
+    _, repl = drive(session, "DELETE FROM tenants WHERE pk = 'TENANT#toolbar' AND sk = 'X';\r")
+    parts = toolbar_parts(repl)
+    assert parts[3] == "~0 RCU est. · ~2 WCU est. used"
+
+
 def test_quiet_leaves_out_banner_warnings_and_footer(session):
     options = ReplOptions(quiet=True)
     screen, _ = drive(session, "SELECT pk FROM tenants LIMIT 1;\r\\q\r", options=options)

@@ -18,7 +18,7 @@ import pytest
 from test_planner_fixtures import TABLES
 
 from dynosql.errors import PlanError, SqlError
-from dynosql.evaluate.sampling import (
+from dynosql.evaluate.sample_stats import (
     HIGH,
     LOW,
     Design,

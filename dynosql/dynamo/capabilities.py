@@ -36,7 +36,6 @@ class Capabilities:
     reports_table_size: bool = True  # DescribeTable's sizes (however stale) are real
     projections: bool = True  # a ProjectionExpression may be sent
     server_filters: bool = True  # every condition may go into a FilterExpression
-    transactions: bool = True
 
     @property
     def estimating(self) -> bool:

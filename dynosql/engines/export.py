@@ -84,9 +84,9 @@ def locate(ctx: Context, statement: ast.Select, stats: Stats) -> Export:
     if where is not None:
         bucket, prefix = parse_s3(where)
         return Export(bucket, prefix)
-    # one export per table per ctx: the next statement reuses it (FROM EXPORT 'arn:…'
+    # one export per table per session: the next statement reuses it (FROM EXPORT 'arn:…'
     # reuses one across sessions)
-    taken: dict[str, str] = ctx.__dict__.setdefault("exports", {})
+    taken = ctx.exports
     if statement.table not in taken:
         taken[statement.table] = start(ctx, statement.table)
     export = wait(ctx, taken[statement.table], stats)

@@ -5,7 +5,7 @@ A sample reads a seeded random k of N parallel-Scan segments. The seed decides w
 anything is sent what the sample costs next to the full Scan. N is chosen so that k is large
 enough for an interval (``CLUSTERS``) but each segment is still big enough that the per-
 request rounding of read units does not eat the saving (``MIN_SEGMENT_BYTES``). The statistics
-live in ``dynosql.evaluate.sampling``; the rules are written down in grammar/README.md.
+live in ``dynosql.evaluate.sample_stats``; the rules are written down in grammar/README.md.
 """
 
 from __future__ import annotations

@@ -27,10 +27,12 @@ def where(session: Session) -> str:
 
 
 def capacity(session: Session) -> str:
-    value = format_capacity(session.total_capacity)
+    """What the session has consumed, from its one ledger: reads, and writes once there are."""
+    ledger = session.ledger
+    parts = [(ledger.rcu, "RCU")] + ([(ledger.wcu, "WCU")] if ledger.wcu else [])
     if session.estimating:
-        return f"~{value} RCU est. used"
-    return f"{value} RCU used"
+        return " · ".join(f"~{format_capacity(v)} {unit} est." for v, unit in parts) + " used"
+    return " · ".join(f"{format_capacity(v)} {unit}" for v, unit in parts) + " used"
 
 
 def toolbar_parts(repl: Repl) -> list[str]:

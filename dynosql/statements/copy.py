@@ -31,6 +31,7 @@ from dynosql.guards import READS, Effects
 from dynosql.plan.copy import key_types
 from dynosql.plan.cost import write_units
 from dynosql.plan.ddl import quote
+from dynosql.plan.write import check_item
 from dynosql.result import Result, Stats, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.copy_journal import LoadJournal
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 BATCH = 25  # BatchWriteItem's limit
 IN_FLIGHT = 2  # batches queued for the writer thread while the next lines are read
-MAX_ITEM_BYTES = 400 * 1024
 
 
 # --- COPY TO ---------------------------------------------------------------------------------
@@ -147,33 +147,6 @@ def write_batch(
     return stats.wcu - before + extra
 
 
-_KEY_BYTES = {"HASH": 2048, "RANGE": 1024}
-
-
-def _check_item(item: dict, info: Any, types: dict[str, str]) -> None:
-    """What DynamoDB would refuse for the whole batch, refused for this line: the table's key
-    attributes present, every key attribute (the indexes' too) of its declared type and not
-    empty, partition keys at most 2048 bytes and sort keys 1024, the item within 400 KB."""
-    for name in info.keys.names:
-        if name not in item:
-            raise files.BadValue(f"no key attribute {name}")
-    for name, kind in types.items():
-        if name not in item:
-            continue
-        value = item[name]
-        if values.type_of(value) != kind:
-            raise files.BadValue(f"key {name} must be of type {kind}, got {values.type_of(value)}")
-        size = len(value.encode("utf-8")) if kind == "S" else len(value) if kind == "B" else 1
-        if size == 0:
-            raise files.BadValue(f"key {name} is empty")
-        limit = _KEY_BYTES["RANGE" if name == info.keys.sk else "HASH"]
-        if name in info.keys.names and size > limit:
-            raise files.BadValue(f"key {name} is {size} bytes, over DynamoDB's {limit}")
-    size = values.item_size(item)
-    if size > MAX_ITEM_BYTES:
-        raise files.BadValue(f"the item is {size} bytes, over DynamoDB's 400 KB")
-
-
 def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
     info = ctx.table(statement.table)
     types = key_types(info)
@@ -205,10 +178,10 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
                 error = line.error
                 if error is None:
                     assert line.item is not None
-                    try:
-                        _check_item(line.item, info, types)
-                    except files.BadValue as err:
-                        error = str(err)
+                    try:  # the one item validator INSERT and UPSERT use
+                        check_item(line.item, info)
+                    except PlanError as err:
+                        error = err.message
                 if error is not None:
                     where = f"{statement.path} {line.where()}: {error}"
                     if dry and (not skip_bad or line.fatal):

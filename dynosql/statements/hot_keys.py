@@ -177,7 +177,7 @@ def _share_limits(table, ranked: list, total: int) -> list[str]:  # noqa: ANN001
 
 def _run(ctx: Context, statement: ast.ShowHotKeys) -> Result:
     if statement.sample is not None:
-        from dynosql.statements.sampled import sampled_hot_keys, seeded
+        from dynosql.statements.tablesample import sampled_hot_keys, seeded
 
         return sampled_hot_keys(ctx, seeded(statement))
     return hot_keys(ctx, statement)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dynosql.evaluate.sampling import sample_text
+from dynosql.evaluate.sample_stats import sample_text
 
 if TYPE_CHECKING:
     from dynosql.plan.model import Plan

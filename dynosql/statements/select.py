@@ -1,7 +1,7 @@
 """SELECT: plan, read, evaluate; and EXPLAIN [ANALYZE] of a SELECT.
 
 A SELECT answered from a table export (``--engine export|athena``, ``FROM EXPORT``) goes to
-``dynosql.engines``; a sampled one (``TABLESAMPLE``) to ``dynosql.statements.sampled``.
+``dynosql.engines``; a sampled one (``TABLESAMPLE``) to ``dynosql.statements.tablesample``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def run(ctx: Context, statement: ast.Select) -> Result:
 
         return run_engine(ctx, statement)
     if statement.sample is not None:
-        from dynosql.statements.sampled import sampled_select, seeded
+        from dynosql.statements.tablesample import sampled_select, seeded
 
         return sampled_select(ctx, seeded(statement))
     statement, plan, hints = advisor.prepare(ctx, statement)
@@ -57,7 +57,7 @@ def explain(ctx: Context, statement: ast.Select, analyze: bool) -> Result:
         engine_lines = explain_engine(ctx, statement)
         return Result.plan(engine_lines, {"engine": ctx.settings.engine, "plan": engine_lines})
     if statement.sample is not None:
-        from dynosql.statements.sampled import seeded
+        from dynosql.statements.tablesample import seeded
 
         statement = seeded(statement)
     _statement, plan, hints = advisor.prepare(ctx, statement, read=False)

@@ -1,6 +1,6 @@
-"""Running sampled statements through a Session: ``SELECT … TABLESAMPLE`` and ``SHOW HOT KEYS
+"""Running sampled statements: ``SELECT … TABLESAMPLE`` and ``SHOW HOT KEYS
 … SAMPLE``. The plans come from ``dynosql.plan.sample``, the statistics from
-``dynosql.evaluate.sampling``; this module only joins them to the Session's reads.
+``dynosql.evaluate.sample_stats``; this module only joins them to the context's reads.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql.evaluate.pipeline import aggregate_rows, columns_of, select_rows
-from dynosql.evaluate.sampling import key_sample, sample_notes, sampled_groups, with_intervals
+from dynosql.evaluate.sample_stats import key_sample, sample_notes, sampled_groups, with_intervals
 from dynosql.plan.sample import apply_sample
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
