@@ -145,7 +145,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     scripts = _scripts(args)
     interactive = scripts is None
-    parsed: list = []
+    parsed: list[Any] = []
     if scripts is not None:
         try:
             check_output(sys.stdout)
@@ -260,7 +260,7 @@ def _connect(args: argparse.Namespace, params: dict[str, Any], settings: Setting
 
 
 def run_statements(
-    session: Session, statements: list, args: argparse.Namespace, out: TextIO, err: TextIO
+    session: Session, statements: list[Any], args: argparse.Namespace, out: TextIO, err: TextIO
 ) -> int:
     """Run parsed statements in order; stop at the first failure (earlier output stays)."""
     from dynosql.render import render

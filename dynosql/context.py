@@ -101,7 +101,7 @@ class Context:
         self.catalog = Catalog(
             client, lambda: self.capabilities, lambda name: self.sample(name, counted=False)
         )
-        self._samples: dict[str, list[dict]] = {}
+        self._samples: dict[str, list[dict[str, Any]]] = {}
         self.cancelled = threading.Event()  # set by Session.cancel(): reads and waits stop
         self.ledger = Ledger()
         self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
@@ -172,7 +172,7 @@ class Context:
         self._samples.clear()
         self.catalog_version += 1
 
-    def sample(self, table: str, counted: bool = True) -> list[dict]:
+    def sample(self, table: str, counted: bool = True) -> list[dict[str, Any]]:
         """Up to `SAMPLE_ITEMS` items of `table`, read once per session: the sizes moto does
         not report, the attribute names completion offers, the names and types hints compare
         against. One Limit-bounded Scan page through the executor (retried, paced, within the
@@ -206,7 +206,7 @@ class Context:
             sleep=self.sleep,
         )
 
-    def read(self, plan: Plan, stats: Stats) -> Iterator[dict]:
+    def read(self, plan: Plan, stats: Stats) -> Iterator[dict[str, Any]]:
         """Every item `plan` reads that passes its client-side checks, its cost settled in the
         ledger once the items are consumed (or abandoned)."""
         try:
@@ -223,7 +223,7 @@ class Context:
         finally:
             self.ledger.settle(stats)
 
-    def pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list]]:
+    def pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[Any]]]:
         """The plan's pages tagged with their segment (sampling), settled in the ledger."""
         try:
             yield from self.executor().tagged_pages(plan, stats)
@@ -234,7 +234,7 @@ class Context:
         self,
         plan: Plan,
         stats: Stats,
-        reduce: Callable[[list[dict], list[int]], Any],
+        reduce: Callable[[list[dict[str, Any]], list[int]], Any],
         reduce_body: Callable[[bytes | str], Any] | None = None,
     ) -> Iterator[Any]:
         """`read` for a full Scan whose items stay in the wire form: `reduce` of each page's
@@ -245,7 +245,9 @@ class Context:
         finally:
             self.ledger.settle(stats)
 
-    def rows(self, plan: Plan, stats: Stats, notes: list[str] | None = None) -> Iterator[dict]:
+    def rows(
+        self, plan: Plan, stats: Stats, notes: list[str] | None = None
+    ) -> Iterator[dict[str, Any]]:
         """A SELECT plan's rows: read, filtered, grouped or sorted client-side as planned."""
         statement = plan.statement
         if plan.count_only:

@@ -91,7 +91,13 @@ class Journal:
             }
         )
 
-    def record(self, table: str, key: dict, old: dict | None, new: dict | None) -> None:
+    def record(
+        self,
+        table: str,
+        key: dict[str, Any],
+        old: dict[str, Any] | None,
+        new: dict[str, Any] | None,
+    ) -> None:
         """One item written: decoded key and images (None: absent)."""
         self.record_wire(
             table,
@@ -100,18 +106,24 @@ class Journal:
             None if new is None else values.encode_item(new),
         )
 
-    def record_wire(self, table: str, key: dict, old: dict | None, new: dict | None) -> None:
+    def record_wire(
+        self,
+        table: str,
+        key: dict[str, Any],
+        old: dict[str, Any] | None,
+        new: dict[str, Any] | None,
+    ) -> None:
         """`record` of a key and images already in wire form (a BatchWriteItem's puts)."""
         self._write(
             {"table": table, "key": key, "old": old, "new": new}, answers=_ident(table, key)
         )
         self.entries += 1
 
-    def intent(self, table: str, key: dict) -> None:
+    def intent(self, table: str, key: dict[str, Any]) -> None:
         """A write about to be sent (flushed before it is)."""
         self.intents(table, [key])
 
-    def intents(self, table: str, keys: list[dict]) -> None:
+    def intents(self, table: str, keys: list[dict[str, Any]]) -> None:
         """`intent` of a batch's keys (decoded), in one flush before the batch is sent."""
         lines, idents = [], []
         for key in keys:
@@ -124,14 +136,14 @@ class Journal:
             self._file.flush()
             self._pending.update(idents)
 
-    def unchanged(self, table: str, key: dict) -> None:
+    def unchanged(self, table: str, key: dict[str, Any]) -> None:
         """A write that was answered but wrote nothing (its condition failed)."""
         wire_key = values.encode_item(key)
         self._write(
             {"table": table, "key": wire_key, "unchanged": True}, answers=_ident(table, wire_key)
         )
 
-    def _write(self, data: dict, answers: str | None = None) -> None:
+    def _write(self, data: dict[str, Any], answers: str | None = None) -> None:
         line = _line(data)
         with self._lock:
             self._file.write(line + "\n")
@@ -161,11 +173,11 @@ class Journal:
         self.close()
 
 
-def _line(data: dict) -> str:
+def _line(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_binary_text)
 
 
-def _ident(table: str, wire_key: dict) -> str:
+def _ident(table: str, wire_key: dict[str, Any]) -> str:
     """One item of one table, as intents and answers are matched (also when read back)."""
     return json.dumps([table, wire_key], sort_keys=True, default=_binary_text)
 
@@ -197,9 +209,9 @@ def _from_wire_json(value: Any, code: str | None = None) -> Any:
 @dataclass
 class Entry:
     table: str
-    key: dict  # decoded
-    old: dict | None
-    new: dict | None
+    key: dict[str, Any]  # decoded
+    old: dict[str, Any] | None
+    new: dict[str, Any] | None
     line: int
 
 
@@ -208,14 +220,14 @@ class Unknown:
     """A write that was sent (its intent line) but whose outcome never reached the journal."""
 
     table: str
-    key: dict  # decoded
+    key: dict[str, Any]  # decoded
     line: int
 
 
 @dataclass
 class JournalFile:
     path: Path
-    headers: list[dict] = field(default_factory=list)
+    headers: list[dict[str, Any]] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     unknown: list[Unknown] = field(default_factory=list)
 

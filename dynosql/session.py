@@ -264,7 +264,7 @@ class Session:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.context.refresh()
 
-    def sample(self, table: str, counted: bool = True) -> list[dict]:
+    def sample(self, table: str, counted: bool = True) -> list[dict[str, Any]]:
         return self.context.sample(table, counted)
 
     def sample_attributes(self, table: str, limit: int) -> list[str]:

@@ -111,7 +111,7 @@ def target(kinds: dict[str, str], scale: int) -> sqlgen.Target:
     return sqlgen.Target("athena", kinds, column, number)
 
 
-def query(statement: ast.Select, kinds: dict[str, str], name: str) -> tuple[str, list]:
+def query(statement: ast.Select, kinds: dict[str, str], name: str) -> tuple[str, list[Any]]:
     source = exp.to_table(f"{DATABASE}.{name}")
     select, columns = sqlgen.select(statement, target(kinds, _scale(statement)), source)
     return select.sql(dialect="athena"), columns
@@ -149,7 +149,7 @@ def _start(ctx: Context, athena: Any, sql: str) -> str:
         raise translate_error(err) from err
 
 
-def _wait(athena: Any, query_id: str) -> dict:
+def _wait(athena: Any, query_id: str) -> dict[str, Any]:
     attempt = 0
     while True:
         try:
@@ -188,7 +188,9 @@ def _results(athena: Any, query_id: str) -> Iterator[list[str | None]]:
             return
 
 
-def convert(row: list[str | None], columns: list[sqlgen.OutColumn], kinds: dict[str, str]) -> dict:
+def convert(
+    row: list[str | None], columns: list[sqlgen.OutColumn], kinds: dict[str, str]
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     raw = dict(zip([c.name for c in columns], row, strict=True))
     for c, text in zip(columns, row, strict=True):
@@ -216,7 +218,9 @@ def convert(row: list[str | None], columns: list[sqlgen.OutColumn], kinds: dict[
     return out
 
 
-def plan_text(ctx: Context, statement: ast.Select, location: str) -> tuple[str, str, list, dict]:
+def plan_text(
+    ctx: Context, statement: ast.Select, location: str
+) -> tuple[str, str, list[Any], dict[str, Any]]:
     table = None
     if statement.export is None:
         table = ctx.table(statement.table)

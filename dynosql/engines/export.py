@@ -291,7 +291,7 @@ def _compared(statement: ast.Select) -> set[str]:
 _SQL_TYPES = {"N": "VARCHAR", "S": "VARCHAR", "B": "BLOB", "BOOL": "BOOLEAN", "wire": "VARCHAR"}
 
 
-def load(con: Any, items: Iterator[dict], statement: ast.Select) -> Loaded:
+def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Loaded:
     """The attributes the statement uses, as a DuckDB table ``items``."""
     wanted = used_attributes(statement)
     compared = _compared(statement)
@@ -379,7 +379,9 @@ def _number(value: Any, scale: int) -> Decimal:
     return Decimal(values.format_number(d))
 
 
-def convert(row: tuple, columns: list[sqlgen.OutColumn], loaded: Loaded) -> dict[str, Any]:
+def convert(
+    row: tuple[Any, ...], columns: list[sqlgen.OutColumn], loaded: Loaded
+) -> dict[str, Any]:
     """A DuckDB row → a dynosql row (DynamoDB values; a missing attribute absent)."""
     out: dict[str, Any] = {}
     raw = dict(zip([c.name for c in columns], row, strict=True))

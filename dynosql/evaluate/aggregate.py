@@ -40,12 +40,12 @@ class _State:
         self.numbers = 0
         self.best: Any = MISSING
         self.best_key: Any = None
-        self.distinct: set | None = None
+        self.distinct: set[Any] | None = None
 
-    def __getstate__(self) -> tuple:
+    def __getstate__(self) -> tuple[Any, ...]:
         return (self.count, self.total, self.numbers, self.best, self.best_key, self.distinct)
 
-    def __setstate__(self, state: tuple) -> None:
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
         self.count, self.total, self.numbers, self.best, self.best_key, self.distinct = state
 
     def add_distinct(self, value: Any) -> bool:
@@ -73,7 +73,7 @@ def _merge(agg: ast.Aggregate, into: _State, other: _State) -> None:
         into.best, into.best_key = other.best, other.best_key
 
 
-def _update(agg: ast.Aggregate, state: _State, item: dict) -> bool:
+def _update(agg: ast.Aggregate, state: _State, item: dict[str, Any]) -> bool:
     """Add an item to a state; True when a DISTINCT set grew (memory accounting)."""
     if agg.path is None:
         state.count += 1
@@ -124,7 +124,7 @@ def _final(agg: ast.Aggregate, state: _State) -> Any:
 class Group:
     """One output group: its group-by values and its aggregates, by expression text."""
 
-    key_values: dict[tuple, Any]  # path elements -> value (MISSING when absent)
+    key_values: dict[tuple[Any, ...], Any]  # path elements -> value (MISSING when absent)
     aggregates: dict[str, Any]
 
     def value(self, expr: Any) -> Any:
@@ -169,7 +169,7 @@ def collect_aggregates(statement: ast.Select) -> list[ast.Aggregate]:
 
 def group(
     statement: ast.Select,
-    items: Iterable[dict],
+    items: Iterable[dict[str, Any]],
     budget: int | None = None,
     notes: list[str] | None = None,
 ) -> Iterator[Group]:

@@ -27,12 +27,12 @@ class _Desc:
         return isinstance(other, _Desc) and other.key == self.key
 
 
-def row_key(getters: list[tuple[Any, ...]]) -> Callable[[Any], tuple]:
+def row_key(getters: list[tuple[Any, ...]]) -> Callable[[Any], tuple[Any, ...]]:
     """A sort key over several (value getter, descending[, nulls]) entries. ``nulls`` ("FIRST"
     or "LAST") puts missing values and NULLs at that end whatever the direction; without it a
     missing value sorts after every value (last ascending, first descending)."""
 
-    def key(row: Any) -> tuple:
+    def key(row: Any) -> tuple[Any, ...]:
         parts: list[Any] = []
         for get, desc, *nulls in getters:
             value = get(row)
@@ -48,7 +48,7 @@ def row_key(getters: list[tuple[Any, ...]]) -> Callable[[Any], tuple]:
 
 def sort_rows(
     rows: Iterable[Any],
-    key: Callable[[Any], tuple],
+    key: Callable[[Any], tuple[Any, ...]],
     limit: int | None,
     budget: int | None = None,
     notes: list[str] | None = None,

@@ -26,7 +26,7 @@ def columns_of(statement: ast.Select, table: TableInfo) -> list[str]:
     return [item.name for item in statement.items]
 
 
-def whole_item_row(item: dict, key_names: tuple[str, ...]) -> dict:
+def whole_item_row(item: dict[str, Any], key_names: tuple[str, ...]) -> dict[str, Any]:
     """SELECT *: key attributes first, then the others by name (DynamoDB keeps no order)."""
     row = {k: item[k] for k in key_names if k in item}
     for name in sorted(item):
@@ -35,7 +35,9 @@ def whole_item_row(item: dict, key_names: tuple[str, ...]) -> dict:
     return row
 
 
-def project(statement: ast.Select, item: dict, key_names: tuple[str, ...]) -> dict:
+def project(
+    statement: ast.Select, item: dict[str, Any], key_names: tuple[str, ...]
+) -> dict[str, Any]:
     if statement.items is None:
         return whole_item_row(item, key_names)
     row = {}
@@ -52,11 +54,11 @@ SORT_WARNING_ROWS = 10_000
 def select_rows(
     statement: ast.Select,
     table: TableInfo,
-    items: Iterable[dict],
+    items: Iterable[dict[str, Any]],
     sort: tuple[ast.OrderItem, ...],
     notes: list[str] | None = None,
     budget: int | None = None,
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     """Rows of a non-aggregate SELECT from the items the plan read. A client-side sort of
     many rows adds a note (the caller shows notes after the rows); past `budget` bytes it
     spills to disk."""
@@ -73,7 +75,7 @@ def select_rows(
         )
     if statement.order_by and notes is not None:
         items = _missing_lead(items, statement.order_by[0], notes)
-    rows: Iterable[dict] = (project(statement, i, keys) for i in items)
+    rows: Iterable[dict[str, Any]] = (project(statement, i, keys) for i in items)
     if statement.distinct:
         rows = _distinct(rows)
     if limit is not None:
@@ -81,7 +83,7 @@ def select_rows(
     return iter(rows)
 
 
-def _resolver(expr: Any) -> Callable[[dict], Any]:
+def _resolver(expr: Any) -> Callable[[dict[str, Any]], Any]:
     return lambda item: resolve(item, expr)
 
 
@@ -89,7 +91,9 @@ def _group_getter(expr: Any) -> Callable[[Group], Any]:
     return lambda g: g.value(expr)
 
 
-def _missing_lead(items: Iterable[dict], order: ast.OrderItem, notes: list[str]) -> Iterator[dict]:
+def _missing_lead(
+    items: Iterable[dict[str, Any]], order: ast.OrderItem, notes: list[str]
+) -> Iterator[dict[str, Any]]:
     """Pass the rows through, saying in a note how many lack the DESC ORDER BY attribute
     (they lead the result: a missing value sorts first descending)."""
     if not order.desc or order.nulls or not isinstance(order.expr, ast.Path):
@@ -114,7 +118,9 @@ def _missing_lead(items: Iterable[dict], order: ast.OrderItem, notes: list[str])
         yield item
 
 
-def _counted(items: Iterable[dict], notes: list[str] | None, sort: tuple) -> Iterator[dict]:
+def _counted(
+    items: Iterable[dict[str, Any]], notes: list[str] | None, sort: tuple[Any, ...]
+) -> Iterator[dict[str, Any]]:
     n = 0
     for item in items:
         n += 1
@@ -132,7 +138,7 @@ def aggregate_rows(
     groups: Iterable[Group],
     budget: int | None = None,
     notes: list[str] | None = None,
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     """Rows of a GROUP BY/aggregate SELECT: HAVING, ORDER BY, DISTINCT, LIMIT (streamed:
     the groups arrive one by one; sorting them spills past `budget` bytes)."""
     if statement.having is not None:
@@ -142,7 +148,7 @@ def aggregate_rows(
         key = row_key([(_group_getter(o.expr), o.desc, o.nulls) for o in statement.order_by])
         limit = None if statement.distinct else statement.limit
         groups = sort_rows(groups, key, limit, budget, notes)
-    rows: Iterable[dict] = (_group_row(statement, g) for g in groups)
+    rows: Iterable[dict[str, Any]] = (_group_row(statement, g) for g in groups)
     if statement.distinct:
         rows = _distinct(rows)
     if statement.limit is not None:
@@ -160,7 +166,7 @@ def _group_value(operand: Any, g: Group) -> Any:
     return g.value(operand)
 
 
-def _group_row(statement: ast.Select, g: Group) -> dict:
+def _group_row(statement: ast.Select, g: Group) -> dict[str, Any]:
     row = {}
     for item in statement.items or ():
         v = g.value(item.expr)
@@ -169,8 +175,8 @@ def _group_row(statement: ast.Select, g: Group) -> dict:
     return row
 
 
-def _distinct(rows: Iterable[dict]) -> Iterator[dict]:
-    seen: set = set()
+def _distinct(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    seen: set[Any] = set()
     for row in rows:
         key = tuple(sorted((k, values.hashable(v)) for k, v in row.items()))
         if key not in seen:

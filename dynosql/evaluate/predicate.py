@@ -23,7 +23,7 @@ from dynosql.sql import ast
 from dynosql.values import MISSING
 
 
-def resolve(item: Any, path: ast.Path | tuple) -> Any:
+def resolve(item: Any, path: ast.Path | tuple[Any, ...]) -> Any:
     """The value at a document path, or MISSING."""
     current = item
     for element in path.elements if isinstance(path, ast.Path) else path:
@@ -110,7 +110,7 @@ def contains(value: Any, operand: Any) -> bool:
 
 
 @lru_cache(maxsize=256)
-def like_regex(pattern: str) -> re.Pattern:
+def like_regex(pattern: str) -> re.Pattern[str]:
     """SQL LIKE: % any run of characters, _ exactly one character."""
     parts = []
     for ch in pattern:

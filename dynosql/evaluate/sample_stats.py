@@ -209,20 +209,20 @@ def _round_to(iv: Interval, exponent: int) -> Interval:
 
 @dataclass
 class _GroupStates:
-    key_values: dict[tuple, Any]
+    key_values: dict[tuple[Any, ...], Any]
     whole: list[_State]  # over the whole sample (MIN, MAX, DISTINCT, and what was seen)
     per_segment: dict[int, list[_State]]  # the scaled aggregates' states, by segment
 
 
 def sampled_groups(
-    statement: ast.Select, pages: Iterable[tuple[int, int, list[dict]]], spec: SampleSpec
+    statement: ast.Select, pages: Iterable[tuple[int, int, list[dict[str, Any]]]], spec: SampleSpec
 ) -> list[Group]:
     """Groups whose COUNT/SUM/AVG are table estimates, each with ``text low``/``text high``
     interval values, and whose other aggregates are the sample's. `pages` are
     (segment index, items scanned, items) as the executor's ``tagged_pages`` yields them."""
     aggs = collect_aggregates(statement)
     scaled_aggs = [a for a in aggs if scaled(a)]
-    groups: dict[tuple, _GroupStates] = {}
+    groups: dict[tuple[Any, ...], _GroupStates] = {}
     scanned = [Decimal(0)] * spec.k
     for index, count, items in pages:
         scanned[index] += count
@@ -345,12 +345,12 @@ class KeySample:
     """A sample of whole partition keys: every item of each sampled key, no item of the rest."""
 
     spec: SampleSpec
-    keys: dict[Any, list]  # hashable key -> [value, items, bytes]
+    keys: dict[Any, list[Any]]  # hashable key -> [value, items, bytes]
     items_by_segment: list[Decimal]  # items read from each of the k segments
     keys_by_segment: list[Decimal]  # distinct keys in each of the k segments
 
     @property
-    def ranked(self) -> list[list]:
+    def ranked(self) -> list[list[Any]]:
         return sorted(self.keys.values(), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
 
     def distinct_keys(self) -> Interval:
@@ -401,12 +401,12 @@ class KeySample:
 
 
 def key_sample(
-    pages: Iterable[tuple[int, int, list[dict]]], pk: str, spec: SampleSpec
+    pages: Iterable[tuple[int, int, list[dict[str, Any]]]], pk: str, spec: SampleSpec
 ) -> KeySample:
     """Count items and bytes per partition key in the sampled segments."""
-    keys: dict[Any, list] = {}
+    keys: dict[Any, list[Any]] = {}
     per_items = [Decimal(0)] * spec.k
-    per_keys: list[set] = [set() for _ in range(spec.k)]
+    per_keys: list[set[Any]] = [set() for _ in range(spec.k)]
     for index, _scanned, items in pages:
         for item in items:
             value = item.get(pk, values.MISSING)

@@ -124,12 +124,12 @@ class SpillingGroups:
         self.new_states = new_states
         self.merge = merge
         self.per_group = per_group
-        self.groups: dict[tuple, tuple[Any, list[Any]]] = {}
+        self.groups: dict[tuple[Any, ...], tuple[Any, list[Any]]] = {}
         self.partitions: list[_Spool] | None = None
         self.extra = 0  # bytes beyond per_group (distinct values)
         self.spills = 0
 
-    def states(self, key: tuple, key_values: Any) -> list[Any]:
+    def states(self, key: tuple[Any, ...], key_values: Any) -> list[Any]:
         """The states of group `key` (made, with `key_values` kept beside them, if new)."""
         entry = self.groups.get(key)
         if entry is None:
@@ -161,7 +161,7 @@ class SpillingGroups:
             return
         self._spill()
         for spool in self.partitions:
-            merged: dict[tuple, tuple[Any, list[Any]]] = {}
+            merged: dict[tuple[Any, ...], tuple[Any, list[Any]]] = {}
             for key, (kv, states) in spool.read():
                 entry = merged.get(key)
                 if entry is None:

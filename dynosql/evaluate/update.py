@@ -32,7 +32,7 @@ class UpdateFailed(ValueError):
     """The change cannot apply to this item (DynamoDB answers ValidationException)."""
 
 
-def apply_update(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) -> dict:
+def apply_update(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) -> dict[str, Any]:
     """The item after the changes (a new dict; `item` is not modified)."""
     old = item
     new = copy.deepcopy(item)
@@ -56,7 +56,7 @@ def apply_update(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) 
     return new
 
 
-def _removal_order(elements: tuple) -> tuple:
+def _removal_order(elements: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((1, e) if isinstance(e, int) else (0, 0) for e in elements)
 
 
@@ -66,7 +66,7 @@ def _literal(operand: Any) -> Any:
     raise UpdateFailed(f"not a value: {operand!r}")
 
 
-def _value(operand: Any, old: dict) -> Any:
+def _value(operand: Any, old: dict[str, Any]) -> Any:
     if isinstance(operand, ast.Literal):
         return operand.value
     if isinstance(operand, ast.Path):
@@ -115,7 +115,7 @@ def _delete(current: Any, elements: Any) -> Any:
     return remaining if remaining else MISSING
 
 
-def _put(item: Any, elements: tuple, value: Any) -> None:
+def _put(item: Any, elements: tuple[Any, ...], value: Any) -> None:
     parent = _parent(item, elements)
     last = elements[-1]
     if isinstance(last, int):
@@ -131,7 +131,7 @@ def _put(item: Any, elements: tuple, value: Any) -> None:
         parent[last] = value
 
 
-def _remove(item: Any, elements: tuple) -> None:
+def _remove(item: Any, elements: tuple[Any, ...]) -> None:
     try:
         parent = _parent(item, elements)
     except UpdateFailed:
@@ -144,7 +144,7 @@ def _remove(item: Any, elements: tuple) -> None:
         parent.pop(last, None)
 
 
-def _parent(item: Any, elements: tuple) -> Any:
+def _parent(item: Any, elements: tuple[Any, ...]) -> Any:
     current = item
     for e in elements[:-1]:
         if isinstance(e, int):

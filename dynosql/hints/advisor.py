@@ -49,8 +49,8 @@ def prepare(
 
 
 def after_rows(
-    ctx: Context, rows: Iterator[dict], plan: Plan, notes: list[str], shown: list[str]
-) -> Iterator[dict]:
+    ctx: Context, rows: Iterator[dict[str, Any]], plan: Plan, notes: list[str], shown: list[str]
+) -> Iterator[dict[str, Any]]:
     """Pass the rows through; at the end, add the hints an empty result calls for (and, for
     a select-list column no row had, the hints about that name)."""
     statement = plan.statement
@@ -112,7 +112,7 @@ def _ranged_sort_key(statement: ast.Select, plan: Plan) -> str | None:
     return None
 
 
-def _sample_after(ctx: Context, plan: Plan) -> list[dict] | None:
+def _sample_after(ctx: Context, plan: Plan) -> list[dict[str, Any]] | None:
     """The table's sample; under ``--fail-on-scan``, the items of the partition the Query
     read instead (one Query, Limit 100: no Scan of any size)."""
     if not ctx.settings.fail_on_scan:

@@ -65,7 +65,7 @@ def key_types(table: TableInfo) -> dict[str, str]:
     return types
 
 
-def sampled_types(sample: Iterable[dict]) -> dict[str, set[str]]:
+def sampled_types(sample: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
     """Top-level attribute name → the type codes seen for it in the sample."""
     types: dict[str, set[str]] = {}
     for item in sample:
@@ -165,7 +165,7 @@ def _paths_in(node: Any) -> Iterator[ast.Path]:
 def hints(
     statement: ast.Select,
     table: TableInfo,
-    sample: list[dict] | None = None,
+    sample: list[dict[str, Any]] | None = None,
     only: set[str] | None = None,
 ) -> list[str]:
     """One line per likely mistake, in the order the names appear; ``sample`` (items read
@@ -196,7 +196,7 @@ def _name_hint(
     types: dict[str, set[str]] | None,
     known: set[str],
     aliases: dict[str, Any],
-    sample: list[dict] | None,
+    sample: list[dict[str, Any]] | None,
 ) -> str | None:
     name = path.root
     if name in known:

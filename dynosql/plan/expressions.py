@@ -24,7 +24,7 @@ class Placeholders:
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}  # "#PK" -> "PK"
-        self.values: dict[str, dict] = {}  # ":v0" -> {"S": "x"}
+        self.values: dict[str, dict[str, Any]] = {}  # ":v0" -> {"S": "x"}
         self._by_name: dict[str, str] = {}
 
     def name(self, attribute: str) -> str:
@@ -52,7 +52,7 @@ class Placeholders:
                 out += ("." if out else "") + self.name(element)
         return out
 
-    def into(self, request: dict) -> dict:
+    def into(self, request: dict[str, Any]) -> dict[str, Any]:
         """Add ExpressionAttributeNames/Values to a request when any were used."""
         if self.names:
             request["ExpressionAttributeNames"] = dict(self.names)

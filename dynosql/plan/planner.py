@@ -888,7 +888,7 @@ def _fetch_paths(
 
 def _batch_get(
     table: TableInfo,
-    keys: list[dict],
+    keys: list[dict[str, Any]],
     paths: list[ast.Path] | None,
     consistent: bool,
     residual: ast.Condition | None,
@@ -1114,7 +1114,7 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
     )
 
 
-def plan_key_gets(table: TableInfo, keys: list[dict], consistent: bool = True) -> Plan:
+def plan_key_gets(table: TableInfo, keys: list[dict[str, Any]], consistent: bool = True) -> Plan:
     """One BatchGetItem of whole items by their full keys (decoded, distinct, at most 100):
     the images an overwrite is about to replace, read before it for the undo journal (COPY
     FROM). A key that matches nothing still costs a read unit."""

@@ -61,7 +61,7 @@ class TableInfo:
     status: str = "ACTIVE"
     provisioned_rcu: int | None = None
     provisioned_wcu: int | None = None
-    raw: dict = field(default_factory=dict, compare=False, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def base(self) -> IndexInfo:
@@ -85,7 +85,7 @@ class TableInfo:
         raise PlanError(f"table {self.name} has no index {name} (indexes: {known})")
 
 
-def _key_schema(key_schema: list[dict], types: dict[str, str]) -> KeySchema:
+def _key_schema(key_schema: list[dict[str, Any]], types: dict[str, str]) -> KeySchema:
     pk = next(k["AttributeName"] for k in key_schema if k["KeyType"] == "HASH")
     sk = next((k["AttributeName"] for k in key_schema if k["KeyType"] == "RANGE"), None)
     return KeySchema(pk, types.get(pk, "S"), sk, types.get(sk) if sk else None)

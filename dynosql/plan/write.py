@@ -65,8 +65,8 @@ class WritePlan:
     template: dict[str, Any]  # one write's parameters, less Key (or Item)
     estimate: WriteEstimate
     read: Plan | None = None  # finds the keys; None when they are known
-    keys: list[dict] | None = None  # decoded keys, when known without a read
-    items: list[dict] | None = None  # decoded items to put (INSERT/UPSERT … VALUES)
+    keys: list[dict[str, Any]] | None = None  # decoded keys, when known without a read
+    items: list[dict[str, Any]] | None = None  # decoded items to put (INSERT/UPSERT … VALUES)
     source: Plan | None = None  # INSERT … SELECT: the read of the source rows
     unchecked: list[str] = field(default_factory=list)  # WHERE parts not in the condition
     # a non-idempotent UPDATE: the paths each write is conditioned on (their values as read)
@@ -87,12 +87,12 @@ class WritePlan:
     def conditional(self) -> bool:
         return "ConditionExpression" in self.template
 
-    def request(self, item_or_key: dict) -> dict[str, Any]:
+    def request(self, item_or_key: dict[str, Any]) -> dict[str, Any]:
         """The parameters of one write (a PutItem's Item, or a Key for the others)."""
         field_name = "Item" if self.operation == "PutItem" else "Key"
         return {**self.template, field_name: values.encode_item(item_or_key)}
 
-    def key_of(self, item: dict) -> dict:
+    def key_of(self, item: dict[str, Any]) -> dict[str, Any]:
         return {n: item[n] for n in self.table.keys.names}
 
     def requests(self) -> list[Request]:
@@ -126,7 +126,7 @@ class WritePlan:
             how += " (conditional)"
         return f"{self.verb} {self.table.name}: {how}"
 
-    def document(self, read_document: dict | None = None) -> dict[str, Any]:
+    def document(self, read_document: dict[str, Any] | None = None) -> dict[str, Any]:
         """The plan as JSON data (EXPLAIN --format json)."""
         return {
             "statement": self.verb,
@@ -209,7 +209,7 @@ def _plan_insert(
         template["ReturnValues"] = "ALL_OLD"
     template["ReturnConsumedCapacity"] = "TOTAL"
     ph.into(template)
-    items: list[dict] | None = None
+    items: list[dict[str, Any]] | None = None
     read = None
     if statement.select is not None:
         if source is None:
@@ -259,7 +259,9 @@ def _plan_insert(
     return plan
 
 
-def _row_item(statement: ast.Insert, n: int, row: tuple, table: TableInfo) -> tuple[dict, int]:
+def _row_item(
+    statement: ast.Insert, n: int, row: tuple[Any, ...], table: TableInfo
+) -> tuple[dict[str, Any], int]:
     """A VALUES row as an item, checked, and its size."""
     item: dict[str, Any] = {}
     for name, cell in zip(statement.columns, row, strict=True):
@@ -276,8 +278,8 @@ def _row_item(statement: ast.Insert, n: int, row: tuple, table: TableInfo) -> tu
 
 
 def check_item(
-    item: dict, table: TableInfo, pos: ast.Pos = ast.NOWHERE, *, size: int | None = None
-) -> dict:
+    item: dict[str, Any], table: TableInfo, pos: ast.Pos = ast.NOWHERE, *, size: int | None = None
+) -> dict[str, Any]:
     """An item that DynamoDB will accept for `table`, or a PlanError saying why not: the
     primary key present with its declared types and lengths, index key attributes of their
     declared types, no empty set, at most 400 KB (`size`: the item's, when already known)."""
@@ -356,7 +358,7 @@ def _at(pos: ast.Pos, message: str) -> PlanError:
     return PlanError(message)
 
 
-def _no_repeats(items: list[dict], table: TableInfo, statement: ast.Insert) -> None:
+def _no_repeats(items: list[dict[str, Any]], table: TableInfo, statement: ast.Insert) -> None:
     seen: dict[Any, int] = {}
     for n, item in enumerate(items, 1):
         key = tuple(values.hashable(item[k]) for k in table.keys.names)
@@ -466,7 +468,7 @@ def guarded_paths(assignments: tuple[ast.Assignment, ...]) -> tuple[ast.Path, ..
             reads.extend(_operand_paths(a.value))
     if not any(_overlap(r.elements, w.elements) for r in reads for w in writes):
         return ()
-    out: dict[tuple, ast.Path] = {}
+    out: dict[tuple[Any, ...], ast.Path] = {}
     for p in (*reads, *writes):
         out.setdefault(p.elements, p)
     return tuple(out.values())
@@ -486,7 +488,7 @@ def _operand_paths(value: Any) -> list[ast.Path]:
     return []
 
 
-def _overlap(a: tuple, b: tuple) -> bool:
+def _overlap(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     n = min(len(a), len(b))
     return a[:n] == b[:n]
 
@@ -528,8 +530,8 @@ def _type_guarded(condition: ast.Condition) -> ast.Condition:
     return ast.And((*guards, condition))
 
 
-def _keys_of(read: Plan, table: TableInfo) -> list[dict]:
-    out: list[dict] = []
+def _keys_of(read: Plan, table: TableInfo) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     for request in read.requests:
         if request.operation == "GetItem":
             out.append(values.decode_item(request.params["Key"]))

@@ -157,7 +157,7 @@ class Repl:
         if history is None:
             history = open_history(history_path(), self.settings.history_size)
         completer = SqlCompleter(self.metadata, commands.help_texts(), commands.argument_kinds())
-        self.prompt_session: PromptSession = PromptSession(
+        self.prompt_session: PromptSession[str] = PromptSession(
             history=history,
             completer=ThreadedCompleter(completer),
             complete_while_typing=complete_while_typing,
@@ -177,7 +177,7 @@ class Repl:
             input=input,
             output=output,
         )
-        self._confirm_session: PromptSession | None = None
+        self._confirm_session: PromptSession[str] | None = None
         # writes that need a yes ("DELETE 1,234 items from orders (~1,240 WCU)?") ask here
         session.confirm = lambda question: (
             self.ask(f"{question} [y/N] ").strip().lower()

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dynosql.errors import DynosqlError
 from dynosql.process import read_script
@@ -43,8 +43,8 @@ COMMANDS: dict[str, Command] = {}
 
 def command(
     name: str, args: str = "", complete: str | None = None
-) -> Callable[[Callable], Callable]:
-    def register(func: Callable) -> Callable:
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
         doc = (func.__doc__ or "").strip().splitlines()[0].rstrip(".")
         COMMANDS[name] = Command(name, args, doc, func, complete)
         return func

@@ -348,7 +348,7 @@ def suggest(
         parent, prev = _unquote(prev[-2].text), prev[:-2]
     width = len(prefix) + (1 if quoted else 0)
 
-    def out(names: Iterable[str], kind: str, meta: str = "", quote: bool = True) -> list:
+    def out(names: Iterable[str], kind: str, meta: str = "", quote: bool = True) -> list[Any]:
         found = []
         for name in _match(prefix, names):
             insert = quote_name(name) if quote else name

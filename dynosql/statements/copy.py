@@ -73,7 +73,7 @@ def _part_name(path: str) -> str:
     return os.path.join(folder, f".{name}.part")
 
 
-def _write_lines(rows: Iterator[dict], fmt: str, out: Any) -> None:
+def _write_lines(rows: Iterator[dict[str, Any]], fmt: str, out: Any) -> None:
     encode = files.dynamodb_line if fmt == "dynamodb" else files.item_json
     if fmt == "json":
         out.write("[")
@@ -87,7 +87,7 @@ def _write_lines(rows: Iterator[dict], fmt: str, out: Any) -> None:
         out.write(encode(row) + "\n")
 
 
-def _write_csv(rows: Iterator[dict], columns: list[str], out: Any) -> None:
+def _write_csv(rows: Iterator[dict[str, Any]], columns: list[str], out: Any) -> None:
     """Spool the rows as jsonl, learning every column and its types; then the typed header
     and the rows. Memory holds the column names, never the rows."""
     seen: dict[str, set[str]] = {name: set() for name in columns}
@@ -117,7 +117,7 @@ def _write_csv(rows: Iterator[dict], columns: list[str], out: Any) -> None:
 def write_batch(
     ctx: Context,
     table: str,
-    items: list[dict],
+    items: list[dict[str, Any]],
     stats: WriteStats,
     journal: LoadJournal | None = None,
 ) -> Decimal:
@@ -258,8 +258,8 @@ class _Load:
         self.stats = stats
         # the load's writes as one statement's: --max-wcu counts across all its batches
         self.writes = WriteStats(verb="COPY", table=statement.table)
-        self.items: list[dict] = []
-        self.keys: set[tuple] = set()
+        self.items: list[dict[str, Any]] = []
+        self.keys: set[tuple[Any, ...]] = set()
         self.lines: list[int] = []
         self.written = 0
         self.next_line = statement.start_line  # the first line not known to be written
@@ -269,9 +269,9 @@ class _Load:
         self.journal: LoadJournal | None = None  # set once the file is open
         self.dry = bool(ctx.settings.dry_run)
         self.dry_wcu = Decimal(0)  # what a dry run would have written
-        self.in_flight: deque[tuple[Future, int, int]] = deque()  # call, items, last line
+        self.in_flight: deque[tuple[Future[Any], int, int]] = deque()  # call, items, last line
 
-    def add(self, number: int, item: dict) -> None:
+    def add(self, number: int, item: dict[str, Any]) -> None:
         key = tuple(values.hashable(item[n]) for n in self.names)
         if key in self.keys:  # one batch may not put the same key twice: the later one wins
             self.send()

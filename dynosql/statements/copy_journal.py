@@ -53,7 +53,9 @@ class LoadJournal:
         limits = ctx.executor().limits
         self.executor = Executor(ctx.client, ctx.estimating, limits, None, ctx.cancelled)
         self.reads = Stats(capacity_estimated=ctx.estimating)
-        self._batch: dict[tuple, tuple[dict, dict | None]] = {}  # key: (new, old) images
+        self._batch: dict[
+            tuple[Any, ...], tuple[dict[str, Any], dict[str, Any] | None]
+        ] = {}  # key: (new, old) images
         self.estimating = ctx.estimating
         self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
         self.scans = 0
@@ -96,14 +98,14 @@ class LoadJournal:
     def rcu(self) -> Decimal:
         return self.reads.capacity
 
-    def before(self, items: list[dict]) -> None:
+    def before(self, items: list[dict[str, Any]]) -> None:
         """Read the current images of the batch's keys (its keys are distinct)."""
         keys = [{n: item[n] for n in self.names} for item in items]
         tags = [key_tuple(key, self.names) for key in keys]
         wanted = keys
         if self.seen is not None:  # an empty table: read only keys that may repeat
             wanted = [k for k, t in zip(keys, tags, strict=True) if self.seen.add(t)]
-        old: dict[tuple, dict] = {}
+        old: dict[tuple[Any, ...], dict[str, Any]] = {}
         if wanted:
             plan = plan_key_gets(self.table, wanted, consistent=True)
             old = {key_tuple(i, self.names): i for i in self.executor.items(plan, self.reads)}
@@ -111,7 +113,7 @@ class LoadJournal:
         self._batch = {tag: (item, old.get(tag)) for tag, item in zip(tags, items, strict=True)}
         self.journal.intents(self.table.name, keys)  # write-ahead: on disk before the batch is sent
 
-    def written(self, requests: list[dict]) -> None:
+    def written(self, requests: list[dict[str, Any]]) -> None:
         """Journal the puts DynamoDB has processed (BatchWriteItem's `on_written`)."""
         for request in requests:
             wire = request["PutRequest"]["Item"]

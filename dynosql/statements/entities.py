@@ -108,7 +108,7 @@ class _Entity:
         return "item"
 
 
-def entities(table: TableInfo, items: Iterable[dict]) -> tuple[list[_Entity], int]:
+def entities(table: TableInfo, items: Iterable[dict[str, Any]]) -> tuple[list[_Entity], int]:
     """Group items into entity types; returns them (most items first) and the item count."""
     keys = table.keys
     groups: dict[tuple[str, str], _Entity] = {}
@@ -263,7 +263,7 @@ def show_entities(ctx: Context, statement: ast.ShowEntities) -> Result:
 
 def _rows(
     ctx: Context, table: TableInfo, plan: Any, stats: Stats, sample: int | None, notes: list[str]
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     try:
         items = ctx.read(plan, stats)
         if sample is not None:
@@ -300,7 +300,7 @@ def _rows(
         }
 
 
-def _first(items: Iterable[dict], n: int) -> Iterator[dict]:
+def _first(items: Iterable[dict[str, Any]], n: int) -> Iterator[dict[str, Any]]:
     for i, item in enumerate(items):
         if i >= n:
             return

@@ -70,15 +70,15 @@ def _rows(
         }
 
 
-def _count(ctx: Context, plan: Plan, stats: Stats) -> list[list]:
+def _count(ctx: Context, plan: Plan, stats: Stats) -> list[list[Any]]:
     """[key value, items, bytes] per partition-key value. A page is read off its bytes where
     `dynosql.dynamo.wiretally` can; else its items stay in the wire form: only the distinct keys are
     decoded, and sizes come from `dynosql.dynamo.wiresize`."""
     pk = plan.access.keys.pk
 
-    def tally(items: list[dict], sizes: list[int]) -> dict[Any, list]:
+    def tally(items: list[dict[str, Any]], sizes: list[int]) -> dict[Any, list[Any]]:
         """One page's counts (in the thread that read it: the page is dropped after)."""
-        counts: dict[Any, list] = {}  # the key's wire form as a tuple -> [wire, items, bytes]
+        counts: dict[Any, list[Any]] = {}  # the key's wire form as a tuple -> [wire, items, bytes]
         for item, size in zip(items, sizes, strict=True):
             wire = item.get(pk)
             # a key attribute is S, N or B: its type and text are hashable as they are
@@ -90,10 +90,10 @@ def _count(ctx: Context, plan: Plan, stats: Stats) -> list[list]:
             entry[2] += size
         return counts
 
-    counts: dict[Any, list] = {}
+    counts: dict[Any, list[Any]] = {}
     for page in ctx.read_wire_pages(plan, stats, tally, KeyTally(pk)):
         _add(counts, page.items())
-    merged: dict[Any, list] = {}  # one entry per value (two spellings of a number are one)
+    merged: dict[Any, list[Any]] = {}  # one entry per value (two spellings of a number are one)
     _add(
         merged,
         (
@@ -105,7 +105,7 @@ def _count(ctx: Context, plan: Plan, stats: Stats) -> list[list]:
     return list(merged.values())
 
 
-def _add(into: dict[Any, list], entries: Iterable[tuple[Any, list]]) -> None:
+def _add(into: dict[Any, list[Any]], entries: Iterable[tuple[Any, list[Any]]]) -> None:
     """Sum [value, items, bytes] entries into `into` by key."""
     for key, (value, items, size) in entries:
         entry = into.get(key)
@@ -116,7 +116,7 @@ def _add(into: dict[Any, list], entries: Iterable[tuple[Any, list]]) -> None:
             entry[2] += size
 
 
-def _notes(plan: Plan, ranked: list, total: int) -> list[str]:
+def _notes(plan: Plan, ranked: list[Any], total: int) -> list[str]:
     notes = [
         "This measures stored skew (items and bytes per partition key), not traffic. "
         "For the keys that receive the most reads and writes, enable CloudWatch Contributor "
@@ -153,7 +153,7 @@ def _notes(plan: Plan, ranked: list, total: int) -> list[str]:
     return notes
 
 
-def _share_limits(table, ranked: list, total: int) -> list[str]:  # noqa: ANN001 - TableInfo
+def _share_limits(table, ranked: list[Any], total: int) -> list[str]:  # noqa: ANN001 - TableInfo
     """Keys whose measured share of the items, applied to the table's provisioned throughput,
     would pass what one partition serves (traffic assumed to follow the stored share)."""
     flagged = []

@@ -88,7 +88,7 @@ def run_ddl(ctx: Context, statement: ast.Ddl) -> Result:
     return Result.status(f"{plan.label} · done · {elapsed:.1f}s")
 
 
-def _label(statement: Any) -> str:
+def _label(statement: ast.Ddl | ast.ShowCreateTable) -> str:
     words = {
         ast.CreateTable: "CREATE TABLE",
         ast.CreateIndex: "CREATE INDEX",
@@ -266,7 +266,7 @@ def _wait(ctx: Context, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> None:
         pause = min(pause * 2, 5.0)
 
 
-def _effects(statement: Any) -> Effects:
+def _effects(statement: ast.Ddl | ast.ShowCreateTable) -> Effects:
     if isinstance(statement, ast.ShowCreateTable):
         return NOTHING
     deletes = isinstance(statement, ast.DropTable | ast.DropIndex) or (
@@ -278,7 +278,7 @@ def _effects(statement: Any) -> Effects:
     return Effects(schema=True, deletes=deletes, protection_off=protection_off, rollback=False)
 
 
-def _explain(ctx: Context, statement: Any, _analyze: bool) -> Result:
+def _explain(ctx: Context, statement: ast.Ddl, _analyze: bool) -> Result:
     return explain_ddl(ctx, statement)
 
 

@@ -45,7 +45,7 @@ def sampled_select(ctx: Context, statement: ast.Select) -> Result:
     result.open_columns = statement.items is None
     result.notes.extend(sample_notes(statement, spec))
 
-    def rows() -> Iterator[dict]:
+    def rows() -> Iterator[dict[str, Any]]:
         pages = ctx.pages(plan, stats)
         if statement.is_aggregate:
             yield from aggregate_rows(shown, sampled_groups(statement, pages, spec))
@@ -79,7 +79,7 @@ def sampled_hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
         ),
     )
 
-    def rows() -> Iterator[dict]:
+    def rows() -> Iterator[dict[str, Any]]:
         sample = key_sample(ctx.pages(plan, stats), plan.access.keys.pk, spec)
         result.document = sample.document()
         result.notes.extend(_key_notes(sample, plan.access.keys.pk))

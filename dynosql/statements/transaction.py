@@ -47,7 +47,7 @@ CONFLICT_ROUNDS = 5
 
 @dataclass
 class Queued:
-    statement: Any
+    statement: ast.Write
     plan: WritePlan
 
 
@@ -73,7 +73,7 @@ def _begin_commit(ctx: Context, statement: ast.Transaction) -> Result:
     return _commit(ctx, transaction)
 
 
-def _queue(ctx: Context, statement: Any) -> Result:
+def _queue(ctx: Context, statement: ast.Write) -> Result:
     """A write inside BEGIN … COMMIT: planned and checked now, sent at COMMIT."""
     transaction: Transaction = ctx.transaction
     verb = verb_of(statement)
@@ -100,9 +100,9 @@ def _queue(ctx: Context, statement: Any) -> Result:
 @dataclass
 class _Action:
     queued: Queued
-    target: dict
-    key: dict
-    request: dict
+    target: dict[str, Any]
+    key: dict[str, Any]
+    request: dict[str, Any]
 
 
 def _commit(ctx: Context, transaction: Transaction) -> Result:
@@ -141,7 +141,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
             f"a transaction takes at most {MAX_TRANSACTION_ACTIONS} actions (DynamoDB's limit); "
             f"this one has {len(actions)}: nothing was written"
         )
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     for n, a in enumerate(actions, 1):
         ident = (a.queued.plan.table.name, values.hashable(a.key))
         if ident in seen:
@@ -184,7 +184,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     return Result.status(stats.footer(False), stats)
 
 
-def _image(a: _Action, old: dict | None) -> dict | None:
+def _image(a: _Action, old: dict[str, Any] | None) -> dict[str, Any] | None:
     """The item as the action leaves it."""
     statement = a.queued.statement
     assignments = normalize(statement.assignments) if isinstance(statement, ast.Update) else ()
@@ -197,7 +197,7 @@ _NOT_SENT = frozenset(
 )
 
 
-def _action(plan: WritePlan, target: dict) -> dict:
+def _action(plan: WritePlan, target: dict[str, Any]) -> dict[str, Any]:
     """One TransactWriteItems action: the plan's write, less what a transaction cannot take."""
     params = plan.request(target)
     body = {k: v for k, v in params.items() if k not in ("ReturnValues", "ReturnConsumedCapacity")}
@@ -205,8 +205,9 @@ def _action(plan: WritePlan, target: dict) -> dict:
     return {kind: body}
 
 
-def _current(writer: Writer, a: _Action) -> dict | None:
-    if a.queued.plan.kind == "put" and not a.queued.statement.replace:
+def _current(writer: Writer, a: _Action) -> dict[str, Any] | None:
+    statement = a.queued.statement
+    if a.queued.plan.kind == "put" and isinstance(statement, ast.Insert) and not statement.replace:
         return None  # INSERT: the condition says it does not exist
     return writer.read_item(a.queued.plan.table.name, values.encode_item(a.key))
 
@@ -254,7 +255,7 @@ def _cancelled(actions: list[_Action], codes: list[str | None], message: str) ->
     return f"transaction cancelled, nothing was written: {message}"
 
 
-def _show(key: dict) -> str:
+def _show(key: dict[str, Any]) -> str:
     import json
 
     return json.dumps(values.to_json(key), ensure_ascii=False, default=str)
@@ -281,4 +282,4 @@ def _label(statement: ast.Transaction) -> str:
 
 KINDS = {ast.Transaction: Kind(_label, _begin_commit, _effects, None, _scan_plan)}
 # a write inside BEGIN … COMMIT (statements.kind_for picks it): queued, guarded again at COMMIT
-QUEUED: Kind[Any] = Kind(verb_of, _queue, WRITE.effects, None, WRITE.scan_plan)
+QUEUED: Kind[ast.Write] = Kind(verb_of, _queue, WRITE.effects, None, WRITE.scan_plan)

@@ -4,7 +4,7 @@ back, so it is refused inside BEGIN … COMMIT."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dynosql import guards, values
 from dynosql.dynamo.writer import Outcome, WriteStats
@@ -29,7 +29,7 @@ def run_undo(ctx: Context, path: str) -> Result:
     stats.capacity_estimated = ctx.estimating
     todo = list(restores(journal_file, key_names))
     stats.matched = len(todo)
-    conflicts: list[dict] = []
+    conflicts: list[dict[str, Any]] = []
     # sent, but the process stopped before the answer was journaled: never guessed at, listed
     unknown = [
         {"table": u.table, **u.key, "journal_line": u.line, "state": UNKNOWN_STATE}
@@ -45,7 +45,7 @@ def run_undo(ctx: Context, path: str) -> Result:
     writer = ctx.writer(stats)
     by_id = {id(r): r for r in todo}
 
-    def restore(target: dict) -> Outcome:
+    def restore(target: dict[str, Any]) -> Outcome:
         r = by_id[target["id"]]
         if journal is not None:
             journal.intent(r.entry.table, r.entry.key)
@@ -105,7 +105,9 @@ def run_undo(ctx: Context, path: str) -> Result:
 UNKNOWN_STATE = "unknown: sent, outcome not journaled"
 
 
-def _undo_listing(stats: WriteStats, conflicts: list[dict], unknown: list[dict]) -> Result:
+def _undo_listing(
+    stats: WriteStats, conflicts: list[dict[str, Any]], unknown: list[dict[str, Any]]
+) -> Result:
     """The items undo did not restore, each with why (`state`)."""
     warnings = []
     if conflicts:

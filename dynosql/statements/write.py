@@ -55,7 +55,7 @@ def write_options(ctx: Context, transactional: bool = False) -> WriteOptions:
     )
 
 
-def plan_of(ctx: Context, statement: Any, transactional: bool = False) -> WritePlan:
+def plan_of(ctx: Context, statement: ast.Write, transactional: bool = False) -> WritePlan:
     table = ctx.table(statement.table)
     source = None
     if isinstance(statement, ast.Insert) and statement.select is not None:
@@ -69,16 +69,16 @@ def question(plan: WritePlan, items: int) -> str:
     return f"{plan.verb} {items:,} items {prep} {plan.table.name} (~{units:,} WCU)?"
 
 
-def unbounded_why(statement: Any, plan: WritePlan) -> str | None:
+def unbounded_why(statement: ast.Write, plan: WritePlan) -> str | None:
     """Why a write's extent is known only once it has read (no WHERE, or a Scan), or None."""
-    if plan.kind == "put":
+    if plan.kind == "put" or isinstance(statement, ast.Insert):
         return None
     if statement.where is None:
         return "has no WHERE"
     return "reads the whole table (Scan)" if plan.is_scan else None
 
 
-def run_write(ctx: Context, statement: Any) -> Result:
+def run_write(ctx: Context, statement: ast.Write) -> Result:
     verb = verb_of(statement)
     plan = plan_of(ctx, statement)
     stats = WriteStats(verb=verb, table=plan.table.name, dry_run=guards.dry_run(ctx))
@@ -97,7 +97,7 @@ def run_write(ctx: Context, statement: Any) -> Result:
         if returning is not None and not guards.dry_run(ctx):
             return _returned(plan, [], stats)  # matched nothing: no rows, not a status
         return Result.status(stats.footer(False), stats, plan.warnings)
-    images: list[dict] = []
+    images: list[dict[str, Any]] = []
     journal = ctx.open_journal(plan.table.name)
     ctx.last_write = stats
     try:
@@ -115,7 +115,12 @@ def run_write(ctx: Context, statement: Any) -> Result:
             stats.journal = None  # nothing written: nothing to undo
         stats.finish()
         ctx.ledger.settle(stats)
-    if verb == "INSERT" and stats.skipped and not statement.ignore_existing:
+    if (
+        isinstance(statement, ast.Insert)
+        and verb == "INSERT"
+        and stats.skipped
+        and not statement.ignore_existing
+    ):
         raise WriteError(
             f"{stats.skipped:,} row{'s' if stats.skipped != 1 else ''} already exist{'s' if stats.skipped == 1 else ''} "
             f"(not overwritten; ON CONFLICT DO NOTHING skips them quietly): {_so_far(stats)}"
@@ -125,7 +130,7 @@ def run_write(ctx: Context, statement: Any) -> Result:
     return Result.status(stats.footer(False), stats, plan.warnings)
 
 
-def _returned(plan: WritePlan, images: list[dict], stats: WriteStats) -> Result:
+def _returned(plan: WritePlan, images: list[dict[str, Any]], stats: WriteStats) -> Result:
     """RETURNING's rows: the images written (or deleted); none when nothing matched."""
     result = Result(list(plan.table.keys.names), iter(images), stats, list(plan.warnings))
     result.open_columns = True
@@ -139,7 +144,7 @@ def _so_far(stats: WriteStats) -> str:
     return text
 
 
-def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict]:
+def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[str, Any]]:
     """The items (INSERT/UPSERT) or keys (UPDATE/DELETE) to write, reading when needed."""
     if plan.items is not None:
         yield from plan.items
@@ -152,7 +157,7 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict]
         rows = select_rows(
             statement.select, plan.source.table, ctx.read(plan.source, stats), plan.source.sort
         )
-        seen: set = set()
+        seen: set[Any] = set()
         for row in rows:
             item = dict(row)
             if statement.columns:
@@ -174,11 +179,11 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict]
 def _send(
     ctx: Context,
     plan: WritePlan,
-    statement: Any,
-    targets: list[dict],
+    statement: ast.Write,
+    targets: list[dict[str, Any]],
     stats: WriteStats,
     journal: Journal | None,
-    images: list[dict],
+    images: list[dict[str, Any]],
     returning: ast.Returning | None,
 ) -> None:
     if plan.operation == "BatchWriteItem":
@@ -217,13 +222,13 @@ def _send(
             if image is not None:
                 images.append(image)
 
-    write: Callable[[Writer, WritePlan, tuple, dict], Outcome] = write_item
+    write: Callable[[Writer, WritePlan, tuple[Any, ...], dict[str, Any]], Outcome] = write_item
     if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
         from dynosql.dynamo.exactly_once import write_guarded_item
 
         write = write_guarded_item
 
-    def write_one(target: dict) -> Outcome:
+    def write_one(target: dict[str, Any]) -> Outcome:
         if journal is not None:  # write-ahead: the key is on disk before the request is sent
             journal.intent(plan.table.name, plan.key_of(target))
         return write(writer, plan, assignments, target)
@@ -234,7 +239,7 @@ def _send(
 # --- the kinds -----------------------------------------------------------------------------
 
 
-def explain(ctx: Context, statement: Any, analyze: bool) -> Result:
+def explain(ctx: Context, statement: ast.Write, analyze: bool) -> Result:
     """EXPLAIN [ANALYZE] of a write: the read that finds the keys, the writes it would send, the
     estimated items, RCU and WCU. EXPLAIN ANALYZE runs the statement (the Session has guarded
     it as the statement itself) and adds what it really did."""
@@ -253,13 +258,13 @@ def explain(ctx: Context, statement: Any, analyze: bool) -> Result:
     return Result.plan(lines, document, stats)
 
 
-def scan_plan(ctx: Context, statement: Any) -> ScanCheck | None:
+def scan_plan(ctx: Context, statement: ast.Write) -> ScanCheck | None:
     plan = plan_of(ctx, statement)
     read = plan.source if plan.source is not None else plan.read
     return None if read is None else ScanCheck(read, [], verb_of(statement))
 
 
-def effects(statement: Any) -> Effects:
+def effects(statement: ast.Write) -> Effects:
     return Effects(
         reads=not isinstance(statement, ast.Insert) or statement.select is not None,
         writes=True,
@@ -267,5 +272,5 @@ def effects(statement: Any) -> Effects:
     )
 
 
-KIND: Kind[Any] = Kind(verb_of, run_write, effects, explain, scan_plan, transactional=True)
+KIND: Kind[ast.Write] = Kind(verb_of, run_write, effects, explain, scan_plan, transactional=True)
 KINDS = {ast.Insert: KIND, ast.Update: KIND, ast.Delete: KIND}
