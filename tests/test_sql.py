@@ -503,7 +503,7 @@ REFUSALS = [
     ("SELECT x + 1 FROM a", "x + 1 is not supported in the select list: select attribute paths or aggregates", 1),
     ("SELECT CAST(x AS INT) FROM a", "CAST(x AS INT) is not supported in the select list: select attribute paths or aggregates", 1),
     (f"SELECT * FROM a WHERE x = {DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 1),
-    (f"SELECT * FROM a WHERE x = -{DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 1),
+    (f"SELECT * FROM a WHERE x = -{DIGITS39}", f"number -{DIGITS39} has more than 38 significant digits", 1),
     (f"SELECT *\n  FROM a\n WHERE x =\n   {DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 4),
     (f"SELECT * FROM a WHERE x IN ({IN1001})", "IN takes at most 1000 values (each key one request, or 100 a BatchGetItem), found 1001", 1),
     ("SELECT * FROM a WHERE x IN ()", "IN needs at least one value", 1),

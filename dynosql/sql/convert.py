@@ -81,10 +81,10 @@ def _sample(chunk: Chunk, text: str, index: int, percent: str, seed: str | None)
 
 def check_percent(text: str, pos: ast.Pos) -> Decimal:
     try:
-        p = values.number(text)
+        p: Decimal | None = values.literal_number(text)
     except ValueError:
-        p = Decimal(-1)
-    if not Decimal(0) < p <= Decimal(100):
+        p = None
+    if p is None or not 0 < p <= 100:
         raise SqlError(
             f"a sample takes a percentage above 0 and at most 100, got {text}", pos.line, pos.col
         )
@@ -665,8 +665,7 @@ class _Converter:
                 return ast.Literal(e.this, self.pos(e))
             return ast.Literal(self.number(e.this, e), self.pos(e))
         if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            # copy_negate is exact; unary minus would round to the default 28-digit context
-            return ast.Literal(self.number(e.this.this, e).copy_negate(), self.pos(e))
+            return ast.Literal(self.number(e.this.this, e, negative=True), self.pos(e))
         if isinstance(e, exp.Boolean):
             return ast.Literal(bool(e.this), self.pos(e))
         if isinstance(e, exp.Null):
@@ -715,9 +714,11 @@ class _Converter:
             at=self.at(m.start()),
         )
 
-    def number(self, text: str, node: exp.Expression) -> Decimal:
+    def number(self, text: str, node: exp.Expression, negative: bool = False) -> Decimal:
+        """A number literal's text (and its sign: ``-`` then the literal) exactly, or an error
+        at `node` (see `values.literal_number`)."""
         try:
-            return values.number(text)
+            return values.literal_number(text, negative)
         except ValueError as err:
             raise self.fail(str(err), node) from err
 

@@ -392,7 +392,7 @@ class _WriteConverter(_Converter):
         if isinstance(e, exp.Literal):
             return e.this if e.is_string else self.number(e.this, e)
         if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            return -self.number(e.this.this, e)
+            return self.number(e.this.this, e, negative=True)
         if isinstance(e, exp.Boolean):
             return bool(e.this)
         if isinstance(e, exp.Null):
