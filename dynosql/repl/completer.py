@@ -38,7 +38,7 @@ from dynosql.repl.highlight import (
 )
 from dynosql.repl.write_complete import EXPLAINABLE, WRITE_STARTERS, complete_write
 from dynosql.settings import SETTINGS as SETTING_TABLE
-from dynosql.sql.ddl_parse import FORMATS_FROM, FORMATS_TO
+from dynosql.sql.keywords import COPY_FORMATS
 
 if TYPE_CHECKING:
     from dynosql.session import Session
@@ -297,7 +297,7 @@ def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
 def _copy_options(words: list[str]) -> list[str]:
     """After ``COPY t TO|FROM 'file'``: its options not given yet, or after FORMAT the formats."""
     if words[-1] == "FORMAT":
-        return list(FORMATS_TO if words[2] == "TO" else FORMATS_FROM)
+        return list(COPY_FORMATS)
     if words[-1] in ("START", "AT", "SKIP"):
         return {"START": ["AT"], "AT": ["LINE", "ELEMENT"], "SKIP": ["BAD"]}[words[-1]]
     if words[-2] in ("FORMAT", "LINE", "ELEMENT") or words[-1] in ("BAD", words[3]):

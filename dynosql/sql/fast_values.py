@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynosql import values
+from dynosql.sql import keywords
 
 MIN_ROWS = 2  # one row: nothing to gain
 
@@ -38,7 +39,7 @@ _TOKEN = re.compile(
     )""",
     re.X,
 )
-_WORDS = {"TRUE": True, "FALSE": False, "NULL": None}
+_WORDS = keywords.LITERALS
 # what may follow the rows (comments already blanked); anything else: sqlglot reads it all
 _TAIL = re.compile(
     r"_*(?:(?P<conflict>ON_+CONFLICT_+DO_+NOTHING)(?=_|\Z)_*)?"
@@ -51,7 +52,7 @@ _VALUES = re.compile(r"\bVALUES\b", re.I)
 _SCALAR = (
     r"('(?:[^']|'')*'"
     rf"|-?[ \t\r\n]*{_DIGITS}(?![\w.])"
-    r"|(?i:TRUE|FALSE|NULL)(?!\w))"
+    rf"|(?i:{'|'.join(_WORDS)})(?!\w))"
 )
 _BLANK = r"[ \t\r\n]*"
 
