@@ -1,15 +1,23 @@
 """One keyword vocabulary (``dynosql.sql.keywords``): the grammar's keywords are all in it, and the
-parsers' dispatch and hints and the spelling suggestions draw from it."""
+parsers' hints, the spelling suggestions, the highlighter and the completer all draw from it (a
+word added there is highlighted, completed and suggested; no consumer keeps a list of its own)."""
 
 from __future__ import annotations
 
+import ast as python_ast
 import re
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
+import sqlglot
+from sqlglot import exp
 
 from dynosql.errors import SqlError
-from dynosql.sql import convert, keywords, parse, spelling
+from dynosql.repl import completer, highlight, write_complete
+from dynosql.sql import convert, ddl_parse, keywords, parse, spelling
 from dynosql.values import TYPE_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,6 +96,46 @@ def test_every_statement_of_the_grammar_starts_with_a_starter() -> None:
 # --- every consumer draws from it -----------------------------------------------------------------
 
 
+def test_the_highlighter_colours_every_keyword_and_function() -> None:
+    for word in keywords.KEYWORDS:
+        kind = highlight.tokenize(word)[0].kind
+        assert kind == ("keyword" if len(word) > 1 else "word"), word
+    for function in keywords.FUNCTIONS:
+        assert highlight.tokenize(function.name)[0].kind == "function", function
+        assert highlight.tokenize(function.name.swapcase())[0].kind == "function", function
+
+
+def test_completion_offers_the_starters_and_functions() -> None:
+    meta = completer.StaticMetadata([])
+    at_start = [s.text for s in completer.suggest("", "", meta)]
+    assert at_start == [s.opening for s in keywords.STARTERS]
+    after_explain = [s.text for s in completer.suggest("EXPLAIN ", "", meta)]
+    assert after_explain == [*(s.opening for s in keywords.STARTERS if s.explain), "ANALYZE"]
+    after_analyze = [s.text for s in completer.suggest("EXPLAIN ANALYZE ", "", meta)]
+    assert after_analyze == [s.opening for s in keywords.STARTERS if s.analyze]
+    where = {s.text for s in completer.suggest("SELECT * FROM t WHERE ", "", meta)}
+    assert set(keywords.functions("condition", "operand")) <= where
+    assert not set(keywords.functions("aggregate", "update")) & where
+    updating = {s.text for s in completer.suggest("UPDATE t SET a = ", "", meta)}
+    assert set(keywords.functions("update")) <= updating
+
+
+# words completion and the table parser use in place (what may come next) are vocabulary words
+POSITIONAL = [completer, write_complete, ddl_parse]
+
+
+@pytest.mark.parametrize("module", POSITIONAL, ids=lambda m: m.__name__)
+def test_no_consumer_spells_a_keyword_the_vocabulary_lacks(module) -> None:
+    tree = python_ast.parse(Path(module.__file__).read_text())
+    words = set()
+    for node in python_ast.walk(tree):
+        if isinstance(node, python_ast.Constant) and isinstance(node.value, str):
+            if re.fullmatch(r"[A-Z][A-Z_]+(?: [A-Z][A-Z_]+)*", node.value):
+                words.update(node.value.split())
+    assert words, module.__name__
+    assert words <= keywords.KEYWORDS, sorted(words - keywords.KEYWORDS)
+
+
 def test_spelling_and_the_parsers_take_their_words_from_it() -> None:
     assert set(spelling.FUNCTION_SYNONYMS.values()) <= keywords.FUNCTION_NAMES
     assert set(convert.AGGREGATES.values()) == set(keywords.functions("aggregate"))
@@ -97,6 +145,77 @@ def test_spelling_and_the_parsers_take_their_words_from_it() -> None:
         misspelt = starter.word[:-1] if len(starter.word) > 4 else None
         if misspelt:
             assert spelling.misspelt_starter(f"  {misspelt} x") == (2, misspelt, starter.word)
+
+
+def test_completion_quotes_every_name_sql_would_read_as_a_keyword() -> None:
+    """quote_name quotes the RESERVED words; every vocabulary word sqlglot cannot read as a
+    column name must be one of them."""
+    unreadable = set()
+    for word in keywords.KEYWORDS:
+        for sql in (f"SELECT {word} FROM t WHERE {word} = 1", f"SELECT a FROM t ORDER BY {word}"):
+            try:
+                tree = sqlglot.parse_one(sql, read=convert.DynoSQL)
+            except sqlglot.errors.SqlglotError:
+                unreadable.add(word)
+                continue
+            names = {c.name.upper() for c in tree.find_all(exp.Column)}
+            if not isinstance(tree, exp.Select) or word not in names:
+                unreadable.add(word)
+    assert unreadable <= keywords.RESERVED, sorted(unreadable - keywords.RESERVED)
+    assert all(completer.quote_name(w.lower()).startswith('"') for w in keywords.RESERVED)
+    assert completer.quote_name("n") == "n" and completer.quote_name("format") == "format"
+
+
+def test_a_word_added_to_the_vocabulary_reaches_every_consumer() -> None:
+    """A new statement starter and a new condition function, written only in keywords.py (a
+    patched copy, in a fresh interpreter): parsed for its spelling, highlighted, completed."""
+    source = (ROOT / "dynosql" / "sql" / "keywords.py").read_text()
+    patched = source.replace(
+        "STARTERS = (\n", 'STARTERS = (\n    Starter("FROBNICATE", "FROBNICATE", "read"),\n', 1
+    ).replace("FUNCTIONS = (\n", 'FUNCTIONS = (\n    Function("frob_exists", "condition", 1),\n', 1)
+    assert patched.count("FROBNICATE") == 2 and "frob_exists" in patched
+    program = textwrap.dedent(
+        """
+        import sys, types
+        module = types.ModuleType("dynosql.sql.keywords")
+        module.__file__ = "keywords.py"
+        sys.modules["dynosql.sql.keywords"] = module
+        exec(compile(sys.stdin.read(), "keywords.py", "exec"), module.__dict__)
+
+        from dynosql.errors import SqlError
+        from dynosql.repl import completer, highlight
+        from dynosql.sql import parse
+
+        meta = completer.StaticMetadata([])
+        texts = lambda before: [s.text for s in completer.suggest(before, "", meta)]
+        assert "FROBNICATE" in texts(""), texts("")
+        assert texts("FROB") == ["FROBNICATE"]
+        assert "frob_exists" in texts("SELECT * FROM t WHERE ")
+        assert highlight.tokenize("frobnicate")[0].kind == "keyword"
+        assert highlight.tokenize("FROB_EXISTS")[0].kind == "function"
+        assert completer.quote_name("frobnicate") == '"frobnicate"'
+        for sql, message in [
+            ("FROBNICAT t", "unknown word FROBNICAT: did you mean FROBNICATE?"),
+            ("SELECT * FROM t WHERE frob_exist(a)", "did you mean frob_exists()?"),
+        ]:
+            try:
+                parse(sql)
+            except SqlError as err:
+                assert message in err.message, err.message
+            else:
+                raise AssertionError(sql)
+        parse("SELECT * FROM t WHERE frob_exists(a)")  # a condition function of one argument
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", program],
+        input=patched,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
 
 
 # --- the first word: statement starters first ------------------------------------------------------
