@@ -126,6 +126,15 @@ def number(text: str | int | Decimal) -> Decimal:
     return value
 
 
+def literal_number(digits: str, negative: bool = False) -> Decimal:
+    """A SQL number literal (its unsigned text and whether a ``-`` precedes it) as a DynamoDB
+    number, exactly: the one rule of every parser. The sign goes into the text that `number`
+    reads (``Decimal("-…")`` is exact, where unary minus would round to the default 28-digit
+    context), so the errors are `number`'s and name the literal as written. ``-0`` is 0."""
+    value = number(f"-{digits}" if negative else digits)
+    return value if value else value.copy_abs()
+
+
 def format_number(value: Decimal) -> str:
     """Canonical text of a number as DynamoDB returns it: no exponent, no trailing zeros."""
     text = str(value)

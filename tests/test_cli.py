@@ -745,6 +745,18 @@ def test_syntax_error_in_second_e_names_it() -> None:
 
 
 @pytest.mark.slow
+def test_a_misspelt_first_word_is_named_before_anything_runs() -> None:
+    """The second -e's first word is no statement's: named, with the statement word it is
+    closest to (keywords.STARTERS), before the first -e is sent."""
+    script = ("SHOW TABLES", "CRETE TABLE t (pk S, PRIMARY KEY (pk))")
+    run = dynosql_cmd("--endpoint-url", "http://127.0.0.1:9", "-e", script[0], "-e", script[1])
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.one_error() == (
+        "error: -e #2: line 1, column 1: unknown word CRETE: did you mean CREATE?"
+    )
+
+
+@pytest.mark.slow
 def test_unreadable_file() -> None:
     run = dynosql_cmd("--local", "-f", str(DATA / "no-such-file.sql"))
     assert run.returncode == 2 and run.stdout == ""  # bad usage (issue 10)

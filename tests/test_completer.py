@@ -110,6 +110,7 @@ def test_statement_start_offers_statement_keywords():
         "UPDATE",
         "DELETE FROM",
         "BEGIN",
+        "START TRANSACTION",
         "COMMIT",
         "ROLLBACK",
         "UNDO",
@@ -144,6 +145,10 @@ def test_show_explain_and_set():
     assert texts("SHOW HOT KEYS FROM s") == ["sensors"]
     assert texts("EXPLAIN ") == [
         "SELECT",
+        "CREATE",
+        "ALTER",
+        "DROP",
+        "COPY",
         "INSERT INTO",
         "UPSERT INTO",
         "REPLACE INTO",
@@ -362,6 +367,8 @@ def test_write_keywords_at_the_start_and_after_explain():
     assert texts("ROLL") == ["ROLLBACK"]
     assert texts("EXPLAIN UPD") == ["UPDATE"]
     assert texts("BEGIN ") == [] and texts("COMMIT ") == []
+    assert texts("START ") == ["TRANSACTION"] and texts("START TRANSACTION ") == []
+    assert texts("UNDO ") == []  # a file name, in quotes
 
 
 def test_table_names_after_into_update_and_delete_from():

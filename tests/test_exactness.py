@@ -4,16 +4,20 @@ missing attribute is not NULL), whether DynamoDB or the client evaluates them.""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from backends import Backend, unique_name
+from cli_runner import cli_env, run_cli
 
 from dynosql import values
+from dynosql.errors import SqlError
 from dynosql.plan.planner import Options, plan_select
 from dynosql.session import Session, make_client
-from dynosql.sql import parse
+from dynosql.sql import ast, parse
 
 NEG = Decimal("-1.2345678901234567890123456789012345678")  # 38 significant digits
 BIG = Decimal("12345678901234567890123456789012345678")
@@ -73,6 +77,113 @@ def test_negative_literal_is_sent_exactly() -> None:
     )
     literal = statement.where.items[1].right  # type: ignore[union-attr]
     assert literal.value == NEG and str(literal.value) == str(NEG)
+
+
+N38 = "12345678901234567890123456789012345678"  # 38 digits: -N38 under 28 digits is another key
+NEG38 = Decimal("-" + N38)
+
+
+def _numbers(value: Any) -> list[Decimal]:
+    """Every number in a value, lists, maps and sets included."""
+    if isinstance(value, Decimal):
+        return [value]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, list | frozenset):
+        return [n for v in value for n in _numbers(v)]
+    return []
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"INSERT INTO t (pk, v) VALUES ('a', -{N38})",
+        f"INSERT INTO t (pk, v) VALUES ('a', -{N38}), ('b', - {N38})",  # the fast VALUES reader
+        f"UPSERT INTO t (pk, v) VALUES ('a', [-{N38}, [-{N38}]]), ('b', {{'x': {{'y': -{N38}}}}})",
+        f"REPLACE INTO t (pk, v) VALUES ('a', {{-{N38}, 1}})",
+        f"UPDATE t SET v = -{N38}, w = [-{N38}], m = {{'x': -{N38}}} WHERE pk = -{N38}",
+        f"UPDATE t SET v = if_not_exists(v, -{N38}), l = list_append(l, [-{N38}]) WHERE pk = 'a'",
+        f"SELECT * FROM t WHERE pk = 'a' AND v IN (-{N38}, 1) AND w <= -{N38}",
+        f"EXPLAIN DELETE FROM t WHERE pk = 'a' AND v = -{N38}",
+    ],
+)
+def test_every_parser_reads_a_negative_38_digit_literal_exactly(sql: str) -> None:
+    """INSERT/UPSERT rows (sqlglot's and the fast reader's), lists, maps, sets, UPDATE SET,
+    WHERE: one rule (`values.literal_number`), never unary minus under 28 digits."""
+    found: list[Decimal] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, ast.Literal):
+            found.extend(_numbers(node.value))
+        elif dataclasses.is_dataclass(node):
+            for f in dataclasses.fields(node):
+                walk(getattr(node, f.name))
+        elif isinstance(node, tuple | list):
+            for n in node:
+                walk(n)
+
+    walk(parse(sql))
+    negatives = [n for n in found if n < 0]
+    assert negatives and all(str(n) == str(NEG38) for n in negatives), found
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        (f"INSERT INTO t (pk) VALUES (-{N38}9)", f"number -{N38}9 has more than 38 significant digits"),
+        (f"INSERT INTO t (pk) VALUES (1), (-{N38}9)", f"number -{N38}9 has more than 38 significant digits"),
+        ("UPDATE t SET v = [-1e200] WHERE pk = 'a'", "number -1e200 is out of DynamoDB's range"),
+        ("SELECT * FROM t WHERE v = -1e-131", "number -1e-131 is out of DynamoDB's range"),
+    ],
+)  # fmt: skip
+def test_negative_literals_are_refused_like_positive_ones(sql: str, message: str) -> None:
+    with pytest.raises(SqlError) as info:
+        parse(sql)
+    assert info.value.message.startswith(message)
+
+
+def test_minus_zero_is_zero() -> None:
+    (row,) = parse("INSERT INTO t (pk, a, b) VALUES ('a', -0, -0.00)").rows  # type: ignore[attr-defined]
+    assert [repr(c.value) for c in row[1:]] == ["Decimal('0')", "Decimal('0.00')"]
+    assert values.literal_number("5", negative=True) == Decimal(-5)
+
+
+def test_negative_38_digit_literals_are_written_and_read_exactly(moto_backend, tmp_path) -> None:
+    """Through the real command: what INSERT, UPSERT (top level, lists, maps) and UPDATE SET
+    store is exactly the literal, as a key too, and SELECT … WHERE finds it by it."""
+    name = unique_name("neg")
+    moto_backend.create_keyed_table(name)
+    script = f"""
+        INSERT INTO {name} (pk, sk, v, l, m)
+          VALUES ('a', -{N38}, -{N38}, [-{N38}, 1], {{'x': -{N38}, 'y': [-{N38}]}});
+        UPSERT INTO {name} (pk, sk, v, l, m)
+          VALUES ('b', -{N38}, -{N38}, [-{N38}], {{'x': {{'y': -{N38}}}}}), ('b', 1, - {N38}, [], {{}});
+        INSERT INTO {name} (pk, sk) VALUES ('c', 1);
+        UPDATE {name} SET v = -{N38}, l = [-{N38}], m = {{'x': -{N38}}}, w = if_not_exists(w, -{N38})
+          WHERE pk = 'c' AND sk = 1;
+        UPDATE {name} SET u = -{N38} WHERE pk = 'a' AND sk = -{N38};
+    """
+    url = ("--endpoint-url", moto_backend.endpoint_url)
+    run = run_cli(*url, "-e", script, env=cli_env(tmp_path))
+    assert run.returncode == 0, run.stderr
+    stored = [
+        values.decode_item(raw) for raw in moto_backend.client().scan(TableName=name)["Items"]
+    ]
+    assert sorted((i["pk"], i["sk"]) for i in stored) == [
+        ("a", NEG38), ("b", NEG38), ("b", Decimal(1)), ("c", Decimal(1))
+    ]  # fmt: skip
+    numbers = [n for item in stored for k, v in item.items() if k != "sk" for n in _numbers(v)]
+    assert len(numbers) == 14 and {str(n) for n in numbers} == {str(NEG38), "1"}, numbers
+    assert sum(1 for item in stored if item.get("u") is not None) == 1  # the key matched exactly
+    queries = {
+        f"SELECT pk FROM {name} WHERE pk = 'a' AND sk = -{N38}": ["a"],  # GetItem by the key
+        f"SELECT pk FROM {name} WHERE pk = 'b' AND v = -{N38}": ["b", "b"],  # a filter
+        f"SELECT pk FROM {name} WHERE pk = 'c' AND m.x IN (-{N38}, 2)": ["c"],
+    }
+    for sql, expected in queries.items():
+        run = run_cli(*url, "--format", "json", "-e", sql, env=cli_env(tmp_path))
+        assert run.returncode == 0, run.stderr
+        assert [row["pk"] for row in json.loads(run.stdout)] == expected, sql
 
 
 def test_largest_number_is_in_range() -> None:

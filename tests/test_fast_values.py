@@ -56,7 +56,7 @@ def _literal(rng: random.Random, depth: int = 0) -> str:
         return f"'{body}'"
     if kind == "n":
         digits = rng.choice(
-            ["0", "7", "007", "12", "1.50", "3.0", "123456789012345678901234567890"]
+            ["0", "7", "007", "12", "1.50", "3.0", "123456789012345678901234567890", "9" * 38]
         )
         exp = rng.choice(["", "", "e5", "E+3", "e-2"])
         return rng.choice(["", "", "-", "- "]) + digits + exp

@@ -182,6 +182,41 @@ def test_unknown_table_names_the_closest(runs) -> None:
             "SELECT * FROM drive WHERE starts_with(SK, 'a')",
             "error: line 1, column 27: unknown function starts_with(): did you mean begins_with()?",
         ),
+        # the first word: compared with the words a statement starts with first
+        *(
+            (
+                f"{word} {rest}",
+                f"error: line 1, column 1: unknown word {word}: did you mean {meant}?",
+            )
+            for word, meant, rest in [
+                ("CRETE", "CREATE", "TABLE t (pk S, PRIMARY KEY (pk))"),
+                ("UPDAT", "UPDATE", "drive SET a = 1 WHERE PK = 'x' AND SK = 'y'"),
+                ("SELEC", "SELECT", "* FROM drive"),
+                ("DELTE", "DELETE", "FROM drive WHERE PK = 'x' AND SK = 'y'"),
+                ("INSRT", "INSERT", "INTO drive (PK, SK) VALUES ('x', 'y')"),
+            ]
+        ),
+        (
+            "EXPLAIN UPDAT drive SET a = 1",
+            "error: line 1, column 9: unknown word UPDAT: did you mean UPDATE?",
+        ),
+        # later words, in writes and table statements too
+        (
+            "UPDATE drive SETT a = 1 WHERE PK = 'x'",
+            "error: line 1, column 14: unknown word SETT: did you mean SET?",
+        ),
+        (
+            "CREATE TABL t (pk S, PRIMARY KEY (pk))",
+            "error: line 1, column 8: unknown word TABL: did you mean TABLE?",
+        ),
+        (
+            "CREATE TABLE t (pk S, PRIMARY KEY (pk)) BILING PAY_PER_REQUEST",
+            "error: line 1, column 41: unknown word BILING: did you mean BILLING?",
+        ),
+        (
+            "COPY drive TO 'x.csv' FORMT csv",
+            "error: line 1, column 23: unknown word FORMT: did you mean FORMAT?",
+        ),
     ],
 )
 def test_misspelt_keywords_fail_before_connecting(sql: str, message: str) -> None:

@@ -454,15 +454,21 @@ def test_other_statement_refusals() -> None:
     assert str(error("SHOW COLUMNS")) == (
         "line 1, column 1: expected SHOW TABLES, SHOW HOT KEYS FROM table or SHOW ENTITIES FROM table"
     )
-    assert error("EXPLAIN SHOW TABLES").message == (
-        "SHOW is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, SHOW ENTITIES, "
-        "DESCRIBE and SET"
+    explain_takes = (
+        "line 1, column 9: EXPLAIN takes SELECT, CREATE, ALTER, DROP, COPY, INSERT, UPSERT, "
+        "REPLACE, UPDATE or DELETE"
     )
+    assert str(error("EXPLAIN SHOW TABLES")) == explain_takes
+    assert str(error("EXPLAIN SET consistent = on")) == explain_takes
+    assert str(error("EXPLAIN (SELECT * FROM a)")) == explain_takes
 
 
 # --- refusals: every message, exactly ----------------------------------------------------------
 
-OTHERS = "dynosql runs SELECT, EXPLAIN, SHOW TABLES, SHOW HOT KEYS, SHOW ENTITIES, DESCRIBE and SET"
+OTHERS = (
+    "a statement starts with SELECT, EXPLAIN, SHOW, DESCRIBE, SET, CREATE, ALTER, DROP, COPY, "
+    "INSERT, UPSERT, REPLACE, UPDATE, DELETE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK or UNDO"
+)
 JOIN = "JOIN is not supported: DynamoDB has no joins; query each table separately"
 DIGITS39 = "123456789012345678901234567890123456789"
 IN1001 = ", ".join(str(n) for n in range(1001))
@@ -503,7 +509,7 @@ REFUSALS = [
     ("SELECT x + 1 FROM a", "x + 1 is not supported in the select list: select attribute paths or aggregates", 1),
     ("SELECT CAST(x AS INT) FROM a", "CAST(x AS INT) is not supported in the select list: select attribute paths or aggregates", 1),
     (f"SELECT * FROM a WHERE x = {DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 1),
-    (f"SELECT * FROM a WHERE x = -{DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 1),
+    (f"SELECT * FROM a WHERE x = -{DIGITS39}", f"number -{DIGITS39} has more than 38 significant digits", 1),
     (f"SELECT *\n  FROM a\n WHERE x =\n   {DIGITS39}", f"number {DIGITS39} has more than 38 significant digits", 4),
     (f"SELECT * FROM a WHERE x IN ({IN1001})", "IN takes at most 1000 values (each key one request, or 100 a BatchGetItem), found 1001", 1),
     ("SELECT * FROM a WHERE x IN ()", "IN needs at least one value", 1),

@@ -28,25 +28,21 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from dynosql.repl.highlight import (
-    FUNCTIONS,
-    KEYWORD_SET,
-    Token,
-    significant,
-    statement_start,
-    tokenize,
-)
-from dynosql.repl.write_complete import EXPLAINABLE, WRITE_STARTERS, complete_write
+from dynosql.repl.highlight import Token, significant, statement_start, tokenize
+from dynosql.repl.write_complete import CONDITION_FUNCTIONS, complete_write
 from dynosql.settings import SETTINGS as SETTING_TABLE
-from dynosql.sql.ddl_parse import FORMATS_FROM, FORMATS_TO
+from dynosql.sql import keywords as vocabulary
 
 if TYPE_CHECKING:
     from dynosql.session import Session
 
-STARTERS = ("SELECT", "EXPLAIN", "SHOW", "DESCRIBE", "SET")
-TABLE_STARTERS = ("CREATE", "ALTER", "DROP", "COPY")
-AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
-CONDITION_FUNCTIONS = tuple(f for f in FUNCTIONS if f not in AGGREGATES)
+# the keywords and functions are the vocabulary's (dynosql.sql.keywords)
+OPENINGS = tuple(s.opening for s in vocabulary.STARTERS)  # what a statement starts with
+EXPLAINED = tuple(s.opening for s in vocabulary.STARTERS if s.explain)  # after EXPLAIN
+ANALYZED = tuple(s.opening for s in vocabulary.STARTERS if s.analyze)  # after EXPLAIN ANALYZE
+TABLE_STARTERS = tuple(s.word for s in vocabulary.starters("table", "copy"))
+AGGREGATES = vocabulary.functions("aggregate")
+ALL_FUNCTIONS = tuple(f.name for f in vocabulary.FUNCTIONS)
 SETTINGS = tuple(s.name for s in SETTING_TABLE if s.live)
 SETTING_VALUES = {s.name: s.kind.words for s in SETTING_TABLE}
 COMPARISONS = {"=", "<>", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "LIKE"}
@@ -194,7 +190,7 @@ class SessionMetadata:
 
 def quote_name(name: str) -> str:
     """An attribute or table name as it must be written in SQL."""
-    if _PLAIN.match(name) and name.upper() not in KEYWORD_SET:
+    if _PLAIN.match(name) and name.upper() not in vocabulary.RESERVED:
         return name
     return '"' + name.replace('"', '""') + '"'
 
@@ -286,7 +282,7 @@ def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
     if last == "BILLING":
         return ["PAY_PER_REQUEST", "PROVISIONED"], False
     if last == "PROJECTION":
-        return ["ALL", "KEYS_ONLY", "INCLUDE"], False
+        return list(vocabulary.PROJECTIONS), False
     if first == "CREATE" and n >= 3 and words[1] == "INDEX" and n == 3:
         return ["ON"], False
     if first == "DROP" and n == 3 and words[1] == "INDEX":
@@ -297,7 +293,7 @@ def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
 def _copy_options(words: list[str]) -> list[str]:
     """After ``COPY t TO|FROM 'file'``: its options not given yet, or after FORMAT the formats."""
     if words[-1] == "FORMAT":
-        return list(FORMATS_TO if words[2] == "TO" else FORMATS_FROM)
+        return list(vocabulary.COPY_FORMATS)
     if words[-1] in ("START", "AT", "SKIP"):
         return {"START": ["AT"], "AT": ["LINE", "ELEMENT"], "SKIP": ["BAD"]}[words[-1]]
     if words[-2] in ("FORMAT", "LINE", "ELEMENT") or words[-1] in ("BAD", words[3]):
@@ -402,7 +398,7 @@ def suggest(
         return []  # a nested attribute path: names inside maps are not known
 
     if not prev:
-        return keywords(STARTERS + TABLE_STARTERS + WRITE_STARTERS)
+        return keywords(OPENINGS)
     p1 = prev[-1]
     first = prev[0].upper
     word = p1.upper if p1.kind in ("keyword", "function", "word") else p1.text
@@ -449,8 +445,10 @@ def suggest(
         if word in ("KEYS", "ENTITIES"):
             return keywords(["FROM"])
         return []
-    if first == "EXPLAIN" and word in ("EXPLAIN", "ANALYZE"):
-        return keywords(["SELECT", *EXPLAINABLE] + (["ANALYZE"] if word == "EXPLAIN" else []))
+    if first == "EXPLAIN" and word == "EXPLAIN":
+        return keywords([*EXPLAINED, "ANALYZE"])
+    if first == "EXPLAIN" and word == "ANALYZE":
+        return keywords(ANALYZED)
 
     table, _index = statement_table(tokenize(text + after.split(";", 1)[0]))
 
@@ -489,7 +487,7 @@ def suggest(
         return keywords(["HAVING", "ORDER BY", "LIMIT"])
     if clause == "LIMIT":
         return []
-    return keywords(sorted(KEYWORD_SET)) + functions(FUNCTIONS)
+    return keywords(sorted(vocabulary.KEYWORDS)) + functions(ALL_FUNCTIONS)
 
 
 def _cmd_match(prefix: str, commands: dict[str, str]) -> list[tuple[str, str]]:

@@ -1,4 +1,5 @@
-"""A small SQL tokenizer, shared by the syntax highlighter and the completer.
+"""A small SQL tokenizer, shared by the syntax highlighter and the completer; its keywords and
+functions are the vocabulary's (``dynosql.sql.keywords``).
 
 It never fails: unterminated strings, identifiers and block comments run to the end of the
 text (the user is still typing them), and any other character is an ``operator`` token.
@@ -15,76 +16,12 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.styles import Style
 
-KEYWORDS = (
-    "SELECT",
-    "DISTINCT",
-    "FROM",
-    "WHERE",
-    "AND",
-    "OR",
-    "NOT",
-    "IN",
-    "BETWEEN",
-    "LIKE",
-    "IS",
-    "NULL",
-    "TRUE",
-    "FALSE",
-    "GROUP",
-    "ORDER",
-    "BY",
-    "HAVING",
-    "LIMIT",
-    "ASC",
-    "DESC",
-    "AS",
-    "EXPLAIN",
-    "ANALYZE",
-    "SHOW",
-    "TABLES",
-    "HOT",
-    "KEYS",
-    "ENTITIES",
-    "SAMPLE",
-    "NULLS",
-    "DESCRIBE",
-    "TABLE",
-    "SET",
-    "TO",
-    # writes (issue 12)
-    "INSERT",
-    "UPSERT",
-    "REPLACE",
-    "INTO",
-    "VALUES",
-    "UPDATE",
-    "REMOVE",
-    "DELETE",
-    "RETURNING",
-    "ON",
-    "CONFLICT",
-    "DO",
-    "NOTHING",
-    "BEGIN",
-    "COMMIT",
-    "ROLLBACK",
-    "UNDO",
-)
-FUNCTIONS = (
-    "COUNT",
-    "SUM",
-    "AVG",
-    "MIN",
-    "MAX",
-    "begins_with",
-    "contains",
-    "attribute_exists",
-    "attribute_not_exists",
-    "attribute_type",
-    "size",
-)
-KEYWORD_SET = frozenset(KEYWORDS)
-FUNCTION_SET = frozenset(f.lower() for f in FUNCTIONS)
+from dynosql.sql import keywords
+
+# every keyword of the vocabulary but the one-letter key types (S, N, B): out of a CREATE
+# TABLE, where the lexer cannot tell, a one-letter word is an attribute name far more often
+KEYWORD_SET = frozenset(w for w in keywords.KEYWORDS if len(w) > 1)
+FUNCTION_SET = keywords.FUNCTION_NAMES
 
 
 @dataclass(frozen=True)

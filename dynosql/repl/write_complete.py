@@ -1,9 +1,9 @@
 """Completion inside the write statements (INSERT/UPSERT/REPLACE, UPDATE, DELETE, BEGIN, COMMIT,
 ROLLBACK, UNDO), for `completer.suggest`: pure, on the tokens before the cursor.
 
-- the statement's first words: ``INSERT INTO``, ``UPSERT INTO``, ``REPLACE INTO``, ``UPDATE``,
-  ``DELETE FROM``, ``BEGIN``, ``COMMIT``, ``ROLLBACK``, ``UNDO`` (also after EXPLAIN, the
-  writes);
+- the statements' first words (``INSERT INTO``, ``DELETE FROM``, …) are the vocabulary's
+  openings (``dynosql.sql.keywords.STARTERS``), offered by the completer; ``START`` is followed
+  by ``TRANSACTION``;
 - table names after INTO, UPDATE and DELETE FROM; the table's attributes in INSERT's column
   list, after SET (and each comma), REMOVE and on the right of ``=`` (with ``if_not_exists`` and
   ``list_append``), and in WHERE;
@@ -15,23 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dynosql.repl.highlight import FUNCTIONS, Token
+from dynosql.repl.highlight import Token
+from dynosql.sql.keywords import RETURNING, WRITE_FAMILIES, functions, starters
 
-WRITE_STARTERS = (
-    "INSERT INTO",
-    "UPSERT INTO",
-    "REPLACE INTO",
-    "UPDATE",
-    "DELETE FROM",
-    "BEGIN",
-    "COMMIT",
-    "ROLLBACK",
-    "UNDO",
-)
-EXPLAINABLE = ("INSERT INTO", "UPSERT INTO", "REPLACE INTO", "UPDATE", "DELETE FROM")
-UPDATE_FUNCTIONS = ("if_not_exists", "list_append")
-CONDITION_FUNCTIONS = tuple(f for f in FUNCTIONS if f.islower())  # not the aggregates
-_PUTS = ("INSERT", "UPSERT", "REPLACE")
+UPDATE_FUNCTIONS = functions("update")
+CONDITION_FUNCTIONS = functions("condition", "operand")  # not the aggregates
+_FAMILY = {s.word: s.family for s in starters(*WRITE_FAMILIES)}  # INSERT -> put, ...
 _CONDITION_NEXT = ["AND", "OR", "BETWEEN", "IN", "LIKE", "IS", "RETURNING"]
 
 
@@ -64,21 +53,24 @@ def complete_write(prev: list[Token]) -> WriteCompletion | None:
         prev = prev[2:] if len(prev) > 1 and prev[1].upper == "ANALYZE" else prev[1:]
         if not prev:
             return None
-    if not prev or prev[0].upper not in (*_PUTS, "UPDATE", "DELETE", "BEGIN", "COMMIT", "ROLLBACK"):
+    if not prev or prev[0].upper not in _FAMILY:
         return None
     first, n = prev[0].upper, len(prev)
+    family = _FAMILY[first]
     word = prev[-1].upper if prev[-1].kind in ("keyword", "function", "word") else prev[-1].text
     table = write_table(prev)
     out = WriteCompletion(table=table)
-    if first in ("BEGIN", "COMMIT", "ROLLBACK"):
-        return out  # nothing follows
+    if family in ("transaction", "undo"):
+        if first == "START" and n == 1:
+            out.keywords = ["TRANSACTION"]
+        return out  # nothing else follows (UNDO: a file name, in quotes)
     if "RETURNING" in [t.upper for t in prev]:
         if word == "RETURNING":
-            out.values = ["*", "old.*"]
+            out.values = list(RETURNING)
         return out
-    if first in _PUTS:
+    if family == "put":
         return _put(out, prev, first, word, n)
-    if first == "DELETE":
+    if family == "delete":
         if n == 1:
             out.keywords = ["FROM"]
         elif word == "FROM":

@@ -18,8 +18,8 @@ from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast
-from dynosql.sql.spelling import function_guess
+from dynosql.sql import ast, keywords
+from dynosql.sql.spelling import function_guess, misspelt_keyword
 from dynosql.sql.split import Chunk, code_only
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
@@ -37,13 +37,10 @@ MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
 # attributes, filters of 100 values each (DynamoDB's IN limit) OR-ed, or a client-side check
 MAX_IN_VALUES = 1000
 
-CONDITION_FUNCTIONS = {
-    "begins_with": 2,
-    "contains": 2,
-    "attribute_exists": 1,
-    "attribute_not_exists": 1,
-    "attribute_type": 2,
-}
+CONDITION_FUNCTIONS = {f.name: f.arity for f in keywords.FUNCTIONS if f.kind == "condition"}
+STATEMENTS = "a statement starts with " + keywords.listing(
+    [s.lead for s in keywords.STARTERS]
+)  # what the refusal of any other statement says
 AGGREGATES = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Avg: "AVG", exp.Min: "MIN", exp.Max: "MAX"}
 COMPARISONS = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _UNSUPPORTED_CLAUSES = {
@@ -81,10 +78,10 @@ def _sample(chunk: Chunk, text: str, index: int, percent: str, seed: str | None)
 
 def check_percent(text: str, pos: ast.Pos) -> Decimal:
     try:
-        p = values.number(text)
+        p: Decimal | None = values.literal_number(text)
     except ValueError:
-        p = Decimal(-1)
-    if not Decimal(0) < p <= Decimal(100):
+        p = None
+    if p is None or not 0 < p <= 100:
         raise SqlError(
             f"a sample takes a percentage above 0 and at most 100, got {text}", pos.line, pos.col
         )
@@ -135,6 +132,23 @@ def _syntax_error(chunk: Chunk, err: Exception) -> SqlError:
             *chunk.to_script(int(m.group(1)), int(m.group(2))),
         )
     return SqlError("cannot read this text as SQL: " + text, chunk.line, chunk.col)
+
+
+def _guessing_syntax_error(chunk: Chunk, err: Exception, words: frozenset[str]) -> SqlError:
+    """A syntax error; when a misspelt keyword (SELEC, FORM, LIMT, SETT) caused it, pointing at
+    that word with the keyword among `words` (the statement's vocabulary) it resembles."""
+    error = _syntax_error(chunk, err)
+    code = code_only(chunk.text)
+    lines = code.split("\n")
+    line, col = (error.line or 1) - chunk.line + 1, error.col or 1
+    if line == 1:
+        col -= chunk.col - 1
+    offset = sum(len(x) + 1 for x in lines[: max(0, line - 1)]) + max(0, col - 1)
+    found = misspelt_keyword(code, min(offset + 1, len(code)), words)
+    if found is None:
+        return error
+    at, word, keyword = found
+    return _error(chunk, chunk.text, at, f"unknown word {word}: did you mean {keyword}?")
 
 
 def _describe(description: str, highlight: str) -> str:
@@ -225,13 +239,9 @@ class _Converter:
                 if self.code.strip()
                 else "this"
             )
-            if word in ("TRUNCATE", "REPLACE", "UPSERT"):
+            if word == "TRUNCATE":
                 raise self.fail(f"{word} is not supported: dynosql only reads", at=start)
-            raise self.fail(
-                f"{word} is not supported: dynosql runs SELECT, EXPLAIN, SHOW TABLES, "
-                "SHOW HOT KEYS, SHOW ENTITIES, DESCRIBE and SET",
-                at=start,
-            )
+            raise self.fail(f"{word} is not supported: {STATEMENTS}", at=start)
         if tree.args.get("with_") or tree.args.get("with"):
             raise self.fail(_UNSUPPORTED_CLAUSES["with_"], at=start)
         if tree.args.get("joins"):
@@ -635,7 +645,7 @@ class _Converter:
         if name not in CONDITION_FUNCTIONS:
             if name == "size":
                 raise self.fail("size() must be compared: size(p) > 3", e)
-            guess = function_guess(name, [*CONDITION_FUNCTIONS, "size"])
+            guess = function_guess(name, keywords.functions("condition", "operand"))
             hint = f": did you mean {guess}()?" if guess else ""
             raise self.fail(f"unknown function {name}(){hint}", e)
         want = CONDITION_FUNCTIONS[name]
@@ -665,8 +675,7 @@ class _Converter:
                 return ast.Literal(e.this, self.pos(e))
             return ast.Literal(self.number(e.this, e), self.pos(e))
         if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            # copy_negate is exact; unary minus would round to the default 28-digit context
-            return ast.Literal(self.number(e.this.this, e).copy_negate(), self.pos(e))
+            return ast.Literal(self.number(e.this.this, e, negative=True), self.pos(e))
         if isinstance(e, exp.Boolean):
             return ast.Literal(bool(e.this), self.pos(e))
         if isinstance(e, exp.Null):
@@ -715,9 +724,11 @@ class _Converter:
             at=self.at(m.start()),
         )
 
-    def number(self, text: str, node: exp.Expression) -> Decimal:
+    def number(self, text: str, node: exp.Expression, negative: bool = False) -> Decimal:
+        """A number literal's text (and its sign: ``-`` then the literal) exactly, or an error
+        at `node` (see `values.literal_number`)."""
         try:
-            return values.number(text)
+            return values.literal_number(text, negative)
         except ValueError as err:
             raise self.fail(str(err), node) from err
 

@@ -11,16 +11,15 @@ import re
 from collections.abc import Callable
 
 from dynosql.errors import SqlError
-from dynosql.sql import ast
+from dynosql.sql import ast, keywords
+from dynosql.sql.spelling import keyword_guess
 from dynosql.sql.split import Chunk
 
-LEADING = re.compile(r"\s*(CREATE|ALTER|DROP|COPY|SHOW\s+CREATE)\b", re.I)
-EXPLAINABLE = re.compile(r"\s*(CREATE|ALTER|DROP|COPY)\b", re.I)  # EXPLAIN shows their requests
+_STATEMENTS = keywords.starters("table", "copy")
+LEADING = re.compile(rf"{keywords.leading(_STATEMENTS).pattern}|\s*SHOW\s+CREATE\b", re.I)
+EXPLAINABLE = keywords.leading(_STATEMENTS)  # EXPLAIN shows their requests
 
-KEY_TYPES = {"S": "S", "N": "N", "B": "B", "STRING": "S", "NUMBER": "N", "BINARY": "B"}
-PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
-FORMATS_TO = ("jsonl", "csv", "json", "dynamodb")
-FORMATS_FROM = ("jsonl", "csv", "json", "dynamodb")
+KEY_TYPES = keywords.TYPE_WORDS
 _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".json": "json"}
 
 _TOKEN = re.compile(
@@ -87,8 +86,14 @@ class _Reader:
         token = self.peek()
         return token.at if token else self.end
 
-    def fail(self, expected: str) -> SqlError:
+    def fail(self, expected: str, words: tuple[str, ...] = ()) -> SqlError:
+        """What was expected and what came; a word close to one of `words` (TABL for TABLE)
+        is named as a misspelling of it instead."""
         token = self.peek()
+        if token is not None and token.kind == "word" and token.upper not in words:
+            guess = keyword_guess(token.text, words)
+            if guess:
+                return self.error(token.at, f"unknown word {token.text}: did you mean {guess}?")
         got = f"'{token.text}'" if token else "end of statement"
         return self.error(self.here(), f"expected {expected}, got {got}")
 
@@ -105,7 +110,7 @@ class _Reader:
     def expect(self, *words: str) -> str:
         word = self.accept(*words)
         if word is None:
-            raise self.fail(" or ".join(words))
+            raise self.fail(" or ".join(words), words)
         return word
 
     def punct(self, char: str) -> bool:
@@ -161,7 +166,7 @@ class _Reader:
         token = self.peek()
         word = self.accept(*KEY_TYPES)
         if word is None or token is None:
-            raise self.fail("a key type: S, N or B (STRING, NUMBER, BINARY)")
+            raise self.fail("a key type: S, N or B (STRING, NUMBER, BINARY)", tuple(KEY_TYPES))
         return KEY_TYPES[word]
 
     def throughput(self) -> ast.Throughput:
@@ -175,7 +180,7 @@ class _Reader:
         return ast.Throughput(rcu, wcu)
 
     def billing(self) -> ast.Throughput | str:
-        word = self.expect("PAY_PER_REQUEST", "ON_DEMAND", "PROVISIONED")
+        word = self.expect(*keywords.BILLING_MODES)
         if word == "PROVISIONED":
             return self.throughput()
         return "PAY_PER_REQUEST"
@@ -183,7 +188,7 @@ class _Reader:
     def projection(self) -> ast.Projection:
         if not self.accept("PROJECTION"):
             return ast.Projection()
-        kind = self.expect(*PROJECTIONS)
+        kind = self.expect(*keywords.PROJECTIONS)
         if kind == "INCLUDE":
             return ast.Projection(kind, self.names("an attribute name"))
         return ast.Projection(kind)
@@ -198,7 +203,7 @@ class _Reader:
     # --- statements ----------------------------------------------------------------------------
 
     def statement(self) -> ast.Statement:
-        first = self.expect("CREATE", "ALTER", "DROP", "COPY", "SHOW")
+        first = self.expect(*(s.word for s in _STATEMENTS), "SHOW")
         if first == "CREATE":
             what = self.expect("TABLE", "INDEX")
             return self.create_table() if what == "TABLE" else self.create_index()
@@ -281,7 +286,10 @@ class _Reader:
                 self.expect("PROTECTION")
                 protection = True
             else:
-                raise self.fail("BILLING, WITH GSI, WITH LSI, TTL or DELETION PROTECTION")
+                raise self.fail(
+                    "BILLING, WITH GSI, WITH LSI, TTL or DELETION PROTECTION",
+                    ("BILLING", "WITH", "TTL", "DELETION"),
+                )
         self.done()
         return ast.CreateTable(
             table,
@@ -376,7 +384,7 @@ class _Reader:
     ) -> ast.Statement:
         path_at = self.here()
         path = self.string("a file name")
-        formats = FORMATS_TO if direction == "TO" else FORMATS_FROM
+        formats = keywords.COPY_FORMATS
         fmt = default_format(path, formats)
         start_line, skip_bad, bad_path = 1, False, None
         unit, unit_at = "LINE", 0  # a JSON array resumes at an element, the others at a line
@@ -404,7 +412,9 @@ class _Reader:
                     bad_path = self.string("the side file for bad lines")
             else:
                 more = "FORMAT" if direction == "TO" else "FORMAT, START AT LINE or SKIP BAD"
-                raise self.fail(more)
+                raise self.fail(
+                    more, ("FORMAT",) if direction == "TO" else ("FORMAT", "START", "SKIP")
+                )
         self.done()
         if fmt is None:
             raise self.error(

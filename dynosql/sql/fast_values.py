@@ -7,7 +7,7 @@ reader takes only what a generated row list holds — ``'strings'``, numbers (``
 numbers — and gives up (None) on anything else: a parameter, an expression, a number DynamoDB
 cannot store, a row of the wrong width, a set of mixed types. The caller then parses the whole
 statement with sqlglot, so the values of the rows read here are those sqlglot's path gives (the
-same ``values.number``, ``StringSet``, ``NumberSet``) and every error, with its position, comes
+same ``values.literal_number``, ``StringSet``, ``NumberSet``) and every error, with its position, comes
 from the one grammar.
 
 `split_rows` cuts the rows after the first out of the statement: sqlglot reads the rest (the
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynosql import values
+from dynosql.sql import keywords
 
 MIN_ROWS = 2  # one row: nothing to gain
 
@@ -38,7 +39,7 @@ _TOKEN = re.compile(
     )""",
     re.X,
 )
-_WORDS = {"TRUE": True, "FALSE": False, "NULL": None}
+_WORDS = keywords.LITERALS
 # what may follow the rows (comments already blanked); anything else: sqlglot reads it all
 _TAIL = re.compile(
     r"_*(?:(?P<conflict>ON_+CONFLICT_+DO_+NOTHING)(?=_|\Z)_*)?"
@@ -51,7 +52,7 @@ _VALUES = re.compile(r"\bVALUES\b", re.I)
 _SCALAR = (
     r"('(?:[^']|'')*'"
     rf"|-?[ \t\r\n]*{_DIGITS}(?![\w.])"
-    r"|(?i:TRUE|FALSE|NULL)(?!\w))"
+    rf"|(?i:{'|'.join(_WORDS)})(?!\w))"
 )
 _BLANK = r"[ \t\r\n]*"
 
@@ -169,12 +170,10 @@ class _Reader:
         if text[0] == "'":
             return text[1:-1].replace("''", "'")
         if text[0] == "-" or text[0].isdigit():
-            digits = text.lstrip("- \t\r\n")
             try:
-                number = values.number(digits)
+                return values.literal_number(text.lstrip("- \t\r\n"), text[0] == "-")
             except ValueError:
                 raise _GiveUp from None
-            return -number if text[0] == "-" else number
         return _WORDS[text.upper()]
 
     def value(self) -> Any:
@@ -183,10 +182,9 @@ class _Reader:
             return text[1:-1].replace("''", "'")
         if kind == _NUMBER:
             try:
-                number = values.number(m.group("digits"))
+                return values.literal_number(m.group("digits"), bool(m.group("neg")))
             except ValueError:
                 raise _GiveUp from None
-            return -number if m.group("neg") else number
         if kind == _WORD:
             word = text.upper()
             if word not in _WORDS:

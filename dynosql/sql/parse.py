@@ -18,19 +18,19 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from dynosql.errors import SqlError
-from dynosql.sql import ast, ddl_parse
+from dynosql.sql import ast, ddl_parse, keywords
 from dynosql.sql.convert import (
     MAX_LIMIT,
     DynoSQL,
     _Converter,
     _error,
     _first,
+    _guessing_syntax_error,
     _pos,
     _sample,
-    _syntax_error,
     _unquote,
 )
-from dynosql.sql.spelling import misspelt_keyword
+from dynosql.sql.spelling import misspelt_starter
 from dynosql.sql.split import Chunk, code_only, split_script, strip_comments, unterminated_quote
 from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
@@ -98,10 +98,13 @@ _HOT_KEYS = re.compile(
 _ENTITIES = re.compile(rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?\s*$", re.I)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
 _EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
+_EXPLAINED = keywords.leading(tuple(s for s in keywords.STARTERS if s.explain))
+_SELECT_WORDS = keywords.words("select", "explain") | frozenset(keywords.LITERALS)
 
 
 def parse_chunk(chunk: Chunk) -> ast.Statement:
     code = strip_comments(chunk.text)
+    _check_first_word(chunk, code)
     if m := _SHOW_TABLES.match(code):
         return ast.ShowTables()
     if m := _DESCRIBE.match(code):
@@ -145,6 +148,9 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
         head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
         blanked = head + chunk.text[m.end() :]
+        _check_explained(
+            chunk, "".join(c if c == "\n" else " " for c in code[: m.end()]) + code[m.end() :]
+        )
         if is_write(blanked):
             statement = parse_explained_write(Chunk(blanked, chunk.line, chunk.col))
             return ast.Explain(statement, bool(m.group(1)))
@@ -175,26 +181,34 @@ def _parse_select(chunk: Chunk) -> ast.Select:
         statement = _Converter(chunk).select(tree)
         return dataclasses.replace(statement, export=export) if export else statement
     except (ParseError, TokenError) as err:
-        raise _with_keyword_guess(chunk, _syntax_error(chunk, err)) from err
+        raise _guessing_syntax_error(chunk, err, _SELECT_WORDS) from err
     except RecursionError:
         raise SqlError(
             "the statement nests too deeply (parentheses or conditions)", chunk.line, chunk.col
         ) from None
 
 
-def _with_keyword_guess(chunk: Chunk, error: SqlError) -> SqlError:
-    """A syntax error caused by a misspelt keyword (SELEC, FORM, LIMT) points at the word."""
-    code = code_only(chunk.text)
-    lines = code.split("\n")
-    line, col = (error.line or 1) - chunk.line + 1, error.col or 1
-    if line == 1:
-        col -= chunk.col - 1
-    offset = sum(len(x) + 1 for x in lines[: max(0, line - 1)]) + max(0, col - 1)
-    found = misspelt_keyword(code, min(offset + 1, len(code)))
-    if found is None:
-        return error
-    at, word, keyword = found
-    return _error(chunk, chunk.text, at, f"unknown word {word}: did you mean {keyword}?")
+def _check_first_word(chunk: Chunk, code: str) -> None:
+    """A first word that starts no statement but is close to one that does (CRETE, UPDAT) is
+    named before anything else reads the statement."""
+    found = misspelt_starter(code)
+    if found is not None:
+        at, word, starter = found
+        raise _error(chunk, code, at, f"unknown word {word}: did you mean {starter}?")
+
+
+_EXPLAIN_TAKES = "EXPLAIN takes " + keywords.listing(
+    [s.word for s in keywords.STARTERS if s.explain]
+)
+
+
+def _check_explained(chunk: Chunk, code: str) -> None:
+    """The word after EXPLAIN [ANALYZE] (`code`: the EXPLAIN words blanked): misspelt, or a
+    statement EXPLAIN does not take. The transaction words and UNDO are the write parser's to
+    refuse (with why)."""
+    _check_first_word(chunk, code)
+    if not _EXPLAINED.match(code) and not is_write(code):
+        raise _error(chunk, code, _first(code), _EXPLAIN_TAKES)
 
 
 _FROM_EXPORT = re.compile(r"\bFROM\s+(EXPORT)\b", re.I)

@@ -9,11 +9,8 @@ import difflib
 import re
 from collections.abc import Iterable
 
-KEYWORDS = (
-    "SELECT FROM WHERE LIMIT ORDER GROUP BY HAVING DISTINCT AND OR NOT BETWEEN IN LIKE IS NULL "
-    "ASC DESC AS EXPLAIN ANALYZE SHOW TABLES DESCRIBE TRUE FALSE NULLS FIRST LAST HOT KEYS SET "
-    "ENTITIES SAMPLE"
-).split()
+from dynosql.sql import keywords
+
 _JOINED = {"GROUPBY": "GROUP BY", "ORDERBY": "ORDER BY"}
 # functions people bring from other databases, and the DynamoDB one that does the job
 FUNCTION_SYNONYMS = {
@@ -48,24 +45,51 @@ def function_guess(name: str, known: Iterable[str]) -> str | None:
     return near[0] if near else None
 
 
-def misspelt_keyword(code: str, before: int) -> tuple[int, str, str] | None:
-    """The last word starting at or before offset ``before`` of ``code`` (strings and quoted names blanked)
-    that is no keyword but close to one: (offset, word, keyword)."""
+KEYWORD_CUTOFF = 0.75  # how close a word must be to a keyword for "did you mean"
+
+
+def keyword_guess(word: str, candidates: Iterable[str]) -> str | None:
+    """The keyword among `candidates` that `word` (no keyword itself) is a misspelling of."""
+    upper = word.upper()
+    if upper in _JOINED:
+        return _JOINED[upper]
+    near = difflib.get_close_matches(upper, sorted(set(candidates)), n=1, cutoff=KEYWORD_CUTOFF)
+    return near[0] if near else None
+
+
+def misspelt_starter(code: str) -> tuple[int, str, str] | None:
+    """The first word of `code` (comments blanked) when it starts no statement but is close to
+    a word that does (CRETE, UPDAT, SELEC): (offset, word, statement word)."""
+    m = _FIRST_WORD.match(code)
+    if m is None or m.group(1).upper() in keywords.STARTER_WORDS:
+        return None
+    guess = keyword_guess(m.group(1), keywords.STARTER_WORDS)
+    return (m.start(1), m.group(1), guess) if guess else None
+
+
+def misspelt_keyword(
+    code: str, before: int, words: Iterable[str] = keywords.RESERVED
+) -> tuple[int, str, str] | None:
+    """The last word starting at or before offset ``before`` of ``code`` (strings and quoted
+    names blanked) that is no keyword but close to one of `words`: (offset, word, keyword). The
+    statement's first word is compared with the statement words first."""
+    if (first := misspelt_starter(code)) is not None and first[0] <= before:
+        return first
+    known = frozenset(words) | keywords.STARTER_WORDS
     best = None
     for m in re.finditer(r"[A-Za-z_]+", code):
         if m.start() > before:
             break
         word = m.group(0)
-        upper = word.upper()
-        if upper in KEYWORDS or len(word) < 3 or _used_as_name(code, m.start(), m.end()):
+        if word.upper() in known or len(word) < 3 or _used_as_name(code, m.start(), m.end()):
             continue
-        if upper in _JOINED:
-            best = (m.start(), word, _JOINED[upper])
-            continue
-        near = difflib.get_close_matches(upper, KEYWORDS, n=1, cutoff=0.75)
-        if near:
-            best = (m.start(), word, near[0])
+        guess = keyword_guess(word, known)
+        if guess:
+            best = (m.start(), word, guess)
     return best
+
+
+_FIRST_WORD = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\b")
 
 
 def _used_as_name(code: str, start: int, end: int) -> bool:

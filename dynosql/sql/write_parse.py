@@ -19,12 +19,13 @@ from sqlglot.errors import ParseError, TokenError
 
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast
+from dynosql.sql import ast, keywords
 from dynosql.sql.convert import (
     DynoSQL,
     _Converter,
     _error,
     _first,
+    _guessing_syntax_error,
     _pos,
     _sql,
     _syntax_error,
@@ -33,11 +34,10 @@ from dynosql.sql.convert import (
 from dynosql.sql.fast_values import same_values, split_rows
 from dynosql.sql.split import Chunk, code_only, strip_comments, unterminated_quote
 
-WRITE_WORDS = ("INSERT", "UPSERT", "REPLACE", "UPDATE", "DELETE")
-_LEADING = re.compile(
-    r"\s*(INSERT|UPSERT|REPLACE|UPDATE|DELETE|BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK|UNDO)\b",
-    re.I,
-)
+_LEADING = keywords.leading(keywords.starters(*keywords.WRITE_FAMILIES))
+_WORDS = keywords.words("write", "select") | frozenset(keywords.LITERALS)  # for "did you mean"
+_UPDATE_FUNCTIONS = keywords.functions("update")
+_PUTS = tuple(s.word for s in keywords.starters("put"))  # INSERT, UPSERT, REPLACE
 _TRANSACTION = re.compile(
     r"\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK)(?:\s+(?:WORK|TRANSACTION))?\s*$", re.I
 )
@@ -95,7 +95,7 @@ def parse_write(chunk: Chunk) -> ast.Statement:
     word = code_only(text)[start:].split(None, 1)[0].upper()
     if word in ("UPSERT", "REPLACE"):
         text = text[:start] + "INSERT".ljust(len(word)) + text[start + len(word) :]
-    if word in ("INSERT", "UPSERT", "REPLACE"):
+    if word in _PUTS:
         fast = _insert_fast(chunk, text, code, word)
         if fast is not None:
             return fast
@@ -112,7 +112,7 @@ def parse_write(chunk: Chunk) -> ast.Statement:
             raise SqlError("expected one statement", chunk.line, chunk.col)
         return converter.statement(trees[0], removes)
     except (ParseError, TokenError) as err:
-        raise _syntax_error(Chunk(text, chunk.line, chunk.col), err) from None
+        raise _guessing_syntax_error(Chunk(text, chunk.line, chunk.col), err, _WORDS) from None
     except RecursionError:
         raise SqlError("the statement nests too deeply", chunk.line, chunk.col) from None
 
@@ -362,7 +362,7 @@ class _WriteConverter(_Converter):
             return self.update_operand(e.this)
         if isinstance(e, exp.Add | exp.Sub):
             raise self.fail("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2", e)
-        if isinstance(e, exp.Anonymous) and e.name.lower() in ("if_not_exists", "list_append"):
+        if isinstance(e, exp.Anonymous) and e.name.lower() in _UPDATE_FUNCTIONS:
             args = e.expressions
             if len(args) != 2:
                 raise self.fail(f"{e.name.lower()}() takes 2 arguments", e)
@@ -392,7 +392,7 @@ class _WriteConverter(_Converter):
         if isinstance(e, exp.Literal):
             return e.this if e.is_string else self.number(e.this, e)
         if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            return -self.number(e.this.this, e)
+            return self.number(e.this.this, e, negative=True)
         if isinstance(e, exp.Boolean):
             return bool(e.this)
         if isinstance(e, exp.Null):
@@ -433,4 +433,4 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return a[:n] == b[:n]
 
 
-__all__ = ["WRITE_WORDS", "is_write", "parse_explained_write", "parse_write", "_unquote"]
+__all__ = ["is_write", "parse_explained_write", "parse_write", "_unquote"]

@@ -1,0 +1,164 @@
+"""THE keyword vocabulary of dynosql's SQL: every word the grammar (``grammar/README.md``) reads
+as a keyword, written once, with enough structure that each consumer takes what it needs.
+
+- ``STARTERS``: the statements, by their leading word(s), with what completion offers at a
+  statement's start (``INSERT INTO``), their family (which parser reads them) and whether
+  ``EXPLAIN`` / ``EXPLAIN ANALYZE`` takes them. The parsers' dispatch (`leading`), the first-word
+  spelling hint and completion at a statement's start all come from here.
+- ``CLAUSES``: the words after the first, by the part of the grammar that uses them (a word may
+  be in several): ``select`` (and its conditions), ``write``, ``table``, ``copy``, ….
+- ``TYPE_WORDS`` (key types), ``PROJECTIONS``, ``BILLING_MODES``, ``COPY_FORMATS``,
+  ``LITERALS`` (TRUE, FALSE, NULL and their values), ``RETURNING``'s images and ``FUNCTIONS``
+  (with kind and arity).
+
+Derived, for the consumers:
+
+- ``KEYWORDS``: every keyword (the highlighter; completion where nothing narrower fits);
+- ``STARTER_WORDS``: the words a statement may start with (the first-word spelling hint);
+- ``RESERVED``: the words a SELECT or a write reads as keywords (the spelling hint inside those
+  statements; completion quotes an attribute so named).
+
+A word added here is highlighted, completed and suggested by "did you mean" (tests/test_keywords.py
+checks that, and that every keyword of the grammar's EBNF is here).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Starter:
+    """A statement, by its leading word(s)."""
+
+    lead: str  # the words that begin it, as dispatch matches them: "SELECT", "START TRANSACTION"
+    opening: str  # what completion offers at a statement's start: "INSERT INTO"
+    # which parser reads it: read, explain, show, set, table, copy, put, update, delete,
+    # transaction, undo
+    family: str
+    explain: bool = False  # EXPLAIN takes it (plans it, sends nothing)
+    analyze: bool = False  # EXPLAIN ANALYZE takes it (runs it)
+    aliases: tuple[str, ...] = ()  # other spellings of its first word (DESC for DESCRIBE)
+
+    @property
+    def word(self) -> str:
+        """Its first word."""
+        return self.lead.split()[0]
+
+
+STARTERS = (
+    Starter("SELECT", "SELECT", "read", explain=True, analyze=True),
+    Starter("EXPLAIN", "EXPLAIN", "explain"),
+    Starter("SHOW", "SHOW", "show"),
+    Starter("DESCRIBE", "DESCRIBE", "show", aliases=("DESC",)),
+    Starter("SET", "SET", "set"),
+    Starter("CREATE", "CREATE", "table", explain=True),
+    Starter("ALTER", "ALTER", "table", explain=True),
+    Starter("DROP", "DROP", "table", explain=True),
+    Starter("COPY", "COPY", "copy", explain=True),
+    Starter("INSERT", "INSERT INTO", "put", explain=True, analyze=True),
+    Starter("UPSERT", "UPSERT INTO", "put", explain=True, analyze=True),
+    Starter("REPLACE", "REPLACE INTO", "put", explain=True, analyze=True),
+    Starter("UPDATE", "UPDATE", "update", explain=True, analyze=True),
+    Starter("DELETE", "DELETE FROM", "delete", explain=True, analyze=True),
+    Starter("BEGIN", "BEGIN", "transaction"),
+    Starter("START TRANSACTION", "START TRANSACTION", "transaction"),
+    Starter("COMMIT", "COMMIT", "transaction"),
+    Starter("ROLLBACK", "ROLLBACK", "transaction"),
+    Starter("UNDO", "UNDO", "undo"),
+)
+WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse
+
+_CONDITION = "AND OR NOT IN BETWEEN LIKE IS"
+CLAUSES: dict[str, tuple[str, ...]] = {
+    area: tuple(text.split())
+    for area, text in {
+        # WITH opens a common table expression: refused, but SQL reads it as a keyword
+        "select": "SELECT DISTINCT AS FROM WHERE GROUP BY HAVING ORDER ASC DESC NULLS FIRST LAST "
+        f"LIMIT TABLESAMPLE SYSTEM PERCENT REPEATABLE EXPORT WITH {_CONDITION}",
+        "explain": "ANALYZE",
+        "show": "TABLES HOT KEYS ENTITIES FROM SAMPLE PERCENT REPEATABLE LIMIT CREATE TABLE",
+        "set": "TO",
+        "write": "INTO VALUES SELECT ON CONFLICT DO NOTHING SET REMOVE FROM WHERE RETURNING "
+        + _CONDITION,
+        "transaction": "TRANSACTION WORK",
+        "table": "TABLE INDEX ON PRIMARY KEY BILLING PROVISIONED WITH GSI LSI PROJECTION TTL "
+        "DELETION PROTECTION SET OFF",
+        "copy": "TO FROM SELECT FORMAT START AT LINE ELEMENT SKIP BAD",
+    }.items()
+}
+# a key attribute's type as CREATE TABLE / CREATE INDEX write it -> its DynamoDB type code
+TYPE_WORDS = {"S": "S", "N": "N", "B": "B", "STRING": "S", "NUMBER": "N", "BINARY": "B"}
+PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
+BILLING_MODES = ("PAY_PER_REQUEST", "ON_DEMAND", "PROVISIONED")
+COPY_FORMATS = ("jsonl", "csv", "json", "dynamodb")  # names, not keywords: FORMAT csv
+LITERALS = {"TRUE": True, "FALSE": False, "NULL": None}
+RETURNING = ("*", "old.*")  # RETURNING * (the item after the write) or old.* (before)
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str  # as it is usually written: COUNT, begins_with (names are case-insensitive)
+    kind: str  # aggregate, condition (a predicate), operand (a value) or update (SET's right)
+    arity: int  # its arguments (an aggregate's one: *, p or DISTINCT p)
+
+
+FUNCTIONS = (
+    *(Function(name, "aggregate", 1) for name in ("COUNT", "SUM", "AVG", "MIN", "MAX")),
+    Function("begins_with", "condition", 2),
+    Function("contains", "condition", 2),
+    Function("attribute_exists", "condition", 1),
+    Function("attribute_not_exists", "condition", 1),
+    Function("attribute_type", "condition", 2),
+    Function("size", "operand", 1),
+    Function("if_not_exists", "update", 2),
+    Function("list_append", "update", 2),
+)
+
+
+def functions(*kinds: str) -> tuple[str, ...]:
+    """The names of the functions of these kinds, in FUNCTIONS' order."""
+    return tuple(f.name for f in FUNCTIONS if f.kind in kinds)
+
+
+def starters(*families: str) -> tuple[Starter, ...]:
+    """The statements of these families (all of them when none is named)."""
+    return tuple(s for s in STARTERS if not families or s.family in families)
+
+
+def words(*areas: str) -> frozenset[str]:
+    """The keywords of these parts of CLAUSES."""
+    return frozenset(w for area in areas for w in CLAUSES[area])
+
+
+def leading(starters_: tuple[Starter, ...]) -> re.Pattern[str]:
+    """A statement (after blanks) that begins with one of these starters' leading words."""
+    alternatives = sorted(
+        (r"\s+".join(lead.split()) for s in starters_ for lead in (s.lead, *s.aliases)),
+        key=len,
+        reverse=True,
+    )
+    return re.compile(rf"\s*({'|'.join(alternatives)})\b", re.I)
+
+
+def listing(names: list[str] | tuple[str, ...]) -> str:
+    """``A, B or C``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+STARTER_WORDS = frozenset(w for s in STARTERS for w in (s.word, *s.aliases))
+RESERVED = (
+    STARTER_WORDS
+    | words("select", "explain", "show", "set", "write", "transaction")
+    | frozenset(LITERALS)
+)
+KEYWORDS = (
+    RESERVED
+    | words("table", "copy")
+    | frozenset(TYPE_WORDS)
+    | frozenset(PROJECTIONS)
+    | frozenset(BILLING_MODES)
+    | frozenset(w for s in STARTERS for w in s.lead.split())
+)
+FUNCTION_NAMES = frozenset(f.name.lower() for f in FUNCTIONS)

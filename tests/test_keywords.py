@@ -1,0 +1,246 @@
+"""One keyword vocabulary (``dynosql.sql.keywords``): the grammar's keywords are all in it, and the
+parsers' hints, the spelling suggestions, the highlighter and the completer all draw from it (a
+word added there is highlighted, completed and suggested; no consumer keeps a list of its own)."""
+
+from __future__ import annotations
+
+import ast as python_ast
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from dynosql.errors import SqlError
+from dynosql.repl import completer, highlight, write_complete
+from dynosql.sql import convert, ddl_parse, keywords, parse, spelling
+from dynosql.values import TYPE_CODES
+
+ROOT = Path(__file__).resolve().parent.parent
+GRAMMAR = ROOT / "grammar" / "README.md"
+
+
+# --- the grammar's keywords are the vocabulary's ---------------------------------------------------
+
+
+def _ebnf_rules() -> dict[str, str]:
+    """Every rule of the ```ebnf blocks of grammar/README.md: name -> body (comments removed).
+    A name defined twice (``explain``, ``source``, ``value``) keeps both bodies."""
+    blocks = re.findall(r"```ebnf\n(.*?)```", GRAMMAR.read_text(), re.S)
+    assert len(blocks) >= 6, "grammar/README.md should write its grammar in ```ebnf blocks"
+    rules: dict[str, str] = {}
+    for block in blocks:
+        block = re.sub(r"\(\*.*?\*\)", " ", block, flags=re.S)
+        for name, body in re.findall(r"^(\w+)\s*=(.*?);[ \t]*$", block, re.M | re.S):
+            rules[name] = rules.get(name, "") + " " + body
+    return rules
+
+
+def _terminals(body: str) -> list[str]:
+    """The quoted terminals of a rule body, left to right: "SELECT", "GROUP BY", "'S'", '"'."""
+    return [a if a is not None else b for a, b in re.findall(r'"([^"]*)"|\'([^\']*)\'', body)]
+
+
+# `number` is a lexical rule: its "e" / "E" are the exponent's letter, not a keyword
+LEXICAL_RULES = {"number"}
+
+
+def test_every_keyword_of_the_grammar_is_in_the_vocabulary() -> None:
+    rules = _ebnf_rules()
+    assert {"select", "insert", "create_table", "copy_from", "condition"} <= set(rules)
+    seen: set[str] = set()
+    missing = []
+    for name, body in rules.items():
+        if name in LEXICAL_RULES:
+            continue
+        for terminal in _terminals(body):
+            if terminal.startswith("'") and terminal.endswith("'") and len(terminal) > 2:
+                # attribute_type's type names are string values: 'S', 'BOOL', …
+                assert terminal[1:-1] in TYPE_CODES, (name, terminal)
+                continue
+            if terminal in keywords.RETURNING:
+                continue
+            for word in re.findall(r"[A-Za-z][A-Za-z_]*", terminal):
+                seen.add(word)
+                if word.isupper():  # a keyword, or an aggregate's name (COUNT)
+                    known = word in keywords.KEYWORDS or word in keywords.functions("aggregate")
+                else:  # a function's name, or COPY's format names
+                    known = word in keywords.FUNCTION_NAMES or word in keywords.COPY_FORMATS
+                if not known:
+                    missing.append((name, word))
+    assert not missing, (
+        f"keywords of grammar/README.md missing from dynosql/sql/keywords.py: {missing}"
+    )
+    # the extraction really found the grammar's words, of each kind
+    assert {"SELECT", "GROUP", "BY", "TABLESAMPLE", "UPSERT", "PRIMARY", "STRING", "SKIP"} <= seen
+    assert {"begins_with", "if_not_exists", "jsonl", "COUNT"} <= seen
+
+
+def test_every_statement_of_the_grammar_starts_with_a_starter() -> None:
+    rules = _ebnf_rules()
+    statements = re.findall(r"\w+", rules["statement"])
+    assert len(statements) >= 19
+    first_words, words = set(), set()
+    for statement in statements:
+        terminals = _terminals(rules[statement])
+        first_words.add(terminals[0].split()[0])
+        words.update(w for t in terminals for w in t.split())
+    assert first_words <= keywords.STARTER_WORDS, first_words - keywords.STARTER_WORDS
+    assert keywords.STARTER_WORDS <= words, keywords.STARTER_WORDS - words
+
+
+# --- every consumer draws from it -----------------------------------------------------------------
+
+
+def test_the_highlighter_colours_every_keyword_and_function() -> None:
+    for word in keywords.KEYWORDS:
+        kind = highlight.tokenize(word)[0].kind
+        assert kind == ("keyword" if len(word) > 1 else "word"), word
+    for function in keywords.FUNCTIONS:
+        assert highlight.tokenize(function.name)[0].kind == "function", function
+        assert highlight.tokenize(function.name.swapcase())[0].kind == "function", function
+
+
+def test_completion_offers_the_starters_and_functions() -> None:
+    meta = completer.StaticMetadata([])
+    at_start = [s.text for s in completer.suggest("", "", meta)]
+    assert at_start == [s.opening for s in keywords.STARTERS]
+    after_explain = [s.text for s in completer.suggest("EXPLAIN ", "", meta)]
+    assert after_explain == [*(s.opening for s in keywords.STARTERS if s.explain), "ANALYZE"]
+    after_analyze = [s.text for s in completer.suggest("EXPLAIN ANALYZE ", "", meta)]
+    assert after_analyze == [s.opening for s in keywords.STARTERS if s.analyze]
+    where = {s.text for s in completer.suggest("SELECT * FROM t WHERE ", "", meta)}
+    assert set(keywords.functions("condition", "operand")) <= where
+    assert not set(keywords.functions("aggregate", "update")) & where
+    updating = {s.text for s in completer.suggest("UPDATE t SET a = ", "", meta)}
+    assert set(keywords.functions("update")) <= updating
+
+
+# words completion and the table parser use in place (what may come next) are vocabulary words
+POSITIONAL = [completer, write_complete, ddl_parse]
+
+
+@pytest.mark.parametrize("module", POSITIONAL, ids=lambda m: m.__name__)
+def test_no_consumer_spells_a_keyword_the_vocabulary_lacks(module) -> None:
+    tree = python_ast.parse(Path(module.__file__).read_text())
+    words = set()
+    for node in python_ast.walk(tree):
+        if isinstance(node, python_ast.Constant) and isinstance(node.value, str):
+            if re.fullmatch(r"[A-Z][A-Z_]+(?: [A-Z][A-Z_]+)*", node.value):
+                words.update(node.value.split())
+    assert words, module.__name__
+    assert words <= keywords.KEYWORDS, sorted(words - keywords.KEYWORDS)
+
+
+def test_spelling_and_the_parsers_take_their_words_from_it() -> None:
+    assert set(spelling.FUNCTION_SYNONYMS.values()) <= keywords.FUNCTION_NAMES
+    assert set(convert.AGGREGATES.values()) == set(keywords.functions("aggregate"))
+    assert set(convert.CONDITION_FUNCTIONS) == set(keywords.functions("condition"))
+    for starter in keywords.STARTERS:
+        assert spelling.misspelt_starter(starter.lead) is None
+        misspelt = starter.word[:-1] if len(starter.word) > 4 else None
+        if misspelt:
+            assert spelling.misspelt_starter(f"  {misspelt} x") == (2, misspelt, starter.word)
+
+
+def test_completion_quotes_every_name_sql_would_read_as_a_keyword() -> None:
+    """quote_name quotes the RESERVED words; every vocabulary word sqlglot cannot read as a
+    column name must be one of them."""
+    unreadable = set()
+    for word in keywords.KEYWORDS:
+        for sql in (f"SELECT {word} FROM t WHERE {word} = 1", f"SELECT a FROM t ORDER BY {word}"):
+            try:
+                tree = sqlglot.parse_one(sql, read=convert.DynoSQL)
+            except sqlglot.errors.SqlglotError:
+                unreadable.add(word)
+                continue
+            names = {c.name.upper() for c in tree.find_all(exp.Column)}
+            if not isinstance(tree, exp.Select) or word not in names:
+                unreadable.add(word)
+    assert unreadable <= keywords.RESERVED, sorted(unreadable - keywords.RESERVED)
+    assert all(completer.quote_name(w.lower()).startswith('"') for w in keywords.RESERVED)
+    assert completer.quote_name("n") == "n" and completer.quote_name("format") == "format"
+
+
+def test_a_word_added_to_the_vocabulary_reaches_every_consumer() -> None:
+    """A new statement starter and a new condition function, written only in keywords.py (a
+    patched copy, in a fresh interpreter): parsed for its spelling, highlighted, completed."""
+    source = (ROOT / "dynosql" / "sql" / "keywords.py").read_text()
+    patched = source.replace(
+        "STARTERS = (\n", 'STARTERS = (\n    Starter("FROBNICATE", "FROBNICATE", "read"),\n', 1
+    ).replace("FUNCTIONS = (\n", 'FUNCTIONS = (\n    Function("frob_exists", "condition", 1),\n', 1)
+    assert patched.count("FROBNICATE") == 2 and "frob_exists" in patched
+    program = textwrap.dedent(
+        """
+        import sys, types
+        module = types.ModuleType("dynosql.sql.keywords")
+        module.__file__ = "keywords.py"
+        sys.modules["dynosql.sql.keywords"] = module
+        exec(compile(sys.stdin.read(), "keywords.py", "exec"), module.__dict__)
+
+        from dynosql.errors import SqlError
+        from dynosql.repl import completer, highlight
+        from dynosql.sql import parse
+
+        meta = completer.StaticMetadata([])
+        texts = lambda before: [s.text for s in completer.suggest(before, "", meta)]
+        assert "FROBNICATE" in texts(""), texts("")
+        assert texts("FROB") == ["FROBNICATE"]
+        assert "frob_exists" in texts("SELECT * FROM t WHERE ")
+        assert highlight.tokenize("frobnicate")[0].kind == "keyword"
+        assert highlight.tokenize("FROB_EXISTS")[0].kind == "function"
+        assert completer.quote_name("frobnicate") == '"frobnicate"'
+        for sql, message in [
+            ("FROBNICAT t", "unknown word FROBNICAT: did you mean FROBNICATE?"),
+            ("SELECT * FROM t WHERE frob_exist(a)", "did you mean frob_exists()?"),
+        ]:
+            try:
+                parse(sql)
+            except SqlError as err:
+                assert message in err.message, err.message
+            else:
+                raise AssertionError(sql)
+        parse("SELECT * FROM t WHERE frob_exists(a)")  # a condition function of one argument
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", program],
+        input=patched,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+
+
+# --- the first word: statement starters first ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sql, word, meant",
+    [
+        ("CRETE TABLE t (pk S, PRIMARY KEY (pk))", "CRETE", "CREATE"),
+        ("UPDAT t SET a = 1 WHERE pk = 'x'", "UPDAT", "UPDATE"),
+        ("SELEC * FROM t", "SELEC", "SELECT"),
+        ("DELTE FROM t WHERE pk = 'x'", "DELTE", "DELETE"),
+        ("INSRT INTO t (pk) VALUES ('a')", "INSRT", "INSERT"),
+        ("upsrt INTO t (pk) VALUES ('a')", "upsrt", "UPSERT"),
+        ("DESCRIBEE t", "DESCRIBEE", "DESCRIBE"),
+        ("ROLBACK", "ROLBACK", "ROLLBACK"),
+        ("-- a comment first\n  CRETE TABLE t", "CRETE", "CREATE"),
+    ],
+)
+def test_a_misspelt_first_word_is_compared_with_the_statement_starters(
+    sql: str, word: str, meant: str
+) -> None:
+    with pytest.raises(SqlError) as info:
+        parse(sql)
+    assert info.value.message == f"unknown word {word}: did you mean {meant}?"
+    line = sql.count("\n", 0, sql.index(word)) + 1
+    col = sql.index(word) - (sql.rfind("\n", 0, sql.index(word)) + 1) + 1
+    assert (info.value.line, info.value.col) == (line, col)
