@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from dynosql.errors import SqlError
 from dynosql.repl import completer, highlight, write_complete
-from dynosql.sql import convert, ddl_parse, keywords, parse, spelling
+from dynosql.sql import convert, keywords, parse, spelling, table_and_copy_parse
 from dynosql.values import TYPE_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,7 +121,7 @@ def test_completion_offers_the_starters_and_functions() -> None:
 
 
 # words completion and the table parser use in place (what may come next) are vocabulary words
-POSITIONAL = [completer, write_complete, ddl_parse]
+POSITIONAL = [completer, write_complete, table_and_copy_parse]
 
 
 @pytest.mark.parametrize("module", POSITIONAL, ids=lambda m: m.__name__)

@@ -2,7 +2,7 @@
 converter (`_Converter`) and the small position/error helpers.
 
 The statement parsers (``parse`` for SELECT and the leading-word statements,
-``write_parse``, ``ddl_parse``) import from here; nothing here imports them, so the
+``write_parse``, ``table_and_copy_parse``) import from here; nothing here imports them, so the
 dispatcher (``parse``) can import the statement parsers without a cycle.
 """
 

@@ -2,7 +2,7 @@
 
 sqlglot tokenises and parses SELECT; the statements sqlglot has no grammar for (EXPLAIN, SHOW,
 DESCRIBE, SET) are recognised here by their leading words. This module is the dispatcher: writes
-go to ``write_parse``, table statements to ``ddl_parse``; the dialect, the tree → ast converter
+go to ``write_parse``, table statements to ``table_and_copy_parse``; the dialect, the tree → ast converter
 and the position/error helpers they share live in ``convert``. Everything outside the supported
 grammar (see ``grammar/README.md``) is refused with one sentence naming the construct.
 """
@@ -18,7 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from dynosql.errors import SqlError
-from dynosql.sql import ast, ddl_parse, keywords
+from dynosql.sql import ast, keywords, table_and_copy_parse
 from dynosql.sql.convert import (
     MAX_LIMIT,
     DynoSQL,
@@ -128,8 +128,8 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         if sample_size is not None and not 1 <= sample_size <= MAX_LIMIT:
             raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
         return ast.ShowEntities(_unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)))
-    if ddl_parse.LEADING.match(code):
-        return ddl_parse.parse_ddl(
+    if table_and_copy_parse.LEADING.match(code):
+        return table_and_copy_parse.parse_table_or_copy(
             chunk, code, lambda index: _pos(chunk, code, index), _parse_select
         )
     if re.match(r"\s*SHOW\b", code, re.I):
@@ -154,8 +154,10 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         if is_write(blanked):
             statement = parse_explained_write(Chunk(blanked, chunk.line, chunk.col))
             return ast.Explain(statement, bool(m.group(1)))
-        if ddl_parse.EXPLAINABLE.match(code[m.end() :]):
-            return ddl_parse.explain(Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select)
+        if table_and_copy_parse.EXPLAINABLE.match(code[m.end() :]):
+            return table_and_copy_parse.explain(
+                Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select
+            )
         statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
         return ast.Explain(statement, analyze=bool(m.group(1)))
     if is_write(chunk.text):

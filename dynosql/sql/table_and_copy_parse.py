@@ -435,7 +435,7 @@ def pos_index(reader: _Reader) -> int:
     return reader.tokens[max(0, reader.i - 1)].at
 
 
-def parse_ddl(
+def parse_table_or_copy(
     chunk: Chunk,
     code: str,
     position: Callable[[int], ast.Pos],
@@ -505,7 +505,9 @@ def explain(
             *_at(pos(chunk, chunk.text, match.end(1) - len("ANALYZE"))),
         )
     code = strip_comments(chunk.text)
-    statement = parse_ddl(chunk, code, lambda index: pos(chunk, code, index), parse_select)
+    statement = parse_table_or_copy(
+        chunk, code, lambda index: pos(chunk, code, index), parse_select
+    )
     return ast.Explain(statement)
 
 
