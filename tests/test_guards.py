@@ -226,3 +226,26 @@ def test_the_ledger_counts_writes_as_wcu_not_rcu(moto_backend: Backend, tmp_path
     assert session.ledger.rcu == 0 and session.ledger.wcu == Decimal(5)
     session.execute(f"SELECT * FROM {table} WHERE pk = 'a'").all()
     assert session.ledger.rcu == Decimal("0.5") and session.total_capacity == Decimal("0.5")
+
+
+# --- one way a result is made -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE {t} SET n = 1 WHERE pk = 'k0' AND contains(g, 'zz') RETURNING *",
+        "UPDATE {t} SET n = 1 WHERE contains(g, 'zz') RETURNING *",
+        "DELETE FROM {t} WHERE g = 'none' RETURNING *",
+        "INSERT INTO {t} SELECT * FROM {t} WHERE g = 'none' RETURNING *",
+    ],
+)
+def test_returning_that_matched_nothing_prints_no_rows(
+    backend: Backend, tmp_path: Path, statement: str
+):
+    """A write with RETURNING answers with rows, also when there are none: `[]` in JSON, as a
+    SELECT that matches nothing (it used to print nothing at all)."""
+    table = _keyed(backend, items=3)
+    run = _run(backend, tmp_path, "--yes", "--format", "json", "-e", statement.format(t=table))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
