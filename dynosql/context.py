@@ -18,6 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dynosql import guards
 from dynosql.dynamo.capabilities import Capabilities, probe
 from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog
 from dynosql.dynamo.reader import Executor, Limits
@@ -178,7 +179,7 @@ class Context:
         against. One Limit-bounded Scan page through the executor (retried, paced, within the
         deadline, in the ledger); nothing is read when Scans are refused."""
         if table not in self._samples:
-            if self.settings.fail_on_scan:
+            if not guards.may_sample(self):
                 return []
             stats = Stats()
             try:
@@ -276,7 +277,7 @@ class Context:
 
     def writer(self, stats: WriteStats, *, transactional: bool = False, workers: int = 0) -> Writer:
         """A writer with the session's limits (--max-wcu, --rate-limit) and sleep set."""
-        limits = WriteLimits(max_wcu=self.settings.max_wcu, rate_limit=self.settings.rate_limit)
+        limits = self.write_limits()
         kwargs: dict[str, Any] = {"workers": workers} if workers else {}
         return Writer(
             self.client,
@@ -287,6 +288,10 @@ class Context:
             sleep=self.sleep,
             **kwargs,
         )
+
+    def write_limits(self) -> WriteLimits:
+        """--max-wcu and --rate-limit, for every writer of a statement."""
+        return WriteLimits(max_wcu=self.settings.max_wcu, rate_limit=self.settings.rate_limit)
 
     def journal_target(self) -> Path | None:
         """The journal file the next statement appends to (--journal FILE), or the directory a

@@ -22,16 +22,27 @@ The pipeline, in order:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from dynosql.errors import GuardError
 from dynosql.plan.model import Plan
+from dynosql.settings import Settings
 
-if TYPE_CHECKING:
-    from dynosql.context import Context
+
+class Context(Protocol):
+    """What the guards see of a statement's context (`dynosql.context.Context` is one): the
+    settings, the open transaction, and the front door's way to ask."""
+
+    settings: Settings
+    transaction: Any
+
+    @property
+    def can_confirm(self) -> bool: ...
+
+    def confirmed(self, question: str, refusal: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,34 @@ class Effects:
 
 NOTHING = Effects()
 READS = Effects(reads=True)
+
+
+@dataclass(frozen=True)
+class ScanCheck:
+    """The Scan a statement would send (for --fail-on-scan, --max-rcu and the REPL's question
+    before a large Scan), with the hints that name the likely mistake."""
+
+    plan: Plan
+    hints: list[str] = field(default_factory=list)
+    what: str = "statement"
+
+
+def before(
+    ctx: Context, label: str, effects: Effects, scan_check: Callable[[], ScanCheck | None] | None
+) -> None:
+    """Stages 1 to 3, run by the Session for every statement before its first request: the
+    Scan it would send is planned (no request) only when a Scan guard is set."""
+    admit(ctx, label, effects)
+    if scan_check is not None and (ctx.settings.fail_on_scan or ctx.settings.max_rcu is not None):
+        check = scan_check()
+        if check is not None:
+            scan(ctx, check.plan, check.hints, check.what)
+
+
+def may_sample(ctx: Context) -> bool:
+    """Whether a hint or the catalog may read a sample page: under --fail-on-scan no Scan of
+    any size is sent."""
+    return not ctx.settings.fail_on_scan
 
 
 def admit(ctx: Context, label: str, effects: Effects) -> None:
@@ -98,13 +137,14 @@ def dry_run(ctx: Context) -> bool:
     return bool(ctx.settings.dry_run)
 
 
-def all_or_nothing(ctx: Context, label: str, wcu: Decimal) -> None:
-    """Stage 6 for a transaction: --max-wcu refuses it whole (it cannot stop half-way)."""
+def all_or_nothing(ctx: Context, label: str, wcu: Decimal, why: str) -> None:
+    """Stage 6 for what cannot stop half-way (a transaction, an index backfill): --max-wcu
+    refuses it whole, before anything is sent."""
     cap = ctx.settings.max_wcu
     if cap is not None and wcu > cap:
         raise GuardError(
             f"refused: {label} would consume ~{wcu:,} WCU, more than --max-wcu {cap}; "
-            "a transaction is all or nothing (nothing was written)"
+            f"{why} (nothing was written)"
         )
 
 

@@ -212,12 +212,9 @@ class Session:
         bound = self.bind(statement, params)
         ctx.last_write = None
         kind = kind_for(bound, ctx.transaction is not None)
-        guards.admit(ctx, kind.label(bound), kind.effects(bound))
-        settings = ctx.settings
-        if kind.scan_plan is not None and (settings.fail_on_scan or settings.max_rcu is not None):
-            check = kind.scan_plan(ctx, bound)
-            if check is not None:
-                guards.scan(ctx, check.plan, check.hints, check.what)
+        scan_plan = kind.scan_plan
+        check = None if scan_plan is None else (lambda: scan_plan(ctx, bound))
+        guards.before(ctx, kind.label(bound), kind.effects(bound), check)
         return kind.run(ctx, bound)
 
     def bind(self, statement: ast.Statement, params: dict[str, Any] | None = None) -> Any:

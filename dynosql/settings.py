@@ -359,7 +359,8 @@ SETTINGS: tuple[Setting, ...] = (
         "confirm_over",
         Whole(0, 2**31 - 1),
         100,
-        "ask before an UPDATE/DELETE that changes more items than this (a script needs --yes)",
+        "ask before a write whose read finds more items than this: UPDATE, DELETE, INSERT … SELECT, "
+        "UNDO (a script needs --yes)",
         flag="--confirm-over",
         metavar="N",
         tighter="lower",

@@ -11,8 +11,9 @@ import pytest
 from backends import Backend, unique_name
 
 from dynosql.examples import datasets
+from dynosql.hints.sort_keys import sort_key_health
 from dynosql.session import Session
-from dynosql.statements.entities import sort_key_health, template
+from dynosql.statements.entities import template
 
 
 @pytest.mark.parametrize(

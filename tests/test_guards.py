@@ -249,3 +249,83 @@ def test_returning_that_matched_nothing_prints_no_rows(
     run = _run(backend, tmp_path, "--yes", "--format", "json", "-e", statement.format(t=table))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
+
+
+# --- found by a review of the pipeline (each went through before) ------------------------------
+
+
+def test_explain_analyze_of_a_write_is_refused_inside_begin(backend: Backend, tmp_path: Path):
+    """EXPLAIN ANALYZE runs the write now, where ROLLBACK cannot reach it."""
+    table = _keyed(backend, items=2)
+    sql = f"BEGIN; EXPLAIN ANALYZE DELETE FROM {table} WHERE pk = 'k0'; ROLLBACK;"
+    run = _run(backend, tmp_path, "--yes", "-e", sql)
+    assert run.returncode == EXIT_REFUSED
+    assert "EXPLAIN ANALYZE DELETE cannot be rolled back" in run.one_error()
+    assert set(_items(backend, table)) == {"k0", "k1"}
+
+
+@pytest.mark.parametrize("verb", ["INSERT", "UPSERT", "REPLACE"])
+def test_insert_select_over_a_scan_needs_yes(backend: Backend, tmp_path: Path, verb: str):
+    source, target = _keyed(backend, items=3), _keyed(backend)
+    sql = f"{verb} INTO {target} SELECT * FROM {source}"
+    run = _run(backend, tmp_path, "-e", sql)
+    assert run.returncode == EXIT_REFUSED
+    assert f"this {verb} reads the whole source table (Scan)" in run.one_error()
+    assert _items(backend, target) == {}
+    run = _run(backend, tmp_path, "--yes", "--confirm-over", "2", "-e", sql)
+    assert run.returncode == 0, run.stderr
+    assert set(_items(backend, target)) == {"k0", "k1", "k2"}
+
+
+def test_insert_select_over_confirm_over_asks(moto_backend: Backend, tmp_path: Path):
+    source, target = _keyed(moto_backend, items=3), _keyed(moto_backend)
+    session = Session(moto_backend.client())
+    session.settings.confirm_over = 2
+    asked: list[str] = []
+    session.confirm = lambda question: asked.append(question) or False
+    keys = ", ".join(f"'k{i}'" for i in range(3))
+    with pytest.raises(Exception, match="not confirmed"):
+        session.execute(f"INSERT INTO {target} SELECT * FROM {source} WHERE pk IN ({keys})")
+    assert asked == [f"INSERT 3 items in {target} (~3 WCU)?"]
+    assert _items(moto_backend, target) == {}
+
+
+def test_show_entities_sample_is_a_scan_under_fail_on_scan(backend: Backend, tmp_path: Path):
+    table = _keyed(backend, items=3)
+    run = _run(backend, tmp_path, "--fail-on-scan", "-e", f"SHOW ENTITIES FROM {table} SAMPLE 2")
+    assert run.returncode == EXIT_REFUSED
+    assert f"this SHOW ENTITIES would Scan {table} (~2 items" in run.one_error()
+
+
+def test_undo_of_many_items_needs_yes(backend: Backend, tmp_path: Path):
+    table = _keyed(backend)
+    journal = tmp_path / "j.jsonl"
+    rows = ", ".join(f"('u{i}', {i})" for i in range(4))
+    run = _run(
+        backend,
+        tmp_path,
+        "--journal",
+        str(journal),
+        "-e",
+        f"INSERT INTO {table} (pk, n) VALUES {rows}",
+    )
+    assert run.returncode == 0, run.stderr
+    run = _run(backend, tmp_path, "--confirm-over", "3", "-e", f"UNDO '{journal}'")
+    assert run.returncode == EXIT_REFUSED
+    assert "UNDO 4 writes" in run.one_error() and "--yes" in run.one_error()
+    assert len(_items(backend, table)) == 4
+    run = _run(backend, tmp_path, "--confirm-over", "3", "--yes", "-e", f"UNDO '{journal}'")
+    assert run.returncode == 0, run.stderr
+    assert _items(backend, table) == {}
+
+
+def test_create_index_backfill_over_max_wcu_is_refused(moto_backend: Backend, tmp_path: Path):
+    """Where the table's size is known (moto: measured on a sample; dynalite reports 0 items,
+    so its backfill cannot be priced)."""
+    backend = moto_backend
+    table = _keyed(backend, items=5)
+    run = _run(backend, tmp_path, "--max-wcu", "1", "-e", f"CREATE INDEX by_n ON {table} (n N)")
+    assert run.returncode == EXIT_REFUSED
+    assert "more than --max-wcu 1; an index backfill cannot be stopped" in run.one_error()
+    described = backend.client().describe_table(TableName=table)["Table"]
+    assert not described.get("GlobalSecondaryIndexes")

@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from dynosql import guards
 from dynosql.dynamo.catalog import SAMPLE_ITEMS
 from dynosql.hints import rules as H
+from dynosql.hints.sort_keys import sort_key_health
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import plan_select
 from dynosql.sql import ast
@@ -32,7 +34,7 @@ def prepare(
 ) -> tuple[ast.Select, Plan, list[str]]:
     """The statement with qualified names resolved, its plan, and the hints to show first."""
     table = ctx.table(statement.table)
-    may_sample = read and not ctx.settings.fail_on_scan
+    may_sample = read and guards.may_sample(ctx)
     sample = None
     if may_sample and H.has_qualified_paths(statement):
         sample = ctx.sample(statement.table)
@@ -68,8 +70,6 @@ def after_rows(
         yield row
     found = list(_prefix_hints(ctx, statement, plan, empty))
     if sort_keys and sk is not None:
-        from dynosql.statements.entities import sort_key_health
-
         found.extend(sort_key_health(sk, sort_keys))
     checked = empty and H.names_attributes(statement, plan.table)
     only = None if checked else set(unfilled.values()) - set(H.key_roles(plan.table))
@@ -115,7 +115,7 @@ def _ranged_sort_key(statement: ast.Select, plan: Plan) -> str | None:
 def _sample_after(ctx: Context, plan: Plan) -> list[dict[str, Any]] | None:
     """The table's sample; under ``--fail-on-scan``, the items of the partition the Query
     read instead (one Query, Limit 100: no Scan of any size)."""
-    if not ctx.settings.fail_on_scan:
+    if guards.may_sample(ctx):
         return ctx.sample(plan.table.name)
     if plan.operation != "Query" or plan.access.projection != "ALL":
         return None  # an index lacking attributes would make every name look unknown

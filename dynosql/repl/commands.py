@@ -74,7 +74,7 @@ def lookup(name: str) -> Command:
 
 
 def status(text: str) -> Result:
-    return Result([], iter(()), kind="status", title=text)
+    return Result.status(text)
 
 
 def _switch(arg: str, current: bool, what: str) -> bool:

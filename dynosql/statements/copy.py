@@ -24,7 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql import files, values
+from dynosql import files, guards, values
 from dynosql.dynamo.writer import WriteLimits, WriteStats, put_requests, write_batches
 from dynosql.errors import DynosqlError, ExecutionError, PlanError
 from dynosql.guards import READS, Effects
@@ -137,7 +137,7 @@ def write_batch(
         put_requests(items),
         stats=stats,
         estimating=ctx.estimating,
-        limits=WriteLimits(max_wcu=ctx.settings.max_wcu),  # --rate-limit: _Load._pace
+        limits=WriteLimits(max_wcu=ctx.write_limits().max_wcu),  # --rate-limit: _Load._pace
         workers=1,
         on_written=None if journal is None else journal.written,
         sleep=ctx.sleep,
@@ -267,7 +267,7 @@ class _Load:
         self.started = time.monotonic()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="copy-from")
         self.journal: LoadJournal | None = None  # set once the file is open
-        self.dry = bool(ctx.settings.dry_run)
+        self.dry = guards.dry_run(ctx)
         self.dry_wcu = Decimal(0)  # what a dry run would have written
         self.in_flight: deque[tuple[Future[Any], int, int]] = deque()  # call, items, last line
 

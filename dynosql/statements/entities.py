@@ -25,6 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import values
 from dynosql.guards import READS
+from dynosql.hints.sort_keys import TIMESTAMP as _TIMESTAMP
+from dynosql.hints.sort_keys import sort_key_health
+from dynosql.plan.cost import read_units
+from dynosql.plan.model import Plan
 from dynosql.plan.planner import plan_full_scan
 from dynosql.plan.schema import TableInfo
 from dynosql.result import Result, Stats
@@ -35,13 +39,10 @@ if TYPE_CHECKING:
     from dynosql.context import Context
 
 _TAG = re.compile(r"^[A-Z][A-Z0-9_]*$")
-_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _DIGITS = re.compile(r"^\d+$")
 _PREFIXED = re.compile(r"^([A-Za-z]+[-_])(\d+)$")
-_US_DATE = re.compile(r"(?<!\d)(\d{1,2})/(\d{1,2})/(\d{4})(?!\d)")
-_NUMBER_TAIL = re.compile(r"(\d+(?:\.\d+)?)$")
 MAX_ATTRIBUTES = 12
 MAX_PATH_PREFIXES = 5
 
@@ -185,75 +186,33 @@ def _indexes(e: _Entity, table: TableInfo) -> str:
     return ", ".join(parts) or "none"
 
 
-# --- sort-key health -----------------------------------------------------------------------------
-
-
-def sort_key_health(name: str, keys: Iterable[str]) -> list[str]:
-    """Encodings in a sort key that do not sort as their values: a pair that sorts wrongly."""
-    found = []
-    us_dates: list[tuple[tuple[int, int, int], str]] = []
-    numbers: dict[str, list[tuple[Decimal, str]]] = {}
-    for key in keys:
-        m = _US_DATE.search(key)
-        if m:
-            month, day, year = (int(g) for g in m.groups())
-            us_dates.append(((year, month, day), key))
-        n = _NUMBER_TAIL.search(key)
-        if n and not _TIMESTAMP.match(key):
-            head = key[: n.start()]
-            numbers.setdefault(head, []).append((Decimal(n.group(1)), key))
-    pair = _wrong_pair(us_dates)
-    if pair:
-        found.append(
-            f"{name} holds dates written month/day/year, which do not sort by date: "
-            f"{pair[0]!r} sorts before {pair[1]!r} (write dates as YYYY-MM-DD)"
-        )
-    for head, seen in sorted(numbers.items()):
-        lengths = {len(k) for _, k in seen}
-        pair = _wrong_pair(seen) if len(lengths) > 1 else None
-        if pair:
-            found.append(
-                f"{name} holds numbers without zero padding after {head!r}: {pair[0]!r} sorts "
-                f"before {pair[1]!r} (pad them to one width)"
-            )
-            break
-    return found
-
-
-def _wrong_pair(seen: list[tuple[Any, str]]) -> tuple[str, str] | None:
-    """Two keys whose string order (UTF-8 bytes) contradicts their value order: the first
-    sorts before the second though its value is larger."""
-    ordered = sorted(seen, key=lambda v: v[1].encode("utf-8"))
-    best = None
-    for (va, ka), (vb, kb) in zip(ordered, ordered[1:], strict=False):
-        if va > vb:
-            best = (ka, kb)
-            break
-    if best is None:
-        for i, (va, ka) in enumerate(ordered):
-            for vb, kb in ordered[i + 1 :]:
-                if va > vb:
-                    return ka, kb
-        return None
-    return best
-
-
 # --- the statement -------------------------------------------------------------------------------
 
 
-def show_entities(ctx: Context, statement: ast.ShowEntities) -> Result:
+def _plan(ctx: Context, statement: ast.ShowEntities) -> tuple[TableInfo, Plan, str]:
+    """The whole table's Scan, or one Scan page of `n` items for SAMPLE n; and what it reads."""
     table = ctx.table(statement.table)
     plan = plan_full_scan(table, None, ctx.options())
     target = table.name
     if statement.sample is None:
-        warning = f"SHOW ENTITIES reads every item of {target} ({plan.estimate.text()})"
-    else:
-        n = statement.sample
-        request = dataclasses.replace(
-            plan.requests[0], params={**plan.requests[0].params, "Limit": min(n, 1000)}, max_items=n
-        )
-        plan = dataclasses.replace(plan, requests=[request], segments=1)
-        warning = f"SHOW ENTITIES reads a sample of {n} items of {target} (one Scan, Limit {n})"
+        return table, plan, f"SHOW ENTITIES reads every item of {target} ({plan.estimate.text()})"
+    n = statement.sample
+    request = dataclasses.replace(
+        plan.requests[0], params={**plan.requests[0].params, "Limit": min(n, 1000)}, max_items=n
+    )
+    items = min(n, plan.estimate.items) if plan.estimate.known else n
+    rcu = read_units(items * table.average_item_size, plan.consistent)
+    estimate = dataclasses.replace(plan.estimate, items=items, rcu=rcu, known=True)
+    plan = dataclasses.replace(plan, requests=[request], segments=1, estimate=estimate)
+    return (
+        table,
+        plan,
+        f"SHOW ENTITIES reads a sample of {n} items of {target} (one Scan, Limit {n})",
+    )
+
+
+def show_entities(ctx: Context, statement: ast.ShowEntities) -> Result:
+    table, plan, warning = _plan(ctx, statement)
     stats = Stats(expected_items=plan.estimate.items or None)
     columns = ["entity", "pk", "sk", "items", "share", "avg bytes", "attributes", "indexes"]
     result = Result(columns, iter(()), stats, warnings=[warning])
@@ -307,10 +266,10 @@ def _first(items: Iterable[dict[str, Any]], n: int) -> Iterator[dict[str, Any]]:
         yield item
 
 
-def _scan_plan(ctx: Context, statement: ast.ShowEntities) -> ScanCheck | None:
-    if statement.sample is not None:
-        return None  # SHOW ENTITIES … SAMPLE n reads n items, not the table
-    return ScanCheck(plan_full_scan(ctx.table(statement.table), None, ctx.options()))
+def _scan_plan(ctx: Context, statement: ast.ShowEntities) -> ScanCheck:
+    """A Scan either way: SAMPLE n reads n items (its estimate is theirs), but --fail-on-scan
+    sends no Scan of any size."""
+    return ScanCheck(_plan(ctx, statement)[1], [], "SHOW ENTITIES")
 
 
 KINDS = {

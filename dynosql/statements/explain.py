@@ -6,6 +6,7 @@ statement itself)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from dynosql.errors import PlanError
@@ -35,7 +36,11 @@ def run(ctx: Context, explain: ast.Explain) -> Result:
 def effects(explain: ast.Explain) -> Effects:
     if not explain.analyze:
         return NOTHING
-    return kind_of(explain.statement).effects(explain.statement)
+    kind = kind_of(explain.statement)
+    found = kind.effects(explain.statement)
+    if kind.transactional:  # EXPLAIN ANALYZE runs it now: COMMIT or ROLLBACK cannot reach it
+        return dataclasses.replace(found, rollback=False)
+    return found
 
 
 def scan_plan(ctx: Context, explain: ast.Explain) -> ScanCheck | None:

@@ -4,11 +4,10 @@ does (its `Effects`, which the guard pipeline reads), and whether BEGIN … COMM
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from dynosql.guards import NOTHING, Effects
-from dynosql.plan.model import Plan
+from dynosql.guards import NOTHING, Effects, ScanCheck
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -16,15 +15,7 @@ if TYPE_CHECKING:
 
 S = TypeVar("S")
 
-
-@dataclass(frozen=True)
-class ScanCheck:
-    """The Scan a statement would send (for --fail-on-scan, --max-rcu and the REPL's question
-    before a large Scan), with the hints that name the likely mistake."""
-
-    plan: Plan
-    hints: list[str] = field(default_factory=list)
-    what: str = "statement"
+__all__ = ["Kind", "ScanCheck", "named"]
 
 
 def _nothing(_statement: Any) -> Effects:

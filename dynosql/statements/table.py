@@ -77,6 +77,9 @@ def run_ddl(ctx: Context, statement: ast.Ddl) -> Result:
     if asked is not None and not guards.destructive(ctx, *asked):
         return Result.status(f"cancelled: {statement.table} was kept")
     if plan.backfill is not None and plan.backfill.items:
+        guards.all_or_nothing(
+            ctx, plan.label, plan.backfill.wcu, "an index backfill cannot be stopped once begun"
+        )
         ctx.tell(f"{plan.label}: {plan.backfill.text()}")
     try:
         for call in plan.calls:

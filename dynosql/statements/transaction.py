@@ -35,6 +35,7 @@ from dynosql.statements.write import (
     _targets,
     plan_of,
     question,
+    read_decides,
     unbounded_why,
     verb_of,
 )
@@ -131,7 +132,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
             _Action(q, target, q.plan.key_of(target), _action(q.plan, target))
             for target in _targets(ctx, q.plan, stats)
         ]
-        if not guards.dry_run(ctx) and q.plan.kind != "put":
+        if not guards.dry_run(ctx) and read_decides(q.plan):
             why = unbounded_why(q.statement, q.plan)
             guards.confirm_writes(ctx, question(q.plan, len(found)), len(found), why is not None)
         actions.extend(found)
@@ -157,7 +158,12 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     olds = [_current(writer, a) for a in actions]
     news = [_image(a, old) for a, old in zip(actions, olds, strict=True)]
     units = [writer.item_units(old, new) for old, new in zip(olds, news, strict=True)]
-    guards.all_or_nothing(ctx, f"COMMIT of {len(actions)} writes", sum(units, Decimal(0)))
+    guards.all_or_nothing(
+        ctx,
+        f"COMMIT of {len(actions)} writes",
+        sum(units, Decimal(0)),
+        "a transaction is all or nothing",
+    )
     journal = ctx.open_journal("transaction")
     try:
         if journal is not None:  # write-ahead: every key is on disk before the request is sent

@@ -41,6 +41,10 @@ def run_undo(ctx: Context, path: str) -> Result:
         if unknown:
             return _undo_listing(stats, [], unknown)
         return Result.status(stats.footer(False), stats)
+    # as a write of that many items: more than --confirm-over asks (or needs --yes)
+    guards.confirm_writes(
+        ctx, f"UNDO {len(todo):,} writes to {stats.table} from {path}?", len(todo), False
+    )
     journal = ctx.open_journal("undo")
     writer = ctx.writer(stats)
     by_id = {id(r): r for r in todo}

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from dynosql import guards
 from dynosql.dynamo.writer import (
     Outcome,
-    WriteLimits,
     Writer,
     WriteStats,
     put_requests,
@@ -71,11 +70,20 @@ def question(plan: WritePlan, items: int) -> str:
 
 def unbounded_why(statement: ast.Write, plan: WritePlan) -> str | None:
     """Why a write's extent is known only once it has read (no WHERE, or a Scan), or None."""
-    if plan.kind == "put" or isinstance(statement, ast.Insert):
+    if isinstance(statement, ast.Insert):
+        source = plan.source
+        return "reads the whole source table (Scan)" if source and source.is_scan else None
+    if plan.kind == "put":
         return None
     if statement.where is None:
         return "has no WHERE"
     return "reads the whole table (Scan)" if plan.is_scan else None
+
+
+def read_decides(plan: WritePlan) -> bool:
+    """Whether a read decides how many items the write changes (UPDATE/DELETE, INSERT … SELECT),
+    rather than the statement's own list of rows or keys: then --confirm-over applies."""
+    return plan.kind != "put" or plan.source is not None
 
 
 def run_write(ctx: Context, statement: ast.Write) -> Result:
@@ -89,7 +97,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     returning = getattr(statement, "returning", None)
     targets = list(_targets(ctx, plan, stats))
     stats.matched = len(targets)
-    if not guards.dry_run(ctx) and plan.kind != "put":
+    if not guards.dry_run(ctx) and read_decides(plan):
         guards.confirm_writes(ctx, question(plan, len(targets)), len(targets), why is not None)
     if guards.dry_run(ctx) or not targets:
         stats.finish()
@@ -187,7 +195,7 @@ def _send(
     returning: ast.Returning | None,
 ) -> None:
     if plan.operation == "BatchWriteItem":
-        limits = WriteLimits(max_wcu=ctx.settings.max_wcu, rate_limit=ctx.settings.rate_limit)
+        limits = ctx.write_limits()
         write_batches(
             ctx.client,
             plan.table.name,
