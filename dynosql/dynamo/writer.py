@@ -2,7 +2,7 @@
 
 - `run_writes`: one PutItem/UpdateItem/DeleteItem per target, several in flight (threads). A
   failed condition (ConditionalCheckFailedException) is not an error: the item is skipped and
-  counted. Throttles, 5xx and dropped connections are retried with backoff (execute.retryable).
+  counted. Throttles, 5xx and dropped connections are retried with backoff (RetryPolicy.budget).
   Every write that succeeded is in the journal (flushed) before the next one starts counting;
   on Ctrl-C, --max-wcu or an error no new write starts and the ones in flight finish (and are
   journaled) before the exception goes on.
@@ -24,16 +24,21 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
-from dynosql.dynamo.reader import _reported, botocore_attempts, retryable
-from dynosql.dynamo.retry import Sleep, retry_delay, unprocessed_delay
+from dynosql.dynamo.reader import _reported
+from dynosql.dynamo.retry import (
+    MAX_UNPROCESSED_ROUNDS,
+    RetryPolicy,
+    Sleep,
+    botocore_attempts,
+    retry_delay,
+    unprocessed_delay,
+)
 from dynosql.errors import ExecutionError, GuardError, classify, translate_error
 from dynosql.evaluate.update import UpdateFailed, apply_update
 from dynosql.plan.cost import write_units
 from dynosql.result import Stats, format_capacity
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
-RETRY_CODES = frozenset({"TransactionConflictException"})  # an item in a transaction: try again
-MAX_UNPROCESSED_ROUNDS = 12
 BATCH_SIZE = 25
 WORKERS = 8
 
@@ -184,9 +189,7 @@ class Writer:
                         self.stats.requests += 1
                     failed = ConditionFailure.of(err, attempt)
                     return None, failed, failed.retried
-                rounds = retryable(err, self.attempts)
-                if failure.code in RETRY_CODES:
-                    rounds = 6
+                rounds = RetryPolicy(attempts=self.attempts).budget(failure)
                 if attempt >= rounds:
                     if failure.kind == "throttle":
                         raise ExecutionError(
