@@ -1,26 +1,41 @@
-"""One retry policy (dynosql/dynamo/retry.py) for every request.
+"""One retry policy (dynosql/dynamo/retry.py) for every request: reads, writes, transactions.
 
-The policy's rules are checked on their own (a fake request raising botocore's errors; the
-sleep injected, so nothing waits unless the deadline is under test).
+The policy's rules are checked on their own first (a fake request raising botocore's errors;
+the sleep injected, so nothing waits unless the deadline is under test). Then through the real
+path, on moto and dynalite behind tests/faultproxy.py: a write retried until the deadline,
+Ctrl-C (the session's cancel event) during a write's backoff, transactions cancelled by
+conflicts (moto: dynalite has no transactions).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import threading
 import time
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
+from backends import Backend, quick_session
 from botocore.exceptions import ClientError, ReadTimeoutError
+from faultproxy import FaultProxy
+from test_writes import _create, _table
 
 from dynosql.dynamo.budget import Cancelled
 from dynosql.dynamo.retry import (
     CONFLICT_ROUNDS,
     THROTTLE_TRIES,
+    TRANSACTION_ROUNDS,
     TRANSIENT_TRIES,
     RetryPolicy,
 )
+from dynosql.dynamo.writer import Outcome, Writer, WriteStats
 from dynosql.errors import DynosqlError, ExecutionError
+from dynosql.session import Settings
 
 # --- the policy on its own --------------------------------------------------------------------
 
@@ -166,3 +181,156 @@ def test_polls_end_after_the_timeout_and_stop_on_cancel() -> None:
             seen.append(elapsed)
     assert len(seen) == 3
     assert waits == pytest.approx([0.02, 0.04, 0.08])
+
+
+@pytest.mark.skipif(
+    threading.current_thread() is not threading.main_thread(), reason="signals: main thread"
+)
+@pytest.mark.parametrize("workers", [1, 4])
+def test_ctrl_c_while_writing_stops_a_write_waiting_to_be_sent_again(workers: int) -> None:
+    """SIGINT during Writer.run is deferred (the writes in flight finish and are journaled),
+    and it sets the policy's cancel event: a write in its backoff stops at once, and writes
+    not yet started are never sent."""
+    policy = RetryPolicy()  # real waits
+    writer = Writer(None, WriteStats(), policy=policy, workers=workers)
+    started_writes: list[int] = []
+
+    def write_one(target: dict) -> Outcome:
+        started_writes.append(target["n"])
+        if target["n"] == 0:
+            os.kill(os.getpid(), signal.SIGINT)
+            policy.wait(30)  # a long backoff
+        return Outcome(target, True)
+
+    done: list[Outcome] = []
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        writer.run([{"n": i} for i in range(50)], write_one, done.append)
+    assert time.monotonic() - started < 5
+    assert 0 in started_writes and len(started_writes) < 50
+    assert policy.cancel.is_set()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+@pytest.fixture
+def proxy(backend: Backend) -> Iterator[FaultProxy]:
+    with FaultProxy(backend.endpoint_url) as p:
+        yield p
+
+
+# --- through the real path: writes -------------------------------------------------------------
+
+
+def test_a_write_retry_honours_the_deadline(
+    backend: Backend, proxy: FaultProxy, tmp_path: Path
+) -> None:
+    """A write throttled for ever gives up within the deadline setting (writes had none),
+    real waits included, and says so; undo lists the write as unknown (sent, no answer)."""
+    name = _create(backend)
+    settings = Settings(deadline=Decimal(1), journal_dir=str(tmp_path))
+    session = quick_session(proxy.url, settings)
+    session.sleep = time.sleep  # real backoff: the deadline is what is under test
+    proxy.fail("PutItem", "throttle")
+    started = time.monotonic()
+    with pytest.raises(DynosqlError) as caught:
+        session.execute(f"INSERT INTO {name} (pk, sk, s) VALUES ('new', 1, 'x')").all()
+    took = time.monotonic() - started
+    assert took < 3, took
+    message = str(caught.value)
+    assert "kept throttling the writes" in message and "the deadline setting is 1 s" in message
+    throttled = proxy.calls("PutItem")
+    assert 1 < len(throttled) < THROTTLE_TRIES
+    assert {json.dumps(c.body["Item"], sort_keys=True) for c in throttled} == {
+        json.dumps(throttled[0].body["Item"], sort_keys=True)
+    }
+    proxy.reset_rules()
+    listed = session.undo(session.last_write.journal).all()
+    assert [(r["pk"], r["state"][:7]) for r in listed] == [("new", "unknown")]
+
+
+def test_ctrl_c_during_a_writes_backoff(
+    backend: Backend, proxy: FaultProxy, tmp_path: Path
+) -> None:
+    """Every write throttled; Ctrl-C (the session's cancel) during the first backoff: no write
+    is sent again, none not yet started is sent at all, and the journal holds an intent for
+    exactly the writes that were sent (undo lists them as unknown, restores nothing)."""
+    name = _create(backend)
+    before = _table(backend, name)
+    session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
+    session.sleep = lambda seconds: session.cancel()
+    proxy.fail("PutItem", "throttle")
+    rows = ", ".join(f"('c{i}', {i}, 'x')" for i in range(40))
+    with pytest.raises(KeyboardInterrupt):
+        session.execute(f"INSERT INTO {name} (pk, sk, s) VALUES {rows}").all()
+    sent = [c.body["Item"]["pk"]["S"] for c in proxy.calls("PutItem")]
+    assert len(sent) == len(set(sent))  # none sent twice
+    assert 1 <= len(sent) <= 8  # at most the writes in flight (8 workers)
+    assert _table(backend, name) == before
+    proxy.reset_rules()
+    session.cancelled.clear()
+    listed = session.undo(session.last_write.journal).all()
+    assert sorted(r["pk"] for r in listed) == sorted(sent)
+    assert all(r["state"].startswith("unknown") for r in listed)
+
+
+# --- through the real path: transactions (moto: dynalite has none) -----------------------------
+
+
+def _transaction(name: str) -> str:
+    return f"""
+        BEGIN;
+        UPDATE {name} SET n = n + 1 WHERE pk = 'a' AND sk = 1;
+        INSERT INTO {name} (pk, sk, s) VALUES ('tx', 1, 'new');
+        COMMIT;
+    """
+
+
+def test_a_transaction_cancelled_by_conflicts_is_sent_again_with_new_tokens(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    name = _create(moto_backend)
+    with FaultProxy(moto_backend.endpoint_url) as proxy:
+        proxy.fail("TransactWriteItems", "conflict", calls=[1, 2])
+        proxy.fail("TransactWriteItems", "throttle", calls=[3])  # a retry keeps its token
+        session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
+        session.assume_yes = True
+        results = list(session.run(_transaction(name)))
+        calls = proxy.calls("TransactWriteItems")
+    assert results[-1].footer().startswith(f"COMMIT {name}: 2 matched, 2 written")
+    assert [c.action for c in calls] == ["conflict", "conflict", "throttle", "forward"]
+    tokens = [c.body["ClientRequestToken"] for c in calls]
+    assert len(set(tokens[:3])) == 3 and tokens[3] == tokens[2]
+    after = _table(moto_backend, name)
+    assert after[("tx", Decimal(1))]["s"] == "new"
+
+
+def test_a_transaction_conflicting_every_time_writes_nothing(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    name = _create(moto_backend)
+    before = _table(moto_backend, name)
+    with FaultProxy(moto_backend.endpoint_url) as proxy:
+        proxy.fail("TransactWriteItems", "conflict")
+        session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
+        session.assume_yes = True
+        with pytest.raises(DynosqlError, match="transaction cancelled, nothing was written"):
+            list(session.run(_transaction(name)))
+        assert len(proxy.calls("TransactWriteItems")) == TRANSACTION_ROUNDS
+    assert _table(moto_backend, name) == before
+
+
+def test_a_single_write_that_meets_a_transaction_is_sent_again(
+    backend: Backend, proxy: FaultProxy, tmp_path: Path
+) -> None:
+    name = _create(backend)
+    proxy.fail("UpdateItem", "write_conflict", calls=[1, 2])
+    session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
+    result = session.execute(f"UPDATE {name} SET s = 'changed' WHERE pk = 'a' AND sk = 1")
+    result.all()
+    assert result.stats.changed == 1
+    assert [c.action for c in proxy.calls("UpdateItem")] == [
+        "write_conflict",
+        "write_conflict",
+        "forward",
+    ]
+    assert _table(backend, name)[("a", Decimal(1))]["s"] == "changed"

@@ -22,6 +22,7 @@ from journal_lines import answers
 from test_writes import _table as _scan
 
 from dynosql import values
+from dynosql.dynamo.retry import RetryPolicy
 from dynosql.dynamo.writer import WriteStats, put_requests, write_batches
 from dynosql.errors import DynosqlError
 from dynosql.session import Session, Settings, make_client
@@ -91,7 +92,7 @@ def test_write_batches_resends_unprocessed_items(backend: Backend) -> None:
             put_requests(rows),
             workers=2,
             on_written=lambda done: written.append(len(done)),
-            sleep=quick.sleep,
+            policy=RetryPolicy.of(quick),
         )
         calls = proxy.calls("BatchWriteItem")
     assert isinstance(stats, WriteStats)

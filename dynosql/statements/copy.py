@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import files, values
+from dynosql.dynamo.retry import RetryPolicy
 from dynosql.dynamo.writer import WriteLimits, WriteStats, put_requests, write_batches
 from dynosql.errors import DynosqlError, ExecutionError, PlanError
 from dynosql.plan.cost import write_units
@@ -140,7 +141,7 @@ def write_batch(
         limits=WriteLimits(max_wcu=session.settings.max_wcu),
         workers=1,
         on_written=None if journal is None else journal.written,
-        sleep=session.sleep,
+        policy=RetryPolicy.of(session),
     )
     if journal is not None:
         extra = journal.overwrite_units - extra
@@ -247,6 +248,8 @@ def copy_from(session: Session, statement: ast.CopyFrom) -> Result:
     except OSError as err:  # gzip's BadGzipFile, a vanished file
         raise ExecutionError(f"cannot read {statement.path}: {err}") from err
     except (KeyboardInterrupt, DynosqlError) as err:
+        if isinstance(err, KeyboardInterrupt):
+            session.cancel()  # the batch being written stops at its next wait
         if not isinstance(err, PlanError):  # a bad line says it itself
             journal = f" (journal {load.journal.path})" if load.journal is not None else ""
             session.tell(f"{load.written} items written{journal}; to continue: {load.resume()}")
@@ -378,7 +381,7 @@ class _Load:
         if limit:
             ahead = float(self.stats.capacity / limit) - (time.monotonic() - self.started)
             if ahead > 0:
-                self.session.sleep(ahead)
+                RetryPolicy.of(self.session).wait(ahead)
 
     def resume(self, line: int | None = None) -> str:
         s = self.statement

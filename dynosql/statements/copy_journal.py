@@ -53,7 +53,7 @@ class LoadJournal:
         # its own executor: no progress line from the writer thread; --max-rcu still applies
         limits = session.executor().limits
         self.executor = Executor(
-            session.client, session.estimating, limits, None, session.cancelled
+            session.client, session.estimating, limits, None, session.cancelled, sleep=session.sleep
         )
         self.reads = Stats(capacity_estimated=session.estimating)
         self._batch: dict[tuple, tuple[dict, dict | None]] = {}  # key: (new, old) images

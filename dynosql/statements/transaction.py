@@ -14,13 +14,12 @@ transaction costs twice the WCU of the same writes.
 
 from __future__ import annotations
 
-import random
-import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dynosql import values
-from dynosql.dynamo.writer import Writer, WriteStats, new_image
+from dynosql.dynamo.retry import RetryPolicy
+from dynosql.dynamo.writer import TransactionCancelled, Writer, WriteStats, new_image
 from dynosql.errors import ExecutionError, GuardError, PlanError, classify
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
 from dynosql.result import Result
@@ -29,8 +28,6 @@ from dynosql.statements.write import _targets, open_journal, plan_of, refuse_if_
 
 if TYPE_CHECKING:
     from dynosql.session import Session
-
-CONFLICT_ROUNDS = 5
 
 
 @dataclass
@@ -130,7 +127,7 @@ def _commit(session: Session, transaction: Transaction) -> Result:
         stats,
         estimating=session.estimating,
         transactional=True,
-        sleep=session.sleep,
+        policy=RetryPolicy.of(session),
     )
     olds = [_current(writer, a) for a in actions]
     journal = open_journal(session, "transaction")
@@ -188,29 +185,10 @@ def _current(writer: Writer, a: _Action) -> dict | None:
 
 def _send(session: Session, writer: Writer, actions: list[_Action]) -> None:
     params = {"TransactItems": [a.request for a in actions], "ReturnConsumedCapacity": "TOTAL"}
-    for attempt in range(CONFLICT_ROUNDS + 1):
-        # the same token on every retry of one attempt: DynamoDB applies the transaction once
-        # even when an answer is lost and the request is sent again (within 10 minutes)
-        params["ClientRequestToken"] = uuid.uuid4().hex
-        try:
-            writer.call("transact_write_items", params)
-            return
-        except ExecutionError as err:
-            cause = err.__cause__
-            failure = classify(cause) if cause is not None else None
-            if failure is not None and failure.code == "UnknownOperationException":
-                raise ExecutionError(
-                    "this endpoint has no TransactWriteItems (dynalite, for one, lacks it): "
-                    "nothing was written"
-                ) from cause
-            if failure is None or failure.code != "TransactionCanceledException":
-                raise
-            reasons = getattr(cause, "response", {}).get("CancellationReasons") or []
-            codes = [r.get("Code") for r in reasons]
-            if "TransactionConflict" in codes and attempt < CONFLICT_ROUNDS:
-                writer.sleep(random.uniform(0, 0.1 * 2**attempt))
-                continue
-            raise ExecutionError(_cancelled(actions, codes, failure.message)) from cause
+    try:
+        writer.transact(params)  # a conflict is sent again, with a new token (dynamo.writer)
+    except TransactionCancelled as err:
+        raise ExecutionError(_cancelled(actions, err.codes, err.reason)) from err.__cause__
 
 
 def _cancelled(actions: list[_Action], codes: list[str | None], message: str) -> str:

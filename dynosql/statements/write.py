@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dynosql import values
+from dynosql.dynamo.retry import RetryPolicy
 from dynosql.dynamo.writer import (
     Outcome,
     WriteLimits,
@@ -217,12 +218,16 @@ def _send(
             stats=stats,
             estimating=session.estimating,
             limits=limits,
-            sleep=session.sleep,
+            policy=RetryPolicy.of(session),
         )
         stats.matched = len(targets)
         return
     writer = Writer(
-        session.client, stats, estimating=session.estimating, limits=limits, sleep=session.sleep
+        session.client,
+        stats,
+        estimating=session.estimating,
+        limits=limits,
+        policy=RetryPolicy.of(session),
     )
     assignments = normalize(statement.assignments) if isinstance(statement, ast.Update) else ()
 
@@ -286,7 +291,9 @@ def run_undo(session: Session, path: str) -> Result:
             return _undo_listing(stats, [], unknown)
         return Result([], iter(()), stats, kind="status", title=stats.footer(False))
     journal = open_journal(session, "undo")
-    writer = Writer(session.client, stats, estimating=session.estimating, sleep=session.sleep)
+    writer = Writer(
+        session.client, stats, estimating=session.estimating, policy=RetryPolicy.of(session)
+    )
     by_id = {id(r): r for r in todo}
 
     def restore(target: dict) -> Outcome:
