@@ -25,7 +25,9 @@ that match it; ``None`` means every call) and an optional predicate on the JSON 
   ``TransactionConflict`` for the first action (``None`` for the others): a TransactWriteItems
   that met another transaction, nothing written;
 - ``write_conflict``: 400 ``TransactionConflictException`` (a single write that met a
-  transaction under way on its item: nothing written).
+  transaction under way on its item: nothing written);
+- ``creating``: the call goes to the server, then a DescribeTable answer says the table is
+  ``CREATING`` (a table change DynamoDB has not finished).
 
 Every request that reaches the proxy is logged in ``proxy.log`` (operation, parsed body,
 what was done), so tests can check what the client sent on a retry.
@@ -58,6 +60,7 @@ ACTIONS = (
     "lost",
     "conflict",
     "write_conflict",
+    "creating",
 )
 TARGET_PREFIX = "DynamoDB_20120810."
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date", "server"}
@@ -245,6 +248,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._forward(raw, call=call, lose=True)
         elif action == "unprocessed":
             self._forward(raw, rewrite=lambda status, data: _unprocess(body, status, data))
+        elif action == "creating":
+            self._forward(raw, rewrite=_creating)
         elif action == "conflict":
             reasons = [{"Code": "None"} for _ in body.get("TransactItems", [])] or [{}]
             reasons[0] = {"Code": "TransactionConflict", "Message": "Transaction is ongoing"}
@@ -315,6 +320,15 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
         self.wfile = io.BytesIO()  # finish() flushes into nothing
+
+
+def _creating(status: int, data: bytes) -> bytes:
+    """A DescribeTable answer whose table is still being created."""
+    if status != 200:
+        return data
+    answer = json.loads(data)
+    answer.get("Table", {})["TableStatus"] = "CREATING"
+    return json.dumps(answer).encode()
 
 
 def _unprocess(request: dict, status: int, data: bytes) -> bytes:

@@ -1,10 +1,11 @@
-"""One retry policy (dynosql/dynamo/retry.py) for every request: reads, writes, transactions.
+"""One retry policy (dynosql/dynamo/retry.py) for every request: reads, writes, transactions,
+table changes and their waits.
 
 The policy's rules are checked on their own first (a fake request raising botocore's errors;
 the sleep injected, so nothing waits unless the deadline is under test). Then through the real
-path, on moto and dynalite behind tests/faultproxy.py: a write retried until the deadline,
-Ctrl-C (the session's cancel event) during a write's backoff, transactions cancelled by
-conflicts (moto: dynalite has no transactions).
+path, on moto and dynalite behind tests/faultproxy.py: a CREATE TABLE throttled twice, a write
+retried until the deadline, Ctrl-C (the session's cancel event) during a DDL wait and during a
+write's backoff, transactions cancelled by conflicts (moto: dynalite has no transactions).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backends import Backend, quick_session
+from backends import Backend, quick_session, unique_name
 from botocore.exceptions import ClientError, ReadTimeoutError
 from faultproxy import FaultProxy
 from test_writes import _create, _table
@@ -212,10 +213,54 @@ def test_ctrl_c_while_writing_stops_a_write_waiting_to_be_sent_again(workers: in
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
 
 
+# --- through the real path: table changes ------------------------------------------------------
+
+
 @pytest.fixture
 def proxy(backend: Backend) -> Iterator[FaultProxy]:
     with FaultProxy(backend.endpoint_url) as p:
         yield p
+
+
+def test_a_ddl_call_throttled_twice_then_succeeds(backend: Backend, proxy: FaultProxy) -> None:
+    """DDL calls were sent once; now they go through the policy like every request."""
+    session = quick_session(proxy.url)  # one botocore attempt a try: every retry is dynosql's
+    session.assume_yes = True
+    name = unique_name("ddl")
+    proxy.fail("CreateTable", "throttling", calls=[1, 2])
+    proxy.fail("DescribeTable", "throttle", calls=[1])  # the wait's first poll too
+    session.execute(f"CREATE TABLE {name} (pk S, PRIMARY KEY (pk))").all()
+    assert [c.action for c in proxy.calls("CreateTable")] == ["throttling", "throttling", "forward"]
+    assert proxy.calls("DescribeTable")[0].action == "throttle"
+    assert backend.client().describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE"
+    proxy.fail("DeleteTable", "500", calls=[1])
+    session.execute(f"DROP TABLE {name}").all()
+    assert [c.action for c in proxy.calls("DeleteTable")] == ["500", "forward"]
+    assert name not in backend.client().list_tables()["TableNames"]
+
+
+def test_ctrl_c_during_a_ddl_wait(backend: Backend, proxy: FaultProxy) -> None:
+    """A table that stays CREATING: the wait polls, and stops at its next wait once the
+    session is cancelled (Ctrl-C, or Session.cancel from another thread)."""
+    session = quick_session(proxy.url)
+    waits: list[float] = []
+
+    def third_wait_cancels(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 3:
+            session.cancel()
+
+    session.sleep = third_wait_cancels
+    proxy.fail("DescribeTable", "creating")
+    name = unique_name("ddl")
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            session.execute(f"CREATE TABLE {name} (pk S, PRIMARY KEY (pk))").all()
+        assert time.monotonic() - started < 5
+        assert len(proxy.calls("DescribeTable")) == 3  # one poll per wait, none after Ctrl-C
+    finally:
+        backend.delete_table(name)
 
 
 # --- through the real path: writes -------------------------------------------------------------

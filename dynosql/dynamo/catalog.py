@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynosql.dynamo.capabilities import Capabilities
+from dynosql.dynamo.retry import RetryPolicy
 from dynosql.errors import PlanError, not_dynamodb, translate_error
 
 SAMPLE_ITEMS = 100
@@ -130,6 +131,19 @@ def table_info(description: dict[str, Any]) -> TableInfo:
         provisioned_wcu=throughput.get("WriteCapacityUnits") or None,
         raw=description,
     )
+
+
+def describe(policy: RetryPolicy, client: Any, name: str) -> dict[str, Any] | None:
+    """DescribeTable now (never cached: a wait for ACTIVE polls it), through `policy`; the
+    ``Table`` description, or None when there is no such table."""
+    sent = policy.send(
+        client.describe_table, TableName=name, answers=("ResourceNotFoundException",)
+    )
+    if sent.error is not None:
+        return None
+    if "Table" not in sent.value:
+        raise not_dynamodb("DescribeTable", "a table description")
+    return sent.value["Table"]
 
 
 class Catalog:

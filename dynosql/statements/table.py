@@ -15,7 +15,9 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from dynosql.errors import ExecutionError, GuardError, PlanError, translate_error
+from dynosql.dynamo.catalog import describe
+from dynosql.dynamo.retry import RetryPolicy
+from dynosql.errors import ExecutionError, GuardError, PlanError
 from dynosql.plan.ddl import Call, DdlPlan, plan_ddl, show_create
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
@@ -114,20 +116,17 @@ def _confirmed(session: Session, table: Any) -> bool:
 
 def send(session: Session, call: Call) -> dict[str, Any]:
     try:
-        return getattr(session.client, call.method)(**call.params)
+        return RetryPolicy.of(session).call(getattr(session.client, call.method), **call.params)
     except Exception as err:
         if type(err).__name__ == "ParamValidationError":  # botocore's own check, before sending
             detail = " ".join(str(err).split("\n")[1:]) or str(err)
             raise ExecutionError(f"{call.operation} refused by boto3: {detail}") from err
-        raise translate_error(err) from err
+        raise
 
 
 def ttl_attribute(session: Session, table: str) -> str | None:
     """The TTL attribute when TTL is enabled (or being enabled), else None."""
-    try:
-        answer = session.client.describe_time_to_live(TableName=table)
-    except Exception as err:
-        raise translate_error(err) from err
+    answer = RetryPolicy.of(session).call(session.client.describe_time_to_live, TableName=table)
     spec = answer.get("TimeToLiveDescription") or {}
     if spec.get("TimeToLiveStatus") in ("ENABLED", "ENABLING"):
         return spec.get("AttributeName")
@@ -150,13 +149,7 @@ def show_create_table(session: Session, statement: ast.ShowCreateTable) -> Resul
 
 
 def _describe(session: Session, table: str) -> dict[str, Any] | None:
-    try:
-        return session.client.describe_table(TableName=table)["Table"]
-    except Exception as err:
-        code = (getattr(err, "response", None) or {}).get("Error", {}).get("Code", "")
-        if code == "ResourceNotFoundException":
-            return None
-        raise translate_error(err) from err
+    return describe(RetryPolicy.of(session), session.client, table)
 
 
 def _state(plan: DdlPlan, table: dict[str, Any] | None) -> tuple[bool, str]:
@@ -200,25 +193,20 @@ def _wait(session: Session, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> Non
     at once), then every few seconds, saying where things stand on a terminal."""
     if plan.wait is None:
         return
-    started = time.monotonic()
-    pause = 0.02
     status = getattr(session.progress, "status", None)
-    while True:
+    text = ""
+    for elapsed in RetryPolicy.of(session).polls(timeout):  # cancellable, within `timeout`
         done, text = _state(plan, _describe(session, plan.table))
         if done:
             return
-        elapsed = time.monotonic() - started
         if elapsed > UNSTARTED_TIMEOUT and not _under_way(plan, text):
             raise ExecutionError(
                 f"the server accepted {plan.label} but has not started it after "
                 f"{UNSTARTED_TIMEOUT:.0f}s ({text}); this server may not implement it"
             )
-        if elapsed > timeout:
-            raise ExecutionError(f"gave up waiting after {timeout:.0f}s: {text}")
         if status is not None and elapsed > 1.0:
             status(f"… waiting: {text}, {elapsed:.0f}s")
-        session.sleep(pause)
-        pause = min(pause * 2, 5.0)
+    raise ExecutionError(f"gave up waiting after {timeout:.0f}s: {text}")
 
 
 __all__ = ["PlanError", "refuse_if_read_only", "run_ddl", "show_create_table"]
