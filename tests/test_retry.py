@@ -379,3 +379,30 @@ def test_a_single_write_that_meets_a_transaction_is_sent_again(
         "forward",
     ]
     assert _table(backend, name)[("a", Decimal(1))]["s"] == "changed"
+
+
+# --- the catalog ------------------------------------------------------------------------------
+
+
+def test_the_catalog_sends_once_unless_given_a_policy(backend: Backend, proxy: FaultProxy) -> None:
+    """Catalog and probe go through the policy they are given (the Session's, once it passes
+    it); without one, a request is sent once, as before."""
+    from dynosql.dynamo.capabilities import DYNAMODB, probe
+    from dynosql.dynamo.catalog import Catalog
+
+    name = _create(backend)
+    client = quick_session(proxy.url).client
+    proxy.fail("DescribeTable", "throttle", calls=[1, 2])
+    proxy.fail("ListTables", "500", calls=[1, 2])
+    once = Catalog(client, lambda: DYNAMODB, lambda table: [])
+    with pytest.raises(DynosqlError, match="kept throttling"):
+        once.table(name)
+    with pytest.raises(DynosqlError, match="InternalServerError"):
+        probe(client)
+    retried = Catalog(
+        client, lambda: DYNAMODB, lambda table: [], policy=lambda: RetryPolicy(sleep=_no_wait)
+    )
+    assert retried.table(name).name == name
+    assert probe(client, RetryPolicy(sleep=_no_wait)).backend in ("dynamodb", "moto")
+    assert [c.action for c in proxy.calls("DescribeTable")] == ["throttle", "throttle", "forward"]
+    assert [c.action for c in proxy.calls("ListTables")] == ["500", "500", "forward"]
