@@ -22,7 +22,7 @@ from dynosql import guards
 from dynosql.dynamo.capabilities import Capabilities, probe
 from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog
 from dynosql.dynamo.reader import Executor, Limits
-from dynosql.dynamo.retry import Sleep
+from dynosql.dynamo.retry import RetryPolicy, Sleep
 from dynosql.dynamo.writer import WriteLimits, Writer, WriteStats
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.evaluate.aggregate import count_group, group
@@ -100,7 +100,10 @@ class Context:
         # moto reports no table sizes: the catalog measures them on a sample, an emulator's
         # workaround that is not added to the ledger
         self.catalog = Catalog(
-            client, lambda: self.capabilities, lambda name: self.sample(name, counted=False)
+            client,
+            lambda: self.capabilities,
+            lambda name: self.sample(name, counted=False),
+            self.retry_policy,
         )
         self._samples: dict[str, list[dict[str, Any]]] = {}
         self.cancelled = threading.Event()  # set by Session.cancel(): reads and waits stop
@@ -119,7 +122,7 @@ class Context:
     def capabilities(self) -> Capabilities:
         """What the backend can be trusted with: asked once, on first need."""
         if self._capabilities is None:
-            self._capabilities = probe(self.client)
+            self._capabilities = probe(self.client, self.retry_policy())
         return self._capabilities
 
     @property
@@ -277,17 +280,21 @@ class Context:
 
     def writer(self, stats: WriteStats, *, transactional: bool = False, workers: int = 0) -> Writer:
         """A writer with the session's limits (--max-wcu, --rate-limit) and sleep set."""
-        limits = self.write_limits()
         kwargs: dict[str, Any] = {"workers": workers} if workers else {}
         return Writer(
             self.client,
             stats,
             estimating=self.estimating,
-            limits=limits,
+            limits=self.write_limits(),
             transactional=transactional,
-            sleep=self.sleep,
+            policy=self.retry_policy(),
             **kwargs,
         )
+
+    def retry_policy(self) -> RetryPolicy:
+        """The one retry policy (dynamo.retry) with this session's deadline, Ctrl-C and sleep:
+        for every request a statement sends outside the reader (writes, DDL and its waits)."""
+        return RetryPolicy.of(self)
 
     def write_limits(self) -> WriteLimits:
         """--max-wcu and --rate-limit, for every writer of a statement."""

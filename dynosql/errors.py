@@ -95,8 +95,10 @@ class Failure:
 
     `kind`: ``throttle``, ``server`` (HTTP 5xx), ``connection`` (dropped or unreachable;
     `dropped` when a request was under way and may be retried), ``credentials``,
-    ``not_found``, ``refused`` (any other AWS error answer), ``setup`` (no region, no
-    credentials, a bad profile), or ``unknown`` (not an AWS or connection error: a bug)."""
+    ``not_found``, ``conflict`` (a write refused because a transaction holds the item: nothing
+    was applied), ``refused`` (any other AWS error answer), ``setup`` (no region, no
+    credentials, a bad profile), or ``unknown`` (not an AWS or connection error: a bug).
+    What each kind is worth in retries is `dynosql.dynamo.retry.RetryPolicy`'s to decide."""
 
     kind: str
     code: str = ""
@@ -127,6 +129,8 @@ def classify(err: BaseException) -> Failure:
             return Failure("credentials", code, message)
         if code == "ResourceNotFoundException":
             return Failure("not_found", code, message)
+        if code == "TransactionConflictException":
+            return Failure("conflict", code, message)
         if isinstance(status, int) and status >= 500:
             return Failure("server", code, message)
         return Failure("refused", code, message)
@@ -146,16 +150,17 @@ def classify(err: BaseException) -> Failure:
     return Failure("unknown", name, str(err))
 
 
-def translate_error(err: Exception) -> Exception:
+def translate_error(err: Exception, what: str = "requests") -> Exception:
     """An AWS or connection error as one sentence for the user (a `DynosqlError`); anything
-    else (a bug) is returned as it is. Raise it ``from err`` so the cause stays chained."""
+    else (a bug) is returned as it is. Raise it ``from err`` so the cause stays chained.
+    `what` names the requests a throttle stopped (``reads``, ``writes``)."""
     if isinstance(err, DynosqlError):
         return err
     failure = classify(err)
     code, message = failure.code, failure.message
     if failure.kind == "throttle":
         return ExecutionError(
-            f"DynamoDB kept throttling the reads after retries ({code}): {message}"
+            f"DynamoDB kept throttling the {what} after retries ({code}): {message}"
         )
     if failure.kind == "credentials":
         hint = ""
@@ -164,7 +169,7 @@ def translate_error(err: Exception) -> Exception:
         return ExecutionError(f"AWS rejected the credentials ({code}): {message}{hint}")
     if failure.kind == "not_found":
         return ExecutionError(f"DynamoDB: {message or 'table or index not found'}")
-    if failure.kind in ("server", "refused"):
+    if failure.kind in ("server", "conflict", "refused"):
         return ExecutionError(f"DynamoDB refused the request ({code}): {message}")
     if failure.kind == "connection":
         hint = ""

@@ -21,6 +21,13 @@ that match it; ``None`` means every call) and an optional predicate on the JSON 
   instead of items (BatchGetItem), or the second half of the write requests come back as
   ``UnprocessedItems`` (BatchWriteItem); the x-amz-crc32 header is recomputed so botocore
   accepts the answer.
+- ``conflict``: 400 ``TransactionCanceledException`` whose CancellationReasons say
+  ``TransactionConflict`` for the first action (``None`` for the others): a TransactWriteItems
+  that met another transaction, nothing written;
+- ``write_conflict``: 400 ``TransactionConflictException`` (a single write that met a
+  transaction under way on its item: nothing written);
+- ``creating``: the call goes to the server, then a DescribeTable answer says the table is
+  ``CREATING`` (a table change DynamoDB has not finished).
 
 Every request that reaches the proxy is logged in ``proxy.log`` (operation, parsed body,
 what was done), so tests can check what the client sent on a retry.
@@ -42,7 +49,19 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-ACTIONS = ("throttle", "throttling", "500", "reset", "unprocessed", "hang", "expired", "lost")
+ACTIONS = (
+    "throttle",
+    "throttling",
+    "500",
+    "reset",
+    "unprocessed",
+    "hang",
+    "expired",
+    "lost",
+    "conflict",
+    "write_conflict",
+    "creating",
+)
 TARGET_PREFIX = "DynamoDB_20120810."
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date", "server"}
 
@@ -190,6 +209,11 @@ _ERRORS = {
         "com.amazonaws.dynamodb.v20120810#InternalServerError",
         "Internal server error (injected by the test proxy)",
     ),
+    "write_conflict": (
+        400,
+        "com.amazonaws.dynamodb.v20120810#TransactionConflictException",
+        "Transaction is ongoing for the item",
+    ),
 }
 
 
@@ -224,6 +248,20 @@ class _Handler(BaseHTTPRequestHandler):
             self._forward(raw, call=call, lose=True)
         elif action == "unprocessed":
             self._forward(raw, rewrite=lambda status, data: _unprocess(body, status, data))
+        elif action == "creating":
+            self._forward(raw, rewrite=_creating)
+        elif action == "conflict":
+            reasons = [{"Code": "None"} for _ in body.get("TransactItems", [])] or [{}]
+            reasons[0] = {"Code": "TransactionConflict", "Message": "Transaction is ongoing"}
+            payload = json.dumps(
+                {
+                    "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+                    "message": "Transaction cancelled, please refer cancellation reasons for "
+                    "specific reasons [TransactionConflict]",
+                    "CancellationReasons": reasons,
+                }
+            ).encode()
+            self._answer(400, {"Content-Type": "application/x-amz-json-1.0"}, payload)
         else:
             status, error_type, message = _ERRORS[action]
             payload = json.dumps({"__type": error_type, "message": message}).encode()
@@ -282,6 +320,15 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
         self.wfile = io.BytesIO()  # finish() flushes into nothing
+
+
+def _creating(status: int, data: bytes) -> bytes:
+    """A DescribeTable answer whose table is still being created."""
+    if status != 200:
+        return data
+    answer = json.loads(data)
+    answer.get("Table", {})["TableStatus"] = "CREATING"
+    return json.dumps(answer).encode()
 
 
 def _unprocess(request: dict, status: int, data: bytes) -> bytes:

@@ -91,7 +91,7 @@ def test_write_batches_resends_unprocessed_items(backend: Backend) -> None:
             put_requests(rows),
             workers=2,
             on_written=lambda done: written.append(len(done)),
-            sleep=quick.context.sleep,
+            policy=quick.context.retry_policy(),
         )
         calls = proxy.calls("BatchWriteItem")
     assert isinstance(stats, WriteStats)
@@ -147,8 +147,8 @@ def test_sigint_mid_update_then_undo_restores_exactly(
     # what was written is exactly what the journal says
     assert {k for k in before if after[k] != before[k]} == changed
     assert all(after[k]["n"] == before[k]["n"] + 1000 for k in changed)
-    run = run_cli(
-        "undo", str(journal), "--endpoint-url", backend.endpoint_url, env=cli_env(tmp_path)
+    run = run_cli(  # more than --confirm-over writes: a script says --yes
+        "undo", str(journal), "--yes", "--endpoint-url", backend.endpoint_url, env=cli_env(tmp_path)
     )
     assert run.returncode == 0, run.stderr
     assert _scan(backend, name) == before

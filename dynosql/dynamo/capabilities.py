@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dynosql.dynamo.retry import RetryPolicy
 from dynosql.errors import ExecutionError
 
 
@@ -135,14 +136,13 @@ def from_response(response: dict[str, Any]) -> Capabilities:
     return MOTO if "Werkzeug" in server else DYNAMODB
 
 
-def probe(client: Any) -> Capabilities:
-    """Ask the endpoint once (ListTables, which costs no capacity) what it is."""
-    from dynosql.errors import not_dynamodb, translate_error
+def probe(client: Any, policy: RetryPolicy | None = None) -> Capabilities:
+    """Ask the endpoint once (ListTables, which costs no capacity) what it is, through `policy`
+    (the session's retries; without one, sent once)."""
+    from dynosql.errors import not_dynamodb
 
-    try:
-        response = client.list_tables(Limit=1)
-    except Exception as err:
-        raise translate_error(err) from err
+    policy = policy or RetryPolicy.once()
+    response = policy.call(client.list_tables, Limit=1)
     if "TableNames" not in response:
         raise not_dynamodb("ListTables", "TableNames")
     return from_response(response)

@@ -7,14 +7,32 @@ from collections.abc import Callable
 from typing import Any
 
 from dynosql.dynamo.capabilities import Capabilities
-from dynosql.errors import PlanError, not_dynamodb, translate_error
+from dynosql.dynamo.retry import RetryPolicy
+from dynosql.errors import PlanError, not_dynamodb
 from dynosql.plan.schema import TableInfo, table_info
 
 SAMPLE_ITEMS = 100
 
 
+def describe(policy: RetryPolicy, client: Any, name: str) -> dict[str, Any] | None:
+    """DescribeTable now (never cached: a wait for ACTIVE polls it), through `policy`; the
+    ``Table`` description, or None when there is no such table."""
+    sent = policy.send(
+        client.describe_table, TableName=name, answers=("ResourceNotFoundException",)
+    )
+    if sent.error is not None:
+        return None
+    if "Table" not in sent.value:
+        raise not_dynamodb("DescribeTable", "a table description")
+    return sent.value["Table"]
+
+
 class Catalog:
     """DescribeTable/ListTables through one client, cached per session (``refresh`` forgets).
+
+    Each call goes through `policy()`, the session's retry policy (dynamo.retry); without one,
+    each is sent once (botocore's own attempts aside), as a caller that does not know the
+    session's deadline must.
 
     A backend that reports no table size (moto: see `Capabilities`) gets one measured from a
     small sample read, so that estimates have something to stand on. Never done against AWS."""
@@ -24,10 +42,12 @@ class Catalog:
         client: Any,
         capabilities: Callable[[], Capabilities],
         sampler: Callable[[str], list[dict]],
+        policy: Callable[[], RetryPolicy] | None = None,
     ):
         self.sampler = sampler  # a few items of a table (Session.sample: retried, guarded)
         self.client = client
         self.capabilities = capabilities
+        self.policy = policy or (lambda: RetryPolicy.once())
         self._tables: dict[str, TableInfo] = {}
         self._names: list[str] | None = None
 
@@ -36,10 +56,7 @@ class Catalog:
             names: list[str] = []
             kwargs: dict[str, Any] = {}
             while True:
-                try:
-                    page = self.client.list_tables(**kwargs)
-                except Exception as err:
-                    raise translate_error(err) from err
+                page = self.policy().call(self.client.list_tables, **kwargs)
                 if "TableNames" not in page:
                     raise not_dynamodb("ListTables", "TableNames")
                 names.extend(page["TableNames"])
@@ -51,14 +68,15 @@ class Catalog:
 
     def table(self, name: str) -> TableInfo:
         if name not in self._tables:
-            try:
-                description = self.client.describe_table(TableName=name)
-            except Exception as err:
-                code = (getattr(err, "response", None) or {}).get("Error", {}).get("Code", "")
-                if code in ("ResourceNotFoundException", "ValidationException"):
-                    # a name DynamoDB cannot even validate is still "no such table"
-                    raise PlanError(self._unknown(name)) from err
-                raise translate_error(err) from err
+            # a name DynamoDB cannot even validate is still "no such table"
+            sent = self.policy().send(
+                self.client.describe_table,
+                TableName=name,
+                answers=("ResourceNotFoundException", "ValidationException"),
+            )
+            if sent.error is not None:
+                raise PlanError(self._unknown(name)) from sent.error
+            description = sent.value
             if "Table" not in description:
                 raise not_dynamodb("DescribeTable", "a table description")
             info = table_info(description["Table"])

@@ -1,4 +1,4 @@
-"""Run a plan with boto3: pages, segments, batches, retries, capacity.
+"""Run a plan with boto3: pages, segments, batches, retries (dynamo.retry's policy), capacity.
 
 Items stream out lazily: a consumer that stops early (LIMIT) stops the reads. Several requests
 (IN, OR branches, parallel Scan segments) run concurrently in threads and are merged.
@@ -22,20 +22,21 @@ from typing import Any, TypeVar
 from dynosql import values
 from dynosql.dynamo import wire as wire_module
 from dynosql.dynamo import wiresize
-from dynosql.dynamo.budget import BudgetStop, Cancelled, ReadBudget
+from dynosql.dynamo.budget import BudgetStop, ReadBudget
 from dynosql.dynamo.capabilities import ProjectionRefused, without_projection
-from dynosql.dynamo.retry import Sleep, pause, retry_delay, unprocessed_delay
-from dynosql.errors import ExecutionError, classify, translate_error
+from dynosql.dynamo.retry import (
+    MAX_UNPROCESSED_ROUNDS,
+    RetryPolicy,
+    Sleep,
+    botocore_attempts,
+    unprocessed_delay,
+)
+from dynosql.errors import ExecutionError
 from dynosql.evaluate.predicate import matches
 from dynosql.plan.cost import read_units
 from dynosql.plan.model import Plan, Request
 from dynosql.result import ProgressSink, Stats
 
-MAX_UNPROCESSED_ROUNDS = 12
-# Tries of one request in all, botocore's own attempts included: a client made with fewer
-# botocore attempts (the tests' quick clients make one) gets as many tries from dynosql.
-THROTTLE_TRIES = 21  # throttles pass, given time
-TRANSIENT_TRIES = 9  # 5xx and dropped connections
 SLOW_ANSWER_SECONDS = 3.0  # a terminal hears about a request that has not answered by then
 UNKNOWN_ITEM_BYTES = 4096  # item size assumed for a page's Limit when nothing is known
 QUEUE_DEPTH = 4096
@@ -77,8 +78,6 @@ class Executor:
         sleep: Sleep = time.sleep,
     ):
         self.client = client
-        self.sleep = sleep
-        self.attempts = botocore_attempts(client)
         # tables whose items moto fails to project, learned on the way (see _send); the
         # Session's own set, so that it is remembered for the session
         self.unprojectable = unprojectable if unprojectable is not None else set()
@@ -86,6 +85,10 @@ class Executor:
         self.limits = limits or Limits()
         self.progress = progress
         self.cancel = cancel or threading.Event()
+        # every request of the statement: retried, within the deadline, stopped by cancel
+        self.policy = RetryPolicy(
+            self.limits.deadline, self.cancel, sleep, botocore_attempts(client)
+        )
         self._lock = threading.Lock()
         self.budget = self._budget(Stats())
 
@@ -368,7 +371,7 @@ class Executor:
         wanted = [values.decode_item(key) for key in spec["Keys"]]
         got: dict[tuple, dict] = {}
         pending: dict[str, Any] = {table: spec}
-        for attempt in range(MAX_UNPROCESSED_ROUNDS):
+        for _round in self.policy.rounds(MAX_UNPROCESSED_ROUNDS, unprocessed_delay):
             booked = self._unit_cost(plan, 1) * len(pending[table]["Keys"])
             self.budget.reserve(booked)
             self.budget.settle(booked)
@@ -385,7 +388,6 @@ class Executor:
             if not unprocessed.get(table, {}).get("Keys"):
                 break
             pending = unprocessed
-            pause(unprocessed_delay(attempt), self.cancel, self.sleep)
         else:
             raise ExecutionError(
                 f"BatchGetItem left keys unprocessed after {MAX_UNPROCESSED_ROUNDS} attempts "
@@ -432,33 +434,9 @@ class Executor:
         return max(self._unit_cost(plan, 1), Decimal(items * item_bytes) / unit), limit
 
     def _call(self, method: str, params: dict, stats: Stats, plan: Plan | None = None) -> dict:
-        started = time.monotonic()
-        deadline = self.limits.deadline
-        for attempt in range(THROTTLE_TRIES):  # ends by return or raise
-            if self.cancel.is_set():
-                raise Cancelled()
-            round_started = time.monotonic()
-            try:
-                response = self._send(method, params)
-                break
-            except Exception as err:  # one place turns AWS and connection errors into sentences
-                rounds = retryable(err, self.attempts)
-                # exponential backoff with full jitter; the same request again (pagination
-                # resumes from the same ExclusiveStartKey, so nothing is read twice)
-                wait = retry_delay(attempt)
-                now = time.monotonic()
-                spent = now - started
-                # another round like this one (botocore's attempts included) must fit too
-                late = deadline is not None and spent + wait + (now - round_started) > deadline
-                if attempt >= rounds or late:
-                    error = translate_error(err)
-                    if late and classify(err).kind == "connection":
-                        error = ExecutionError(
-                            f"{error} (gave up after {spent:.0f} s; the deadline setting is "
-                            f"{deadline:g} s)"
-                        )
-                    raise error from err
-                pause(wait, self.cancel, self.sleep)
+        # retried as the same request (pagination resumes from the same ExclusiveStartKey, so
+        # nothing is read twice)
+        response = self.policy.call(self._send, method, params, what="reads")
         stats_add(self._lock, stats, requests=1)
         if not self.estimate_capacity and wire_module.DEFERRED not in response:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
@@ -551,27 +529,6 @@ class Executor:
             raise BudgetStop(f"stopped: more than --max-rcu {limits.max_rcu}")
         if self.progress is not None:
             self.progress(stats)
-
-
-def retryable(err: Exception, attempts: int = 3) -> int:
-    """How many rounds (of `attempts` botocore tries each) an error deserves after the first:
-    throttles many (they pass), server errors and dropped connections a few, else none."""
-    failure = classify(err)
-    tries = THROTTLE_TRIES if failure.kind == "throttle" else TRANSIENT_TRIES
-    if failure.kind != "throttle" and not failure.transient:
-        return 0
-    return -(-tries // max(1, attempts)) - 1
-
-
-def botocore_attempts(client: Any) -> int:
-    """The attempts botocore makes of each call of this client before dynosql sees an error."""
-    retries = getattr(getattr(getattr(client, "meta", None), "config", None), "retries", None)
-    if not isinstance(retries, dict):
-        return 1
-    total = retries.get("total_max_attempts")
-    if total is None and retries.get("max_attempts") is not None:
-        total = retries["max_attempts"] + 1
-    return max(1, int(total or 3))
 
 
 def stats_add(

@@ -1,13 +1,16 @@
 """Run writes with boto3: concurrent conditional writes, batches, retries, pacing, capacity.
 
-- `run_writes`: one PutItem/UpdateItem/DeleteItem per target, several in flight (threads). A
+- `Writer.run`: one PutItem/UpdateItem/DeleteItem per target, several in flight (threads). A
   failed condition (ConditionalCheckFailedException) is not an error: the item is skipped and
-  counted. Throttles, 5xx and dropped connections are retried with backoff (execute.retryable).
-  Every write that succeeded is in the journal (flushed) before the next one starts counting;
-  on Ctrl-C, --max-wcu or an error no new write starts and the ones in flight finish (and are
-  journaled) before the exception goes on.
+  counted. Every request goes through the statement's `RetryPolicy` (dynamo.retry: throttles,
+  5xx, dropped connections and transaction conflicts retried with backoff, within the
+  deadline). Every write that succeeded is in the journal (flushed) before the next one starts
+  counting; on Ctrl-C, --max-wcu or an error no new write starts and the ones in flight finish
+  (and are journaled) before the exception goes on. Ctrl-C also sets the policy's cancel event:
+  a write waiting to be sent again stops there (its intent stays unanswered: undo lists it).
 - `write_batches`: BatchWriteItem, 25 requests a call, UnprocessedItems sent again with
-  exponential backoff; reusable (UPSERT without a journal, COPY FROM).
+  exponential backoff (the policy's rounds); reusable (UPSERT without a journal, COPY FROM).
+- `Writer.transact`: TransactWriteItems, sent again with a new token after a conflict.
 - Capacity: ReturnConsumedCapacity=TOTAL, summed; on a backend that reports none (moto) each
   write is estimated by plan.cost.write_units from the images and labelled ``est.``.
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -24,16 +27,22 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
-from dynosql.dynamo.reader import _reported, botocore_attempts, retryable
-from dynosql.dynamo.retry import Sleep, retry_delay, unprocessed_delay
-from dynosql.errors import ExecutionError, GuardError, classify, translate_error
+from dynosql.dynamo.budget import Cancelled
+from dynosql.dynamo.reader import _reported
+from dynosql.dynamo.retry import (
+    MAX_UNPROCESSED_ROUNDS,
+    TRANSACTION_ROUNDS,
+    RetryPolicy,
+    botocore_attempts,
+    conflict_delay,
+    unprocessed_delay,
+)
+from dynosql.errors import ExecutionError, GuardError, classify
 from dynosql.evaluate.update import UpdateFailed, apply_update
 from dynosql.plan.cost import write_units
 from dynosql.result import Stats, format_capacity
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
-RETRY_CODES = frozenset({"TransactionConflictException"})  # an item in a transaction: try again
-MAX_UNPROCESSED_ROUNDS = 12
 BATCH_SIZE = 25
 WORKERS = 8
 
@@ -144,11 +153,13 @@ class Writer:
         limits: WriteLimits | None = None,
         workers: int = WORKERS,
         transactional: bool = False,
-        sleep: Sleep = time.sleep,
+        policy: RetryPolicy | None = None,
     ):
         self.client = client
-        self.sleep = sleep
-        self.attempts = botocore_attempts(client)
+        # every request's retries, the deadline, the cancel event and the one sleep
+        self.policy = (
+            policy if policy is not None else RetryPolicy(attempts=botocore_attempts(client))
+        )
         self.stats = stats
         self.estimating = estimating
         self.limits = limits or WriteLimits()
@@ -172,35 +183,58 @@ class Writer:
     ) -> tuple[dict | None, ConditionFailure | None, bool]:
         """`call`, what DynamoDB said when the condition failed (see ConditionFailure), and
         whether the request was sent more than once (an earlier attempt may have applied)."""
-        attempt = 0
-        while True:
-            try:
-                response = getattr(self.client, method)(**params)
-                break
-            except Exception as err:
-                failure = classify(err)
-                if failure.code == CONDITION_FAILED:
-                    with self.stats.lock:
-                        self.stats.requests += 1
-                    failed = ConditionFailure.of(err, attempt)
-                    return None, failed, failed.retried
-                rounds = retryable(err, self.attempts)
-                if failure.code in RETRY_CODES:
-                    rounds = 6
-                if attempt >= rounds:
-                    if failure.kind == "throttle":
-                        raise ExecutionError(
-                            f"DynamoDB kept throttling the writes after retries ({failure.code}): "
-                            f"{failure.message}"
-                        ) from err
-                    raise translate_error(err) from err
-                self.sleep(retry_delay(attempt))
-                attempt += 1
+        # in flight: its intent is journaled (Writer.run starts no write once cancelled)
+        sent = self.policy.send(
+            getattr(self.client, method),
+            what="writes",
+            answers=(CONDITION_FAILED,),
+            in_flight=True,
+            **params,
+        )
+        again = sent.tries - 1
+        if sent.error is not None:
+            with self.stats.lock:
+                self.stats.requests += 1
+            failed = ConditionFailure.of(sent.error, again)
+            return None, failed, failed.retried
+        response: dict = sent.value
         with self.stats.lock:
             self.stats.requests += 1
             if not self.estimating:
                 self.stats.wcu += _reported(response.get("ConsumedCapacity"))
-        return response, None, _sent_again(response, attempt)
+        return response, None, _sent_again(response, again)
+
+    def transact(self, params: dict) -> dict:
+        """One TransactWriteItems of `params` (without its ClientRequestToken). Each round has
+        its own token, the same on every retry of the round, so that DynamoDB applies it once
+        even when an answer is lost and the request is sent again (within 10 minutes). A
+        round cancelled by a conflict (TransactionCanceledException with a TransactionConflict
+        reason: nothing was written) is followed by another, with a new token, up to
+        `TRANSACTION_ROUNDS` in all; any other cancellation is `TransactionCancelled`."""
+        for attempt in self.policy.rounds(TRANSACTION_ROUNDS, conflict_delay):
+            request = {**params, "ClientRequestToken": uuid.uuid4().hex}
+            try:
+                response = self.call("transact_write_items", request)
+            except ExecutionError as err:
+                cause = err.__cause__
+                failure = classify(cause) if cause is not None else None
+                if failure is None:
+                    raise
+                if failure.code == "UnknownOperationException":
+                    raise ExecutionError(
+                        "this endpoint has no TransactWriteItems (dynalite, for one, lacks it): "
+                        "nothing was written"
+                    ) from cause
+                if failure.code != "TransactionCanceledException":
+                    raise
+                reasons = getattr(cause, "response", {}).get("CancellationReasons") or []
+                codes = [r.get("Code") for r in reasons]
+                if "TransactionConflict" in codes and attempt + 1 < TRANSACTION_ROUNDS:
+                    continue
+                raise TransactionCancelled(codes, failure.message) from cause
+            assert response is not None  # no condition of its own: a failure is a cancellation
+            return response
+        raise AssertionError("unreachable: the last round returns or raises")
 
     def charge(self, units: Decimal) -> None:
         """Estimated capacity of one write (only when the backend reports none)."""
@@ -218,7 +252,7 @@ class Writer:
         if limits.rate_limit:
             ahead = float(stats.wcu / limits.rate_limit) - stats.elapsed
             if ahead > 0:
-                self.sleep(ahead)
+                self.policy.wait(ahead)
 
     def _within_cap(self, pending: set[Future], done: Callable[[Any], None]) -> None:
         """--max-wcu: a write starts only while what is written plus what is in flight (each at
@@ -251,16 +285,18 @@ class Writer:
         stop: BaseException | None = None
         pool = ThreadPoolExecutor(max_workers=self.workers)
         it: Iterator[dict] = iter(targets)
-        interrupted = _defer_interrupts()
+        interrupted = _defer_interrupts(self.policy.cancel)
         try:
             try:
                 for target in it:
                     if interrupted.is_set():
                         raise KeyboardInterrupt
+                    if self.policy.cancel.is_set():  # Session.cancel from another thread
+                        raise Cancelled()
                     self.pace()
                     if self.limits.max_wcu is not None:
                         self._within_cap(pending, done)
-                    pending.add(pool.submit(write_one, target))
+                    pending.add(pool.submit(self._unless_cancelled, write_one, target))
                     if len(pending) >= self.workers * 2:
                         finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                         pending -= finished
@@ -297,11 +333,13 @@ class Writer:
         """`run` with one worker: each write in this thread, reported before the next starts
         (no pool: COPY FROM sends every batch this way, and a thread per batch cost more CPU
         than the batch)."""
-        interrupted = _defer_interrupts()
+        interrupted = _defer_interrupts(self.policy.cancel)
         try:
             for target in targets:
                 if interrupted.is_set():
                     raise KeyboardInterrupt
+                if self.policy.cancel.is_set():
+                    raise Cancelled()
                 self.pace()
                 if self.limits.max_wcu is not None:
                     self._within_cap(set(), done)
@@ -310,6 +348,24 @@ class Writer:
             interrupted.restore()
         if interrupted.is_set():
             raise KeyboardInterrupt
+
+    def _unless_cancelled(self, write_one: Callable[[dict], Outcome], target: dict) -> Outcome:
+        """`write_one`, unless the statement was cancelled before it started (a write queued
+        behind the ones in flight is then never sent, and never journaled)."""
+        if self.policy.cancel.is_set():
+            raise Cancelled()
+        return write_one(target)
+
+
+class TransactionCancelled(ExecutionError):
+    """DynamoDB cancelled a transaction (nothing was written), for a reason other than a
+    conflict, or after `TRANSACTION_ROUNDS` conflicts: `codes` are its CancellationReasons'
+    codes, one per action (``None`` / ``"None"`` for an action that was fine)."""
+
+    def __init__(self, codes: list[str | None], message: str):
+        super().__init__(f"transaction cancelled, nothing was written: {message}")
+        self.codes = codes
+        self.reason = message
 
 
 def _settle(finished: Iterable[Future], done: Callable[[Any], None]) -> None:
@@ -327,12 +383,19 @@ def _settle(finished: Iterable[Future], done: Callable[[Any], None]) -> None:
 
 class _Deferred(threading.Event):
     """Ctrl-C while writing: noted, acted on between writes (never between a write and its
-    journal line)."""
+    journal line); it also sets the statement's cancel event, so that a write waiting to be
+    sent again stops waiting."""
 
-    def __init__(self) -> None:
+    def __init__(self, cancel: threading.Event | None = None) -> None:
         super().__init__()
         self.previous: Any = None
         self.installed = False
+        self.cancel = cancel
+
+    def interrupt(self, *_: Any) -> None:
+        self.set()
+        if self.cancel is not None:
+            self.cancel.set()
 
     def restore(self) -> None:
         if self.installed:
@@ -340,11 +403,11 @@ class _Deferred(threading.Event):
             self.installed = False
 
 
-def _defer_interrupts() -> _Deferred:
-    event = _Deferred()
+def _defer_interrupts(cancel: threading.Event | None = None) -> _Deferred:
+    event = _Deferred(cancel)
     if threading.current_thread() is threading.main_thread():
         try:
-            event.previous = signal.signal(signal.SIGINT, lambda *_: event.set())
+            event.previous = signal.signal(signal.SIGINT, event.interrupt)
             event.installed = True
         except ValueError:  # pragma: no cover - not the main interpreter
             pass
@@ -432,12 +495,13 @@ def write_batches(
     limits: WriteLimits | None = None,
     workers: int = 4,
     on_written: Callable[[list[dict]], None] | None = None,
-    sleep: Sleep = time.sleep,
+    policy: RetryPolicy | None = None,
 ) -> WriteStats:
     """Send BatchWriteItem write requests (``{"PutRequest": {"Item": wire}}`` or
     ``{"DeleteRequest": {"Key": wire}}``; see `put_requests`) to `table`, 25 a call, `workers`
     calls in flight. UnprocessedItems are sent again with exponential backoff and jitter (up to
-    12 rounds, then ExecutionError); throttles, 5xx and dropped connections are retried.
+    12 rounds, then ExecutionError); throttles, 5xx and dropped connections are retried (all
+    through `policy`: its deadline, its cancel event, its sleep).
     `on_written` gets each group of requests once DynamoDB has processed them. Returns the
     stats: ``changed`` = requests processed, ``wcu`` reported (or estimated: 1 KB units of each
     put item, 1 per delete). Ctrl-C stops new calls; calls in flight finish first.
@@ -445,7 +509,7 @@ def write_batches(
     not repeat keys within 25 requests."""
     stats = stats if stats is not None else WriteStats(verb="BATCH", table=table)
     writer = Writer(
-        client, stats, estimating=estimating, limits=limits, workers=workers, sleep=sleep
+        client, stats, estimating=estimating, limits=limits, workers=workers, policy=policy
     )
 
     def batches() -> Iterator[list[dict]]:
@@ -460,7 +524,7 @@ def write_batches(
 
     def send(chunk: list[dict]) -> Outcome:
         pending = chunk
-        for attempt in range(MAX_UNPROCESSED_ROUNDS):
+        for _round in writer.policy.rounds(MAX_UNPROCESSED_ROUNDS, unprocessed_delay):
             response = writer.call(
                 "batch_write_item",
                 {"RequestItems": {table: pending}, "ReturnConsumedCapacity": "TOTAL"},
@@ -481,7 +545,6 @@ def write_batches(
             if not left:
                 return Outcome({}, True)
             pending = left
-            writer.sleep(unprocessed_delay(attempt))
         raise ExecutionError(
             f"BatchWriteItem left {len(pending)} items unprocessed after "
             f"{MAX_UNPROCESSED_ROUNDS} attempts (throttled); what was written is counted"

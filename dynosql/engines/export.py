@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import time
+import uuid
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,7 +37,7 @@ from dynosql.sql import ast
 if TYPE_CHECKING:
     from dynosql.context import Context
 
-POLL_SECONDS = (0.2, 0.5, 1, 2, 5, 10)  # waits between DescribeExport calls, then every 10 s
+POLL_FIRST_SECONDS, POLL_CAP_SECONDS = 0.2, 10.0  # DescribeExport: 0.2 s, doubling, then 10 s
 PITR_HINT = (
     "aws dynamodb update-continuous-backups --table-name {table} "
     "--point-in-time-recovery-specification PointInTimeRecoveryEnabled=true"
@@ -105,11 +107,9 @@ def start(ctx: Context, table: str) -> str:
         )
     bucket, base = parse_s3(ctx.settings.export_s3)
     client = ctx.client
-    try:
-        info = ctx.table(table)
-        backups = client.describe_continuous_backups(TableName=table)
-    except Exception as err:
-        raise translate_error(err) from err
+    policy = ctx.retry_policy()  # every request retried, within the deadline
+    info = ctx.table(table)
+    backups = policy.call(client.describe_continuous_backups, TableName=table)
     pitr = backups["ContinuousBackupsDescription"].get("PointInTimeRecoveryDescription", {})
     if pitr.get("PointInTimeRecoveryStatus") != "ENABLED":
         raise ExecutionError(
@@ -118,24 +118,26 @@ def start(ctx: Context, table: str) -> str:
             "GB-month of table size while on; the export itself about $0.10 per GB)"
         )
     prefix = "/".join(p for p in (base, table, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())) if p)
-    try:
-        arn = client.describe_table(TableName=info.name)["Table"]["TableArn"]
-        response = client.export_table_to_point_in_time(
-            TableArn=arn, S3Bucket=bucket, S3Prefix=prefix, ExportFormat="DYNAMODB_JSON"
-        )
-    except Exception as err:
-        raise translate_error(err) from err
+    arn = policy.call(client.describe_table, TableName=info.name)["Table"]["TableArn"]
+    response = policy.call(
+        client.export_table_to_point_in_time,
+        TableArn=arn,
+        S3Bucket=bucket,
+        S3Prefix=prefix,
+        ExportFormat="DYNAMODB_JSON",
+        # one token for every retry: a request sent again after a lost answer starts no
+        # second export (DynamoDB's idempotency for ExportTableToPointInTime)
+        ClientToken=uuid.uuid4().hex,
+    )
     return str(response["ExportDescription"]["ExportArn"])
 
 
 def wait(ctx: Context, arn: str, stats: Stats) -> Export:
-    """Poll DescribeExport until the export completes (progress on the session's sink)."""
-    attempt = 0
-    while True:
-        try:
-            d = ctx.client.describe_export(ExportArn=arn)["ExportDescription"]
-        except Exception as err:
-            raise translate_error(err) from err
+    """Poll DescribeExport until the export completes (progress on the session's sink); each
+    poll retried and each wait cancelled as every request's (dynamo.retry)."""
+    policy = ctx.retry_policy()
+    for _elapsed in policy.polls(math.inf, POLL_FIRST_SECONDS, POLL_CAP_SECONDS):
+        d = policy.call(ctx.client.describe_export, ExportArn=arn)["ExportDescription"]
         status = d.get("ExportStatus")
         stats.items_scanned = int(d.get("ItemCount") or 0)
         if ctx.doors.progress is not None:
@@ -152,8 +154,7 @@ def wait(ctx: Context, arn: str, stats: Stats) -> Export:
             raise ExecutionError(
                 f"the export failed ({d.get('FailureCode')}): {d.get('FailureMessage')}"
             )
-        time.sleep(POLL_SECONDS[min(attempt, len(POLL_SECONDS) - 1)])
-        attempt += 1
+    raise AssertionError("unreachable: polls without a timeout never end")
 
 
 # --- reading the data files -------------------------------------------------------------------

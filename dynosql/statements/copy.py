@@ -140,7 +140,7 @@ def write_batch(
         limits=WriteLimits(max_wcu=ctx.write_limits().max_wcu),  # --rate-limit: _Load._pace
         workers=1,
         on_written=None if journal is None else journal.written,
-        sleep=ctx.sleep,
+        policy=ctx.retry_policy(),
     )
     if journal is not None:
         extra = journal.overwrite_units - extra
@@ -208,6 +208,8 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
     except OSError as err:  # gzip's BadGzipFile, a vanished file
         raise ExecutionError(f"cannot read {statement.path}: {err}") from err
     except (KeyboardInterrupt, DynosqlError) as err:
+        if isinstance(err, KeyboardInterrupt):
+            ctx.cancelled.set()  # the batch being written stops at its next wait
         if not isinstance(err, PlanError):  # a bad line says it itself
             journal = f" (journal {load.journal.path})" if load.journal is not None else ""
             ctx.tell(f"{load.written} items written{journal}; to continue: {load.resume()}")
@@ -339,7 +341,7 @@ class _Load:
         if limit:
             ahead = float(self.stats.capacity / limit) - (time.monotonic() - self.started)
             if ahead > 0:
-                self.ctx.sleep(ahead)
+                self.ctx.retry_policy().wait(ahead)
 
     def resume(self, line: int | None = None) -> str:
         s = self.statement

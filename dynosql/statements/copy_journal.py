@@ -51,7 +51,9 @@ class LoadJournal:
         self.journal = journal
         # its own executor: no progress line from the writer thread; --max-rcu still applies
         limits = ctx.executor().limits
-        self.executor = Executor(ctx.client, ctx.estimating, limits, None, ctx.cancelled)
+        self.executor = Executor(
+            ctx.client, ctx.estimating, limits, None, ctx.cancelled, sleep=ctx.sleep
+        )
         self.reads = Stats(capacity_estimated=ctx.estimating)
         self._batch: dict[
             tuple[Any, ...], tuple[dict[str, Any], dict[str, Any] | None]

@@ -18,7 +18,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
-from dynosql.errors import ExecutionError, translate_error
+from dynosql.dynamo.catalog import describe
+from dynosql.errors import ExecutionError
 from dynosql.guards import NOTHING, Effects
 from dynosql.plan.ddl import Call, DdlPlan, plan_ddl, show_create
 from dynosql.result import Result, format_bytes
@@ -162,20 +163,17 @@ def _expiring(ctx: Context, table: str, attribute: str) -> str:
 
 def send(ctx: Context, call: Call) -> dict[str, Any]:
     try:
-        return getattr(ctx.client, call.method)(**call.params)
+        return ctx.retry_policy().call(getattr(ctx.client, call.method), **call.params)
     except Exception as err:
         if type(err).__name__ == "ParamValidationError":  # botocore's own check, before sending
             detail = " ".join(str(err).split("\n")[1:]) or str(err)
             raise ExecutionError(f"{call.operation} refused by boto3: {detail}") from err
-        raise translate_error(err) from err
+        raise
 
 
 def ttl_attribute(ctx: Context, table: str) -> str | None:
     """The TTL attribute when TTL is enabled (or being enabled), else None."""
-    try:
-        answer = ctx.client.describe_time_to_live(TableName=table)
-    except Exception as err:
-        raise translate_error(err) from err
+    answer = ctx.retry_policy().call(ctx.client.describe_time_to_live, TableName=table)
     spec = answer.get("TimeToLiveDescription") or {}
     if spec.get("TimeToLiveStatus") in ("ENABLED", "ENABLING"):
         return spec.get("AttributeName")
@@ -198,13 +196,7 @@ def show_create_table(ctx: Context, statement: ast.ShowCreateTable) -> Result:
 
 
 def _describe(ctx: Context, table: str) -> dict[str, Any] | None:
-    try:
-        return ctx.client.describe_table(TableName=table)["Table"]
-    except Exception as err:
-        code = (getattr(err, "response", None) or {}).get("Error", {}).get("Code", "")
-        if code == "ResourceNotFoundException":
-            return None
-        raise translate_error(err) from err
+    return describe(ctx.retry_policy(), ctx.client, table)
 
 
 def _state(plan: DdlPlan, table: dict[str, Any] | None) -> tuple[bool, str]:
@@ -248,25 +240,20 @@ def _wait(ctx: Context, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> None:
     at once), then every few seconds, saying where things stand on a terminal."""
     if plan.wait is None:
         return
-    started = time.monotonic()
-    pause = 0.02
     status = getattr(ctx.doors.progress, "status", None)
-    while True:
+    text = ""
+    for elapsed in ctx.retry_policy().polls(timeout):  # cancellable, within `timeout`
         done, text = _state(plan, _describe(ctx, plan.table))
         if done:
             return
-        elapsed = time.monotonic() - started
         if elapsed > UNSTARTED_TIMEOUT and not _under_way(plan, text):
             raise ExecutionError(
                 f"the server accepted {plan.label} but has not started it after "
                 f"{UNSTARTED_TIMEOUT:.0f}s ({text}); this server may not implement it"
             )
-        if elapsed > timeout:
-            raise ExecutionError(f"gave up waiting after {timeout:.0f}s: {text}")
         if status is not None and elapsed > 1.0:
             status(f"… waiting: {text}, {elapsed:.0f}s")
-        ctx.sleep(pause)
-        pause = min(pause * 2, 5.0)
+    raise ExecutionError(f"gave up waiting after {timeout:.0f}s: {text}")
 
 
 def _effects(statement: ast.Ddl | ast.ShowCreateTable) -> Effects:

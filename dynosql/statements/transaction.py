@@ -14,14 +14,12 @@ transaction costs twice the WCU of the same writes.
 
 from __future__ import annotations
 
-import random
-import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards, values
-from dynosql.dynamo.writer import Writer, WriteStats, new_image
+from dynosql.dynamo.writer import TransactionCancelled, Writer, WriteStats, new_image
 from dynosql.errors import ExecutionError, PlanError, classify
 from dynosql.guards import NOTHING, Effects
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
@@ -42,8 +40,6 @@ from dynosql.statements.write import (
 
 if TYPE_CHECKING:
     from dynosql.context import Context
-
-CONFLICT_ROUNDS = 5
 
 
 @dataclass
@@ -220,29 +216,10 @@ def _current(writer: Writer, a: _Action) -> dict[str, Any] | None:
 
 def _send(writer: Writer, actions: list[_Action]) -> None:
     params = {"TransactItems": [a.request for a in actions], "ReturnConsumedCapacity": "TOTAL"}
-    for attempt in range(CONFLICT_ROUNDS + 1):
-        # the same token on every retry of one attempt: DynamoDB applies the transaction once
-        # even when an answer is lost and the request is sent again (within 10 minutes)
-        params["ClientRequestToken"] = uuid.uuid4().hex
-        try:
-            writer.call("transact_write_items", params)
-            return
-        except ExecutionError as err:
-            cause = err.__cause__
-            failure = classify(cause) if cause is not None else None
-            if failure is not None and failure.code == "UnknownOperationException":
-                raise ExecutionError(
-                    "this endpoint has no TransactWriteItems (dynalite, for one, lacks it): "
-                    "nothing was written"
-                ) from cause
-            if failure is None or failure.code != "TransactionCanceledException":
-                raise
-            reasons = getattr(cause, "response", {}).get("CancellationReasons") or []
-            codes = [r.get("Code") for r in reasons]
-            if "TransactionConflict" in codes and attempt < CONFLICT_ROUNDS:
-                writer.sleep(random.uniform(0, 0.1 * 2**attempt))
-                continue
-            raise ExecutionError(_cancelled(actions, codes, failure.message)) from cause
+    try:
+        writer.transact(params)  # a conflict is sent again, with a new token (dynamo.writer)
+    except TransactionCancelled as err:
+        raise ExecutionError(_cancelled(actions, err.codes, err.reason)) from err.__cause__
 
 
 def _cancelled(actions: list[_Action], codes: list[str | None], message: str) -> str:

@@ -203,7 +203,7 @@ def _send(
             stats=stats,
             estimating=ctx.estimating,
             limits=limits,
-            sleep=ctx.sleep,
+            policy=ctx.retry_policy(),
         )
         stats.matched = len(targets)
         return
