@@ -56,19 +56,19 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-class StringSet(frozenset):
+class StringSet(frozenset[Any]):
     """An SS value."""
 
     type_code = "SS"
 
 
-class NumberSet(frozenset):
+class NumberSet(frozenset[Any]):
     """An NS value (its elements are Decimals)."""
 
     type_code = "NS"
 
 
-class BinarySet(frozenset):
+class BinarySet(frozenset[Any]):
     """A BS value."""
 
     type_code = "BS"
@@ -246,7 +246,7 @@ _TYPE_RANK = {
 }
 
 
-def sort_key(value: Any) -> tuple:
+def sort_key(value: Any) -> tuple[Any, ...]:
     """A key that orders values as DynamoDB does: numbers numerically, strings by UTF-8 bytes,
     binary by unsigned bytes; mixed types by the rule above."""
     code = type_of(value)
@@ -270,7 +270,7 @@ def sort_key(value: Any) -> tuple:
     return (rank, tuple(sorted(sort_key(v) for v in value)))
 
 
-def scalar_key(value: Any) -> tuple | None:
+def scalar_key(value: Any) -> tuple[Any, ...] | None:
     """The ordering key for `<`/`>`/BETWEEN, or None when DynamoDB cannot order the value
     (only N, S and B are ordered)."""
     code = type_of(value)

@@ -41,7 +41,7 @@ class Catalog:
         self,
         client: Any,
         capabilities: Callable[[], Capabilities],
-        sampler: Callable[[str], list[dict]],
+        sampler: Callable[[str], list[dict[str, Any]]],
         policy: Callable[[], RetryPolicy] | None = None,
     ):
         self.sampler = sampler  # a few items of a table (Session.sample: retried, guarded)

@@ -30,7 +30,7 @@ from dynosql.sql import ast
 from dynosql.values import MISSING
 
 
-def guarded_request(plan: Any, item: dict) -> dict[str, Any]:
+def guarded_request(plan: Any, item: dict[str, Any]) -> dict[str, Any]:
     """The write for one item the read found, conditioned on its guarded paths."""
     request = plan.request(plan.key_of(item))
     ph = Placeholders()  # seeded with the write's own names and values: new ones never collide
@@ -49,7 +49,7 @@ def guarded_request(plan: Any, item: dict) -> dict[str, Any]:
 
 
 def write_guarded_item(
-    writer: Writer, plan: Any, assignments: tuple[ast.Assignment, ...], item: dict
+    writer: Writer, plan: Any, assignments: tuple[ast.Assignment, ...], item: dict[str, Any]
 ) -> Outcome:
     """One guarded UpdateItem; a failed condition after a retry is resolved (see above)."""
     request = guarded_request(plan, item)
@@ -74,8 +74,11 @@ def write_guarded_item(
 
 
 def applied_before(
-    plan: Any, assignments: tuple[ast.Assignment, ...], read: dict, current: dict | None
-) -> dict | None:
+    plan: Any,
+    assignments: tuple[ast.Assignment, ...],
+    read: dict[str, Any],
+    current: dict[str, Any] | None,
+) -> dict[str, Any] | None:
     """The item before this UPDATE when `current` is exactly `read` with it applied (then the
     write that failed its condition was a retry of one that had applied); else None."""
     if current is None:

@@ -62,10 +62,6 @@ class Limits:
 T = TypeVar("T")
 
 
-class _Stop(Exception):
-    pass
-
-
 class Executor:
     def __init__(
         self,
@@ -94,7 +90,7 @@ class Executor:
 
     # --- public ------------------------------------------------------------------------------
 
-    def items(self, plan: Plan, stats: Stats) -> Iterator[dict]:
+    def items(self, plan: Plan, stats: Stats) -> Iterator[dict[str, Any]]:
         """Every item the plan reads that passes its client-side checks (deduplicated)."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
@@ -103,7 +99,7 @@ class Executor:
         streams = self._streams(plan, stats)
         self.budget = self._budget(stats, len(streams))
         pages = streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
-        merged: Iterator[dict] = itertools.chain.from_iterable(pages)
+        merged: Iterator[dict[str, Any]] = itertools.chain.from_iterable(pages)
         if plan.dedupe:
             merged = _dedupe(merged, plan.table.keys.names)
         return self._final_total(merged, stats)
@@ -161,7 +157,7 @@ class Executor:
         self,
         plan: Plan,
         stats: Stats,
-        reduce: Callable[[list[dict], list[int]], T],
+        reduce: Callable[[list[dict[str, Any]], list[int]], T],
         reduce_body: Callable[[bytes | str], wire_module.ReducedPage[T] | None] | None = None,
     ) -> Iterator[T]:
         """`reduce` of every page of a plan that reads whole items or index entries with no
@@ -183,7 +179,7 @@ class Executor:
 
         one_at_a_time = threading.Lock()
 
-        def pages(request: Request, params: dict) -> Iterator[T]:
+        def pages(request: Request, params: dict[str, Any]) -> Iterator[T]:
             yield from self._pages(
                 plan,
                 request.operation,
@@ -199,7 +195,9 @@ class Executor:
         self.budget = self._budget(stats, len(streams))
         return streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
 
-    def tagged_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[dict]]]:
+    def tagged_pages(
+        self, plan: Plan, stats: Stats
+    ) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
         """A sampled Scan's pages as (the segment's index in the sample, items scanned, items
         that pass the client's checks): a segment sample's statistics need per-segment
         totals, the items scanned (before any filter) included."""
@@ -208,7 +206,9 @@ class Executor:
         assert plan.sample is not None
         index_of = {segment: i for i, segment in enumerate(plan.sample.segments)}
 
-        def pages(request: Request, params: dict) -> Iterator[tuple[int, int, list[dict]]]:
+        def pages(
+            request: Request, params: dict[str, Any]
+        ) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
             tag = index_of[params["Segment"]]
             for page, items, _sizes in self._pages(plan, request.operation, params, stats):
                 scanned = page.get("ScannedCount", page.get("Count", 0))
@@ -221,8 +221,8 @@ class Executor:
         return streams[0]() if len(streams) == 1 else self._concurrent(streams)
 
     def _request_pages(
-        self, plan: Plan, request: Request, params: dict, stats: Stats
-    ) -> Iterator[list[dict]]:
+        self, plan: Plan, request: Request, params: dict[str, Any], stats: Stats
+    ) -> Iterator[list[dict[str, Any]]]:
         """A request's items that pass the client's checks, a page (a list) at a time: a list
         crosses from a segment's thread to the consumer at the cost of one item."""
         op = request.operation
@@ -261,13 +261,13 @@ class Executor:
         self,
         plan: Plan,
         op: str,
-        params: dict,
+        params: dict[str, Any],
         stats: Stats,
         wanted: Callable[[], int] | None = None,
         decode: bool = True,
         one_at_a_time: threading.Lock | None = None,
-        consume: Callable[[list[dict], list[int]], Any] | None = None,
-        consume_body: Callable[[bytes | str], wire_module.ReducedPage | None] | None = None,
+        consume: Callable[[list[dict[str, Any]], list[int]], Any] | None = None,
+        consume_body: Callable[[bytes | str], wire_module.ReducedPage[Any] | None] | None = None,
     ) -> Iterator[Any]:
         """Each page, with its items decoded once (for the rows), or left in the wire form
         (`decode` False), and their sizes from the wire form (for the bytes read and the
@@ -316,13 +316,13 @@ class Executor:
     def _page(
         self,
         plan: Plan,
-        page: dict,
-        params: dict,
+        page: dict[str, Any],
+        params: dict[str, Any],
         stats: Stats,
-        seen: list,
+        seen: list[Any],
         decode: bool,
-        consume: Callable[[list[dict], list[int]], Any] | None,
-        consume_body: Callable[[bytes | str], wire_module.ReducedPage | None] | None = None,
+        consume: Callable[[list[dict[str, Any]], list[int]], Any] | None,
+        consume_body: Callable[[bytes | str], wire_module.ReducedPage[Any] | None] | None = None,
     ) -> tuple[Any, Any]:
         """One page of `_pages`, counted: (page, items, sizes), or what `consume` (or
         `consume_body`, from the bytes) makes of the items and sizes; and its
@@ -363,13 +363,15 @@ class Executor:
 
     # --- BatchGetItem, with UnprocessedKeys retried ------------------------------------------
 
-    def _batch_get(self, plan: Plan, params: dict, stats: Stats) -> Iterator[dict]:
+    def _batch_get(
+        self, plan: Plan, params: dict[str, Any], stats: Stats
+    ) -> Iterator[dict[str, Any]]:
         request_items = params["RequestItems"]
         table = next(iter(request_items))
         spec = request_items[table]
         names = plan.table.keys.names
         wanted = [values.decode_item(key) for key in spec["Keys"]]
-        got: dict[tuple, dict] = {}
+        got: dict[tuple[Any, ...], dict[str, Any]] = {}
         pending: dict[str, Any] = {table: spec}
         for _round in self.policy.rounds(MAX_UNPROCESSED_ROUNDS, unprocessed_delay):
             booked = self._unit_cost(plan, 1) * len(pending[table]["Keys"])
@@ -402,10 +404,12 @@ class Executor:
             if found is not None:
                 yield found
 
-    def _fetch(self, plan: Plan, index_items: list[dict], stats: Stats) -> list[dict]:
+    def _fetch(
+        self, plan: Plan, index_items: list[dict[str, Any]], stats: Stats
+    ) -> list[dict[str, Any]]:
         """Full items from the base table for items read through a partial-projection index."""
         names = plan.table.keys.names
-        out: list[dict] = []
+        out: list[dict[str, Any]] = []
         assert plan.fetch is not None
         template = plan.fetch.params
         table = plan.table.name
@@ -418,7 +422,9 @@ class Executor:
 
     # --- calls, errors, capacity ------------------------------------------------------------
 
-    def _bound_page(self, plan: Plan, limit: int | None, seen: list) -> tuple[Decimal, int | None]:
+    def _bound_page(
+        self, plan: Plan, limit: int | None, seen: list[Any]
+    ) -> tuple[Decimal, int | None]:
         """This page's expected cost, and its Limit lowered to what the budget allows."""
         unit = 4096 if plan.consistent else 8192  # bytes one RCU reads
         if seen[0]:
@@ -433,7 +439,9 @@ class Executor:
         items = limit if limit is not None else 1024 * 1024 // item_bytes
         return max(self._unit_cost(plan, 1), Decimal(items * item_bytes) / unit), limit
 
-    def _call(self, method: str, params: dict, stats: Stats, plan: Plan | None = None) -> dict:
+    def _call(
+        self, method: str, params: dict[str, Any], stats: Stats, plan: Plan | None = None
+    ) -> dict[str, Any]:
         # retried as the same request (pagination resumes from the same ExclusiveStartKey, so
         # nothing is read twice)
         response = self.policy.call(self._send, method, params, what="reads")
@@ -442,12 +450,12 @@ class Executor:
             self._add_capacity(stats, _reported(response.get("ConsumedCapacity")))
         return response
 
-    def query_page(self, params: dict, stats: Stats) -> dict:
+    def query_page(self, params: dict[str, Any], stats: Stats) -> dict[str, Any]:
         """One Query request as given (retried, within the deadline, moto's projection
         failure answered without the projection), for callers that walk keys themselves."""
         return self._call("query", params, stats)
 
-    def sample(self, table: str, limit: int, stats: Stats) -> list[dict]:
+    def sample(self, table: str, limit: int, stats: Stats) -> list[dict[str, Any]]:
         """The first page of a Scan with `limit` (a few items to learn a table from)."""
         params = {"TableName": table, "Limit": limit, "ReturnConsumedCapacity": "TOTAL"}
         stats.operations.append(f"Scan {table} (sample of {limit})")
@@ -464,7 +472,13 @@ class Executor:
         return read_units(size, plan.consistent)
 
     def _charge_gets(
-        self, plan: Plan, stats: Stats, params: dict, response: dict, wire: list, misses: int
+        self,
+        plan: Plan,
+        stats: Stats,
+        params: dict[str, Any],
+        response: dict[str, Any],
+        wire: list[Any],
+        misses: int,
     ) -> None:
         """The bytes of items read whole; estimated capacity: each item rounded up to 4 KB on
         its own (GetItem, BatchGetItem), a miss costs one unit."""
@@ -478,7 +492,7 @@ class Executor:
         cost += self._unit_cost(plan, 1) * misses
         self._add_capacity(stats, cost)
 
-    def _send(self, method: str, params: dict) -> dict:
+    def _send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One call. A table whose items moto failed to project is read whole from then on:
         the request goes again at once without its ProjectionExpression (same cost, the
         client picks the attributes), and the response says so (UNPROJECTED)."""
@@ -494,7 +508,7 @@ class Executor:
                 self.unprojectable.add(table)
             return {**self._send_once(method, without_projection(params)), UNPROJECTED: True}
 
-    def _send_once(self, method: str, params: dict) -> dict:
+    def _send_once(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One call; on a terminal, a note when the answer is slow in coming."""
         waiting = getattr(self.progress, "waiting", None)
         if waiting is None:
@@ -508,7 +522,7 @@ class Executor:
             timer.cancel()
 
     def _charge_page(
-        self, plan: Plan, stats: Stats, page: dict, size: int | None, scanned: int
+        self, plan: Plan, stats: Stats, page: dict[str, Any], size: int | None, scanned: int
     ) -> Decimal:
         """Estimated: a Query/Scan page costs the total size of the items it evaluated, rounded
         up to 4 KB once. Exact when every evaluated item came back whole (`size` known); else
@@ -552,26 +566,28 @@ def _average_size(plan: Plan) -> int:
     return plan.table.average_item_size
 
 
-def _has_projection(params: dict) -> bool:
+def _has_projection(params: dict[str, Any]) -> bool:
     if "ProjectionExpression" in params:
         return True
     return any("ProjectionExpression" in spec for spec in params.get("RequestItems", {}).values())
 
 
-def _projected(params: dict, response: dict) -> bool:
+def _projected(params: dict[str, Any], response: dict[str, Any]) -> bool:
     """Whether the response's items were projected (the request's ProjectionExpression was
     sent, not dropped for moto)."""
     return _has_projection(params) and not response.get(UNPROJECTED)
 
 
-def _sizes(params: dict, page: dict, wire: list[dict]) -> list[int] | None:
+def _sizes(
+    params: dict[str, Any], page: dict[str, Any], wire: list[dict[str, Any]]
+) -> list[int] | None:
     """The size of each of a page's items, or None when they came back projected."""
     if _projected(params, page):
         return None
     return list(map(wiresize.item_size, wire))
 
 
-def _table_of(params: dict) -> str:
+def _table_of(params: dict[str, Any]) -> str:
     if "TableName" in params:
         return str(params["TableName"])
     return next(iter(params.get("RequestItems") or {"": None}))
@@ -585,12 +601,12 @@ def _reported(consumed: Any) -> Decimal:
     return Decimal(str(consumed.get("CapacityUnits", 0)))
 
 
-def key_tuple(item: dict, names: tuple[str, ...]) -> tuple:
+def key_tuple(item: dict[str, Any], names: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(values.hashable(item.get(n, values.MISSING)) for n in names)
 
 
-def _dedupe(items: Iterator[dict], names: tuple[str, ...]) -> Iterator[dict]:
-    seen: set = set()
+def _dedupe(items: Iterator[dict[str, Any]], names: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    seen: set[Any] = set()
     for item in items:
         key = key_tuple(item, names)
         if key not in seen:
@@ -601,10 +617,10 @@ def _dedupe(items: Iterator[dict], names: tuple[str, ...]) -> Iterator[dict]:
 _DONE = object()
 
 
-class _Streams(Sequence):
+class _Streams(Sequence[Any]):
     """One stream per request, and per Scan segment, each made when a worker takes it."""
 
-    def __init__(self, plan: Plan, make: Callable[[Request, dict], Iterator[Any]]):
+    def __init__(self, plan: Plan, make: Callable[[Request, dict[str, Any]], Iterator[Any]]):
         self.plan = plan
         self.make = make
         sample = plan.sample
@@ -635,7 +651,7 @@ class _Streams(Sequence):
                 params = {**request.params, "Segment": i, "TotalSegments": self.total}
                 yield self._stream(request, params)
 
-    def _stream(self, request: Request, params: dict) -> Callable[[], Iterator[Any]]:
+    def _stream(self, request: Request, params: dict[str, Any]) -> Callable[[], Iterator[Any]]:
         return lambda: self.make(request, params)
 
 
@@ -655,7 +671,7 @@ def _concurrent(
     INTERRUPT_GRACE: a request to an endpoint that does not answer is abandoned with its
     (daemon) thread.
     """
-    out: queue.Queue = queue.Queue(maxsize=depth)
+    out: queue.Queue[Any] = queue.Queue(maxsize=depth)
     stop = threading.Event()
     pending = iter(streams)  # made one at a time: a million segments are not a million objects
     lock = threading.Lock()

@@ -51,7 +51,9 @@ def install(client: Any) -> None:
         )
 
 
-def _take_body(response_dict: dict[str, Any], customized_response_dict: dict, **_: Any) -> None:
+def _take_body(
+    response_dict: dict[str, Any], customized_response_dict: dict[str, Any], **_: Any
+) -> None:
     if not 200 <= int(response_dict.get("status_code") or 0) < 300:
         return  # an error: botocore's parser reads its code and message
     body = response_dict.get("body")

@@ -44,6 +44,7 @@ import functools
 import itertools
 import json
 import re
+from typing import Any
 
 from dynosql.dynamo import wiresize
 from dynosql.dynamo.wire import ReducedPage
@@ -86,7 +87,7 @@ class KeyTally:
         self._too_varied = 0  # pages with too many new shapes: after a few, stop trying
         self.declined = 0  # pages left to the decoder (tests and benchmarks read it)
 
-    def __call__(self, body: bytes | str) -> ReducedPage[dict[tuple, list]] | None:
+    def __call__(self, body: bytes | str) -> ReducedPage[dict[tuple[Any, ...], list[Any]]] | None:
         tally = None
         if isinstance(body, bytes) and self._too_varied < GIVE_UP_AFTER:
             tally = self._read(body)
@@ -94,7 +95,7 @@ class KeyTally:
             self.declined += 1
         return tally
 
-    def _read(self, body: bytes) -> ReducedPage[dict[tuple, list]] | None:
+    def _read(self, body: bytes) -> ReducedPage[dict[tuple[Any, ...], list[Any]]] | None:
         if b"\\" in body:
             return None
         items = _items(body)
@@ -121,7 +122,7 @@ class KeyTally:
         if len(keys) != len(pieces):
             return None
         sets = _SET_SHAPE.search(shape_text) is not None
-        counts: dict[tuple, list] = {}
+        counts: dict[tuple[Any, ...], list[Any]] = {}
         total = first = 0
         at = start
         for (code, text), run in itertools.groupby(keys):

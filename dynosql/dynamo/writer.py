@@ -108,10 +108,10 @@ class WriteStats(Stats):
 class Outcome:
     """What one write did: `written` False when its condition failed."""
 
-    target: dict
+    target: dict[str, Any]
     written: bool
-    old: dict | None = None
-    new: dict | None = None
+    old: dict[str, Any] | None = None
+    new: dict[str, Any] | None = None
     # an earlier attempt of this write may have applied (its answer was lost): the item is as
     # the write leaves it, but its old image is not known; the journal leaves the write's
     # intent unanswered, so undo lists the item instead of restoring a guess
@@ -124,7 +124,7 @@ class ConditionFailure:
     ReturnValuesOnConditionCheckFailure and the backend gave it), and whether the request had
     been sent before (a retry, by botocore or here: an earlier attempt may have applied)."""
 
-    item: dict | None
+    item: dict[str, Any] | None
     retried: bool
 
     @classmethod
@@ -134,7 +134,7 @@ class ConditionFailure:
         return cls(values.decode_item(item) if item else None, _sent_again(answer, attempt))
 
 
-def _sent_again(answer: dict, attempt: int) -> bool:
+def _sent_again(answer: dict[str, Any], attempt: int) -> bool:
     """Whether the request that got `answer` had been sent before: by dynosql (`attempt`) or
     by botocore's own retries (the answer's RetryAttempts)."""
     retries = (answer.get("ResponseMetadata") or {}).get("RetryAttempts") or 0
@@ -167,11 +167,11 @@ class Writer:
         self.transactional = transactional
         stats.wcu_estimated = estimating
 
-    def call(self, method: str, params: dict) -> dict | None:
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
         """One request, retried while retrying can help; None when its condition failed."""
         return self.call_or_failure(method, params)[0]
 
-    def read_item(self, table: str, key: dict) -> dict | None:
+    def read_item(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
         """The item under `key` (wire form) as it is now: one strongly consistent GetItem,
         decoded; None when there is none."""
         got = self.call("get_item", {"TableName": table, "Key": key, "ConsistentRead": True})
@@ -179,8 +179,8 @@ class Writer:
         return values.decode_item(item) if item else None
 
     def call_or_failure(
-        self, method: str, params: dict
-    ) -> tuple[dict | None, ConditionFailure | None, bool]:
+        self, method: str, params: dict[str, Any]
+    ) -> tuple[dict[str, Any] | None, ConditionFailure | None, bool]:
         """`call`, what DynamoDB said when the condition failed (see ConditionFailure), and
         whether the request was sent more than once (an earlier attempt may have applied)."""
         # in flight: its intent is journaled (Writer.run starts no write once cancelled)
@@ -197,14 +197,14 @@ class Writer:
                 self.stats.requests += 1
             failed = ConditionFailure.of(sent.error, again)
             return None, failed, failed.retried
-        response: dict = sent.value
+        response: dict[str, Any] = sent.value
         with self.stats.lock:
             self.stats.requests += 1
             if not self.estimating:
                 self.stats.wcu += _reported(response.get("ConsumedCapacity"))
         return response, None, _sent_again(response, again)
 
-    def transact(self, params: dict) -> dict:
+    def transact(self, params: dict[str, Any]) -> dict[str, Any]:
         """One TransactWriteItems of `params` (without its ClientRequestToken). Each round has
         its own token, the same on every retry of the round, so that DynamoDB applies it once
         even when an answer is lost and the request is sent again (within 10 minutes). A
@@ -242,7 +242,7 @@ class Writer:
             with self.stats.lock:
                 self.stats.wcu += units
 
-    def item_units(self, *images: dict | None) -> Decimal:
+    def item_units(self, *images: dict[str, Any] | None) -> Decimal:
         size = max((values.item_size(i) for i in images if i is not None), default=1)
         return write_units(size, self.transactional)
 
@@ -254,7 +254,7 @@ class Writer:
             if ahead > 0:
                 self.policy.wait(ahead)
 
-    def _within_cap(self, pending: set[Future], done: Callable[[Any], None]) -> None:
+    def _within_cap(self, pending: set[Future[Any]], done: Callable[[Any], None]) -> None:
         """--max-wcu: a write starts only while what is written plus what is in flight (each at
         least 1 WCU) stays within the cap; else the statement stops (GuardError, exit 3)."""
         cap, stats = self.limits.max_wcu, self.stats
@@ -271,8 +271,8 @@ class Writer:
 
     def run(
         self,
-        targets: Iterable[dict],
-        write_one: Callable[[dict], Outcome],
+        targets: Iterable[dict[str, Any]],
+        write_one: Callable[[dict[str, Any]], Outcome],
         done: Callable[[Outcome], None],
     ) -> None:
         """`write_one` for every target, `workers` at a time; `done` (in this thread) for each
@@ -281,10 +281,10 @@ class Writer:
         if self.workers == 1:
             self._run_inline(targets, write_one, done)
             return
-        pending: set[Future] = set()
+        pending: set[Future[Any]] = set()
         stop: BaseException | None = None
         pool = ThreadPoolExecutor(max_workers=self.workers)
-        it: Iterator[dict] = iter(targets)
+        it: Iterator[dict[str, Any]] = iter(targets)
         interrupted = _defer_interrupts(self.policy.cancel)
         try:
             try:
@@ -326,8 +326,8 @@ class Writer:
 
     def _run_inline(
         self,
-        targets: Iterable[dict],
-        write_one: Callable[[dict], Outcome],
+        targets: Iterable[dict[str, Any]],
+        write_one: Callable[[dict[str, Any]], Outcome],
         done: Callable[[Outcome], None],
     ) -> None:
         """`run` with one worker: each write in this thread, reported before the next starts
@@ -349,7 +349,9 @@ class Writer:
         if interrupted.is_set():
             raise KeyboardInterrupt
 
-    def _unless_cancelled(self, write_one: Callable[[dict], Outcome], target: dict) -> Outcome:
+    def _unless_cancelled(
+        self, write_one: Callable[[dict[str, Any]], Outcome], target: dict[str, Any]
+    ) -> Outcome:
         """`write_one`, unless the statement was cancelled before it started (a write queued
         behind the ones in flight is then never sent, and never journaled)."""
         if self.policy.cancel.is_set():
@@ -368,7 +370,7 @@ class TransactionCancelled(ExecutionError):
         self.reason = message
 
 
-def _settle(finished: Iterable[Future], done: Callable[[Any], None]) -> None:
+def _settle(finished: Iterable[Future[Any]], done: Callable[[Any], None]) -> None:
     """`done` for every finished write, even when one of them failed (its error is raised
     after the others are reported: a successful write is never left out of the journal)."""
     first: BaseException | None = None
@@ -417,7 +419,9 @@ def _defer_interrupts(cancel: threading.Event | None = None) -> _Deferred:
 # --- the statement kinds ---------------------------------------------------------------------
 
 
-def new_image(kind: str, old: dict | None, target: dict, assignments: tuple = ()) -> dict | None:
+def new_image(
+    kind: str, old: dict[str, Any] | None, target: dict[str, Any], assignments: tuple[Any, ...] = ()
+) -> dict[str, Any] | None:
     """The item after one write: the row put, the old item with the changes, or None."""
     if kind == "put":
         return target
@@ -429,7 +433,9 @@ def new_image(kind: str, old: dict | None, target: dict, assignments: tuple = ()
         return None
 
 
-def write_item(writer: Writer, plan: Any, assignments: tuple, target: dict) -> Outcome:
+def write_item(
+    writer: Writer, plan: Any, assignments: tuple[Any, ...], target: dict[str, Any]
+) -> Outcome:
     """One conditional PutItem/UpdateItem/DeleteItem of a write plan (target: item or key)."""
     method = {"PutItem": "put_item", "UpdateItem": "update_item", "DeleteItem": "delete_item"}[
         plan.operation
@@ -452,7 +458,11 @@ def write_item(writer: Writer, plan: Any, assignments: tuple, target: dict) -> O
 
 
 def _after_lost_answer(
-    writer: Writer, plan: Any, assignments: tuple, target: dict, request: dict
+    writer: Writer,
+    plan: Any,
+    assignments: tuple[Any, ...],
+    target: dict[str, Any],
+    request: dict[str, Any],
 ) -> Outcome:
     """A retried write whose condition failed: if the item is now as this write leaves it (the
     row inserted, the item deleted, an idempotent UPDATE's values in place), an earlier
@@ -473,28 +483,22 @@ def _after_lost_answer(
 # --- BatchWriteItem ----------------------------------------------------------------------------
 
 
-def put_requests(items: Iterable[dict]) -> Iterator[dict]:
+def put_requests(items: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Decoded items as BatchWriteItem PutRequests."""
     for item in items:
         yield {"PutRequest": {"Item": values.encode_item(item)}}
 
 
-def delete_requests(keys: Iterable[dict]) -> Iterator[dict]:
-    """Decoded keys as BatchWriteItem DeleteRequests."""
-    for key in keys:
-        yield {"DeleteRequest": {"Key": values.encode_item(key)}}
-
-
 def write_batches(
     client: Any,
     table: str,
-    requests: Iterable[dict],
+    requests: Iterable[dict[str, Any]],
     *,
     stats: WriteStats | None = None,
     estimating: bool = False,
     limits: WriteLimits | None = None,
     workers: int = 4,
-    on_written: Callable[[list[dict]], None] | None = None,
+    on_written: Callable[[list[dict[str, Any]]], None] | None = None,
     policy: RetryPolicy | None = None,
 ) -> WriteStats:
     """Send BatchWriteItem write requests (``{"PutRequest": {"Item": wire}}`` or
@@ -512,8 +516,8 @@ def write_batches(
         client, stats, estimating=estimating, limits=limits, workers=workers, policy=policy
     )
 
-    def batches() -> Iterator[list[dict]]:
-        chunk: list[dict] = []
+    def batches() -> Iterator[list[dict[str, Any]]]:
+        chunk: list[dict[str, Any]] = []
         for request in requests:
             chunk.append(request)
             if len(chunk) == BATCH_SIZE:
@@ -522,7 +526,7 @@ def write_batches(
         if chunk:
             yield chunk
 
-    def send(chunk: list[dict]) -> Outcome:
+    def send(chunk: list[dict[str, Any]]) -> Outcome:
         pending = chunk
         for _round in writer.policy.rounds(MAX_UNPROCESSED_ROUNDS, unprocessed_delay):
             response = writer.call(
@@ -550,7 +554,7 @@ def write_batches(
             f"{MAX_UNPROCESSED_ROUNDS} attempts (throttled); what was written is counted"
         )
 
-    def count(chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
+    def count(chunks: Iterable[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
         for c in chunks:
             with stats.lock:
                 stats.matched += len(c)

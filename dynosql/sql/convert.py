@@ -12,6 +12,7 @@ import dataclasses
 import logging
 import re
 from decimal import Decimal
+from typing import Any
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
@@ -453,7 +454,7 @@ class _Converter:
         return written
 
     def order_item(
-        self, o: exp.Ordered, items: tuple[ast.SelectItem, ...] | None, aliases: dict
+        self, o: exp.Ordered, items: tuple[ast.SelectItem, ...] | None, aliases: dict[str, Any]
     ) -> ast.OrderItem:
         e = o.this
         desc = bool(o.args.get("desc"))
@@ -551,7 +552,10 @@ class _Converter:
 
     # conditions
     def condition(
-        self, e: exp.Expression, aliases: dict | None = None, allow_aggregates: bool = False
+        self,
+        e: exp.Expression,
+        aliases: dict[str, Any] | None = None,
+        allow_aggregates: bool = False,
     ) -> ast.Condition:
         c = lambda x: self.condition(x, aliases, allow_aggregates)  # noqa: E731
         o = lambda x: self.operand(x, aliases, allow_aggregates)  # noqa: E731
@@ -666,7 +670,10 @@ class _Converter:
         return ast.Function(name, path, arg, self.pos(e))
 
     def operand(
-        self, e: exp.Expression, aliases: dict | None = None, allow_aggregates: bool = False
+        self,
+        e: exp.Expression,
+        aliases: dict[str, Any] | None = None,
+        allow_aggregates: bool = False,
     ) -> ast.Operand:
         if isinstance(e, exp.Paren):
             return self.operand(e.this, aliases, allow_aggregates)
@@ -733,7 +740,7 @@ class _Converter:
             raise self.fail(str(err), node) from err
 
 
-def _flatten(kind: type, e: exp.Expression, convert) -> list:
+def _flatten(kind: type, e: exp.Expression, convert) -> list[Any]:
     """The operands of a chain of ANDs (or ORs), left to right, without recursion: sqlglot
     nests `a OR b OR c …` one level per operand."""
     out, stack = [], [e]

@@ -308,7 +308,7 @@ class _WriteConverter(_Converter):
                     continue
             assignments.append(self.assignment(e))
         assignments.extend(removes)
-        seen: dict[tuple, ast.Assignment] = {}
+        seen: dict[tuple[Any, ...], ast.Assignment] = {}
         for a in assignments:
             for other in seen.values():
                 if _overlap(a.path.elements, other.path.elements):
@@ -428,7 +428,7 @@ def _set_value(operand: Any) -> Any:
     return None
 
 
-def _overlap(a: tuple, b: tuple) -> bool:
+def _overlap(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     n = min(len(a), len(b))
     return a[:n] == b[:n]
 
