@@ -2,17 +2,18 @@
 
 Fixtures:
 
-- ``moto_backend``, ``dynalite_backend``: one empty server each per session, shared by all
-  tests. Tests that create tables use unique names (``unique_name()``; 3+ characters, as
-  dynalite and AWS require) and may delete them afterwards.
-- ``backend``: session-scoped, parametrized over both (ids ``moto``, ``dynalite``).
-- ``examples_backend``: session-scoped, parametrized over both; separate servers with the four
-  example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends on
-  test order). Treat them as read-only.
+- ``moto_backend``, ``dynalite_backend``, ``ddblocal_backend``: one empty server each per
+  session (per xdist worker), started when a test first asks for it, shared by all tests.
+  Tests that create tables use unique names (``unique_name()``; 3+ characters, as dynalite
+  and AWS require) and may delete them afterwards.
+- ``backend``: session-scoped, parametrized over ``BACKEND_NAMES`` (ids ``moto``, ``dynalite``).
+- ``examples_backend``: session-scoped, parametrized like ``backend``; separate servers with the
+  four example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends
+  on test order). Treat them as read-only.
 - ``table_name``: a fresh unique table name (``backends.unique_name()``).
 
-dynalite is never silently skipped: if node_modules is missing the fixture fails and says to
-run ``npm ci``.
+dynalite and DynamoDB Local are never silently skipped: if node_modules (or Java) is missing
+the fixture fails and says to run ``npm ci`` (or install Java >= 17).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import pytest
 os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 from backends import BACKEND_NAMES, Backend, start, unique_name  # noqa: E402
+
+SLOW_BACKENDS = {"dynalite", "ddblocal"}  # servers in a child process: the fast loop skips them
 
 
 def _serve(name: str, examples: bool = False) -> Iterator[Backend]:
@@ -49,6 +52,11 @@ def dynalite_backend() -> Iterator[Backend]:
     yield from _serve("dynalite")
 
 
+@pytest.fixture(scope="session")
+def ddblocal_backend() -> Iterator[Backend]:
+    yield from _serve("ddblocal")
+
+
 @pytest.fixture(scope="session", params=BACKEND_NAMES)
 def backend(request: pytest.FixtureRequest) -> Backend:
     return request.getfixturevalue(f"{request.param}_backend")
@@ -62,6 +70,11 @@ def moto_examples_backend() -> Iterator[Backend]:
 @pytest.fixture(scope="session")
 def dynalite_examples_backend() -> Iterator[Backend]:
     yield from _serve("dynalite", examples=True)
+
+
+@pytest.fixture(scope="session")
+def ddblocal_examples_backend() -> Iterator[Backend]:
+    yield from _serve("ddblocal", examples=True)
 
 
 @pytest.fixture(scope="session", params=BACKEND_NAMES)
@@ -84,8 +97,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The fast loop (`-m "not slow"`) runs the execution tests on moto only; the full suite
-    (CI) runs them on dynalite too. A test parametrized with the dynalite backend is slow."""
+    (CI) runs them on dynalite and DynamoDB Local too. A test parametrized with either of
+    those backends is slow."""
     for item in items:
         callspec = getattr(item, "callspec", None)
-        if callspec is not None and "dynalite" in callspec.id.split("-"):
+        if callspec is not None and SLOW_BACKENDS & set(callspec.id.split("-")):
             item.add_marker(pytest.mark.slow)
