@@ -7,8 +7,9 @@ broke the command on fresh machines while older installs stayed green)."""
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +50,7 @@ def _pins() -> dict[str, str]:
 
 
 def _name(requirement: str) -> str:
-    return re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ ]", requirement, 1)[0]).lower()
+    return re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]).lower()
 
 
 def test_every_dependency_is_pinned_and_bounded():
