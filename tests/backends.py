@@ -313,7 +313,7 @@ def start(name: str) -> Backend:
     raise ValueError(f"unknown backend {name!r}")
 
 
-BACKEND_NAMES = ("moto", "dynalite")
+BACKEND_NAMES = ("moto", "dynalite", "ddblocal")
 
 
 def unique_name(prefix: str = "t") -> str:

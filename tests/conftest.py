@@ -6,8 +6,9 @@ Fixtures:
   session (per xdist worker), started when a test first asks for it, shared by all tests.
   Tests that create tables use unique names (``unique_name()``; 3+ characters, as dynalite
   and AWS require) and may delete them afterwards.
-- ``backend``: session-scoped, parametrized over ``BACKEND_NAMES`` (ids ``moto``, ``dynalite``).
-- ``examples_backend``: session-scoped, parametrized like ``backend``; separate servers with the
+- ``backend``: session-scoped, parametrized over all three (ids ``moto``, ``dynalite``,
+  ``ddblocal``: DynamoDB Local).
+- ``examples_backend``: session-scoped, parametrized over all three; separate servers with the
   four example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends
   on test order). Treat them as read-only.
 - ``table_name``: a fresh unique table name (``backends.unique_name()``).

@@ -1,5 +1,5 @@
 """Table statements: the parser, the golden request fixtures (grammar/plans/ddl/), and the
-round trips on both servers (CREATE → DescribeTable; SHOW CREATE TABLE → CREATE → the same
+round trips on every server (CREATE → DescribeTable; SHOW CREATE TABLE → CREATE → the same
 DescribeTable), the guards (DROP TABLE asks, --yes, deletion protection, --read-only), the
 catalog cache after DDL.
 
