@@ -30,8 +30,6 @@ os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 from backends import BACKEND_NAMES, Backend, start, unique_name  # noqa: E402
 
-SLOW_BACKENDS = {"dynalite", "ddblocal"}  # servers in a child process: the fast loop skips them
-
 
 def _serve(name: str, examples: bool = False) -> Iterator[Backend]:
     server = start(name)
@@ -96,11 +94,19 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["DYNOSQL_FAST_LOOP"] = "1"
 
 
+def _backend_ids(item: pytest.Item) -> set[str]:
+    callspec = getattr(item, "callspec", None)
+    return set(callspec.id.split("-")) if callspec is not None else set()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The fast loop (`-m "not slow"`) runs the execution tests on moto only; the full suite
-    (CI) runs them on dynalite and DynamoDB Local too. A test parametrized with either of
-    those backends is slow."""
+    (CI) runs them on dynalite and DynamoDB Local too. Slow: every run on DynamoDB Local (a
+    JVM), and the dynalite run of a test that also runs on moto. A test that runs on dynalite
+    and not on moto (the cost test: moto reports no real capacity) keeps its dynalite run in
+    the fast loop, as before DynamoDB Local joined."""
+    on_moto = {getattr(item, "function", None) for item in items if "moto" in _backend_ids(item)}
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        if callspec is not None and SLOW_BACKENDS & set(callspec.id.split("-")):
+        ids = _backend_ids(item)
+        if "ddblocal" in ids or ("dynalite" in ids and getattr(item, "function", None) in on_moto):
             item.add_marker(pytest.mark.slow)
