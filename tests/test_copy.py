@@ -1,4 +1,4 @@
-"""COPY on both servers: a table to a file and back into a new table gives the same table
+"""COPY on every server: a table to a file and back into a new table gives the same table
 (every attribute type) in jsonl, csv and dynamodb; COPY (SELECT …) TO; a bad line stops the
 load before it is written and says how to continue; SKIP BAD; retries (throttles through the
 fault proxy, UnprocessedItems); the command line."""

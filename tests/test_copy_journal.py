@@ -1,4 +1,4 @@
-"""COPY FROM's undo journal, on both servers: a load that overwrites some keys and adds others
+"""COPY FROM's undo journal, on every server: a load that overwrites some keys and adds others
 is journaled like UPSERT (old images read by BatchGetItem before each batch), and `dynosql undo`
 gives the table back exactly; with journaling off nothing is read and no journal is kept."""
 

@@ -1,12 +1,12 @@
 """Cost test: for each access pattern, dynosql consumes exactly what the best hand-written
 boto3 requests consume, in the fewest calls.
 
-dynalite only: it computes ConsumedCapacity from item sizes the way DynamoDB bills (moto reports
-constants). For each statement we
+On dynalite and on DynamoDB Local: both compute ConsumedCapacity from item sizes the way
+DynamoDB bills (moto reports constants). For each statement we
 
 - check the plan dynosql chooses (operation, index, Limit, ScanIndexForward, Select=COUNT,
   fetch-back) with ``session.plan`` — no reads;
-- run it (dynalite reports capacity, so the Session sums what the server reported);
+- run it (the server reports capacity, so the Session sums what the server reported);
 - send the optimal requests ourselves with ReturnConsumedCapacity=TOTAL, summing every page and
   every call, and compare: the same capacity and the same number of calls.
 
@@ -104,11 +104,12 @@ class Tables:
     client: Any
     docs: str
     users: str
+    server: str  # the backend's name
 
 
-@pytest.fixture(scope="module")
-def tables(dynalite_backend: Backend) -> Iterator[Tables]:
-    backend = dynalite_backend
+@pytest.fixture(scope="module", params=["dynalite", "ddblocal"])
+def tables(request: pytest.FixtureRequest) -> Iterator[Tables]:
+    backend: Backend = request.getfixturevalue(f"{request.param}_backend")
     docs, users = unique_name("docs"), unique_name("users")
     backend.create_table(
         TableName=docs,
@@ -151,7 +152,7 @@ def tables(dynalite_backend: Backend) -> Iterator[Tables]:
     )
     backend.put_items(docs, doc_items())
     backend.put_items(users, user_items())
-    yield Tables(backend.client(), docs, users)
+    yield Tables(backend.client(), docs, users, backend.name)
     backend.delete_table(docs)
     backend.delete_table(users)
 
@@ -211,6 +212,9 @@ def S(text: str) -> dict:  # noqa: N802 - DynamoDB's own type letter
 
 
 # --- the corpus ----------------------------------------------------------------------------------
+
+
+KEYS_ONLY_LSIS = {"by_edited"}  # the local index that projects only the keys
 
 
 @dataclass
@@ -679,7 +683,22 @@ def test_capacity_equals_hand_written(tables: Tables, pattern: Pattern) -> None:
 
     spent = Spent()
     pattern.by_hand(tables, spent)
-    assert result.stats.capacity == spent.capacity, (result.stats.capacity, spent.capacity)
+    if (
+        tables.server == "ddblocal"
+        and pattern.index in KEYS_ONLY_LSIS
+        and "ProjectionExpression" in first
+    ):
+        # DynamoDB Local charges a fetch of the whole item from the table for every item of a
+        # Query through a KEYS_ONLY local index that carries any ProjectionExpression, even one
+        # of projected attributes only. AWS's Query reference (Select): "If you query or scan a
+        # local secondary index and request only attributes that are projected into that
+        # index, the operation will read only the index and not the table." dynosql's request
+        # follows the documentation, so its capacity is compared on dynalite only (the calls
+        # and the rows are compared here too). Should DynamoDB Local ever charge as
+        # documented, this fails: then drop the exception.
+        assert result.stats.capacity > spent.capacity
+    else:
+        assert result.stats.capacity == spent.capacity, (result.stats.capacity, spent.capacity)
     assert result.stats.requests == spent.calls, (result.stats.requests, spent.calls)
     assert spent.capacity > 0
     if pattern.sql.startswith("SELECT COUNT(*)"):

@@ -1,5 +1,5 @@
 """Table statements: the parser, the golden request fixtures (grammar/plans/ddl/), and the
-round trips on both servers (CREATE → DescribeTable; SHOW CREATE TABLE → CREATE → the same
+round trips on every server (CREATE → DescribeTable; SHOW CREATE TABLE → CREATE → the same
 DescribeTable), the guards (DROP TABLE asks, --yes, deletion protection, --read-only), the
 catalog cache after DDL.
 
@@ -244,9 +244,15 @@ def test_create_show_create_round_trip(backend: Any, template: str) -> None:
     assert first not in session.tables() and second not in session.tables()
 
 
-def test_ttl_and_deletion_protection_round_trip(moto_backend: Any) -> None:
-    """moto implements TTL and deletion protection (dynalite does neither)."""
-    session = _session(moto_backend)
+@pytest.fixture(params=["moto", "ddblocal"])
+def builder(request: pytest.FixtureRequest) -> Any:
+    """The servers that implement TTL, deletion protection and GSI builds (dynalite does not)."""
+    return request.getfixturevalue(f"{request.param}_backend")
+
+
+def test_ttl_and_deletion_protection_round_trip(builder: Any) -> None:
+    """moto and DynamoDB Local implement TTL and deletion protection (dynalite does neither)."""
+    session = _session(builder)
     first, second = unique_name(), unique_name()
     session.execute(
         f"CREATE TABLE {first} (pk S, PRIMARY KEY (pk)) TTL expires DELETION PROTECTION"
@@ -267,15 +273,15 @@ def test_ttl_and_deletion_protection_round_trip(moto_backend: Any) -> None:
     session.execute(f"DROP TABLE {first}").all()
 
 
-def test_alter_billing_and_indexes(moto_backend: Any) -> None:
-    session = _session(moto_backend)
+def test_alter_billing_and_indexes(builder: Any) -> None:
+    """CREATE INDEX waits for the GSI to be built and backfilled (DynamoDB Local reports it
+    CREATING for a while, as DynamoDB does; moto makes it at once), then the index answers."""
+    session = _session(builder)
     notes: list[str] = []
     session.notice = notes.append
     t = unique_name()
     session.execute(f"CREATE TABLE {t} (pk S, PRIMARY KEY (pk))").all()
-    moto_backend.put_items(
-        t, [{"pk": f"k{i}", "g": f"g{i % 3}", "pad": "x" * 1500} for i in range(30)]
-    )
+    builder.put_items(t, [{"pk": f"k{i}", "g": f"g{i % 3}", "pad": "x" * 1500} for i in range(30)])
     session.execute(f"CREATE INDEX by_g ON {t} (g S) PROJECTION ALL").all()
     assert len(notes) == 1 and "30 index entries" in notes[0] and "~60 WCU" in notes[0], notes
     assert [ix.name for ix in session.table(t).indexes] == ["by_g"]
@@ -292,7 +298,8 @@ def test_alter_billing_and_indexes(moto_backend: Any) -> None:
 
 
 def test_unsupported_index_change_is_reported_not_waited_for(dynalite_backend: Any) -> None:
-    """dynalite accepts a GSI Create and never makes the index: an error, not a 30-minute wait."""
+    """dynalite accepts a GSI Create and never makes the index: an error, not a 30-minute wait.
+    (DynamoDB, and DynamoDB Local, build it: test_alter_billing_and_indexes.)"""
     session = _session(dynalite_backend)
     t = unique_name()
     session.execute(f"CREATE TABLE {t} (pk S, PRIMARY KEY (pk)) BILLING PROVISIONED (1, 1)").all()

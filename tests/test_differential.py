@@ -1,10 +1,10 @@
 """Differential tests: dynosql's rows equal a brute-force evaluation over every item.
 
-For each backend (moto in-process, dynalite) we create tables (hash+range with S keys; a
-hash-only N-key table; one with an LSI, a GSI and a KEYS_ONLY GSI), fill them with random items
-(every DynamoDB type, missing attributes, one attribute with several types across items,
-unicode and astral strings, 38-digit numbers, reserved and hyphenated names), read every item
-back with a raw Scan, and compare what ``Session.execute`` returns for random statements with
+For each backend (moto in-process, dynalite, DynamoDB Local) we create tables (hash+range with
+S keys; a hash-only N-key table; one with an LSI, a GSI and a KEYS_ONLY GSI), fill them with
+random items (every DynamoDB type, missing attributes, one attribute with several types across
+items, unicode and astral strings, 38-digit numbers, reserved and hyphenated names), read every
+item back with a raw Scan, and compare what ``Session.execute`` returns for random statements with
 what ``tests/oracle.py`` computes from those items:
 
 - the same multiset of rows;
@@ -99,7 +99,7 @@ NUMBERS = [
     )
 ]
 # 1E+100 is a valid DynamoDB number (up to 9.99E+125), but moto cannot project an item holding
-# it (boto3's 38-digit decimal context traps on its 101-digit plain form): dynalite only.
+# it (boto3's 38-digit decimal context traps on its 101-digit plain form): not on moto.
 BIG_NUMBERS = [Decimal("1E+100"), Decimal("-9.9E+125")]
 EXTRA_NUMBERS = [
     Decimal(x) for x in ("3", "-2", "1.50", "0.5", "12345678901234567890123456789012345679")
@@ -320,8 +320,8 @@ def create_tables(backend: Backend, seed: int) -> dict[str, TableSpec]:
     (HTTP 500) on an item holding 1E+100 however it is asked, a moto bug dynosql cannot avoid.
     """
     rng = random.Random(seed)
-    dynalite = backend.name == "dynalite"
-    shape = Shape(tuple(NUMBERS + (BIG_NUMBERS if dynalite else [])), regular_maps=False)
+    big = backend.name != "moto"
+    shape = Shape(tuple(NUMBERS + (BIG_NUMBERS if big else [])), regular_maps=False)
     numbers = list(shape.numbers)
     specs = {
         "hr": TableSpec("hr", unique_name("hr"), ("pk", "sk"), {"pk": "S", "sk": "S"}, {}),
@@ -966,8 +966,9 @@ def test_oracle_self_check() -> None:
     assert [r["k"] for r in ordered.limited] == ["d", "c"]
 
 
-# dynalite answers in a few milliseconds, moto in tens: dynalite gets more statements per example.
-ROUNDS = {"moto": 1, "dynalite": 4}
+# dynalite answers in a few milliseconds, moto and DynamoDB Local in tens: dynalite gets more
+# statements per example.
+ROUNDS = {"moto": 1, "dynalite": 4, "ddblocal": 1}
 SETTINGS = settings(
     max_examples=100,
     deadline=None,
@@ -1000,7 +1001,7 @@ def test_keyed_statements(world: World, data: st.DataObject) -> None:
 _TEXT = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=0, max_size=4
 )
-# at most 37 digits in plain form (moto cannot project longer ones; dynalite gets those above)
+# at most 37 digits in plain form (moto cannot project longer ones; the other servers get those above)
 _NUMBER = st.builds(
     lambda digits, exponent: Decimal(digits).scaleb(exponent),
     st.integers(-(10**18), 10**18),
@@ -1311,7 +1312,7 @@ PLAIN_CONDITIONS = [
 
 @pytest.mark.parametrize("condition", PLAIN_CONDITIONS)
 def test_backend_agrees_with_oracle(fixed: World, condition: str) -> None:
-    """Both backends evaluate plain conditions exactly as the oracle does (the random tests
+    """Every backend evaluates plain conditions exactly as the oracle does (the random tests
     skip a statement when a backend disagrees; this keeps that from hiding a broken oracle),
     and dynosql gives the same rows."""
     table = fixed.tables["plain"]

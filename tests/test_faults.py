@@ -1,4 +1,5 @@
-"""Faults on the wire: real requests to moto and dynalite through a fault-injecting proxy.
+"""Faults on the wire: real requests to moto, dynalite and DynamoDB Local through a
+fault-injecting proxy.
 
 tests/faultproxy.py sits on 127.0.0.1 in front of each server and answers chosen calls with a
 throttle (ProvisionedThroughputExceededException / ThrottlingException), a 500, a reset

@@ -1,9 +1,9 @@
 """Issue 10, found by trying to break it: deadlines, cancellation, capacity that never runs
 ahead, output that cannot be written, guards a script cannot loosen, hostile data.
 
-Each case runs the real command: in-process (`cli_runner.run_cli`) against moto and dynalite
-through the loopback fault proxy (which logs every request), or a real subprocess where only a
-process shows the behaviour (signals, a closed stdout, /dev/full).
+Each case runs the real command: in-process (`cli_runner.run_cli`) against moto, dynalite and
+DynamoDB Local through the loopback fault proxy (which logs every request), or a real subprocess
+where only a process shows the behaviour (signals, a closed stdout, /dev/full).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _env(backend: Backend) -> Env:
 
 @pytest.fixture
 def both(backend: Backend) -> Iterator[Env]:
-    """On moto and on dynalite: where the requests sent are what is under test."""
+    """On every server: where the requests sent are what is under test."""
     e = _env(backend)
     yield e
     e.proxy.reset_rules()

@@ -1,5 +1,5 @@
-"""BEGIN … COMMIT as one TransactWriteItems, on moto only: dynalite has no TransactWriteItems
-(it answers UnknownOperationException), so these cannot run there."""
+"""BEGIN … COMMIT as one TransactWriteItems, on moto and DynamoDB Local: dynalite has no
+TransactWriteItems (it answers UnknownOperationException), so these cannot run there."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from dynosql.errors import DynosqlError, PlanError
 from dynosql.session import Session, Settings, make_client
 
 
-@pytest.fixture
-def moto(moto_backend: Backend) -> Backend:
-    return moto_backend
+@pytest.fixture(params=["moto", "ddblocal"])
+def server(request: pytest.FixtureRequest) -> Backend:
+    """The servers with transactions (DynamoDB Local's runs are slow, as every test's there)."""
+    return request.getfixturevalue(f"{request.param}_backend")
 
 
 def _session(backend: Backend, tmp_path: Path) -> Session:
@@ -27,10 +28,10 @@ def _session(backend: Backend, tmp_path: Path) -> Session:
     return session
 
 
-def test_commit_sends_one_transaction_and_undo_restores(moto: Backend, tmp_path: Path) -> None:
-    name = _create(moto)
-    before = _table(moto, name)
-    session = _session(moto, tmp_path)
+def test_commit_sends_one_transaction_and_undo_restores(server: Backend, tmp_path: Path) -> None:
+    name = _create(server)
+    before = _table(server, name)
+    session = _session(server, tmp_path)
     script = f"""
         BEGIN;
         UPDATE {name} SET n = n + 1 WHERE pk = 'a' AND sk = 1;
@@ -45,7 +46,7 @@ def test_commit_sends_one_transaction_and_undo_restores(moto: Backend, tmp_path:
     assert footers[0].startswith("BEGIN")
     assert footers[1] == f"UPDATE {name} queued (1 statement in the transaction)"
     assert footers[-1].startswith(f"COMMIT {name}: 7 matched, 7 written")
-    after = _table(moto, name)
+    after = _table(server, name)
     expected = dict(before)
     a1 = ("a", Decimal(1))
     expected[a1] = {**before[a1], "n": before[a1]["n"] + 1}
@@ -58,13 +59,13 @@ def test_commit_sends_one_transaction_and_undo_restores(moto: Backend, tmp_path:
     path = footers[-1].split("journal ")[1]
     undo = session.undo(path)
     assert undo.all() == [] and undo.stats.changed == 7
-    assert _table(moto, name) == before
+    assert _table(server, name) == before
 
 
-def test_a_failed_condition_cancels_everything(moto: Backend, tmp_path: Path) -> None:
-    name = _create(moto)
-    before = _table(moto, name)
-    session = _session(moto, tmp_path)
+def test_a_failed_condition_cancels_everything(server: Backend, tmp_path: Path) -> None:
+    name = _create(server)
+    before = _table(server, name)
+    session = _session(server, tmp_path)
     with pytest.raises(
         DynosqlError, match=r"transaction cancelled, nothing was written: action 2 \(INSERT"
     ):
@@ -76,17 +77,17 @@ def test_a_failed_condition_cancels_everything(moto: Backend, tmp_path: Path) ->
             COMMIT;
         """)
         )
-    assert _table(moto, name) == before
+    assert _table(server, name) == before
     assert not session.in_transaction
 
 
-def test_rollback_and_refusals_before_any_write(moto: Backend, tmp_path: Path) -> None:
-    name = _create(moto)
-    before = _table(moto, name)
-    session = _session(moto, tmp_path)
+def test_rollback_and_refusals_before_any_write(server: Backend, tmp_path: Path) -> None:
+    name = _create(server)
+    before = _table(server, name)
+    session = _session(server, tmp_path)
     results = list(session.run(f"BEGIN; DELETE FROM {name} WHERE pk = 'a'; ROLLBACK;"))
     assert results[-1].footer() == "ROLLBACK: 1 queued statement discarded, nothing was written"
-    assert _table(moto, name) == before
+    assert _table(server, name) == before
     with pytest.raises(PlanError, match="COMMIT without BEGIN"):
         session.execute("COMMIT")
     with pytest.raises(PlanError, match="the transaction writes the item .* twice"):
@@ -105,24 +106,24 @@ def test_rollback_and_refusals_before_any_write(moto: Backend, tmp_path: Path) -
     many = "; ".join(f"UPDATE {name} SET n = 1 WHERE pk = 'x{i}' AND sk = 1" for i in range(98))
     with pytest.raises(PlanError, match="at most 100 actions .* this one has 104"):
         list(session.run(f"BEGIN; {many}; UPDATE {name} SET n = 2 WHERE pk = 'b'; COMMIT;"))
-    assert _table(moto, name) == before
+    assert _table(server, name) == before
 
 
-def test_transaction_in_a_script(moto: Backend, tmp_path: Path) -> None:
+def test_transaction_in_a_script(server: Backend, tmp_path: Path) -> None:
     name = unique_name("tx")
-    moto.create_table(
+    server.create_table(
         TableName=name,
         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
     )
     sql = f"BEGIN; INSERT INTO {name} (id, v) VALUES ('a', 1), ('b', 2); COMMIT;"
-    run = run_cli("--endpoint-url", moto.endpoint_url, "-e", sql, env=cli_env(tmp_path))
+    run = run_cli("--endpoint-url", server.endpoint_url, "-e", sql, env=cli_env(tmp_path))
     assert run.returncode == 0, run.stderr
     assert "COMMIT" in run.stderr and "2 written" in run.stderr
     unfinished = run_cli(
         "--endpoint-url",
-        moto.endpoint_url,
+        server.endpoint_url,
         "-e",
         f"BEGIN; DELETE FROM {name} WHERE id = 'a'",
         env=cli_env(tmp_path),
@@ -130,7 +131,7 @@ def test_transaction_in_a_script(moto: Backend, tmp_path: Path) -> None:
     assert unfinished.returncode == 1 and "BEGIN without COMMIT" in unfinished.one_error()
     count = run_cli(
         "--endpoint-url",
-        moto.endpoint_url,
+        server.endpoint_url,
         "--format",
         "csv",
         "-e",

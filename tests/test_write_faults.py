@@ -1,7 +1,7 @@
-"""Writes under faults, on dynalite and moto through tests/faultproxy.py: throttles, 500s and
-reset connections during a 2,000-item UPDATE (every item changed exactly once, counts exact,
-journal complete); BatchWriteItem's UnprocessedItems sent again; SIGINT half-way through an
-UPDATE in a real process, then ``dynosql undo`` puts the table back exactly.
+"""Writes under faults, on moto, dynalite and DynamoDB Local through tests/faultproxy.py:
+throttles, 500s and reset connections during a 2,000-item UPDATE (every item changed exactly
+once, counts exact, journal complete); BatchWriteItem's UnprocessedItems sent again; SIGINT
+half-way through an UPDATE in a real process, then ``dynosql undo`` puts the table back exactly.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Writes (issue 12) on moto and dynalite: the table after each statement equals an oracle that
+"""Writes (issue 12) on moto, dynalite and DynamoDB Local: the table after each statement equals an oracle that
 applies the statement to the items in Python (written here, independently of dynosql's own
 evaluate.update); RETURNING rows exact; undo puts the table back exactly; a second writer
 between the read and the write is skipped and counted; the guards refuse before any request.
