@@ -31,7 +31,7 @@ from dynosql.result import ProgressSink, Result
 from dynosql.settings import Settings
 from dynosql.sql import ast, parse_script
 from dynosql.sql.bind import bind, parse_param
-from dynosql.statements import kind_for, kind_of
+from dynosql.statements import kind_for
 
 if TYPE_CHECKING:
     from dynosql.dynamo.embedded import LocalDynamo
@@ -227,10 +227,6 @@ class Session:
 
         return plan_of(self.context, statement)
 
-    def full_scan_plan(self, table: str, index: str | None = None) -> Plan:
-        """The plan that reads every item of a table or index (SHOW HOT KEYS)."""
-        return self.context.full_scan_plan(table, index)
-
     def scan_plan(self, statement: ast.Statement) -> Plan | None:
         """The Scan `statement` would send, or None (not a Scan, or not plannable: running it
         reports that properly). For asking before a large Scan."""
@@ -241,10 +237,6 @@ class Session:
         except DynosqlError:
             return None
         return check.plan if check is not None and check.plan.is_scan else None
-
-    def effects(self, statement: ast.Statement) -> guards.Effects:
-        """What `statement` declares it does (its kind's effects)."""
-        return kind_of(statement).effects(statement)
 
     def options(self) -> Options:
         return self.context.options()

@@ -33,8 +33,18 @@ NEAR = 0.8  # "near a limit" from 80% of it
 MAX_KEY_NOTES = 5
 
 
-def hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
+def plan_of(ctx: Context, statement: ast.ShowHotKeys) -> Plan:
+    """The Scan of every item of the table or index; with SAMPLE, of the sampled segments."""
     plan = ctx.full_scan_plan(statement.table, statement.index)
+    if statement.sample is not None:
+        from dynosql.plan.sample import apply_sample
+
+        plan = apply_sample(plan, statement.sample)
+    return plan
+
+
+def hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
+    plan = plan_of(ctx, statement)
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
     result = Result(
@@ -179,17 +189,13 @@ def _run(ctx: Context, statement: ast.ShowHotKeys) -> Result:
     if statement.sample is not None:
         from dynosql.statements.tablesample import sampled_hot_keys, seeded
 
-        return sampled_hot_keys(ctx, seeded(statement))
+        statement = seeded(statement)
+        return sampled_hot_keys(ctx, statement, plan_of(ctx, statement))
     return hot_keys(ctx, statement)
 
 
 def _scan_plan(ctx: Context, statement: ast.ShowHotKeys) -> ScanCheck:
-    plan = ctx.full_scan_plan(statement.table, statement.index)
-    if statement.sample is not None:
-        from dynosql.plan.sample import apply_sample
-
-        plan = apply_sample(plan, statement.sample)
-    return ScanCheck(plan, [], "SHOW HOT KEYS")
+    return ScanCheck(plan_of(ctx, statement), [], "SHOW HOT KEYS")
 
 
 KINDS = {ast.ShowHotKeys: Kind(named("SHOW HOT KEYS"), _run, lambda _s: READS, None, _scan_plan)}

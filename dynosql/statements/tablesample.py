@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql.evaluate.pipeline import aggregate_rows, columns_of, select_rows
 from dynosql.evaluate.sample_stats import key_sample, sample_notes, sampled_groups, with_intervals
-from dynosql.plan.sample import apply_sample
+from dynosql.plan.model import Plan
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
 
@@ -57,9 +57,8 @@ def sampled_select(ctx: Context, statement: ast.Select) -> Result:
     return result
 
 
-def sampled_hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
-    assert statement.sample is not None
-    plan = apply_sample(ctx.full_scan_plan(statement.table, statement.index), statement.sample)
+def sampled_hot_keys(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Result:
+    """SHOW HOT KEYS … SAMPLE: `plan` reads the seeded sample's segments (hot_keys.plan_of)."""
     assert plan.sample is not None
     spec = plan.sample
     stats = Stats(expected_items=plan.estimate.items or None)
