@@ -74,7 +74,7 @@ def test_named_parameters_description_and_fetches_equal_the_sessions_rows(
     cur = examples.cursor()
     cur.execute(sql, params)
     assert [d[0] for d in cur.description] == ["SK", "name", "size"]
-    assert cur.description[0][1] == dbapi.STRING
+    assert [d[1] for d in cur.description] == [dbapi.STRING, dbapi.STRING, dbapi.NUMBER]
     assert cur.rowcount == -1  # not known until the rows are all fetched
     first = cur.fetchone()
     cur.arraysize = 3

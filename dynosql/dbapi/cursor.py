@@ -6,8 +6,8 @@ generator, which reads the next DynamoDB page only when the rows read so far are
 ORDER BY or GROUP BY). `execute` reads ahead a little, so an error in the first request is
 raised by `execute`, and so `description` can name the columns and their types:
 
-- explicit columns (``SELECT a, b``, aggregates, SHOW, EXPLAIN): the first row, for the
-  type codes;
+- named columns (``SELECT a, b``, aggregates, SHOW, EXPLAIN): rows until each column has
+  shown a value (its type code), at most 100 (usually the first row);
 - ``SELECT *`` and RETURNING, whose items may each have other attributes: the first
   `lookahead` rows (1000 unless set before `execute`); the key attributes come first, then
   every attribute those rows have, first seen first. An attribute that only a later row has
@@ -37,6 +37,7 @@ from dynosql.errors import DynosqlError
 from dynosql.result import Result, Row, Stats, all_columns
 
 LOOKAHEAD = 1000
+TYPED_LOOKAHEAD = 100  # named columns: rows held at most until each has shown its type
 
 Description = tuple[str, str | None, None, None, None, None, None]
 
@@ -118,7 +119,7 @@ class Cursor:
     def consumed(self) -> Consumed | None:
         """The capacity the last statement (or executemany's statements) consumed so far: it
         grows while the rows are fetched. None before the first statement."""
-        stats = self._written or ([self._result.stats] if self._result is not None else [])
+        stats = self._written or self._stats()
         if not stats:
             return None
         return Consumed(
@@ -128,6 +129,9 @@ class Cursor:
                 s.capacity_estimated or getattr(s, "wcu_estimated", False) for s in stats
             ),
         )
+
+    def _stats(self) -> list[Stats]:
+        return [self._result.stats] if self._result is not None else []
 
     @property
     def result(self) -> Result | None:
@@ -202,8 +206,11 @@ class Cursor:
         return iter(self.fetchone, None)
 
     def close(self) -> None:
-        """Stop the statement's reads (nothing more is requested) and refuse further use."""
+        """Stop the statement's reads (nothing more is requested) and refuse further use;
+        `rowcount` and `consumed` keep the last statement's (SQLAlchemy reads them after)."""
+        rowcount, written = self._rowcount, self._written or self._stats()
         self._finish()
+        self._rowcount, self._written = rowcount, written
         self._closed = True
 
     def __enter__(self) -> Cursor:
@@ -229,23 +236,28 @@ class Cursor:
             return
         self._rows = iter(result)
         self._done = False
-        open_columns = result.open_columns or not result.columns
-        self._read_ahead(self.lookahead if open_columns else 1)
         columns = list(result.columns)
-        if open_columns:
+        if result.open_columns or not columns:
+            self._read_ahead(self.lookahead)
             columns = all_columns(columns, self._ahead)
+        else:
+            self._read_ahead(min(self.lookahead, TYPED_LOOKAHEAD), columns)
         self._columns = columns
         self._known = set(columns)
         self.description = [
             (name, self._code(name), None, None, None, None, None) for name in columns
         ]
 
-    def _read_ahead(self, count: int) -> None:
-        while len(self._ahead) < count:
+    def _read_ahead(self, count: int, until_typed: list[str] | None = None) -> None:
+        """Hold up to `count` rows; with `until_typed`, stop once each of those columns has
+        a value in a row held (its type code)."""
+        untyped = set(until_typed or ())
+        while len(self._ahead) < count and (until_typed is None or untyped):
             row = self._pull()
             if row is None:
                 return
             self._ahead.append(row)
+            untyped.difference_update(row)
 
     def _code(self, column: str) -> str | None:
         for row in self._ahead:
