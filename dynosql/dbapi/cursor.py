@@ -150,8 +150,9 @@ class Cursor:
 
     def executemany(self, operation: str, seq_of_parameters: Sequence[Any]) -> Cursor:
         """Run `operation` once per parameter set. ``INSERT``/``UPSERT`` … ``VALUES`` of one
-        row is sent as one statement per `batch` rows (written concurrently, one journal),
-        not one per row; anything else runs once per set. `rowcount` is the items written."""
+        row (without RETURNING) is sent as one statement per 1000 parameter sets (written
+        concurrently, one journal each), not one per row; anything else runs once per set.
+        `rowcount` is the items written."""
         self._check()
         self._finish()
         batches = self.connection._batches(operation, map(types.parameters, seq_of_parameters))
@@ -228,7 +229,6 @@ class Cursor:
 
     def _start(self, result: Result) -> None:
         self._result = result
-        self._written = []
         if result.kind == "status":
             written = _written(result)
             self._rowcount = -1 if written is None else written
@@ -306,6 +306,7 @@ class Cursor:
                 close()
         self._rows = iter(())
         self._result = None
+        self._written = []
         self._ahead.clear()
         self._known = set()
         self._fetched = 0

@@ -26,6 +26,8 @@ from sqlalchemy import Index, pool
 from sqlalchemy import types as sqltypes
 from sqlalchemy.engine import default, reflection
 
+from dynosql import values
+from dynosql.settings import Switch
 from dynosql.sqla.compiler import DynosqlCompiler, DynosqlIdentifierPreparer
 
 
@@ -170,8 +172,6 @@ class DynosqlDialect(default.DefaultDialect):
             if index.keys.sk is not None:
                 add(index.keys.sk, index.keys.sk_type, True)
         seen: dict[str, set[str]] = {}
-        from dynosql import values
-
         for item in session.sample(table_name):
             for name, value in item.items():
                 code = values.type_of(value)
@@ -235,8 +235,6 @@ class LocalDialect(DynosqlDialect):
 
 
 def _switch(text: Any) -> bool:
-    from dynosql.settings import Switch
-
     try:
         return bool(Switch().parse(str(text)))
     except ValueError:
