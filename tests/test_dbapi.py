@@ -66,9 +66,12 @@ def test_module_globals_and_the_exception_hierarchy():
     assert dbapi.STRING != "N" and dbapi.ROWID != "S" and dbapi.SET == "SS"
 
 
+@pytest.mark.parametrize("name", ["moto", "dynalite"])
 def test_named_parameters_description_and_fetches_equal_the_sessions_rows(
-    examples: dbapi.Connection, moto_examples_backend: Backend
+    name: str, request: pytest.FixtureRequest, tmp_path: Path
 ):
+    backend: Backend = request.getfixturevalue(f"{name}_examples_backend")
+    examples = connect(backend, tmp_path)
     sql = "SELECT SK, name, size FROM drive WHERE PK = :pk AND begins_with(SK, :prefix)"
     params = {"pk": "DRIVE#alice", "prefix": "root/photos/"}
     cur = examples.cursor()
@@ -84,11 +87,12 @@ def test_named_parameters_description_and_fetches_equal_the_sessions_rows(
     assert cur.fetchone() is None
     rows = [first, *some, *rest]
     assert cur.rowcount == len(rows)
-    with Session(moto_examples_backend.client()) as session:
+    with Session(backend.client()) as session:
         expected = session.execute(sql, params).all()
     assert rows == [(r["SK"], r["name"], r.get("size")) for r in expected]
     assert any(isinstance(r[2], Decimal) for r in rows)  # numbers stay exact
     assert cur.consumed is not None and cur.consumed.rcu > 0 and cur.consumed.wcu == 0
+    examples.close()
 
 
 def test_select_star_describes_keys_then_the_attributes_read_ahead(
