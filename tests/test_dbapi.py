@@ -302,8 +302,8 @@ def test_warnings_point_at_the_caller(examples: dbapi.Connection):
     cur = examples.cursor()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        cur.execute("SELECT name FROM drive WHERE name = 'nothing-is-called-this'")
-        assert cur.fetchall() == []
+        cur.execute("SELECT name FROM drive LIMIT 1")
+        assert len(cur.fetchall()) == 1
     scan = [w for w in caught if "Scan of drive" in str(w.message)]
     assert scan and scan[0].category is dbapi.Warning
     assert scan[0].filename == __file__
