@@ -350,3 +350,12 @@ def test_decimal_context_is_not_touched():
     before = decimal.getcontext().prec
     dbapi.types.value_of(Decimal("1.5"), "x")
     assert decimal.getcontext().prec == before
+
+
+def test_connect_arguments_that_cannot_work_are_interface_errors(tmp_path: Path):
+    with pytest.raises(dbapi.InterfaceError, match="is not a region name"):
+        dynosql.connect(region="not a region!")
+    with pytest.raises(dbapi.InterfaceError, match="exclude each other"):
+        dynosql.connect(local=True, endpoint_url="http://127.0.0.1:1")
+    with pytest.raises(dbapi.InterfaceError, match="max_rcu"):
+        dynosql.connect(endpoint_url="http://127.0.0.1:1", max_rcu="lots")
