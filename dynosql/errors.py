@@ -38,6 +38,12 @@ class GuardError(DynosqlError):
     exit_code = 3
 
 
+class ConditionError(DynosqlError):
+    """A write refused, in whole or in part, by its condition: INSERT of a key that exists, a
+    transaction cancelled because an action's condition failed. Its own class so a caller can
+    tell it from a failure of the service (the DB-API's IntegrityError)."""
+
+
 class UsageError(DynosqlError):
     """A command-line value that cannot work (an endpoint without a scheme, a malformed
     region, a missing script): exit code 2, like every other usage error."""

@@ -31,14 +31,14 @@ import dataclasses
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, TextIO
 
 from tabulate import tabulate
 
 from dynosql import values
-from dynosql.result import Result, Row
+from dynosql.result import Result, Row, all_columns
 from dynosql.settings import FORMATS
 
 _COMPACT = (",", ":")  # cells: as short as possible
@@ -169,7 +169,7 @@ def _render_delimited(result: Result, out: TextIO, delimiter: str) -> None:
     if result.open_columns:
         # SELECT *: the header must name every attribute any row has, so read them all first.
         buffered = list(rows)
-        columns = _all_columns(columns, buffered)
+        columns = all_columns(columns, buffered)
         rows = iter(buffered)
     if not columns:
         # Columns not known up front (should be rare): take the first row's attributes.
@@ -221,16 +221,6 @@ def _chain_one(first: Row, rest: Iterator[Row]) -> Iterator[Row]:
 # --- human formats -----------------------------------------------------------------------------
 
 
-def _all_columns(columns: list[str], rows: Iterable[Row]) -> list[str]:
-    """The result's columns plus any attribute the rows have beyond them (first seen first)."""
-    seen = dict.fromkeys(columns)
-    for row in rows:
-        for name in row:
-            if name not in seen:
-                seen[name] = None
-    return list(seen)
-
-
 def _is_number_column(name: str, rows: list[Row]) -> bool:
     """Right-align a column whose present, non-NULL values are all numbers."""
     kinds = {values.type_of(row.get(name, values.MISSING)) for row in rows} - {None, "NULL"}
@@ -239,7 +229,7 @@ def _is_number_column(name: str, rows: list[Row]) -> bool:
 
 def _grid(result: Result, escape: Any = None) -> tuple[list[str], list[list[str]], list[str]]:
     rows = result.all()
-    columns = _all_columns(result.columns, rows)
+    columns = all_columns(result.columns, rows)
     cells = []
     for row in rows:
         line = [cell_text(row.get(name, values.MISSING)) for name in columns]
@@ -293,7 +283,7 @@ def _markdown_escape(text: str) -> str:
 def _render_vertical(result: Result, out: TextIO) -> None:
     """One block per row, like psql's ``\\x`` and mysql's ``\\G``."""
     rows = result.all()
-    columns = _all_columns(result.columns, rows)
+    columns = all_columns(result.columns, rows)
     if not columns or not rows:
         return
     if result.title:

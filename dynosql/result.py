@@ -72,6 +72,17 @@ class Stats:
         return " · ".join(parts)
 
 
+def all_columns(columns: list[str], rows: Iterable[Row]) -> list[str]:
+    """The result's columns plus any attribute the rows have beyond them (first seen first):
+    the header of a ``SELECT *`` (csv, the DB-API's description)."""
+    seen = dict.fromkeys(columns)
+    for row in rows:
+        for name in row:
+            if name not in seen:
+                seen[name] = None
+    return list(seen)
+
+
 def interrupted_text(result: Result | None) -> str:
     """What to say after Ctrl-C: what the statement read and cost before it stopped."""
     if result is not None:

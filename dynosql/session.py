@@ -31,7 +31,7 @@ from dynosql.result import ProgressSink, Result
 from dynosql.settings import Settings
 from dynosql.sql import ast, parse_script
 from dynosql.sql.bind import bind, parse_param
-from dynosql.statements import kind_for
+from dynosql.statements import kind_for, kind_of
 
 if TYPE_CHECKING:
     from dynosql.dynamo.embedded import LocalDynamo
@@ -216,6 +216,12 @@ class Session:
         check = None if scan_plan is None else (lambda: scan_plan(ctx, bound))
         guards.before(ctx, kind.label(bound), kind.effects(bound), check)
         return kind.run(ctx, bound)
+
+    def transactional(self, statement: ast.Statement) -> bool:
+        """Whether BEGIN … COMMIT would queue `statement` (a write) rather than run it: the
+        DB-API opens its implicit transaction before the first such statement only, so reads
+        and table changes run as they would outside one."""
+        return kind_of(statement).transactional
 
     def bind(self, statement: ast.Statement, params: dict[str, Any] | None = None) -> Any:
         """`statement` with every :name replaced by its value (the session's, then `params`)."""

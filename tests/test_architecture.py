@@ -3,7 +3,8 @@
 - The import graph of dynosql has no cycle, counting every import: inside functions and
   under ``if TYPE_CHECKING:`` too (a type-only circle is still a circle in the design).
 - Only the AWS edge (dynosql/dynamo) imports boto3, botocore or moto.
-- The front doors (cli.py, repl/) never touch a client: every DynamoDB call goes through
+- The front doors (cli.py, repl/, the DB-API driver dbapi/ and the SQLAlchemy dialect sqla/)
+  never touch a client: every DynamoDB call goes through
   `Session`. Statement kinds never import the Session: they receive a `Context`.
 - The planner and the evaluator are pure: they import nothing that does I/O.
 """
@@ -91,7 +92,12 @@ def test_the_import_graph_has_no_cycle():
 
 
 def _front_doors() -> list[Path]:
-    return [PACKAGE / "cli.py", *sorted((PACKAGE / "repl").rglob("*.py"))]
+    return [
+        PACKAGE / "cli.py",
+        *sorted((PACKAGE / "repl").rglob("*.py")),
+        *sorted((PACKAGE / "dbapi").rglob("*.py")),
+        *sorted((PACKAGE / "sqla").rglob("*.py")),
+    ]
 
 
 def test_only_the_aws_edge_imports_boto3_botocore_or_moto():
@@ -140,3 +146,12 @@ def test_every_setting_is_defined_once():
         if p.name != "settings.py" and literal.replace("'", '"') in p.read_text()
     ]
     assert spelled == []
+
+
+def test_the_python_doors_reach_dynamodb_only_through_the_session():
+    """The DB-API driver and the SQLAlchemy dialect are thin: no second engine beside the
+    Session (no statement kind, context or AWS edge of their own)."""
+    inner = ("dynosql.dynamo", "dynosql.statements", "dynosql.context", "dynosql.plan")
+    for folder in ("dbapi", "sqla"):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            assert not {m for m in _imports(path) if m.startswith(inner)}, path

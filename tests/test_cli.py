@@ -830,7 +830,7 @@ def test_help_shows_flags_and_examples() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("flag", ["--version", "--help"])
-def test_version_and_help_import_no_aws_library(flag: str) -> None:
+def test_version_and_help_import_no_aws_or_data_library(flag: str) -> None:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "dynosql", flag],
         capture_output=True,
@@ -846,7 +846,11 @@ def test_version_and_help_import_no_aws_library(flag: str) -> None:
         if line.startswith("import time:")
     ]
     assert "dynosql.cli" in modules  # the measurement worked
-    heavy = [m for m in modules if m.split(".")[0] in ("boto3", "botocore", "moto")]
+    heavy = [
+        m
+        for m in modules
+        if m.split(".")[0] in ("boto3", "botocore", "moto", "sqlalchemy", "pandas", "IPython")
+    ]
     assert heavy == []
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import guards, values
 from dynosql.dynamo.writer import TransactionCancelled, Writer, WriteStats, new_image
-from dynosql.errors import ExecutionError, PlanError, classify
+from dynosql.errors import ConditionError, ExecutionError, PlanError, classify
 from dynosql.guards import NOTHING, Effects
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
 from dynosql.result import Result
@@ -219,7 +219,10 @@ def _send(writer: Writer, actions: list[_Action]) -> None:
     try:
         writer.transact(params)  # a conflict is sent again, with a new token (dynamo.writer)
     except TransactionCancelled as err:
-        raise ExecutionError(_cancelled(actions, err.codes, err.reason)) from err.__cause__
+        # a failed condition is the statement's (ConditionError), anything else the service's
+        failed = "ConditionalCheckFailed" in err.codes
+        error = ConditionError if failed else ExecutionError
+        raise error(_cancelled(actions, err.codes, err.reason)) from err.__cause__
 
 
 def _cancelled(actions: list[_Action], codes: list[str | None], message: str) -> str:

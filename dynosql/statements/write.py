@@ -21,7 +21,7 @@ from dynosql.dynamo.writer import (
     write_batches,
     write_item,
 )
-from dynosql.errors import DynosqlError, PlanError
+from dynosql.errors import ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.guards import Effects
 from dynosql.journal import Journal
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from dynosql.context import Context
 
 
-class WriteError(DynosqlError):
+class WriteError(ConditionError):
     """A write statement that ran but did not do all it was asked (INSERT of existing keys)."""
 
 

@@ -1,0 +1,153 @@
+"""SQLAlchemy Core to dynosql's SQL: the subset dynosql runs, and CompileError for the rest.
+
+Compiled: ``select()`` of columns, aggregates (count, sum, avg, min, max, with DISTINCT) and
+labels from ONE table, with ``where()`` (comparisons, and_/or_/not_, in_, between, like,
+is_(None), the condition functions begins_with, contains, attribute_exists,
+attribute_not_exists, attribute_type and size), ``group_by()``, ``having()``, ``order_by()``
+(asc/desc, nulls_first/nulls_last), ``limit()`` and ``distinct()``; and ``insert().values()``
+(executemany batches it). Every name is double-quoted (dynosql reads ``"name"`` as the
+attribute ``name``), columns are written without their table (there is only one), values
+travel as ``:name`` parameters.
+
+Refused with a CompileError naming the construct, before anything is sent: joins, a FROM of
+several tables, subqueries, UNION/INTERSECT/EXCEPT, WITH, OFFSET, window functions, FOR UPDATE,
+DISTINCT ON, CASE, CAST, ILIKE, regular expressions, any other function, and Core's update()
+and delete() (write them as text SQL, where dynosql's guards and journal apply as everywhere).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import exc
+from sqlalchemy.sql import compiler, selectable
+
+FUNCTIONS = frozenset(
+    {
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "size",
+        "begins_with",
+        "contains",
+        "attribute_exists",
+        "attribute_not_exists",
+        "attribute_type",
+    }
+)
+
+
+def refuse(construct: str, why: str = "") -> exc.CompileError:
+    return exc.CompileError(
+        f"dynosql does not compile {construct}{': ' + why if why else ''} "
+        "(text SQL runs as dynosql SQL: see grammar/README.md)"
+    )
+
+
+class DynosqlIdentifierPreparer(compiler.IdentifierPreparer):
+    """Every name in double quotes: DynamoDB's 573 reserved words and SQL's never clash."""
+
+    def _requires_quotes(self, value: str) -> bool:
+        return True
+
+
+class DynosqlCompiler(compiler.SQLCompiler):
+    """SQLAlchemy's compiler, narrowed to what dynosql's grammar reads."""
+
+    def visit_select(self, select_stmt: Any, **kw: Any) -> str:
+        if getattr(select_stmt, "_offset_clause", None) is not None:
+            raise refuse("OFFSET", "DynamoDB pages by key, not by position")
+        if getattr(select_stmt, "_for_update_arg", None) is not None:
+            raise refuse("FOR UPDATE", "DynamoDB has no row locks")
+        if getattr(select_stmt, "_distinct_on", None):
+            raise refuse("DISTINCT ON")
+        if kw.get("asfrom") or kw.get("subquery") or self.stack:
+            raise refuse("a subquery", "dynosql reads one table per statement")
+        froms = select_stmt.get_final_froms()
+        if len(froms) > 1:
+            raise refuse("a FROM of several tables", "DynamoDB has no joins")
+        return str(super().visit_select(select_stmt, **kw))
+
+    def visit_column(self, column: Any, add_to_result_map: Any = None, **kw: Any) -> str:
+        kw["include_table"] = False  # one table: "PK", not "drive"."PK"
+        return str(super().visit_column(column, add_to_result_map=add_to_result_map, **kw))
+
+    def visit_function(self, func: Any, add_to_result_map: Any = None, **kw: Any) -> str:
+        if func.name.lower() not in FUNCTIONS:
+            raise refuse(
+                f"the function {func.name}()", "not one of " + ", ".join(sorted(FUNCTIONS))
+            )
+        return str(super().visit_function(func, add_to_result_map=add_to_result_map, **kw))
+
+    def limit_clause(self, select: Any, **kw: Any) -> str:
+        if select._limit_clause is None:
+            return ""
+        return "\n LIMIT " + str(self.process(select._limit_clause, **kw))
+
+    def visit_join(self, join: Any, **kw: Any) -> str:
+        raise refuse("JOIN", "DynamoDB has no joins; query each table separately")
+
+    def visit_subquery(self, subquery: Any, **kw: Any) -> str:
+        raise refuse("a subquery", "dynosql reads one table per statement")
+
+    def visit_alias(self, alias: Any, **kw: Any) -> str:
+        if isinstance(alias.element, selectable.TableClause):
+            raise refuse("a table alias", "name the table itself")
+        raise refuse("a subquery", "dynosql reads one table per statement")
+
+    def visit_lateral(self, lateral: Any, **kw: Any) -> str:
+        raise refuse("LATERAL")
+
+    def visit_compound_select(self, cs: Any, **kw: Any) -> str:
+        raise refuse(str(cs.keyword.value))  # UNION, INTERSECT, EXCEPT (ALL)
+
+    def visit_cte(self, cte: Any, **kw: Any) -> str:
+        raise refuse("WITH (a common table expression)")
+
+    def visit_over(self, over: Any, **kw: Any) -> str:
+        raise refuse("a window function (OVER)")
+
+    def visit_case(self, clause: Any, **kw: Any) -> str:
+        raise refuse("CASE")
+
+    def visit_cast(self, cast: Any, **kw: Any) -> str:
+        raise refuse("CAST", "DynamoDB has no casts: compare values of the stored type")
+
+    def visit_extract(self, extract: Any, **kw: Any) -> str:
+        raise refuse("EXTRACT", "DynamoDB has no date type")
+
+    def visit_ilike_op_binary(self, binary: Any, operator: Any, **kw: Any) -> str:
+        raise refuse("ILIKE", "DynamoDB compares strings byte by byte")
+
+    def visit_not_ilike_op_binary(self, binary: Any, operator: Any, **kw: Any) -> str:
+        raise refuse("NOT ILIKE", "DynamoDB compares strings byte by byte")
+
+    def visit_regexp_match_op_binary(self, binary: Any, operator: Any, **kw: Any) -> str:
+        raise refuse("a regular expression match")
+
+    def visit_not_regexp_match_op_binary(self, binary: Any, operator: Any, **kw: Any) -> str:
+        raise refuse("a regular expression match")
+
+    def visit_values(self, element: Any, **kw: Any) -> str:
+        raise refuse("a VALUES table")
+
+    def visit_tablesample(self, tablesample: Any, **kw: Any) -> str:
+        raise refuse("Core's tablesample()", "write TABLESAMPLE in text SQL")
+
+    def visit_update(self, update_stmt: Any, **kw: Any) -> str:
+        raise refuse("update()", "write UPDATE as text SQL")
+
+    def visit_delete(self, delete_stmt: Any, **kw: Any) -> str:
+        raise refuse("delete()", "write DELETE as text SQL")
+
+    def visit_insert(self, insert_stmt: Any, **kw: Any) -> str:
+        if insert_stmt.select is not None:
+            raise refuse("insert().from_select()", "write INSERT … SELECT as text SQL")
+        if insert_stmt._returning:
+            raise refuse("insert().returning()", "write RETURNING as text SQL")
+        return str(super().visit_insert(insert_stmt, **kw))
+
+    def returning_clause(self, stmt: Any, returning_cols: Any, **kw: Any) -> str:
+        raise refuse("RETURNING", "write it as text SQL")

@@ -1,0 +1,244 @@
+"""The SQLAlchemy 2 dialect through the real libraries: SQLAlchemy's inspector and Core,
+pandas.read_sql, and JupySQL's ``%sql`` in an IPython shell.
+
+The dialects are registered from pyproject.toml's ``sqlalchemy.dialects`` entry points (the
+installed package's metadata may be an older checkout's), so the test also checks that each
+entry point names a class that works."""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomllib
+from backends import Backend
+from cli_runner import AWS_VARIABLES, run_cli
+
+sa = pytest.importorskip("sqlalchemy")
+from sqlalchemy import exc, func, select, text  # noqa: E402
+from sqlalchemy.dialects import registry  # noqa: E402
+
+from dynosql.sqla.dialect import Document, DynosqlDialect, LocalDialect  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module", autouse=True)
+def dialects() -> dict[str, str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    points: dict[str, str] = project["entry-points"]["sqlalchemy.dialects"]
+    for name, target in points.items():
+        module, _, cls = target.partition(":")
+        registry.register(name, module, cls)
+    return points
+
+
+@pytest.fixture(autouse=True)
+def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in AWS_VARIABLES.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+
+
+def engine_for(backend: Backend, **options: str) -> Any:
+    query = "&".join(f"{k}={v}" for k, v in {"journal_dir": "off", **options}.items())
+    return sa.create_engine(f"dynosql://?endpoint_url={backend.endpoint_url}&{query}")
+
+
+def test_urls_and_entry_points(dialects: dict[str, str]):
+    assert set(dialects) == {"dynosql", "dynosql.local"}
+    engine = sa.create_engine("dynosql://?region=eu-west-1&profile=prod&fail_on_scan=on")
+    assert type(engine.dialect) is DynosqlDialect
+    args = engine.dialect.create_connect_args(engine.url)
+    assert args == ([], {"region": "eu-west-1", "profile": "prod", "fail_on_scan": "on"})
+    local = sa.create_engine("dynosql+local://?transactions=on&confirm=yes")
+    assert type(local.dialect) is LocalDialect
+    assert local.dialect.create_connect_args(local.url) == (
+        [],
+        {"transactions": True, "confirm": True, "local": True},
+    )
+    assert isinstance(local.pool, sa.pool.StaticPool)  # one embedded server per engine
+    with pytest.raises(ValueError, match="query parameters"):
+        sa.create_engine("dynosql://somehost/db").dialect.create_connect_args(
+            sa.engine.make_url("dynosql://somehost/db")
+        )
+
+
+@pytest.mark.slow  # DescribeTable and a sample page of three tables (about 1-2 s)
+@pytest.mark.parametrize("name", ["moto", "dynalite"])
+def test_the_inspector_lists_tables_columns_keys_and_indexes(
+    name: str, request: pytest.FixtureRequest
+):
+    backend: Backend = request.getfixturevalue(f"{name}_examples_backend")
+    engine = engine_for(backend)
+    inspector = sa.inspect(engine)
+    assert set(inspector.get_table_names()) >= {"audit", "drive", "sensors", "tenants"}
+    columns = inspector.get_columns("drive")
+    assert [(c["name"], c["nullable"]) for c in columns[:2]] == [("PK", False), ("SK", False)]
+    assert all(isinstance(c["type"], sa.String) for c in columns[:2])
+    by_name = {c["name"]: c for c in columns}
+    assert by_name["modified"]["nullable"]  # the LSI's sort key: not on every item
+    assert isinstance(by_name["size"]["type"], sa.Numeric) and by_name["size"]["nullable"]
+    assert isinstance(by_name["tags"]["type"], Document) and by_name["tags"]["type"].code == "SS"
+    assert inspector.get_pk_constraint("drive")["constrained_columns"] == ["PK", "SK"]
+    assert inspector.get_pk_constraint("sensors")["constrained_columns"] == [
+        "deviceId",
+        "readingTs",
+    ]
+    (lsi,) = inspector.get_indexes("drive")
+    assert (lsi["name"], lsi["column_names"]) == ("by_modified", ["PK", "modified"])
+    assert lsi["dialect_options"]["dynosql_kind"] == "lsi"
+    (gsi,) = inspector.get_indexes("tenants")
+    assert gsi["name"] == "gsi1" and gsi["dialect_options"]["dynosql_kind"] == "gsi"
+    assert inspector.get_foreign_keys("drive") == []
+    engine.dispose()
+
+
+def test_core_select_compiles_to_dynosql_and_runs(moto_examples_backend: Backend):
+    engine = engine_for(moto_examples_backend)
+    metadata = sa.MetaData()
+    # declared, not reflected (the inspector test reflects): no sample is read here
+    drive = sa.Table(
+        "drive",
+        metadata,
+        sa.Column("PK", sa.String, primary_key=True),
+        sa.Column("SK", sa.String, primary_key=True),
+        sa.Column("name", sa.String),
+        sa.Column("size", sa.Numeric),
+    )
+    sensors = sa.Table("sensors", metadata, sa.Column("deviceId", sa.String, primary_key=True))
+    with engine.connect() as conn:
+        query = (
+            select(drive.c.SK, drive.c.name, drive.c.size)
+            .where(drive.c.PK == "DRIVE#alice", drive.c.size > 1000)
+            .order_by(drive.c.SK.desc())
+            .limit(3)
+        )
+        compiled = str(query.compile(engine))
+        assert '"drive"."SK"' not in compiled and 'FROM "drive"' in compiled
+        rows = conn.execute(query).all()
+        expected = conn.execute(
+            text(
+                "SELECT SK, name, size FROM drive WHERE PK = :pk AND size > 1000 "
+                "ORDER BY SK DESC LIMIT 3"
+            ),
+            {"pk": "DRIVE#alice"},
+        ).all()
+        assert rows == expected and len(rows) == 3
+        assert all(isinstance(r.size, Decimal) for r in rows)
+        hot = (
+            select(sensors.c.deviceId, func.count().label("n"))
+            .where(sensors.c.deviceId.in_(["dev-0007", "dev-0013"]))
+            .group_by(sensors.c.deviceId)
+            .order_by(sa.desc("n"))
+        )
+        assert [tuple(r) for r in conn.execute(hot)] == [("dev-0007", 330), ("dev-0013", 260)]
+    engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("build", "construct"),
+    [
+        (lambda d, s: select(d.c.PK).join(s, d.c.PK == s.c.deviceId), "JOIN"),
+        (lambda d, s: select(d.c.PK).limit(3).offset(2), "OFFSET"),
+        (lambda d, s: sa.union(select(d.c.PK), select(s.c.deviceId)), "UNION"),
+        (lambda d, s: select(d.c.PK).where(d.c.PK.in_(select(s.c.deviceId))), "subquery"),
+        (lambda d, s: select(func.upper(d.c.name)), "upper()"),
+        (lambda d, s: select(d.c.PK, s.c.deviceId), "FROM of several tables"),
+        (lambda d, s: select(func.count().over(order_by=d.c.SK)), "window function"),
+        (lambda d, s: select(sa.cast(d.c.size, sa.String)), "CAST"),
+        (lambda d, s: select(d.c.PK).where(d.c.name.ilike("a%")), "ILIKE"),
+        (lambda d, s: sa.update(d).values(name="x"), "update()"),
+        (lambda d, s: sa.delete(d), "delete()"),
+        (lambda d, s: select(d.c.PK).with_for_update(), "FOR UPDATE"),
+        (lambda d, s: select(select(d.c.PK).cte().c.PK), "WITH"),
+    ],
+)
+def test_constructs_outside_the_subset_raise_compile_error(build: Any, construct: str):
+    metadata = sa.MetaData()
+    drive = sa.Table(
+        "drive",
+        metadata,
+        sa.Column("PK", sa.String),
+        sa.Column("SK", sa.String),
+        sa.Column("name", sa.String),
+        sa.Column("size", sa.Numeric),
+    )
+    sensors = sa.Table("sensors", metadata, sa.Column("deviceId", sa.String))
+    with pytest.raises(exc.CompileError, match=construct.replace("(", r"\(").replace(")", r"\)")):
+        build(drive, sensors).compile(dialect=DynosqlDialect())
+
+
+def test_core_insert_many_is_one_batched_statement(moto_backend: Backend, table_name: str):
+    moto_backend.create_keyed_table(table_name, pk=("pk", "S"), sk=("sk", "N"))
+    engine = engine_for(moto_backend)
+    with engine.begin() as conn:
+        table = sa.Table(table_name, sa.MetaData(), autoload_with=conn)
+        result = conn.execute(sa.insert(table), [{"pk": "a", "sk": i} for i in range(12)])
+        assert result.rowcount == 12
+        count = conn.execute(text(f"SELECT COUNT(*) FROM {table_name} WHERE pk = 'a'"))
+        assert count.scalar() == 12
+    engine.dispose()
+
+
+def _cli_json(backend: Backend, sql: str, tmp_path: Path) -> list[dict[str, Any]]:
+    from cli_runner import cli_env
+
+    run = run_cli(
+        "--endpoint-url", backend.endpoint_url, "--format", "json", "-e", sql, env=cli_env(tmp_path)
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout, parse_float=Decimal, parse_int=Decimal)
+
+
+@pytest.mark.slow  # pandas's import and the CLI's run (about 1-2 s)
+def test_pandas_read_sql_equals_the_clis_json(moto_examples_backend: Backend, tmp_path: Path):
+    pd = pytest.importorskip("pandas")
+    sql = "SELECT SK, name, size FROM drive WHERE PK = 'DRIVE#alice' AND begins_with(SK, 'root/photos/')"
+    expected = _cli_json(moto_examples_backend, sql, tmp_path)
+    engine = engine_for(moto_examples_backend)
+    exact = pd.read_sql(sql, engine, coerce_float=False)
+    assert list(exact.columns) == ["SK", "name", "size"]
+    assert exact.to_dict("records") == [
+        {"SK": r["SK"], "name": r["name"], "size": r.get("size")} for r in expected
+    ]
+    # pandas's default (coerce_float=True) turns Decimal into float64, NaN for a missing size
+    default = pd.read_sql(sql, engine)
+    assert default["size"].dtype == "float64"
+    assert pd.api.types.is_string_dtype(default["name"])
+    for got, row in zip(default["size"], expected, strict=True):
+        assert (math.isnan(got) and "size" not in row) or Decimal(str(got)) == row["size"]
+    engine.dispose()
+
+
+@pytest.mark.slow  # the embedded backend loads the four example tables (about 2-3 s)
+def test_jupysql_magic_in_an_ipython_shell(
+    moto_examples_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    pytest.importorskip("sql")
+    monkeypatch.setenv("PLOOMBER_STATS_ENABLED", "false")  # no telemetry from the tests
+    monkeypatch.setenv("HOME", str(tmp_path))
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_line_magic("load_ext", "sql")
+        shell.run_line_magic("sql", "dynosql+local://?journal_dir=off")
+        sql = (
+            "SELECT deviceId, COUNT(*) AS n FROM sensors GROUP BY deviceId ORDER BY n DESC LIMIT 3"
+        )
+        with pytest.warns(Warning, match="Scan of sensors"):
+            result = shell.run_line_magic("sql", sql)
+        expected = _cli_json(moto_examples_backend, sql, tmp_path)
+        assert [tuple(r) for r in result] == [(r["deviceId"], r["n"]) for r in expected]
+        frame = result.DataFrame()
+        assert list(frame.columns) == ["deviceId", "n"] and len(frame) == 3
+        cell = shell.run_cell("%sql SELECT SK FROM drive WHERE PK = 'DRIVE#alice' LIMIT 2")
+        assert cell.success and [tuple(r) for r in cell.result] == [("root/",), ("root/archive/",)]
+    finally:
+        shell.run_line_magic("sql", "--close dynosql+local://?journal_dir=off")
+        InteractiveShell.clear_instance()
