@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import gc
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -145,3 +146,32 @@ def _key(key: dict[str, Any]) -> dict[str, Any]:
         name: {"B": base64.b64decode(value["B"])} if "B" in value else value
         for name, value in key.items()
     }
+
+
+_PATH_HEAD = re.compile(r"\s*([^.\[\s]+)")
+
+
+def projected_names(params: dict[str, Any]) -> frozenset[str] | None:
+    """The top-level attributes a Query or Scan request projects (each path's first name, its
+    placeholder resolved), or None when it projects nothing (whole items) or cannot be read.
+
+    The planner projects exactly what the statement needs on each item (keys, selected paths,
+    client-side filter paths, GROUP BY, aggregate and ORDER BY inputs): when the server answers
+    with whole items instead (moto's refusal, `capabilities.ProjectionRefused`), only these are
+    decoded."""
+    text = params.get("ProjectionExpression")
+    if not isinstance(text, str):
+        return None
+    aliases = params.get("ExpressionAttributeNames") or {}
+    names = set()
+    for path in text.split(","):
+        head = _PATH_HEAD.match(path)
+        if head is None:
+            return None
+        name = head.group(1)
+        if name.startswith("#"):
+            if name not in aliases:
+                return None
+            name = aliases[name]
+        names.add(name)
+    return frozenset(names)
