@@ -189,8 +189,8 @@ def decode_item(
     """An item from the low-level client to Python values; with `names`, only those top-level
     attributes (the rest are never decoded: a page that came back whole when the statement
     needs a few attributes costs their decoding alone)."""
-    if names is None:
-        return {name: decode(v) for name, v in wire.items()}
+    if names is None:  # strings inline: most attributes (and most keys) are strings
+        return {name: v["S"] if "S" in v else decode(v) for name, v in wire.items()}
     return {name: decode(wire[name]) for name in names if name in wire}
 
 

@@ -342,7 +342,7 @@ class Executor:
         items = wire
         if decode:  # an answer sent whole in place of its projection: only what it projects
             names = wire_module.projected_names(params) if page.get(UNPROJECTED) else None
-            items = [values.decode_item(i, names) for i in wire]
+            items = wire_module.decode_items(wire, names)
         scanned = page.get("ScannedCount", page.get("Count", 0))
         sizes = None
         if reduced is None and unfiltered and "Items" in page:
@@ -385,7 +385,7 @@ class Executor:
             )
             wire = response.get("Responses", {}).get(table, [])
             projected = wire_module.projected_names(spec) if response.get(UNPROJECTED) else None
-            items = [values.decode_item(i, projected) for i in wire]
+            items = wire_module.decode_items(wire, projected)
             self._charge_gets(plan, stats, params, response, wire, 0)
             self._after_page(stats)
             for item in items:

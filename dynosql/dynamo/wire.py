@@ -26,10 +26,12 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from dynosql import values
 from dynosql.errors import ExecutionError
 
 T = TypeVar("T")
@@ -123,21 +125,39 @@ def fill_page(page: dict[str, Any], body: bytes | str) -> dict[str, Any]:
     return page
 
 
-def _loads(body: bytes | str) -> Any:
-    """``json.loads`` with the cyclic garbage collector paused. A 1 MB page is some 100,000
-    containers, all alive until the page is read: every few hundred of them the collector
-    would walk the young ones again, and now and then the whole heap (about half the CPU of
-    decoding a page of whole items, measured). JSON builds no reference cycles, so there is
-    nothing for it to find. Another thread decoding at the same time may find it paused or
-    resumed early; either is harmless. A collector paused by someone else stays paused."""
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a page is decoded. A 1 MB page is some
+    100,000 containers, all alive until the page is read: every few hundred of them the
+    collector would walk the young ones again, and now and then the whole heap (about half
+    the CPU of decoding a page of whole items, measured). Neither JSON nor the decoded items
+    hold reference cycles, so there is nothing for it to find. Another thread decoding at the
+    same time may find it paused or resumed early; either is harmless. A collector paused by
+    someone else stays paused."""
     paused = gc.isenabled()
     if paused:
         gc.disable()
     try:
-        return json.loads(body)
+        yield
     finally:
         if paused:
             gc.enable()
+
+
+def _loads(body: bytes | str) -> Any:
+    """``json.loads``, the collector paused."""
+    with _collector_paused():
+        return json.loads(body)
+
+
+def decode_items(
+    items: list[dict[str, Any]], names: AbstractSet[str] | None = None
+) -> list[dict[str, Any]]:
+    """A page's items as Python values (`values.decode_item`, only `names` when given), the
+    collector paused: decoding a page of keys into 20,000 small dicts set it off dozens of
+    times (a third of a GROUP BY's decoding CPU, profiled)."""
+    with _collector_paused():
+        return [values.decode_item(i, names) for i in items]
 
 
 def _key(key: dict[str, Any]) -> dict[str, Any]:
