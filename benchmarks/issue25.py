@@ -80,7 +80,7 @@ def usage_of(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, 
         probe = LAUNCHER.replace(
             "print(usage.ru_maxrss, file=sys.stderr)",
             "print(usage.ru_maxrss, usage.ru_utime + usage.ru_stime, file=sys.stderr)",
-        )
+        ).replace("stderr=subprocess.DEVNULL", "stderr=None")  # a failure says why
         done = subprocess.run(
             [sys.executable, "-c", probe, *cmd],
             stdout=subprocess.DEVNULL,
