@@ -345,7 +345,10 @@ def bench_memory(server: Dynalite, runs: int, items: int, big: int) -> None:
         peaks = {}
         for name, n in (("small", items), ("big", big)):
             sql = f"SELECT pk, COUNT(*) AS n FROM {name} GROUP BY pk"
-            ours = medians(runs, dynosql_cmd("--endpoint-url", server.url, "-q", "-e", sql))
+            ours = medians(
+                runs,
+                dynosql_cmd("--endpoint-url", server.url, "-q", "--deadline", "300", "-e", sql),
+            )
             raw = medians(runs, [sys.executable, str(raw_group), server.url, name])
             peaks[name] = ours[2]
             print(
