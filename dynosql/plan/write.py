@@ -215,12 +215,6 @@ def _plan_insert(
         if source is None:
             raise PlanError("INSERT … SELECT needs the source table")
         read = plan_select(statement.select, source, options.read)
-        if statement.columns and statement.select.items is not None:
-            if len(statement.columns) != len(statement.select.items):
-                raise PlanError(
-                    f"{len(statement.select.items)} selected columns for "
-                    f"{len(statement.columns)} named columns"
-                )
         n = read.estimate.items
         wcu = write_units(table.average_item_size, options.transactional) * n
         estimate = WriteEstimate(n, read.estimate.rcu, wcu)
@@ -257,6 +251,21 @@ def _plan_insert(
     if read is not None:
         plan.warnings.extend(read.warnings)
     return plan
+
+
+def source_item(statement: ast.Insert, row: dict[str, Any]) -> dict[str, Any]:
+    """INSERT … SELECT: one source row as the item to put. With a column list, the n-th
+    named column takes the n-th column *of the select list* (the parser has checked the
+    counts); a value the source item lacks stays absent, so it never shifts a later value into
+    its column. Without one, the row is the item."""
+    select = statement.select
+    if not statement.columns or select is None or select.items is None:
+        return dict(row)
+    out = {}
+    for column, selected in zip(statement.columns, select.items, strict=True):
+        if selected.name in row:  # select-list names are unique (the parser refuses repeats)
+            out[column] = row[selected.name]
+    return out
 
 
 def _row_item(

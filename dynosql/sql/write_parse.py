@@ -280,6 +280,19 @@ class _WriteConverter(_Converter):
             select = self.select(source)
             if select.is_aggregate or select.distinct:
                 raise self.fail(f"{verb} … SELECT takes plain rows, not aggregates", source)
+            if columns and select.items is None:
+                # an item's attributes have no order: nothing to match the named columns with
+                raise self.fail(
+                    f"{verb} INTO {table} ({', '.join(columns)}) SELECT * has no order to match "
+                    "the named columns: select one column per name, or drop the column list",
+                    source,
+                )
+            if columns and select.items is not None and len(select.items) != len(columns):
+                raise self.fail(
+                    f"{len(select.items)} selected columns for {len(columns)} named columns "
+                    "(they are matched by position)",
+                    source,
+                )
         else:
             raise self.fail(f"{verb} takes VALUES (…) or SELECT …", source or tree)
         return ast.Insert(

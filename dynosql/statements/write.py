@@ -26,7 +26,14 @@ from dynosql.evaluate.pipeline import select_rows
 from dynosql.guards import Effects
 from dynosql.journal import Journal
 from dynosql.plan.cost import write_units
-from dynosql.plan.write import WriteOptions, WritePlan, check_item, normalize, plan_write
+from dynosql.plan.write import (
+    WriteOptions,
+    WritePlan,
+    check_item,
+    normalize,
+    plan_write,
+    source_item,
+)
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck
@@ -167,9 +174,7 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[
         )
         seen: set[Any] = set()
         for row in rows:
-            item = dict(row)
-            if statement.columns:
-                item = dict(zip(statement.columns, row.values(), strict=False))
+            item = source_item(statement, row)
             key = tuple(repr(item.get(k)) for k in plan.table.keys.names)
             if key in seen:
                 raise PlanError(
