@@ -9,7 +9,9 @@ GetItems and the TransactWriteItems)."""
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -48,10 +50,12 @@ def _table(backend: Backend, name: str, keys: tuple[str, ...] = ("pk", "sk")) ->
 
 class _Between:
     """A client that runs `intrude` (another client's writes) once, just before the first call
-    of one of `methods`: the moment between our read and our write."""
+    of one of `methods`: the moment between our read and our writes. Writes sent from other
+    threads wait until it has run, so no write of ours goes before it."""
 
     def __init__(self, client: Any, methods: tuple[str, ...], intrude: Callable[[], None]):
         self._client, self._methods, self._intrude = client, methods, intrude
+        self._lock = threading.Lock()
         self.done = False
 
     def __getattr__(self, name: str) -> Any:
@@ -60,9 +64,10 @@ class _Between:
             return attr
 
         def call(**params: Any) -> Any:
-            if not self.done:
-                self.done = True
-                self._intrude()
+            with self._lock:
+                if not self.done:
+                    self._intrude()
+                    self.done = True
             return attr(**params)
 
         return call
@@ -128,3 +133,159 @@ def test_insert_select_refuses_star_and_count_mismatch_before_any_read(
     assert run.returncode == 1
     line = run.one_error()
     assert re.search(message, line), line
+
+
+# --- 3. a WHERE part DynamoDB cannot check: each write requires its paths as read ---------------
+
+
+def _groups(backend: Backend) -> str:
+    name = unique_name("grp")
+    backend.create_keyed_table(name)
+    backend.put_items(
+        name,
+        [{"pk": "g", "sk": Decimal(k), "grp": f"a{k % 2}", "n": Decimal(k)} for k in range(1, 9)],
+    )
+    return name
+
+
+def _intruder(backend: Backend, name: str) -> Callable[[], None]:
+    """Between the read and the first write: sk 1 and 3 stop matching ``grp LIKE '%1'``;
+    sk 7 gets an attribute the WHERE does not read (it still matches)."""
+
+    def intrude() -> None:
+        other = backend.client()
+        for sk, attribute in ((1, "grp"), (3, "grp"), (7, "other")):
+            other.update_item(
+                TableName=name,
+                Key={"pk": {"S": "g"}, "sk": {"N": str(sk)}},
+                UpdateExpression="SET #a = :v",
+                ExpressionAttributeNames={"#a": attribute},
+                ExpressionAttributeValues={":v": {"S": "a2"}},
+            )
+
+    return intrude
+
+
+@pytest.mark.parametrize("verb", ["UPDATE", "DELETE"])
+def test_an_unchecked_where_part_is_required_as_read(
+    backend: Backend, tmp_path: Path, verb: str
+) -> None:
+    name = _groups(backend)
+    method = "update_item" if verb == "UPDATE" else "delete_item"
+    client = _Between(
+        make_client(endpoint_url=backend.endpoint_url, credentials=("t", "t")),
+        (method,),
+        _intruder(backend, name),
+    )
+    session = _session(backend, tmp_path, client)
+    sql = (
+        f"UPDATE {name} SET q = 1 WHERE pk = 'g' AND grp LIKE '%1'"
+        if verb == "UPDATE"
+        else f"DELETE FROM {name} WHERE pk = 'g' AND grp LIKE '%1'"
+    )
+    result = session.execute(sql)
+    result.all()
+    assert client.done
+    stats = result.stats
+    # sk 1, 3, 5, 7 matched when read; 1 and 3 no longer match when written: skipped
+    assert (stats.matched, stats.changed, stats.skipped) == (4, 2, 2)
+    assert "2 skipped (changed since read)" in result.footer()
+    table = _table(backend, name)
+    for sk in (1, 3):  # not clobbered: the other writer's value stands, nothing of ours
+        assert table[("g", Decimal(sk))] == {
+            "pk": "g",
+            "sk": Decimal(sk),
+            "grp": "a2",
+            "n": Decimal(sk),
+        }
+    if verb == "UPDATE":
+        assert table[("g", Decimal(5))]["q"] == 1
+        assert table[("g", Decimal(7))] == {
+            "pk": "g",
+            "sk": Decimal(7),
+            "grp": "a1",
+            "n": Decimal(7),
+            "other": "a2",
+            "q": Decimal(1),
+        }
+    else:
+        assert ("g", Decimal(5)) not in table and ("g", Decimal(7)) not in table
+    # the journal is exact: undo gives back sk 5 and 7 as they were just before the write
+    undone = session.undo(stats.journal)
+    assert undone.all() == [] and undone.stats.changed == 2
+    assert _table(backend, name)[("g", Decimal(7))].get("other") == "a2"
+    assert "q" not in _table(backend, name)[("g", Decimal(5))]
+
+
+def test_explain_says_what_the_condition_guarantees(moto_backend: Backend, tmp_path: Path) -> None:
+    name = _groups(moto_backend)
+    session = _session(moto_backend, tmp_path)
+    text = "\n".join(
+        r["plan"]
+        for r in session.execute(
+            f"EXPLAIN UPDATE {name} SET q = 1 WHERE pk = 'g' AND grp LIKE '%1'"
+        ).all()
+    )
+    assert (
+        "note: grp LIKE '%1' is checked when reading (DynamoDB cannot evaluate it); each write "
+        "also requires grp as read, so an item whose grp changed after the read is skipped, "
+        "even if it still matches"
+    ) in text
+    assert "never overwritten" not in text
+    assert (
+        "each write's condition holds only while the item still matches the WHERE (the parts "
+        "DynamoDB checks, and the values the rest reads, as read): an item that stopped "
+        "matching after the read is skipped and counted, never written"
+    ) in text
+
+
+# --- 2. a transaction requires every attribute as read -----------------------------------------
+
+
+@pytest.fixture(params=["moto", "ddblocal"])
+def server(request: pytest.FixtureRequest) -> Backend:
+    """The servers with TransactWriteItems (dynalite has none)."""
+    return request.getfixturevalue(f"{request.param}_backend")
+
+
+@pytest.mark.parametrize("verb", ["DELETE", "UPDATE", "UPSERT"])
+def test_a_transaction_is_cancelled_by_a_change_after_its_read(
+    server: Backend, tmp_path: Path, verb: str
+) -> None:
+    name = _groups(server)
+    statement = {
+        "DELETE": f"DELETE FROM {name} WHERE pk = 'g' AND n > 4",
+        "UPDATE": f"UPDATE {name} SET q = 1 WHERE pk = 'g' AND n > 4",
+        "UPSERT": f"UPSERT INTO {name} (pk, sk, n) VALUES ('g', 5, 50), ('g', 6, 60)",
+    }[verb]
+
+    def intrude() -> None:  # another client, between the GetItems and TransactWriteItems
+        server.client().update_item(
+            TableName=name,
+            Key={"pk": {"S": "g"}, "sk": {"N": "6"}},
+            UpdateExpression="SET grp = :v",
+            ExpressionAttributeValues={":v": {"S": "theirs"}},
+        )
+
+    client = _Between(
+        make_client(endpoint_url=server.endpoint_url, credentials=("t", "t")),
+        ("transact_write_items",),
+        intrude,
+    )
+    session = _session(server, tmp_path, client)
+    before = _table(server, name)
+    with pytest.raises(
+        Exception,
+        match=rf"^transaction cancelled, nothing was written: action 2 \({verb} {name} "
+        r'\{"pk": "g", "sk": "6"\}\) failed its condition: the item changed after it was read',
+    ):
+        list(session.run(f"BEGIN; {statement}; COMMIT;"))
+    assert client.done
+    after = _table(server, name)
+    six = ("g", Decimal(6))
+    assert after == {**before, six: {**before[six], "grp": "theirs"}}  # theirs, nothing of ours
+    # nothing was written, so the journal has nothing to undo (every action "unchanged")
+    journals = list((tmp_path / "journal").glob("*.jsonl"))
+    for path in journals:
+        lines = [json.loads(x) for x in path.read_text().splitlines()[1:]]
+        assert not [e for e in lines if "new" in e]

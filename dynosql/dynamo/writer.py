@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
+from dynosql.dynamo.as_read import require_as_read
 from dynosql.dynamo.budget import Cancelled
 from dynosql.dynamo.reader import _reported
 from dynosql.dynamo.retry import (
@@ -440,7 +441,10 @@ def write_item(
     method = {"PutItem": "put_item", "UpdateItem": "update_item", "DeleteItem": "delete_item"}[
         plan.operation
     ]
-    request = plan.request(target)
+    if plan.as_read:  # target: the item the read found; the write requires it as read
+        request = require_as_read(plan.request(plan.key_of(target)), target, plan.as_read)
+    else:
+        request = plan.request(target)
     response, _failure, retried = writer.call_or_failure(method, request)
     if response is None:  # a failed condition is billed like the write (size: a guess)
         guess = target if plan.kind == "put" else {"": "x" * plan.table.average_item_size}

@@ -27,6 +27,16 @@ class Placeholders:
         self.values: dict[str, dict[str, Any]] = {}  # ":v0" -> {"S": "x"}
         self._by_name: dict[str, str] = {}
 
+    @classmethod
+    def of(cls, request: dict[str, Any]) -> Placeholders:
+        """Placeholders seeded with a request's own names and values, so that what is added
+        for another expression on the same request never collides with them."""
+        ph = cls()
+        ph.names = dict(request.get("ExpressionAttributeNames", {}))
+        ph.values = dict(request.get("ExpressionAttributeValues", {}))
+        ph._by_name = {attribute: name for name, attribute in ph.names.items()}
+        return ph
+
     def name(self, attribute: str) -> str:
         if attribute not in self._by_name:
             base = f"#{attribute}" if _SAFE.match(attribute) else f"#n{len(self._by_name)}"

@@ -23,7 +23,13 @@ from dynosql import values
 from dynosql.errors import PlanError
 from dynosql.plan import keys as K
 from dynosql.plan.cost import write_units
-from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders, condition_text, expressible
+from dynosql.plan.expressions import (
+    MAX_EXPRESSION_BYTES,
+    Placeholders,
+    condition_text,
+    expressible,
+    paths_in,
+)
 from dynosql.plan.model import Plan, Request, _jsonable
 from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo
@@ -71,6 +77,9 @@ class WritePlan:
     unchecked: list[str] = field(default_factory=list)  # WHERE parts not in the condition
     # a non-idempotent UPDATE: the paths each write is conditioned on (their values as read)
     guards: tuple[ast.Path, ...] = ()
+    # the paths the unchecked WHERE parts read: each write also requires their values as read,
+    # so an item that stopped matching those parts after the read is skipped (dynamo.as_read)
+    as_read: tuple[ast.Path, ...] = ()
     warnings: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
 
@@ -82,6 +91,17 @@ class WritePlan:
     @property
     def is_scan(self) -> bool:
         return any(p is not None and p.is_scan for p in (self.read, self.source))
+
+    @property
+    def reads_items(self) -> bool:
+        """Whether each write needs the item the read found (its values go into the write's
+        condition), not only its key."""
+        return bool(self.guards or self.as_read)
+
+    @property
+    def as_read_paths(self) -> tuple[ast.Path, ...]:
+        """Every path a write requires as read (guards and as_read), none inside another."""
+        return outermost((*self.guards, *self.as_read))
 
     @property
     def conditional(self) -> bool:
@@ -171,8 +191,13 @@ class WritePlan:
             )
             text = Request(self.operation, {**self.template, field_name: "…"}).code()
             out.extend("  " + line for line in text.splitlines())
-        for part in self.unchecked:
-            out.append(f"note: {part} is checked when reading, not in the write's condition")
+        if self.unchecked:
+            shown = ", ".join(p.text for p in self.as_read)
+            out.append(
+                f"note: {' AND '.join(self.unchecked)} is checked when reading (DynamoDB cannot "
+                f"evaluate it); each write also requires {shown} as read, so an item whose "
+                f"{shown} changed after the read is skipped, even if it still matches"
+            )
         if self.steps:
             out.append("how:")
             out.extend(f"  - {s}" for s in self.steps)
@@ -443,8 +468,11 @@ def _plan_keyed(
         plan = WritePlan(statement, table, verb, operation, template, estimate, read=read)
         plan.warnings.extend(read.warnings)
         plan.steps.append(
-            "an item changed by another writer after the read fails the condition: skipped and "
-            "counted, never overwritten"
+            "each write's condition holds only while the item still matches the WHERE (the "
+            "parts DynamoDB checks"
+            + (", and the values the rest reads, as read" if unchecked else "")
+            + "): an item that stopped matching after the read is skipped and counted, never "
+            "written"
         )
     if guards:
         plan.guards = guards
@@ -454,7 +482,20 @@ def _plan_keyed(
             "already applied then fails its condition, and is counted as written)"
         )
     plan.unchecked = [_sql_text(c) for c in unchecked]
+    plan.as_read = outermost(tuple(p for c in unchecked for p in paths_in(c)))
     return plan
+
+
+def outermost(paths: tuple[ast.Path, ...]) -> tuple[ast.Path, ...]:
+    """`paths` without repeats and without a path inside another one of them (``m`` covers
+    ``m.x``: requiring ``m`` as read requires ``m.x`` too), in their first order."""
+    out: list[ast.Path] = []
+    for p in paths:
+        if any(p.elements[: len(o.elements)] == o.elements for o in out):
+            continue
+        out = [o for o in out if o.elements[: len(p.elements)] != p.elements]
+        out.append(p)
+    return tuple(out)
 
 
 def guarded_paths(assignments: tuple[ast.Assignment, ...]) -> tuple[ast.Path, ...]:

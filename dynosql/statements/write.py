@@ -185,8 +185,8 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[
     else:
         assert plan.read is not None
         for item in ctx.read(plan.read, stats):
-            # a guarded UPDATE conditions each write on what the read saw: the whole item read
-            yield item if plan.guards else plan.key_of(item)
+            # a write conditioned on what the read saw gets the whole item read
+            yield item if plan.reads_items else plan.key_of(item)
 
 
 def _send(
