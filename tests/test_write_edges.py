@@ -289,3 +289,71 @@ def test_a_transaction_is_cancelled_by_a_change_after_its_read(
     for path in journals:
         lines = [json.loads(x) for x in path.read_text().splitlines()[1:]]
         assert not [e for e in lines if "new" in e]
+
+
+# --- 14. RETURNING col, … (and 13: a RETURNING that matched nothing is [] in json) --------------
+
+
+def test_returning_named_columns_and_paths(moto_backend: Backend, tmp_path: Path) -> None:
+    name = unique_name("ret")
+    moto_backend.create_keyed_table(name)
+    moto_backend.put_items(
+        name,
+        [
+            {"pk": "a", "sk": Decimal(1), "n": Decimal(1), "m": {"x": [Decimal(7), "y"]}},
+            {"pk": "a", "sk": Decimal(2), "n": Decimal(2)},
+        ],
+    )
+    session = _session(moto_backend, tmp_path)
+
+    def rows(sql: str) -> tuple[list[str], list[Item]]:
+        result = session.execute(sql)
+        got = sorted(result.all(), key=lambda r: (r.get("sk", 0), r.get("k", 0)))
+        return result.columns, got
+
+    # UPDATE: after the write by default, old.p before it; a path into a map and list; AS
+    columns, got = rows(
+        f"UPDATE {name} SET n = n + 10 WHERE pk = 'a' RETURNING sk, n, old.n AS was, m.x[0]"
+    )
+    assert columns == ["sk", "n", "was", "m.x[0]"]
+    assert got == [
+        {"sk": 1, "n": 11, "was": 1, "m.x[0]": 7},
+        {"sk": 2, "n": 12, "was": 2},  # no m: the column is absent, as in a SELECT
+    ]
+    # INSERT: old.p of a new item is absent; new.p is the row put
+    _, got = rows(
+        f"INSERT INTO {name} (pk, sk, s) VALUES ('b', 1, 'x') RETURNING new.s, old.s AS was"
+    )
+    assert got == [{"s": "x"}]  # one row; old.s absent: there was no item
+    with pytest.raises(Exception, match="two RETURNING columns are named s"):
+        session.execute(f"UPSERT INTO {name} (pk, sk) VALUES ('b', 1) RETURNING s, old.s")
+    # UPSERT: old.s is what it overwrote
+    _, got = rows(f"UPSERT INTO {name} (pk, sk, s) VALUES ('b', 1, 'z') RETURNING s, old.s AS w")
+    assert got == [{"s": "z", "w": "x"}]
+    # DELETE: a column is the deleted item's
+    _, got = rows(f"DELETE FROM {name} WHERE pk = 'a' AND sk = 1 RETURNING pk, sk, n")
+    assert got == [{"pk": "a", "sk": 1, "n": 11}]
+    assert ("a", Decimal(1)) not in _table(moto_backend, name)
+
+
+@pytest.mark.parametrize(
+    "returning",
+    ["RETURNING *", "RETURNING old.*", "RETURNING pk, old.n"],
+    ids=["new", "old", "cols"],
+)
+def test_returning_that_matched_nothing_prints_an_empty_json_array(
+    moto_backend: Backend, tmp_path: Path, returning: str
+) -> None:
+    name = unique_name("ret")
+    moto_backend.create_keyed_table(name)
+    moto_backend.put_items(name, [{"pk": "a", "sk": Decimal(1), "tags": ["x"]}])
+    base = ("--endpoint-url", moto_backend.endpoint_url, "--yes", "--format", "json", "-e")
+    env = cli_env(tmp_path)
+    for sql in (
+        f"UPDATE {name} SET q = 1 WHERE contains(tags, 'zz') {returning}",
+        f"DELETE FROM {name} WHERE contains(tags, 'zz') {returning}",
+        f"INSERT INTO {name} SELECT * FROM {name} WHERE contains(tags, 'zz') {returning}",
+    ):
+        run = run_cli(*base, sql, env=env)
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout) == [], (sql, run.stdout)

@@ -311,10 +311,27 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class ReturnColumn:
+    """One column of ``RETURNING a, old.b AS was, m.x[0], …``: a path of the item after the
+    write (DELETE: the item deleted), or with ``old.`` of the item before it. Named as a
+    select-list column would be (its alias, else the path without ``old.``/``new.``)."""
+
+    path: Path
+    alias: str | None = None
+    old: bool = False
+
+    @property
+    def name(self) -> str:
+        return SelectItem(self.path, self.alias).name
+
+
+@dataclass(frozen=True)
 class Returning:
-    """``RETURNING *`` (the item after the write) or ``RETURNING old.*`` (before it)."""
+    """``RETURNING *`` (the item after the write), ``RETURNING old.*`` (before it), or a list
+    of columns (`columns`: then `old` is unused, each column says which image it reads)."""
 
     old: bool = False
+    columns: tuple[ReturnColumn, ...] | None = None
 
 
 @dataclass(frozen=True)

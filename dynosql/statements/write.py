@@ -23,6 +23,7 @@ from dynosql.dynamo.writer import (
 )
 from dynosql.errors import ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
+from dynosql.evaluate.predicate import resolve
 from dynosql.guards import Effects
 from dynosql.journal import Journal
 from dynosql.plan.cost import write_units
@@ -38,6 +39,7 @@ from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck
 from dynosql.statements.read_explain import explain_lines
+from dynosql.values import MISSING
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -110,7 +112,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
         stats.finish()
         ctx.ledger.settle(stats)
         if returning is not None and not guards.dry_run(ctx):
-            return _returned(plan, [], stats)  # matched nothing: no rows, not a status
+            return _returned(plan, returning, [], stats)  # matched nothing: no rows, not a status
         return Result.status(stats.footer(False), stats, plan.warnings)
     images: list[dict[str, Any]] = []
     journal = ctx.open_journal(plan.table.name)
@@ -141,15 +143,44 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
             f"(not overwritten; ON CONFLICT DO NOTHING skips them quietly): {_so_far(stats)}"
         )
     if returning is not None:
-        return _returned(plan, images, stats)
+        return _returned(plan, returning, images, stats)
     return Result.status(stats.footer(False), stats, plan.warnings)
 
 
-def _returned(plan: WritePlan, images: list[dict[str, Any]], stats: WriteStats) -> Result:
-    """RETURNING's rows: the images written (or deleted); none when nothing matched."""
-    result = Result(list(plan.table.keys.names), iter(images), stats, list(plan.warnings))
+def _returned(
+    plan: WritePlan, returning: ast.Returning, rows: list[dict[str, Any]], stats: WriteStats
+) -> Result:
+    """RETURNING's rows: the images written (or deleted), or the columns named; none when
+    nothing matched."""
+    if returning.columns is not None:
+        names = [c.name for c in returning.columns]
+        return Result(names, iter(rows), stats, list(plan.warnings))
+    result = Result(list(plan.table.keys.names), iter(rows), stats, list(plan.warnings))
     result.open_columns = True
     return result
+
+
+def returned_row(
+    returning: ast.Returning,
+    kind: str,
+    old: dict[str, Any] | None,
+    new: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    """One written item's RETURNING row. ``*`` is the item after the write (DELETE: the item
+    deleted), ``old.*`` the item before it: none when that image does not exist (an UPSERT's
+    new key). Named columns give one row per item written, each column read from its image
+    (``old.p`` before, else after; DELETE: the item deleted); a value the image lacks is absent
+    from the row, as in a SELECT."""
+    after = old if kind == "delete" else new
+    if returning.columns is None:
+        return old if returning.old else after
+    row = {}
+    for column in returning.columns:
+        image = old if column.old else after
+        value = MISSING if image is None else resolve(image, column.path)
+        if value is not MISSING:
+            row[column.name] = value
+    return row
 
 
 def _so_far(stats: WriteStats) -> str:
@@ -231,9 +262,9 @@ def _send(
         elif journal is not None:
             journal.record(plan.table.name, key, outcome.old, outcome.new)
         if returning is not None:
-            image = outcome.old if (returning.old or plan.kind == "delete") else outcome.new
-            if image is not None:
-                images.append(image)
+            row = returned_row(returning, plan.kind, outcome.old, outcome.new)
+            if row is not None:
+                images.append(row)
 
     write: Callable[[Writer, WritePlan, tuple[Any, ...], dict[str, Any]], Outcome] = write_item
     if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
