@@ -232,6 +232,9 @@ def test_explain_says_what_the_condition_guarantees(moto_backend: Backend, tmp_p
         "even if it still matches"
     ) in text
     assert "never overwritten" not in text
+    explained = session.execute(f"EXPLAIN DELETE FROM {name} WHERE pk = 'g' AND grp LIKE '%1'")
+    assert explained.document["unchecked"] == ["grp LIKE '%1'"]
+    assert explained.document["required_as_read"] == ["grp"]
     assert (
         "each write's condition holds only while the item still matches the WHERE (the parts "
         "DynamoDB checks, and the values the rest reads, as read): an item that stopped "

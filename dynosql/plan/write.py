@@ -29,6 +29,7 @@ from dynosql.plan.expressions import (
     condition_text,
     expressible,
     paths_in,
+    sql_text,
 )
 from dynosql.plan.model import Plan, Request, _jsonable
 from dynosql.plan.planner import Options, plan_select
@@ -159,6 +160,7 @@ class WritePlan:
                 for r in self.requests()[:SHOWN_REQUESTS]
             ],
             "unchecked": list(self.unchecked),
+            "required_as_read": [p.text for p in self.as_read],
             "client_steps": list(self.steps),
             "warnings": list(self.warnings),
             "estimate": {
@@ -481,7 +483,7 @@ def _plan_keyed(
             f"exactly once: each write also requires {shown} as read (a retried write that "
             "already applied then fails its condition, and is counted as written)"
         )
-    plan.unchecked = [_sql_text(c) for c in unchecked]
+    plan.unchecked = [sql_text(c) for c in unchecked]
     plan.as_read = outermost(tuple(p for c in unchecked for p in paths_in(c)))
     return plan
 
@@ -699,21 +701,3 @@ def _update_operand(value: Any, ph: Placeholders) -> str:
                 raise PlanError("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2")
         return f"{_update_operand(value.left, ph)} {value.op} {_update_operand(value.right, ph)}"
     raise PlanError(f"cannot write {value!r} in an UpdateExpression")
-
-
-def _sql_text(condition: ast.Condition) -> str:
-    if isinstance(condition, ast.Like):
-        return f"{condition.path.text} LIKE '{condition.pattern}'"
-    if isinstance(condition, ast.Compare):
-        return f"{_operand_sql(condition.left)} {condition.op} {_operand_sql(condition.right)}"
-    return type(condition).__name__
-
-
-def _operand_sql(operand: Any) -> str:
-    if isinstance(operand, ast.Path):
-        return operand.text
-    if isinstance(operand, ast.Size):
-        return f"size({operand.path.text})"
-    if isinstance(operand, ast.Literal):
-        return _show(operand.value)
-    return "?"
