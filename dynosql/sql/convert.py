@@ -37,6 +37,7 @@ MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
 # IN on a key becomes one request per value (Query) or 100 keys per BatchGetItem; on other
 # attributes, filters of 100 values each (DynamoDB's IN limit) OR-ed, or a client-side check
 MAX_IN_VALUES = 1000
+MAX_PATH_DEPTH = 32  # names and list indexes of one document path (DynamoDB's nesting limit)
 
 CONDITION_FUNCTIONS = {f.name: f.arity for f in keywords.FUNCTIONS if f.kind == "condition"}
 STATEMENTS = "a statement starts with " + keywords.listing(
@@ -514,6 +515,14 @@ class _Converter:
     def path(self, e: exp.Expression) -> ast.Path:
         elements = self._path_elements(e)
         text = _path_text(elements)
+        if len(elements) > MAX_PATH_DEPTH:
+            # DynamoDB refuses the request ("The document path has too many nesting levels");
+            # moto answers it: refused here, before any request, on every backend
+            raise self.fail(
+                f"{text if len(text) <= 40 else text[:40] + '…'} is {len(elements)} levels deep: DynamoDB document paths have at "
+                f"most {MAX_PATH_DEPTH} (names and list indexes)",
+                e,
+            )
         quoted = isinstance(e, exp.Column) and not e.table and bool(e.this.args.get("quoted"))
         return ast.Path(tuple(elements), text, self.pos(e), quoted)
 
