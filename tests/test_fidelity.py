@@ -132,3 +132,33 @@ def test_a_path_deeper_than_32_levels_is_a_one_line_error_before_any_request(sql
 
 def test_a_path_of_32_levels_is_read() -> None:
     parse(f"SELECT {DEEPEST_OK} FROM t WHERE pk = 'x' AND {DEEPEST_OK} = 1")
+
+
+# --- IS MISSING / IS NOT MISSING (PartiQL's spelling) -----------------------------------------
+
+PRESENCE = {
+    "x IS MISSING": [6],
+    "x IS NOT MISSING": [1, 2, 3, 4, 5],
+    "NOT (x IS MISSING)": [1, 2, 3, 4, 5],
+    "x IS NULL": [4],  # a stored NULL only: a missing attribute is not NULL
+    "x IS MISSING OR x IS NULL": [4, 6],
+}
+
+
+@pytest.mark.parametrize("condition", list(PRESENCE))
+def test_is_missing_tests_presence_on_every_backend(table, condition: str) -> None:
+    rows = run(table, f"SELECT sk FROM {{t}} WHERE pk = 't' AND {condition}")
+    assert sks(rows) == PRESENCE[condition], condition
+
+
+def test_is_missing_is_pushed_to_dynamodb_as_attribute_not_exists() -> None:
+    missing = plan_select(parse("SELECT * FROM t WHERE pk = 't' AND x IS MISSING"), _info())
+    assert missing.requests[0].params["FilterExpression"] == "attribute_not_exists(#x)"
+    present = plan_select(parse("SELECT * FROM t WHERE pk = 't' AND x.y IS NOT MISSING"), _info())
+    assert present.requests[0].params["FilterExpression"] == "attribute_exists(#x.#y)"
+
+
+def test_is_takes_only_null_or_missing() -> None:
+    with pytest.raises(SqlError, match="IS takes NULL, NOT NULL, MISSING or NOT MISSING"):
+        parse("SELECT * FROM t WHERE x IS 'MISSING'")
+    parse("SELECT missing FROM t WHERE missing IS MISSING")  # still a name elsewhere

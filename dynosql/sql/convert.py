@@ -575,6 +575,8 @@ class _Converter:
         if isinstance(e, exp.Or):
             return ast.Or(tuple(_flatten(exp.Or, e, c)))
         if isinstance(e, exp.Not):
+            if _is_missing(e.this):  # PartiQL's IS NOT MISSING: the attribute exists
+                return ast.Function("attribute_exists", self.path(e.this.this), None, self.pos(e))
             return ast.Not(c(e.this))
         for kind, op in COMPARISONS.items():
             if type(e) is kind:
@@ -606,8 +608,10 @@ class _Converter:
         if isinstance(e, exp.ILike):
             raise self.fail("ILIKE is not supported: DynamoDB compares strings exactly", e)
         if isinstance(e, exp.Is):
+            if _is_missing(e):  # PartiQL's IS MISSING: no such attribute (not a stored NULL)
+                return ast.Function("attribute_not_exists", self.path(e.this), None, self.pos(e))
             if not isinstance(e.expression, exp.Null):
-                raise self.fail("IS takes NULL or NOT NULL", e)
+                raise self.fail("IS takes NULL, NOT NULL, MISSING or NOT MISSING", e)
             return ast.IsNull(self.path(e.this), self.pos(e))
         if isinstance(e, exp.Contains):
             return ast.Function("contains", self.path(e.this), o(e.expression), self.pos(e))
@@ -747,6 +751,17 @@ class _Converter:
             return values.literal_number(text, negative)
         except ValueError as err:
             raise self.fail(str(err), node) from err
+
+
+def _is_missing(e: exp.Expression) -> bool:
+    """``p IS MISSING`` as sqlglot reads it: IS with the bare word MISSING (a column)."""
+    right = e.expression if isinstance(e, exp.Is) else None
+    return (
+        isinstance(right, exp.Column)
+        and not right.table
+        and not right.this.args.get("quoted")
+        and right.name.upper() == "MISSING"
+    )
 
 
 def _flatten(kind: type, e: exp.Expression, convert) -> list[Any]:
