@@ -308,3 +308,86 @@ def test_the_embedded_server_keeps_its_tracebacks_to_itself(capfd) -> None:
         assert local.errors and "Traceback" in local.errors[-1]
     captured = capfd.readouterr()
     assert "Traceback" not in captured.err and "Error on request" not in captured.err
+
+
+# --- the embedded endpoint, for boto3 and the AWS CLI -------------------------------------------
+
+
+@pytest.fixture
+def embedded_session() -> Any:
+    from dynosql.dynamo.embedded import LocalDynamo
+
+    with LocalDynamo() as local:
+        session = Session(local.client())
+        session.embedded = local
+        yield session
+
+
+def test_settings_show_the_embedded_endpoint_and_its_credentials(embedded_session) -> None:
+    rows = embedded_session.settings_result().all()
+    endpoint = [r for r in rows if r["setting"] == "endpoint"]
+    url = embedded_session.embedded.endpoint_url
+    assert endpoint and endpoint[0]["value"] == url
+    assert "access key dynosql-local, secret dynosql-local" in endpoint[0]["meaning"]
+    assert "region us-east-1" in endpoint[0]["meaning"]
+
+
+def test_the_repl_banner_shows_the_embedded_endpoint(embedded_session, tmp_path, monkeypatch):
+    from repl_driver import drive
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    screen, _ = drive(embedded_session, "\\q\r")
+    url = embedded_session.embedded.endpoint_url
+    assert f"embedded DynamoDB: {url} (region us-east-1, access key dynosql-local" in screen
+
+
+def test_print_endpoint_needs_local_and_no_sql() -> None:
+    from cli_runner import run_cli
+
+    alone = run_cli("--print-endpoint")
+    assert alone.returncode == 2 and "needs --local" in alone.stderr
+    with_sql = run_cli("--local", "--print-endpoint", "-e", "SHOW TABLES")
+    assert with_sql.returncode == 2 and "no -e or -f" in with_sql.stderr
+
+
+@pytest.mark.slow
+def test_local_print_endpoint_serves_boto3_until_sigterm() -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import boto3
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dynosql", "--local", "--print-endpoint"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        client = boto3.client(
+            "dynamodb",
+            endpoint_url=url,
+            region_name="us-east-1",
+            aws_access_key_id="dynosql-local",
+            aws_secret_access_key="dynosql-local",
+        )
+        assert {"audit", "drive", "sensors", "tenants"} <= set(client.list_tables()["TableNames"])
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143
+    assert "Traceback" not in err and f"serving the embedded DynamoDB at {url}" in err

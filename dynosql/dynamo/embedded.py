@@ -150,6 +150,14 @@ class LocalDynamo:
             raise RuntimeError("LocalDynamo is not running; call start() first")
         return f"http://{self.host}:{self.port}"
 
+    def connection_text(self) -> str:
+        """What boto3 or the AWS CLI need to reach this server while it runs (the REPL's
+        banner, ``\\settings``, ``--print-endpoint``)."""
+        return (
+            f"{self.endpoint_url} (region {self.region}, access key {ACCESS_KEY_ID}, "
+            f"secret {SECRET_ACCESS_KEY})"
+        )
+
     def client(self, **config: Any) -> Any:
         """A boto3 low-level DynamoDB client for this server.
 

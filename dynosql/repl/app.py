@@ -196,6 +196,8 @@ class Repl:
                 "Statements end with ;  ·  \\? help  ·  \\q or Ctrl-D leaves",
                 dim=True,
             )
+            if self.session.embedded is not None:
+                self.say(f"embedded DynamoDB: {self.session.embedded.connection_text()}", dim=True)
         for warning in self.config.warnings:
             self.say(f"warning: {warning}", colour=_YELLOW)
         try:
