@@ -3,6 +3,9 @@ quiet wrong answers. Where the backends differ, AWS's documentation decides."""
 
 from __future__ import annotations
 
+import errno
+import io
+import sys
 from decimal import Decimal
 from typing import Any
 
@@ -391,3 +394,49 @@ def test_local_print_endpoint_serves_boto3_until_sigterm() -> None:
             proc.kill()
     assert proc.returncode == 143
     assert "Traceback" not in err and f"serving the embedded DynamoDB at {url}" in err
+
+
+# --- every format fails alike on a full disk -----------------------------------------------------
+
+
+class _NearlyFull(io.RawIOBase):
+    """A file descriptor on a disk with `room` bytes left: a write takes what fits (a short
+    count, as write(2) does), the next one fails with ENOSPC."""
+
+    def __init__(self, room: int):
+        self.room = room
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        if self.room == 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        taken = min(len(data), self.room)
+        self.room -= taken
+        return taken
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "vertical", "csv", "json"])
+def test_every_format_into_a_nearly_full_disk_exits_1_with_one_line(
+    moto_examples_backend, fmt: str, monkeypatch
+) -> None:
+    """Unbuffered output (PYTHONUNBUFFERED, python -u: the text layer writes to the file
+    descriptor directly) dropped the short count of the table's one big write: 64 KB of a
+    longer table, exit 0. Every format now exits 1 with one error line."""
+    from cli_runner import AWS_VARIABLES
+
+    from dynosql import cli
+
+    stdout = io.TextIOWrapper(_NearlyFull(300), encoding="utf-8", write_through=True)  # type: ignore[arg-type]
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stdout)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    for name, value in AWS_VARIABLES.items():
+        monkeypatch.setenv(name, value)
+    sql = "SELECT * FROM sensors WHERE deviceId = 'dev-0001'"
+    args = ["--endpoint-url", moto_examples_backend.endpoint_url, "-q", "--format", fmt]
+    code = cli.main([*args, "-e", sql])
+    assert code == 1
+    assert stderr.getvalue() == "error: cannot write output: No space left on device\n"
