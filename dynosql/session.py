@@ -65,6 +65,8 @@ class Session:
     assume_yes: _Door[bool] = _Door()
     notice: _Door[Callable[[str], None] | None] = _Door()
     progress: _Door[ProgressSink | None] = _Door()
+    # a person at the REPL: hints may read a bounded sample (scripts: nothing not asked for)
+    interactive: _Door[bool] = _Door()
 
     def __init__(
         self,

@@ -440,3 +440,108 @@ def test_every_format_into_a_nearly_full_disk_exits_1_with_one_line(
     code = cli.main([*args, "-e", sql])
     assert code == 1
     assert stderr.getvalue() == "error: cannot write output: No space left on device\n"
+
+
+# --- no reads nobody asked for ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hinted(dynalite_backend: Backend) -> tuple[Backend, str]:
+    """dynalite reports table sizes, so the catalog reads no sample of its own (as on AWS):
+    every Scan that reaches it is one a statement or a hint sent."""
+    name = unique_name("fh")
+    dynalite_backend.create_keyed_table(name, sk=("sk", "S"))
+    items: list[dict[str, Any]] = []
+    for n in range(12):
+        item: dict[str, Any] = {"pk": "p", "sk": f"2026-05-0{4 + n % 3}T0{n % 10}:00:00Z"}
+        if n % 4 == 0:
+            item["status"] = "open"
+        items.append(item)
+    dynalite_backend.put_items(name, items)
+    return dynalite_backend, name
+
+
+def test_a_script_sends_no_read_for_its_hints(hinted, tmp_path) -> None:
+    """Issue 22: in scripts, a keyed lookup that found nothing sent an extra Scan (a 100-item
+    sample) for its hints. Counted at a proxy: only the statements' own requests."""
+    from cli_runner import cli_env, run_cli
+    from faultproxy import FaultProxy
+
+    backend, name = hinted
+    script = [
+        f"SELECT * FROM {name} WHERE pk = 'nobody'",
+        f"SELECT sizee FROM {name} WHERE pk = 'p' AND sizee > 1",
+        f"SELECT COUNT(*) AS n FROM {name} WHERE pk = 'p' AND status IS NULL",
+        f"SELECT sk FROM {name} WHERE pk = 'p' AND begins_with(sk, '2027-')",
+    ]
+    with FaultProxy(backend.endpoint_url) as proxy:
+        args = ["--endpoint-url", proxy.url, "--format", "csv"]
+        run = run_cli(*args, *(x for sql in script for x in ("-e", sql)), env=cli_env(tmp_path))
+        operations = [call.operation for call in proxy.log]
+    assert run.returncode == 0, run.stderr
+    assert operations.count("Query") == len(script)
+    assert "Scan" not in operations, operations
+    # what is certain without a read is still said: IS NULL matches a stored NULL only
+    assert (
+        "note: status IS NULL matched none of the 12 items read: it matches only a stored "
+        "NULL, never a missing attribute; write status IS MISSING for items without status"
+    ) in run.err_lines
+
+
+def test_at_the_repl_a_hint_may_read_a_sample_and_says_what_it_cost(hinted) -> None:
+    backend, name = hinted
+    with Session(backend.client()) as session:
+        session.interactive = True
+        result = session.execute(
+            f"SELECT COUNT(*) AS n FROM {name} WHERE pk = 'p' AND status IS NULL"
+        )
+        assert result.all() == [{"n": 0}]
+        requests = result.stats.requests
+    assert result.notes[0] == (
+        f"read for the hints: a 12-item sample of {name} (one Scan page, 0.5 RCU)"
+    )
+    assert result.notes[1] == (
+        "status IS NULL matches only a stored NULL, and 9 of a 12-item sample have no status "
+        "at all: write status IS MISSING for items without status"
+    )
+    assert requests == 1  # the statement's own Query: the sample is the hint's, shown apart
+
+
+# --- a string upper bound that is a prefix of the values ---------------------------------------
+
+
+def test_between_dates_on_timestamps_hints_that_the_last_day_is_left_out(hinted) -> None:
+    """``BETWEEN '2026-05-04' AND '2026-05-05'`` on ISO-8601 timestamps read the 4th only:
+    '2026-05-05T…' sorts after '2026-05-05'. Said from the values the statement read."""
+    backend, name = hinted
+    with Session(backend.client()) as session:
+        sql = f"SELECT sk FROM {name} WHERE pk = 'p' AND sk BETWEEN '2026-05-04' AND '2026-05-05'"
+        result = session.execute(sql)
+        rows = result.all()
+        requests = result.stats.requests
+    assert {r["sk"][:10] for r in rows} == {"2026-05-04"}
+    assert requests == 1
+    assert result.notes == [
+        f"sk values are longer than '2026-05-05' (e.g. '{rows[0]['sk']}'): every value that "
+        "begins with '2026-05-05' sorts after it, so sk BETWEEN '2026-05-04' AND '2026-05-05' "
+        "leaves them all out; to include 2026-05-05 write sk >= '2026-05-04' AND "
+        "sk < '2026-05-06'"
+    ]
+
+
+def test_prefix_bound_rule() -> None:
+    from dynosql.hints.bounds import prefix_bound_hints
+
+    def hints(where: str, seen: list[str]) -> list[str]:
+        statement = parse(f"SELECT * FROM t WHERE pk = 'p' AND {where}")
+        assert isinstance(statement, ast.Select)
+        return prefix_bound_hints(statement, {"ts": seen})
+
+    stamps = ["2026-05-04T10:00:00Z"]
+    assert hints("ts <= '2026-05-05T10'", stamps)[0].endswith(
+        "to include them write ts <= '2026-05-05T10~' (~ sorts after them)"
+    )
+    assert hints("ts BETWEEN '2026-05-04' AND '2026-05-05T23:59:59Z'", stamps) == []
+    assert hints("ts BETWEEN 'a' AND 'b'", ["alice"]) == []  # another first letter: no sign
+    assert hints("ts < '2026-05-05'", stamps) == []  # < leaves out the day on purpose
+    assert hints("ts BETWEEN '2026-05-04' AND '2026-05-05'", ["2026-05-04"]) == []
