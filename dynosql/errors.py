@@ -164,8 +164,8 @@ REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "DynamoDB's range (1E-130 to 9.99…E+125)",
         ),
         (
-            r"Incorrect operand type for operator or function|operand in the update "
-            r"expression has an incorrect data type",
+            r"UpdateExpression: Incorrect operand type for operator or function|operand in "
+            r"the update expression has an incorrect data type",
             "an item holds a value of the wrong type for this change (+, - and ADD of a number "
             "need numbers, list_append lists, ADD/DELETE of a set a set of the same type)",
         ),

@@ -273,6 +273,12 @@ def test_refusal_texts_of_every_backend_map_to_one_sentence() -> None:
     ]
     assert len({refusal_text(t) for t in keys}) == 1
     assert refusal_text("something else entirely") == "something else entirely"
+    # a filter's operand type is not an update's: left as the server says it
+    filtered = (
+        "Invalid FilterExpression: Incorrect operand type for operator or function; operator "
+        "or function: begins_with, operand type: N"
+    )
+    assert refusal_text(filtered) == filtered
 
 
 def test_exact_update_arithmetic_refuses_what_dynamodb_cannot_store() -> None:
