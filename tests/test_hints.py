@@ -5,6 +5,7 @@ sent under ``--fail-on-scan`` where the hint applies, and the exit codes."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from backends import Backend, unique_name
@@ -82,39 +83,67 @@ def test_table_qualified_columns_and_aliases_use_the_keys(runs) -> None:
     assert len(csv_docs) > 2
 
 
-def test_number_compared_with_a_boolean_is_false_and_hinted(runs) -> None:
+def at_the_repl(backend: Backend, sql: str, **settings: Any) -> tuple[list[str], Any]:
+    """A statement's notes and stats as the REPL runs it: a person is there
+    (``interactive``), so a hint may read a bounded sample, its cost a note of its own."""
+    from dynosql.session import Session
+    from dynosql.settings import Settings
+
+    with Session(backend.client(), settings=Settings(**settings)) as session:
+        session.interactive = True
+        result = session.execute(sql)
+        result.all()
+        return result.notes, result.stats
+
+
+def test_in_a_script_under_fail_on_scan_the_hints_read_nothing(runs) -> None:
+    """Issue 22: outside the REPL a hint reads nothing the statement did not read. The keyed
+    reads that found nothing (or left a column unfilled) are one request each, no notes."""
     run = runs["qualified"]
-    third = blocks(run)[2]
+    third, fourth, fifth, sixth = blocks(run)[2:6]
     assert "COUNT(*)\n0\n" in run.stdout  # DynamoDB's answer (moto alone would say 136)
-    assert third[0] == (
-        "note: ok holds boolean values in a 100-item sample, and 1 is a number: no item of the "
+    for block, operation in (
+        (third, "Query audit"),
+        (fourth, "Query drive"),
+        (sixth, "Query drive"),
+    ):
+        assert len(block) == 1 and block[0].split(" · ")[1] == operation, block
+    assert fifth == [fifth[-1]], fifth
+
+
+def test_number_compared_with_a_boolean_is_false_and_hinted(moto_examples_backend) -> None:
+    sql = f"SELECT COUNT(*) FROM audit WHERE {ANA} AND ok = 1"
+    notes, _stats = at_the_repl(moto_examples_backend, sql, fail_on_scan=True)
+    assert notes[0].startswith("read for the hints: ") and "one Query" in notes[0], notes
+    assert notes[1] == (
+        "ok holds boolean values in a 100-item sample, and 1 is a number: no item of the "
         "seen types can match (did you mean ok = TRUE?)"
-    ), third
-    assert third[-1].startswith("1 row · Query audit"), third
+    ), notes
 
 
-def test_empty_begins_with_lists_existing_prefixes(runs) -> None:
-    run = runs["qualified"]
-    fourth, fifth = blocks(run)[3:5]
-    assert fourth[0].startswith(
-        "note: no SK under PK = 'DRIVE#alice' begins with 'root/foto/'; existing prefixes: "
+def test_empty_begins_with_lists_existing_prefixes(moto_examples_backend) -> None:
+    sql = f"SELECT SK FROM drive WHERE {ALICE} AND begins_with(SK, 'root/foto/')"
+    notes, _stats = at_the_repl(moto_examples_backend, sql, fail_on_scan=True)
+    assert notes[0].startswith(
+        "no SK under PK = 'DRIVE#alice' begins with 'root/foto/'; existing prefixes: "
         "root/archive/, root/documents/, root/music/, root/photos/, root/projects/; "
         "did you mean 'root/photos/'? (from 7 keys-only Queries with Limit 1, ~3.5 RCU est.)"
-    ), fourth
-    assert fifth[0].startswith(
-        "note: no SK under PK = 'DRIVE#alice' begins with 'root/photos/2027'; existing prefixes: "
+    ), notes
+    sql = f"SELECT SK FROM drive WHERE {ALICE} AND SK LIKE 'root/photos/2027%'"
+    notes, _stats = at_the_repl(moto_examples_backend, sql, fail_on_scan=True)
+    assert notes[0].startswith(
+        "no SK under PK = 'DRIVE#alice' begins with 'root/photos/2027'; existing prefixes: "
         "root/photos/2025/, root/photos/2026/;"
-    ), fifth
-    assert all(b[-1].split(" · ")[1].startswith("Query drive") for b in (fourth, fifth))
+    ), notes
 
 
-def test_a_column_no_row_filled_is_checked_against_the_partition(runs) -> None:
-    """Rows came back, but none had `sizee`: under --fail-on-scan the names are checked
-    against the partition the Query read (a Query, not a Scan)."""
-    run = runs["qualified"]
-    sixth = blocks(run)[5]
-    assert sixth[0] == "note: no item of a 100-item sample has sizee; closest: size", sixth
-    assert sixth[-1].startswith("2 rows · Query drive")
+def test_a_column_no_row_filled_is_checked_against_the_partition(moto_examples_backend) -> None:
+    """Rows came back, but none had `sizee`: at the REPL under --fail-on-scan the names are
+    checked against the partition the Query read (a Query, not a Scan)."""
+    sql = f"SELECT SK, sizee FROM drive WHERE {ALICE} LIMIT 2"
+    notes, _stats = at_the_repl(moto_examples_backend, sql, fail_on_scan=True)
+    assert notes[-1] == "no item of a 100-item sample has sizee; closest: size", notes
+    assert notes[0].startswith("read for the hints: 100 items of the partition read (one Query")
 
 
 def test_select_alias_unknown_names_and_string_numbers_are_named(runs) -> None:
@@ -294,6 +323,7 @@ def test_the_hint_sample_is_counted_in_the_session_total(overloaded: tuple[Backe
 
     backend, name = overloaded
     with Session(backend.client()) as session:
+        session.interactive = True  # as the REPL runs it: a script reads no sample (issue 22)
         session.table(name)
         sampled_at_describe = backend.name == "moto"  # moto: for its missing sizes, uncounted
         result = session.execute(f"SELECT sk FROM {name} WHERE nn = 1")  # a Scan naming nn
@@ -301,3 +331,12 @@ def test_the_hint_sample_is_counted_in_the_session_total(overloaded: tuple[Backe
         assert result.all() == []
         extra = session.total_capacity - result.stats.capacity
         assert extra == (0 if sampled_at_describe else Decimal("0.5"))
+        if not sampled_at_describe:  # read for the hint: its cost is a note of its own
+            assert (
+                result.notes[0]
+                == f"read for the hints: a 6-item sample of {name} (one Scan page, 0.5 RCU)"
+            )
+    with Session(backend.client()) as script:
+        result = script.execute(f"SELECT sk FROM {name} WHERE nn = 1")
+        assert result.all() == []
+        assert script.total_capacity == result.stats.capacity  # nothing read for a hint

@@ -531,7 +531,7 @@ REFUSALS = [
     ("SELECT * FROM a ORDER BY 3", "ORDER BY 3: no such column position", 1),
     ("SELECT * FROM a LIMIT 'x'", "LIMIT takes a whole number", 1),
     ("SELECT * FROM a LIMIT -1", "LIMIT takes a whole number", 1),
-    ("SELECT * FROM a WHERE x IS 5", "IS takes NULL or NOT NULL", 1),
+    ("SELECT * FROM a WHERE x IS 5", "IS takes NULL, NOT NULL, MISSING or NOT MISSING", 1),
     ("SELECT * FROM a WHERE x IS DISTINCT FROM 1", "x IS DISTINCT FROM 1 is not supported in a condition", 1),
     ("SELECT * FROM a WHERE 1 = 1", "a comparison needs an attribute on one side", 1),
     ("SELECT * FROM a WHERE x", "x is not a condition: compare it, e.g. x = TRUE", 1),

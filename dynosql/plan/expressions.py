@@ -87,6 +87,8 @@ def expressible(condition: ast.Condition, typed: bool = True) -> bool:
         return expressible(condition.item, typed)
     if not typed and (_orders_or_sizes(condition) or _loosely_equal(condition)):
         return False
+    if repeats_an_operand(condition):
+        return False
     if isinstance(condition, ast.Like):
         return False
     if isinstance(condition, ast.IsNull):
@@ -119,6 +121,30 @@ def expressible(condition: ast.Condition, typed: bool = True) -> bool:
 
 
 _EXACT_EQUALITY_TYPES = ("S", "B")
+
+
+def repeats_an_operand(condition: ast.Condition) -> bool:
+    """A comparison, BETWEEN, IN or function naming one path (or one ``size(path)``) twice:
+    ``b > b``, ``v = v``, ``v IN (v, 1)``. DynamoDB refuses such an expression ("The first
+    operand must be distinct from the remaining operands"; moto answers it), so it is never
+    sent: the client decides it from the attribute's presence and type (``v = v`` holds when
+    v exists, ``v < v`` never), with the same answer on every backend."""
+    if isinstance(condition, ast.Compare):
+        operands: list[Any] = [condition.left, condition.right]
+    elif isinstance(condition, ast.Between):
+        operands = [condition.operand, condition.low, condition.high]
+    elif isinstance(condition, ast.In):
+        operands = [condition.operand, *condition.values]
+    elif isinstance(condition, ast.Function) and condition.arg is not None:
+        operands = [condition.path, condition.arg]
+    else:
+        return False
+    paths = [
+        (type(o), o.elements if isinstance(o, ast.Path) else o.path.elements)
+        for o in operands
+        if isinstance(o, ast.Path | ast.Size)
+    ]
+    return len(paths) != len(set(paths))
 
 
 def _loosely_equal(condition: ast.Condition) -> bool:

@@ -361,7 +361,7 @@ def _check_key_value(
         raise _at(
             pos,
             f"{name} is {what} of type {key_type}: it takes {_TYPE_WORDS.get(key_type, key_type)}, "
-            f"not {_TYPE_WORDS.get(got or '', got or 'nothing')} ({_show(value)})",
+            f"not {_TYPE_WORDS.get(got or '', got or 'nothing')} ({show_value(value)})",
         )
     if limit is not None and not K.key_value_ok(value, key_type, limit):
         raise _at(pos, f"{name}: a key value must be 1 to {limit} bytes")
@@ -381,7 +381,8 @@ def _check_value(name: str, value: Any, pos: ast.Pos) -> None:
             _check_value(f"{name}.{k}", v, pos)
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A value as messages show it: numbers exactly, anything else as short JSON."""
     if values.type_of(value) == "N":
         return values.format_number(value)
     text = json.dumps(values.to_json(value), ensure_ascii=False, default=str)

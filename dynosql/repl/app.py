@@ -178,6 +178,8 @@ class Repl:
             output=output,
         )
         self._confirm_session: PromptSession[str] | None = None
+        # a person is here: hints may read a bounded sample (its cost a note of its own)
+        session.interactive = True
         # writes that need a yes ("DELETE 1,234 items from orders (~1,240 WCU)?") ask here
         session.confirm = lambda question: (
             self.ask(f"{question} [y/N] ").strip().lower()
@@ -196,6 +198,8 @@ class Repl:
                 "Statements end with ;  ·  \\? help  ·  \\q or Ctrl-D leaves",
                 dim=True,
             )
+            if self.session.embedded is not None:
+                self.say(f"embedded DynamoDB: {self.session.embedded.connection_text()}", dim=True)
         for warning in self.config.warnings:
             self.say(f"warning: {warning}", colour=_YELLOW)
         try:

@@ -37,6 +37,7 @@ MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
 # IN on a key becomes one request per value (Query) or 100 keys per BatchGetItem; on other
 # attributes, filters of 100 values each (DynamoDB's IN limit) OR-ed, or a client-side check
 MAX_IN_VALUES = 1000
+MAX_PATH_DEPTH = 32  # names and list indexes of one document path (DynamoDB's nesting limit)
 
 CONDITION_FUNCTIONS = {f.name: f.arity for f in keywords.FUNCTIONS if f.kind == "condition"}
 STATEMENTS = "a statement starts with " + keywords.listing(
@@ -514,6 +515,14 @@ class _Converter:
     def path(self, e: exp.Expression) -> ast.Path:
         elements = self._path_elements(e)
         text = _path_text(elements)
+        if len(elements) > MAX_PATH_DEPTH:
+            # DynamoDB refuses the request ("The document path has too many nesting levels");
+            # moto answers it: refused here, before any request, on every backend
+            raise self.fail(
+                f"{text if len(text) <= 40 else text[:40] + '…'} is {len(elements)} levels deep: DynamoDB document paths have at "
+                f"most {MAX_PATH_DEPTH} (names and list indexes)",
+                e,
+            )
         quoted = isinstance(e, exp.Column) and not e.table and bool(e.this.args.get("quoted"))
         return ast.Path(tuple(elements), text, self.pos(e), quoted)
 
@@ -566,6 +575,8 @@ class _Converter:
         if isinstance(e, exp.Or):
             return ast.Or(tuple(_flatten(exp.Or, e, c)))
         if isinstance(e, exp.Not):
+            if _is_missing(e.this):  # PartiQL's IS NOT MISSING: the attribute exists
+                return ast.Function("attribute_exists", self.path(e.this.this), None, self.pos(e))
             return ast.Not(c(e.this))
         for kind, op in COMPARISONS.items():
             if type(e) is kind:
@@ -597,8 +608,10 @@ class _Converter:
         if isinstance(e, exp.ILike):
             raise self.fail("ILIKE is not supported: DynamoDB compares strings exactly", e)
         if isinstance(e, exp.Is):
+            if _is_missing(e):  # PartiQL's IS MISSING: no such attribute (not a stored NULL)
+                return ast.Function("attribute_not_exists", self.path(e.this), None, self.pos(e))
             if not isinstance(e.expression, exp.Null):
-                raise self.fail("IS takes NULL or NOT NULL", e)
+                raise self.fail("IS takes NULL, NOT NULL, MISSING or NOT MISSING", e)
             return ast.IsNull(self.path(e.this), self.pos(e))
         if isinstance(e, exp.Contains):
             return ast.Function("contains", self.path(e.this), o(e.expression), self.pos(e))
@@ -738,6 +751,17 @@ class _Converter:
             return values.literal_number(text, negative)
         except ValueError as err:
             raise self.fail(str(err), node) from err
+
+
+def _is_missing(e: exp.Expression) -> bool:
+    """``p IS MISSING`` as sqlglot reads it: IS with the bare word MISSING (a column)."""
+    right = e.expression if isinstance(e, exp.Is) else None
+    return (
+        isinstance(right, exp.Column)
+        and not right.table
+        and not right.this.args.get("quoted")
+        and right.name.upper() == "MISSING"
+    )
 
 
 def _flatten(kind: type, e: exp.Expression, convert) -> list[Any]:

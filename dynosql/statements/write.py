@@ -24,6 +24,7 @@ from dynosql.dynamo.writer import (
 from dynosql.errors import ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.evaluate.predicate import resolve
+from dynosql.evaluate.update import refused_number
 from dynosql.guards import Effects
 from dynosql.journal import Journal
 from dynosql.plan.cost import write_units
@@ -33,6 +34,7 @@ from dynosql.plan.write import (
     check_item,
     normalize,
     plan_write,
+    show_value,
     source_item,
 )
 from dynosql.result import Result
@@ -106,6 +108,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     returning = getattr(statement, "returning", None)
     targets = list(_targets(ctx, plan, stats))
     stats.matched = len(targets)
+    _refuse_unstorable_numbers(statement, plan, targets)
     if not guards.dry_run(ctx) and read_decides(plan):
         guards.confirm_writes(ctx, question(plan, len(targets)), len(targets), why is not None)
     if guards.dry_run(ctx) or not targets:
@@ -123,10 +126,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
             stats.journal = str(journal.path)
         _send(ctx, plan, statement, targets, stats, journal, images, returning)
     except DynosqlError as err:
-        hint = ""
-        if "attribute that does not exist" in err.message:
-            hint = "; an item lacks an attribute the SET reads: if_not_exists(a, 0) + 1 starts it"
-        raise type(err)(f"{err.message}{hint} ({_so_far(stats)})", err.line, err.col) from err
+        raise type(err)(f"{err.message} ({_so_far(stats)})", err.line, err.col) from err
     finally:
         if journal is not None and not journal.finish(keep=ctx.keep_journal()):
             stats.journal = None  # nothing written: nothing to undo
@@ -145,6 +145,23 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     if returning is not None:
         return _returned(plan, returning, images, stats)
     return Result.status(stats.footer(False), stats, plan.warnings)
+
+
+def _refuse_unstorable_numbers(
+    statement: ast.Write, plan: WritePlan, targets: list[dict[str, Any]]
+) -> None:
+    """An UPDATE whose arithmetic gives, on an item read, a number DynamoDB cannot store
+    (``v = v + 1E-36`` on 100: 39 digits) is refused before its first write, on every backend:
+    DynamoDB refuses such a write, moto rounds it and dynalite stores it. Its operands are
+    known wherever the UPDATE reads what it writes (a guarded UPDATE reads them whole)."""
+    if not isinstance(statement, ast.Update) or not plan.guards:
+        return
+    assignments = normalize(statement.assignments)
+    for target in targets:
+        why = refused_number(target, assignments)
+        if why is not None:
+            key = ", ".join(f"{k} = {show_value(target[k])}" for k in plan.table.keys.names)
+            raise WriteError(f"UPDATE {plan.table.name} ({key}): {why} (nothing was written)")
 
 
 def _returned(
