@@ -240,6 +240,28 @@ def test_a_ddl_call_throttled_twice_then_succeeds(backend: Backend, proxy: Fault
     assert name not in backend.client().list_tables()["TableNames"]
 
 
+def test_a_table_change_whose_answer_was_lost_is_done_not_an_error(
+    backend: Backend, proxy: FaultProxy
+) -> None:
+    """CreateTable and DeleteTable applied, their answers lost: the retry meets "already
+    exists" / "not found", which here means the earlier try did the work (it was an error
+    before: the table was made, and the statement said it failed)."""
+    session = quick_session(proxy.url)
+    session.assume_yes = True
+    name = unique_name("ddl")
+    proxy.fail("CreateTable", "lost", calls=[1])
+    session.execute(f"CREATE TABLE {name} (pk S, sk N, PRIMARY KEY (pk, sk))").all()
+    assert [c.action for c in proxy.calls("CreateTable")] == ["lost", "forward"]
+    assert backend.client().describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE"
+    # on the first try "already exists" is the user's mistake, and says so
+    with pytest.raises(DynosqlError, match=r"^table ddl\S+ already exists$"):
+        session.execute(f"CREATE TABLE {name} (pk S, sk N, PRIMARY KEY (pk, sk))").all()
+    proxy.fail("DeleteTable", "lost", calls=[1])
+    session.execute(f"DROP TABLE {name}").all()
+    assert [c.action for c in proxy.calls("DeleteTable")] == ["lost", "forward"]
+    assert name not in backend.client().list_tables()["TableNames"]
+
+
 def test_ctrl_c_during_a_ddl_wait(backend: Backend, proxy: FaultProxy) -> None:
     """A table that stays CREATING: the wait polls, and stops at its next wait once the
     session is cancelled (Ctrl-C, or Session.cancel from another thread)."""
