@@ -103,7 +103,8 @@ class Failure:
     `kind`: ``throttle``, ``server`` (HTTP 5xx), ``connection`` (dropped or unreachable;
     `dropped` when a request was under way and may be retried), ``credentials``,
     ``not_found``, ``conflict`` (a write refused because a transaction holds the item: nothing
-    was applied), ``refused`` (any other AWS error answer), ``setup`` (no region, no
+    was applied), ``in_progress`` (a TransactWriteItems whose token is still being applied:
+    the same request, sent again, answers as the first did), ``refused`` (any other AWS error answer), ``setup`` (no region, no
     credentials, a bad profile), or ``unknown`` (not an AWS or connection error: a bug).
     What each kind is worth in retries is `dynosql.dynamo.retry.RetryPolicy`'s to decide."""
 
@@ -115,7 +116,7 @@ class Failure:
     @property
     def transient(self) -> bool:
         """Worth sending again after a pause."""
-        return self.kind in ("throttle", "server") or self.dropped
+        return self.kind in ("throttle", "server", "in_progress") or self.dropped
 
 
 def classify(err: BaseException) -> Failure:
@@ -138,6 +139,8 @@ def classify(err: BaseException) -> Failure:
             return Failure("not_found", code, message)
         if code == "TransactionConflictException":
             return Failure("conflict", code, message)
+        if code == "TransactionInProgressException":
+            return Failure("in_progress", code, message)
         if isinstance(status, int) and status >= 500:
             return Failure("server", code, message)
         return Failure("refused", code, message)

@@ -372,6 +372,25 @@ def test_a_transaction_cancelled_by_conflicts_is_sent_again_with_new_tokens(
     assert after[("tx", Decimal(1))]["s"] == "new"
 
 
+def test_a_transaction_still_in_progress_is_sent_again_with_its_token(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """TransactionInProgressException (the same token is still being applied, e.g. after a
+    lost answer) was an error; DynamoDB's advice is to send the same request again: its token
+    makes it idempotent, and the answer is the first one's."""
+    name = _create(moto_backend)
+    with FaultProxy(moto_backend.endpoint_url) as proxy:
+        proxy.fail("TransactWriteItems", "in_progress", calls=[1, 2])
+        session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
+        session.assume_yes = True
+        results = list(session.run(_transaction(name)))
+        calls = proxy.calls("TransactWriteItems")
+    assert results[-1].footer().startswith(f"COMMIT {name}: 2 matched, 2 written")
+    assert [c.action for c in calls] == ["in_progress", "in_progress", "forward"]
+    assert len({c.body["ClientRequestToken"] for c in calls}) == 1
+    assert _table(moto_backend, name)[("tx", Decimal(1))]["s"] == "new"
+
+
 def test_a_transaction_conflicting_every_time_writes_nothing(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
