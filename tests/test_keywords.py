@@ -101,6 +101,8 @@ def test_the_highlighter_colours_every_keyword_and_function() -> None:
         kind = highlight.tokenize(word)[0].kind
         assert kind == ("keyword" if len(word) > 1 else "word"), word
     for function in keywords.FUNCTIONS:
+        if function.name.upper() in keywords.KEYWORDS:
+            continue  # REPLACE: a statement's first word too (REPLACE INTO), shown as one
         assert highlight.tokenize(function.name)[0].kind == "function", function
         assert highlight.tokenize(function.name.swapcase())[0].kind == "function", function
 

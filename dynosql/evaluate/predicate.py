@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from dynosql import values
+from dynosql.evaluate import scalar
 from dynosql.sql import ast
 from dynosql.values import MISSING
 
@@ -59,7 +60,24 @@ def operand_value(operand: Any, item: Any) -> Any:
         return operand.value
     if isinstance(operand, ast.Size):
         return size_of(resolve(item, operand.path))
+    if isinstance(operand, ast.Scalar | ast.Case):
+        return expression_value(operand, item, operand_value)
     raise TypeError(f"unbound operand {operand!r}")
+
+
+def expression_value(expr: ast.Scalar | ast.Case, item: Any, value_of: Resolver) -> Any:
+    """A scalar expression's value (evaluate/scalar.py), its operands resolved by `value_of`
+    (an item's attributes, or a group's keys and aggregates): never MISSING, NULL instead."""
+    if isinstance(expr, ast.Case):
+        for condition, then in expr.whens:
+            if matches(condition, item, value_of):
+                return _null_for_missing(value_of(then, item))
+        return _null_for_missing(value_of(expr.default, item))
+    return scalar.apply(expr.func, [value_of(a, item) for a in expr.args])
+
+
+def _null_for_missing(value: Any) -> Any:
+    return None if value is MISSING else value
 
 
 def compare(op: str, left: Any, right: Any) -> bool:

@@ -237,4 +237,11 @@ def paths_in(node: Any) -> list[ast.Path]:
         found.append(node.path)
     elif isinstance(node, ast.Aggregate) and node.path is not None:
         found.append(node.path)
+    elif isinstance(node, ast.Scalar):
+        for a in node.args:
+            found.extend(paths_in(a))
+    elif isinstance(node, ast.Case):
+        for condition, then in node.whens:
+            found.extend(paths_in(condition) + paths_in(then))
+        found.extend(paths_in(node.default))
     return found
