@@ -279,7 +279,7 @@ def _date_trunc(unit: Any, ts: Any) -> Any:
         rest = EXACT.remainder(x, step)  # the sign of x: floor means one step more below 0
         if rest < 0:
             rest = EXACT.add(rest, step)
-        return EXACT.subtract(x, rest)
+        return EXACT.subtract(x, rest).to_integral_value()
     moment = _utc(x)
     if moment is None:
         return None

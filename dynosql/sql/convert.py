@@ -22,6 +22,7 @@ from dynosql.errors import SqlError
 from dynosql.sql import ast, keywords
 from dynosql.sql.spelling import function_guess, misspelt_keyword
 from dynosql.sql.split import Chunk, code_only
+from dynosql.sql.text import expression_text
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -881,22 +882,23 @@ class _Converter:
         """A scalar expression (dynosql/evaluate/scalar.py computes it client-side), named by
         its SQL text; a refusal names the function as it was typed."""
         o = lambda x: self.operand(x, aliases, allow_aggregates)  # noqa: E731
-        text = e.sql(dialect=DynoSQL)
         pos = self.pos(e)
         if isinstance(e, exp.Case):
-            return self.case(e, aliases, allow_aggregates, text, pos)
+            return self.case(e, aliases, allow_aggregates, e.sql(dialect=DynoSQL), pos)
         if isinstance(e, exp.Cast):
-            return ast.Scalar(self.cast_type(e), (o(e.this),), text, pos)
-        func, args = self.scalar_parts(e)
-        if func == "DATE_TRUNC":
-            unit = self.trunc_unit(e)
-            return ast.Scalar(func, (unit, o(e.this)), text, pos)
-        if func == "TRIM":
-            chars = e.args.get("expression")
-            where = str(e.args.get("position") or "BOTH").upper()
-            operands = (o(e.this), o(chars) if chars is not None else ast.Literal(" "))
-            return ast.Scalar(func, (*operands, ast.Literal(where)), text, pos)
-        return ast.Scalar(func, tuple(o(a) for a in args), text, pos)
+            func, operands = self.cast_type(e), (o(e.this),)
+        else:
+            func, args = self.scalar_parts(e)
+            if func == "DATE_TRUNC":
+                operands = (self.trunc_unit(e), o(e.this))
+            elif func == "TRIM":
+                chars = e.args.get("expression")
+                where = str(e.args.get("position") or "BOTH").upper()
+                first = (o(e.this), o(chars) if chars is not None else ast.Literal(" "))
+                operands = (*first, ast.Literal(where))
+            else:
+                operands = tuple(o(a) for a in args)
+        return ast.Scalar(func, operands, expression_text(func, operands), pos)
 
     def scalar_parts(self, e: exp.Expression) -> tuple[str, list[exp.Expression]]:
         """(our function name, the sqlglot arguments) of a scalar expression, its arity

@@ -31,6 +31,8 @@ def sql_text(node: Any, nested: bool = False) -> str:
         return repr(v)
     if isinstance(node, ast.Size):
         return f"size({node.path.text})"
+    if isinstance(node, ast.Scalar) and not node.text:
+        return expression_text(node.func, node.args)
     if isinstance(node, ast.Scalar | ast.Case | ast.Aggregate):
         return node.text
     if isinstance(node, ast.Compare):
@@ -55,3 +57,33 @@ def sql_text(node: Any, nested: bool = False) -> str:
         text = " OR ".join(sql_text(c, nested=True) for c in node.items)
         return f"({text})" if nested else text
     raise TypeError(f"no SQL text for {node!r}")
+
+
+_BINARY = ("+", "-", "*", "/", "%", "||")
+_CASTS = {"CAST_NUMBER": "NUMBER", "CAST_STRING": "STRING"}
+
+
+def expression_text(func: str, args: tuple[Any, ...]) -> str:
+    """A scalar expression as SQL, in one spelling (``SUBSTR(a, 1, 2)``, ``a * (b + 1)``,
+    ``CAST(x AS NUMBER)``, ``DATE_TRUNC('day', ts)``): how a GROUP BY or WHERE expression is
+    named in EXPLAIN and in messages."""
+
+    def arg(node: Any) -> str:
+        text = sql_text(node)
+        binary = isinstance(node, ast.Scalar) and node.func in _BINARY
+        return f"({text})" if binary and func in (*_BINARY, "NEG") else text
+
+    if func in _BINARY:
+        return f"{arg(args[0])} {func} {arg(args[1])}"
+    if func == "NEG":
+        return f"-{arg(args[0])}"
+    if func in _CASTS:
+        return f"CAST({sql_text(args[0])} AS {_CASTS[func]})"
+    if func == "TRIM" and len(args) == 3:
+        chars, where = args[1], args[2]
+        if getattr(chars, "value", None) == " " and getattr(where, "value", None) == "BOTH":
+            return f"TRIM({sql_text(args[0])})"
+        return f"TRIM({where.value} {sql_text(chars)} FROM {sql_text(args[0])})"
+    if func == "NOW":
+        return "NOW()"
+    return f"{func}({', '.join(sql_text(a) for a in args)})"
