@@ -885,6 +885,7 @@ class _Converter:
         pos = self.pos(e)
         if isinstance(e, exp.Case):
             return self.case(e, aliases, allow_aggregates, e.sql(dialect=DynoSQL), pos)
+        operands: tuple[Any, ...]
         if isinstance(e, exp.Cast):
             func, operands = self.cast_type(e), (o(e.this),)
         else:
