@@ -360,3 +360,33 @@ def test_differential_on_moto(moto_backend: Any) -> None:
 @pytest.mark.slow
 def test_differential_on_dynalite(dynalite_backend: Any) -> None:
     assert differential(dynalite_backend, seed=24, statements=10, per_statement=25) > 0
+
+
+# --- SET numeric_digits ---------------------------------------------------------------------------
+
+
+def test_people_see_averages_to_numeric_digits_and_machines_exactly(
+    moto_backend: Any, table: str
+) -> None:
+    import io
+
+    from dynosql.render import render
+
+    session = Session(moto_backend.client())
+    sql = f"SELECT AVG(n) AS mean, SUM(n) / 3 AS third, MAX(n) AS top FROM {table}"
+
+    def shown(fmt: str) -> str:
+        out = io.StringIO()
+        render(session.execute(sql), fmt, out)
+        return out.getvalue()
+
+    # AVG of 3 and 1 is 2; SUM(n) / 3 = 4 / 3: 38 digits, shortened to 12 by default
+    assert "1.33333333333 " in shown("table") and "1.33333333333\n" in shown("vertical")
+    assert f'"third": {"1." + "3" * 37}' in shown("jsonl")  # exact in machine formats
+    assert "1." + "3" * 37 in shown("csv")
+    session.execute("SET numeric_digits = 3")
+    assert "| 1.33    |" in shown("table") or "1.33 " in shown("table")
+    session.execute("SET numeric_digits = off")
+    assert "1." + "3" * 37 in shown("table")
+    with pytest.raises(Exception, match="a whole number from 1 to 38, or off"):
+        session.execute("SET numeric_digits = 39")

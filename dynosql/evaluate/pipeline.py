@@ -26,6 +26,22 @@ def columns_of(statement: ast.Select, table: TableInfo) -> list[str]:
     return [item.name for item in statement.items]
 
 
+def inexact_columns(statement: ast.Select) -> tuple[str, ...]:
+    """The output columns computed to 38 significant digits rather than exactly: an AVG or
+    a division anywhere in their expression (the formats for people may shorten them)."""
+
+    def inexact(node: Any) -> bool:
+        if isinstance(node, ast.Aggregate):
+            return node.func == "AVG"
+        if isinstance(node, ast.Scalar):
+            return node.func == "/" or any(inexact(a) for a in node.args)
+        if isinstance(node, ast.Case):
+            return any(inexact(v) for _c, v in node.whens) or inexact(node.default)
+        return False
+
+    return tuple(i.name for i in statement.items or () if inexact(i.expr))
+
+
 def whole_item_row(item: dict[str, Any], key_names: tuple[str, ...]) -> dict[str, Any]:
     """SELECT *: key attributes first, then the others by name (DynamoDB keeps no order)."""
     row = {k: item[k] for k in key_names if k in item}
