@@ -390,3 +390,22 @@ def test_people_see_averages_to_numeric_digits_and_machines_exactly(
     assert "1." + "3" * 37 in shown("table")
     with pytest.raises(Exception, match="a whole number from 1 to 38, or off"):
         session.execute("SET numeric_digits = 39")
+
+
+# --- SHOW HOT KEYS … BY --------------------------------------------------------------------------
+
+
+def test_hot_keys_by_an_expression_sums_the_shards(moto_backend: Any, table: str) -> None:
+    session = Session(moto_backend.client())
+    result = session.execute(f"SHOW HOT KEYS FROM {table} BY SPLIT_PART(pk, '#', 1)")
+    got = [(r["key"], r["shards"], r["items"], r["share"]) for r in result]
+    assert got == [("tenant-1", D(2), D(4), D("0.8")), ("tenant-2", D(1), D(1), D("0.2"))]
+    shard_note = [n for n in result.notes if n.startswith("tenant-1: 2 shards")]
+    # tenant-1#1 holds 3 of tenant-1's 4 items: an uneven split
+    assert shard_note and "its largest shard holds 75% of its items (even: 50%)" in shard_note[0]
+    plain = {r["key"]: r["items"] for r in session.execute(f"SHOW HOT KEYS FROM {table}")}
+    assert plain == {"tenant-1#1": D(3), "tenant-1#2": D(1), "tenant-2#1": D(1)}
+    with pytest.raises(Exception, match="BY takes an expression of the partition key pk, not sk"):
+        list(session.execute(f"SHOW HOT KEYS FROM {table} BY SUBSTR(sk, 1, 3)"))
+    with pytest.raises(SqlError, match="takes no SAMPLE"):
+        parse(f"SHOW HOT KEYS FROM {table} BY SPLIT_PART(pk, '#', 1) SAMPLE 10 PERCENT")

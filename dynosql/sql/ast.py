@@ -309,6 +309,8 @@ class ShowHotKeys:
     limit: int | None = None  # a Param until bound
     pos: Pos = field(default=NOWHERE, compare=False)
     sample: Sample | None = None  # SAMPLE p PERCENT: a key sample, not a full Scan
+    # BY <expression> of the partition key: write-sharded keys summed to their logical key
+    by: Any = None
 
 
 @dataclass(frozen=True)
