@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import time
@@ -54,6 +55,8 @@ def buffer_complete(text: str) -> bool:
         return True
     if stripped.rstrip(";").strip().lower() in (*LEAVE_WORDS, *HELP_WORDS):
         return True
+    if re.match(r"help\s+\w[\w ]*;?$", stripped, re.I):
+        return True  # help SELECT
     return is_complete(text)
 
 
@@ -226,6 +229,10 @@ class Repl:
             return
         if stripped.rstrip(";").strip().lower() in HELP_WORDS:
             self.run_command("\\?")
+            return
+        first, _, rest = stripped.rstrip(";").strip().partition(" ")
+        if first.lower() == "help" and rest.strip():
+            self.run_command("\\h " + rest.strip())  # help SELECT: the statement's syntax
             return
         if stripped.startswith("\\"):
             self.run_command(stripped)
@@ -414,6 +421,10 @@ class Repl:
                 break
             except KeyboardInterrupt:
                 continue
+
+    def history(self) -> list[str]:
+        """The history, oldest first (as prompt_toolkit gives it)."""
+        return list(self.prompt_session.history.get_strings())
 
     # --- \o --------------------------------------------------------------------------------------
 
