@@ -672,6 +672,12 @@ def test_syntax_errors_point_at_line_and_column(
         ("SELECT * FROM a\n WHER x = 1", (2, 2), "unknown word WHER: did you mean WHERE?"),
         ("SELECT x FROM a GROUPBY x", (1, 17), "unknown word GROUPBY: did you mean GROUP BY?"),
         ("SELECT * FROM a WHERE begin_with(x, 'a')", (1, 23), "unknown function begin_with(): did you mean begins_with()?"),
+        # several at once (issue 23), where each one is sure: the statement parses with all
+        # of them corrected and not without this one; an attribute named form stays a name
+        ("SELEC * FORM drive LIMT 3", (1, 1), "unknown words SELEC, FORM, LIMT: did you mean SELECT, FROM, LIMIT?"),
+        ("SELECT * FORM drive LIMT 3", (1, 10), "unknown words FORM, LIMT: did you mean FROM, LIMIT?"),
+        ("SELECT x FROM a GROUPBY x ORDR BY x", (1, 17), "unknown words GROUPBY, ORDR: did you mean GROUP BY, ORDER?"),
+        ("SELECT form FROM drive WHER x = 1", (1, 24), "unknown word WHER: did you mean WHERE?"),
         ("SELECT * FROM a WHERE foo(x)", (1, 23), "unknown function foo()"),
         # a name that looks like a keyword is left alone: the error stays where it is
         ("SELECT * FROM orders WHERE x = = 1", (1, 32), "incomplete expression near '='"),

@@ -14,13 +14,20 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 
 from dynosql import values
 from dynosql.errors import SqlError
 from dynosql.sql import ast, keywords
-from dynosql.sql.spelling import function_guess, misspelt_keyword
+from dynosql.sql.spelling import (
+    function_guess,
+    misspelt_keyword,
+    misspelt_words,
+    needed_words,
+    unknown_words_message,
+)
 from dynosql.sql.split import Chunk, code_only
 from dynosql.sql.text import expression_text
 
@@ -234,8 +241,19 @@ def _guessing_syntax_error(chunk: Chunk, err: Exception, words: frozenset[str]) 
     found = misspelt_keyword(code, min(offset + 1, len(code)), words)
     if found is None:
         return error
-    at, word, keyword = found
-    return _error(chunk, chunk.text, at, f"unknown word {word}: did you mean {keyword}?")
+    # the others too, where sure: one error names them all
+    every = needed_words(code, misspelt_words(code, words), sqlglot_parses)
+    if found not in every:
+        every = [found]
+    return _error(chunk, chunk.text, every[0][0], unknown_words_message(every))
+
+
+def sqlglot_parses(text: str) -> bool:
+    """Whether `text` is one statement sqlglot reads in our dialect (syntax only)."""
+    try:
+        return len([t for t in sqlglot.parse(text, read=DynoSQL) if t is not None]) == 1
+    except Exception:  # noqa: BLE001 - any failure to read is a no
+        return False
 
 
 def _describe(description: str, highlight: str) -> str:

@@ -30,8 +30,14 @@ from dynosql.sql.convert import (
     _pos,
     _sample,
     _unquote,
+    sqlglot_parses,
 )
-from dynosql.sql.spelling import misspelt_starter
+from dynosql.sql.spelling import (
+    misspelt_starter,
+    misspelt_words,
+    needed_words,
+    unknown_words_message,
+)
 from dynosql.sql.split import Chunk, code_only, split_script, strip_comments, unterminated_quote
 from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
@@ -214,8 +220,12 @@ def _check_first_word(chunk: Chunk, code: str) -> None:
     named before anything else reads the statement."""
     found = misspelt_starter(code)
     if found is not None:
-        at, word, starter = found
-        raise _error(chunk, code, at, f"unknown word {word}: did you mean {starter}?")
+        every = [found]
+        if found[2] == "SELECT":  # the others too, where sure: one error names them all
+            plain = code_only(code)
+            every = needed_words(plain, misspelt_words(plain, _SELECT_WORDS), sqlglot_parses)
+            every = every if found in every else [found]
+        raise _error(chunk, code, found[0], unknown_words_message(every))
 
 
 _EXPLAIN_TAKES = "EXPLAIN takes " + keywords.listing(
