@@ -221,9 +221,15 @@ def test_case_and_having_over_expressions(moto_backend: Any, table: str) -> None
 
 
 def test_the_export_engines_refuse_expressions(moto_backend: Any, table: str) -> None:
-    from dynosql.engines.sqlgen import _first_expression
-
-    assert _first_expression(parse(f"SELECT UPPER(sk) FROM {table}")) == "UPPER(sk)"
+    session = Session(moto_backend.client())
+    session.execute("SET engine = export")
+    for sql in (
+        f"SELECT UPPER(sk) FROM {table}",
+        f"SELECT COUNT(*) FROM {table} GROUP BY SUBSTR(sk, 1, 3)",
+        f"EXPLAIN SELECT pk FROM {table} WHERE n * 2 > 1",
+    ):
+        with pytest.raises(Exception, match="the export engine does not support expressions"):
+            list(session.execute(sql))
 
 
 # --- differential: dynosql against the independent evaluator ----------------------------------
@@ -409,3 +415,22 @@ def test_hot_keys_by_an_expression_sums_the_shards(moto_backend: Any, table: str
         list(session.execute(f"SHOW HOT KEYS FROM {table} BY SUBSTR(sk, 1, 3)"))
     with pytest.raises(SqlError, match="takes no SAMPLE"):
         parse(f"SHOW HOT KEYS FROM {table} BY SPLIT_PART(pk, '#', 1) SAMPLE 10 PERCENT")
+
+
+def test_aggregates_over_expressions(moto_backend: Any, table: str) -> None:
+    session = Session(moto_backend.client())
+    got = list(
+        session.execute(
+            f"SELECT SUM(t * 2) AS s, COUNT(n * 1) AS numbers, COUNT(*) AS n, "
+            f"COUNT(DISTINCT SPLIT_PART(pk, '#', 1)) AS tenants, MAX(LENGTH(sk)) AS longest "
+            f"FROM {table}"
+        )
+    )
+    # t: 20.125, 21.5, -1 (and a NULL); n: 3, 1 and the string '3' (not a number)
+    assert got == [
+        {"s": D("81.250"), "numbers": D(2), "n": D(5), "tenants": D(2), "longest": D(24)}
+    ]
+    plan = session.execute(f"EXPLAIN SELECT COUNT(n * 1) FROM {table} WHERE pk = 'x'").document
+    assert "Select" not in plan["requests"][0]["params"]  # Select=COUNT would count every item
+    with pytest.raises(SqlError, match="SUM\\(\\) cannot hold another aggregate"):
+        parse(f"SELECT SUM(COUNT(*) + 1) FROM {table}")

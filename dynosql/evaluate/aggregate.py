@@ -75,10 +75,10 @@ def _merge(agg: ast.Aggregate, into: _State, other: _State) -> None:
 
 def _update(agg: ast.Aggregate, state: _State, item: dict[str, Any]) -> bool:
     """Add an item to a state; True when a DISTINCT set grew (memory accounting)."""
-    if agg.path is None:
+    if agg.counts_items:
         state.count += 1
         return False
-    v = resolve(item, agg.path)
+    v = operand_value(agg.arg, item) if agg.path is None else resolve(item, agg.path)
     if v is MISSING or v is None:
         return False
     if agg.func == "COUNT":

@@ -237,6 +237,8 @@ def paths_in(node: Any) -> list[ast.Path]:
         found.append(node.path)
     elif isinstance(node, ast.Aggregate) and node.path is not None:
         found.append(node.path)
+    elif isinstance(node, ast.Aggregate) and node.arg is not None:
+        found.extend(paths_in(node.arg))
     elif isinstance(node, ast.Scalar):
         for a in node.args:
             found.extend(paths_in(a))

@@ -967,7 +967,7 @@ def _count_star_only(statement: ast.Select) -> bool:
     if not all(isinstance(i.expr, ast.Aggregate) for i in statement.items):
         return False
     aggs = collect_aggregates(statement)
-    return bool(aggs) and all(a.func == "COUNT" and a.path is None for a in aggs)
+    return bool(aggs) and all(a.func == "COUNT" and a.counts_items for a in aggs)
 
 
 def _request_limit(

@@ -177,6 +177,14 @@ class Aggregate:
     text: str = ""  # canonical (upper-case name): one computation per distinct aggregate
     pos: Pos = field(default=NOWHERE, compare=False)
     written: str = field(default="", compare=False)  # the column name: as the user wrote it
+    # an expression argument (``SUM(price * qty)``): then `path` is None, and this is no
+    # COUNT(*) (`counts_items` says which)
+    arg: Any = None
+
+    @property
+    def counts_items(self) -> bool:
+        """``COUNT(*)``: every item counts, whatever it holds."""
+        return self.path is None and self.arg is None
 
 
 Expr = Path | Aggregate | Scalar | Case

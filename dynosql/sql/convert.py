@@ -584,16 +584,23 @@ class _Converter:
             if name != "COUNT" or distinct:
                 written = f"{name}(DISTINCT *)" if distinct else f"{name}(*)"
                 raise self.fail(f"{written} is not supported; only COUNT(*)", e)
-            path = None
-        else:
-            if not isinstance(arg, exp.Column | exp.Dot | exp.Bracket):
-                raise self.fail(f"{name}() takes an attribute path", e)
-            path = self.path(arg)
+        path: ast.Path | None = None
+        computed: Any = None
+        if not isinstance(arg, exp.Star):
+            if isinstance(arg, exp.Column | exp.Dot | exp.Bracket):
+                path = self.path(arg)
+            else:
+                if any(type(x) in AGGREGATES for x in arg.find_all(*AGGREGATES)):
+                    raise self.fail(f"{name}() cannot hold another aggregate", e)
+                computed = self.operand(arg)  # SUM(price * qty): an expression per item
+                if isinstance(computed, ast.Literal | ast.Param):
+                    raise self.fail(f"{name}() takes an attribute path or an expression", e)
         if e.args.get("expressions"):
             raise self.fail(f"{name}() takes one argument", e)
-        inner = "*" if path is None else path.text
+        inner = computed.text if computed is not None else path.text if path else "*"
         text = f"{name}({'DISTINCT ' if distinct else ''}{inner})"
-        return ast.Aggregate(name, path, distinct, text, self.pos(e), self._written(name, text))
+        written = self._written(name, text)
+        return ast.Aggregate(name, path, distinct, text, self.pos(e), written, computed)
 
     def _written(self, name: str, text: str) -> str:
         """The aggregate's name with the case the user wrote (``count(*)``): aggregates are
