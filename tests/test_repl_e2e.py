@@ -21,7 +21,8 @@ def _screen(child) -> str:
     return ANSI.sub("", child.before + (child.after if isinstance(child.after, str) else ""))
 
 
-def test_dynosql_local_repl_in_a_terminal(tmp_path):
+def _spawn(tmp_path):
+    """``dynosql --local`` in a pseudo-terminal, its files under tmp_path."""
     env = dict(os.environ)
     env.update(
         HOME=str(tmp_path),
@@ -32,7 +33,7 @@ def test_dynosql_local_repl_in_a_terminal(tmp_path):
         PAGER="cat",
     )
     env.pop("VISUAL", None)
-    child = pexpect.spawn(
+    return pexpect.spawn(
         sys.executable,
         ["-m", "dynosql", "--local"],
         env=env,
@@ -40,6 +41,10 @@ def test_dynosql_local_repl_in_a_terminal(tmp_path):
         dimensions=(60, 200),
         timeout=20,
     )
+
+
+def test_dynosql_local_repl_in_a_terminal(tmp_path):
+    child = _spawn(tmp_path)
     try:
         child.expect("dynosql>", timeout=STARTUP)
         assert "\\? help" in _screen(child)  # the banner
@@ -74,23 +79,7 @@ def test_dynosql_local_repl_in_a_terminal(tmp_path):
 
 def test_named_queries_and_watch_in_a_terminal(tmp_path):
     """Issue 23: a named query saved, run with an argument, then watched until Ctrl-C."""
-    env = dict(os.environ)
-    env.update(
-        HOME=str(tmp_path),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        TERM="xterm-256color",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        PAGER="cat",
-    )
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "dynosql", "--local"],
-        env=env,
-        encoding="utf-8",
-        dimensions=(60, 200),
-        timeout=20,
-    )
+    child = _spawn(tmp_path)
     try:
         child.expect("dynosql>", timeout=STARTUP)
         child.send("\\ns acts SELECT COUNT(*) AS n FROM audit WHERE PK = '$1'\r")
