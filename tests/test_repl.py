@@ -427,6 +427,15 @@ def test_wide_results_go_through_the_pager(session, tmp_path):
     assert ANA_FIRST in paged.read_text()
 
 
+def test_explain_shorter_than_the_screen_is_never_paged(session, tmp_path):
+    """Issue 23, as pgcli: an EXPLAIN's wide request lines are printed when it fits in height."""
+    paged = tmp_path / "paged.txt"
+    session.settings.pager = f"cat > {paged}"
+    keys = f"EXPLAIN SELECT SK FROM audit {ANA} LIMIT 1;\r\\q\r"
+    text, _ = drive(session, keys, prepare=lambda repl: _terminal(repl, rows=50, columns=20))
+    assert "KeyConditionExpression" in text and not paged.exists()
+
+
 def test_pager_choice(monkeypatch):
     from types import SimpleNamespace
 

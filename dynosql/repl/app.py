@@ -332,7 +332,8 @@ class Repl:
                     f"{output_error(err)} ({path}); results go to the screen"
                 ) from None
         else:
-            self.page(visible(text, keep_tabs=True))  # csv/json too: data never drives the screen
+            # csv/json too: data never drives the screen; EXPLAIN pages only when taller
+            self.page(visible(text, keep_tabs=True), wide_pages=result.kind != "plan")
         if not quiet:
             for note in result.notes:
                 self.say(f"note: {note}")
@@ -381,26 +382,27 @@ class Repl:
         except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
             return 24, 80
 
-    def page(self, text: str) -> None:
-        """Print `text`, through the pager when it is taller than the screen."""
+    def page(self, text: str, wide_pages: bool = True) -> None:
+        """Print `text`, through the pager when it is taller than the screen (or, for rows,
+        wider: ``less -S`` scrolls sideways; an EXPLAIN shorter than the screen is printed)."""
         if not text:
             return
         command = self.pager_command() if self.is_terminal else None
         if command:
-            if self.too_big(text):
+            if self.too_big(text, wide_pages):
                 self.run_pager(command, text)
                 return
         self.screen.write(text)
         self.screen.flush()
 
-    def too_big(self, text: str) -> bool:
-        """Taller than the screen (less the prompt and toolbar), or wider than it."""
+    def too_big(self, text: str, wide: bool = True) -> bool:
+        """Taller than the screen (less the prompt and toolbar), or (`wide`) wider than it."""
         from prompt_toolkit.utils import get_cwidth
 
         rows, columns = self.terminal_size()
         if text.count("\n") > rows - 3:
             return True
-        return any(get_cwidth(line) > columns for line in text.splitlines())
+        return wide and any(get_cwidth(line) > columns for line in text.splitlines())
 
     def run_pager(self, command: str, text: str) -> None:
         env = dict(os.environ)
