@@ -435,3 +435,13 @@ def test_aggregates_over_expressions(moto_backend: Any, table: str) -> None:
     assert "Select" not in plan["requests"][0]["params"]  # Select=COUNT would count every item
     with pytest.raises(SqlError, match="SUM\\(\\) cannot hold another aggregate"):
         parse(f"SELECT SUM(COUNT(*) + 1) FROM {table}")
+
+
+def test_like_on_an_expression_is_checked_client_side(moto_backend: Any, table: str) -> None:
+    session = Session(moto_backend.client())
+    got = list(session.execute(f"SELECT sk FROM {table} WHERE LOWER(name) LIKE 'a_a%'"))
+    assert got == [{"sk": "USR#ana"}]  # 'Ana' lowered; items without name are no match
+    none = list(session.execute(f"SELECT sk FROM {table} WHERE LOWER(name) NOT LIKE 'a%'"))
+    assert len(none) == len(ITEMS) - 1  # NOT is plain negation: NULL rows are kept
+    plan = session.execute(f"EXPLAIN SELECT sk FROM {table} WHERE LOWER(name) LIKE 'a%'")
+    assert any(line["plan"].endswith(": LOWER(name) LIKE 'a%'") for line in plan)

@@ -12,14 +12,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from dynosql import values
 from dynosql.evaluate import scalar
+from dynosql.evaluate.scalar import like_regex
 from dynosql.sql import ast
 from dynosql.values import MISSING
 
@@ -125,15 +124,6 @@ def contains(value: Any, operand: Any) -> bool:
     if code == "L":
         return ocode in ("S", "N", "B") and any(values.values_equal(v, operand) for v in value)
     return False
-
-
-@lru_cache(maxsize=256)
-def like_regex(pattern: str) -> re.Pattern[str]:
-    """SQL LIKE: % any run of characters, _ exactly one character."""
-    parts = []
-    for ch in pattern:
-        parts.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
-    return re.compile("".join(parts), re.S)
 
 
 def matches(condition: ast.Condition | None, item: Any, value_of: Resolver = operand_value) -> bool:

@@ -28,6 +28,7 @@ import decimal
 import re
 from collections.abc import Callable
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
+from functools import lru_cache
 from typing import Any
 
 from dynosql import values
@@ -208,6 +209,22 @@ def _split_part(s: Any, sep: Any, n: Any) -> Any:
     return parts[index - 1] if index > 0 else parts[index]
 
 
+@lru_cache(maxsize=256)
+def like_regex(pattern: str) -> re.Pattern[str]:
+    """SQL LIKE: % any run of characters, _ exactly one character (the one rule, for LIKE on
+    a path in conditions and on an expression here)."""
+    parts = []
+    for ch in pattern:
+        parts.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+    return re.compile("".join(parts), re.S)
+
+
+def _like(s: Any, pattern: Any) -> Any:
+    if not isinstance(s, str) or not isinstance(pattern, str):
+        return None
+    return like_regex(pattern).fullmatch(s) is not None
+
+
 def _starts_with(s: Any, prefix: Any) -> Any:
     if isinstance(s, str) and isinstance(prefix, str):
         return s.startswith(prefix)
@@ -356,6 +373,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "REPLACE": _replace,
     "SPLIT_PART": _split_part,
     "STARTS_WITH": _starts_with,
+    "LIKE": _like,
     "COALESCE": _coalesce,
     "NULLIF": _nullif,
     "CAST_NUMBER": _cast_number,

@@ -29,7 +29,7 @@ from dynosql.sql.spelling import (
     unknown_words_message,
 )
 from dynosql.sql.split import Chunk, code_only
-from dynosql.sql.text import expression_text
+from dynosql.sql.text import expression_text, sql_text
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -802,6 +802,12 @@ class _Converter:
         pattern = e.expression
         if not (isinstance(pattern, exp.Literal) and pattern.is_string):
             raise self.fail("LIKE takes a string pattern", e)
+        if not isinstance(e.this, exp.Column | exp.Dot | exp.Bracket):
+            # LOWER(name) LIKE '%ana%': an expression, checked client-side
+            subject = self.operand(e.this)
+            text = f"{sql_text(subject)} LIKE {sql_text(ast.Literal(pattern.this))}"
+            matched = ast.Scalar("LIKE", (subject, ast.Literal(pattern.this)), text, self.pos(e))
+            return ast.Compare("=", matched, ast.Literal(True), self.pos(e))
         path = self.path(e.this)
         text = pattern.this
         at = self.pos(pattern)

@@ -36,7 +36,16 @@ def sql_text(node: Any, nested: bool = False) -> str:
     if isinstance(node, ast.Scalar | ast.Case | ast.Aggregate):
         return node.text
     if isinstance(node, ast.Compare):
-        return f"{sql_text(node.left)} {node.op} {sql_text(node.right)}"
+        left, right = node.left, node.right
+        if (
+            node.op == "="
+            and isinstance(left, ast.Scalar)
+            and left.func in ("LIKE", "STARTS_WITH")
+            and isinstance(right, ast.Literal)
+            and right.value is True
+        ):
+            return sql_text(left)  # a condition written as one: LOWER(a) LIKE 'x%'
+        return f"{sql_text(left)} {node.op} {sql_text(right)}"
     if isinstance(node, ast.Between):
         return f"{sql_text(node.operand)} BETWEEN {sql_text(node.low)} AND {sql_text(node.high)}"
     if isinstance(node, ast.In):
@@ -86,4 +95,6 @@ def expression_text(func: str, args: tuple[Any, ...]) -> str:
         return f"TRIM({where.value} {sql_text(chars)} FROM {sql_text(args[0])})"
     if func == "NOW":
         return "NOW()"
+    if func == "LIKE":
+        return f"{sql_text(args[0])} LIKE {sql_text(args[1])}"
     return f"{func}({', '.join(sql_text(a) for a in args)})"
