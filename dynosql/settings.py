@@ -217,6 +217,13 @@ SETTINGS: tuple[Setting, ...] = (
         command="\\format",
     ),
     Setting(
+        "numeric_digits",
+        Whole(1, 38, absent="off"),
+        12,
+        "significant digits of AVG and division results in table, markdown and vertical "
+        "output (json, jsonl, csv and tsv stay exact; off: all 38)",
+    ),
+    Setting(
         "consistent",
         Switch(),
         False,
@@ -470,6 +477,7 @@ class Settings:
     """The current value of every setting (the table's defaults unless changed)."""
 
     format: str = "table"
+    numeric_digits: int | None = 12
     consistent: bool = False
     segments: int | None = None
     max_rcu: Decimal | None = None

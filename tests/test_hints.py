@@ -208,8 +208,8 @@ def test_unknown_table_names_the_closest(runs) -> None:
             "error: line 1, column 21: unknown word LIMT: did you mean LIMIT?",
         ),
         (
-            "SELECT * FROM drive WHERE starts_with(SK, 'a')",
-            "error: line 1, column 27: unknown function starts_with(): did you mean begins_with()?",
+            "SELECT * FROM drive WHERE begin_with(SK, 'a')",
+            "error: line 1, column 27: unknown function begin_with(): did you mean begins_with()?",
         ),
         # the first word: compared with the words a statement starts with first
         *(

@@ -26,10 +26,10 @@ import pytest
 
 from dynosql.errors import PlanError
 from dynosql.plan import Options, Plan, plan_select
-from dynosql.plan.expressions import sql_text
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import bind
 from dynosql.sql import ast, parse
+from dynosql.sql.text import sql_text
 
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammar"
 FIXTURE_FILES = sorted((GRAMMAR / "plans").glob("*.txt"))

@@ -8,7 +8,6 @@ case, and no value ever becomes expression text.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from typing import Any
 
 from dynosql import values
@@ -274,50 +273,13 @@ def paths_in(node: Any) -> list[ast.Path]:
         found.append(node.path)
     elif isinstance(node, ast.Aggregate) and node.path is not None:
         found.append(node.path)
+    elif isinstance(node, ast.Aggregate) and node.arg is not None:
+        found.extend(paths_in(node.arg))
+    elif isinstance(node, ast.Scalar):
+        for a in node.args:
+            found.extend(paths_in(a))
+    elif isinstance(node, ast.Case):
+        for condition, then in node.whens:
+            found.extend(paths_in(condition) + paths_in(then))
+        found.extend(paths_in(node.default))
     return found
-
-
-def sql_text(node: Any, nested: bool = False) -> str:
-    """A condition or operand as SQL text: what the client checks, as EXPLAIN, the fixtures
-    and the write plans show it."""
-    if node is None:
-        return "NULL"
-    if isinstance(node, ast.Path):
-        return node.text
-    if isinstance(node, ast.Literal):
-        v = node.value
-        if isinstance(v, bool):
-            return "TRUE" if v else "FALSE"
-        if v is None:
-            return "NULL"
-        if isinstance(v, str):
-            return "'" + v.replace("'", "''") + "'"
-        if isinstance(v, Decimal):
-            return values.format_number(v)
-        if isinstance(v, bytes):
-            return f"X'{v.hex()}'"
-        return repr(v)
-    if isinstance(node, ast.Size):
-        return f"size({node.path.text})"
-    if isinstance(node, ast.Compare):
-        return f"{sql_text(node.left)} {node.op} {sql_text(node.right)}"
-    if isinstance(node, ast.Between):
-        return f"{sql_text(node.operand)} BETWEEN {sql_text(node.low)} AND {sql_text(node.high)}"
-    if isinstance(node, ast.In):
-        return f"{sql_text(node.operand)} IN ({', '.join(sql_text(v) for v in node.values)})"
-    if isinstance(node, ast.Function):
-        args = [node.path.text] + ([] if node.arg is None else [sql_text(node.arg)])
-        return f"{node.name}({', '.join(args)})"
-    if isinstance(node, ast.Like):
-        return f"{node.path.text} LIKE " + "'" + node.pattern.replace("'", "''") + "'"
-    if isinstance(node, ast.IsNull):
-        return f"{node.path.text} IS NULL"
-    if isinstance(node, ast.Not):
-        return f"NOT ({sql_text(node.item)})"
-    if isinstance(node, ast.And):
-        text = " AND ".join(sql_text(c, nested=True) for c in node.items)
-        return f"({text})" if nested else text
-    if isinstance(node, ast.Or):
-        text = " OR ".join(sql_text(c, nested=True) for c in node.items)
-        return f"({text})" if nested else text
-    raise TypeError(f"no SQL text for {node!r}")

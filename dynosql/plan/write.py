@@ -29,12 +29,12 @@ from dynosql.plan.expressions import (
     condition_text,
     expressible,
     paths_in,
-    sql_text,
 )
 from dynosql.plan.model import Plan, Request, _jsonable
 from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
+from dynosql.sql.text import sql_text
 
 MAX_ITEM_BYTES = 400 * 1024
 BATCH_WRITE_ITEMS = 25

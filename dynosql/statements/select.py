@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dynosql.evaluate.pipeline import columns_of
+from dynosql.evaluate.pipeline import columns_of, inexact_columns
 from dynosql.guards import READS, Effects
 from dynosql.hints import advisor
 from dynosql.plan.model import Plan
@@ -46,6 +46,8 @@ def run(ctx: Context, statement: ast.Select) -> Result:
     warnings = [*hints, *plan.warnings]
     result = Result(columns_of(statement, plan.table), iter(()), stats, warnings)
     result.open_columns = statement.items is None
+    result.inexact = inexact_columns(statement)
+    result.digits = ctx.settings.numeric_digits
     rows = ctx.rows(plan, stats, result.notes)
     result.rows = advisor.after_rows(ctx, rows, plan, result.notes, hints, stats, spent)
     return result
