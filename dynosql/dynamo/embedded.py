@@ -12,6 +12,8 @@ Two things the plain ``ThreadedMotoServer`` does not give us, added here:
   own account id, injected into each request it serves (moto's ``x-moto-account-id`` header),
   and forgets that account's tables on :meth:`LocalDynamo.stop`.
 - **Quiet.** werkzeug logs every request to stderr; the server's handler drops those lines.
+- **Capacity.** moto's ConsumedCapacity is a constant; `dynosql.dynamo.metering.Meter`
+  replaces it with what DynamoDB would charge, computed by DynamoDB's documented rules.
 
 boto3 and moto are imported inside the functions that need them: importing this module must
 stay cheap for commands that never start a local server.
@@ -23,6 +25,8 @@ import itertools
 import threading
 import time
 from typing import Any
+
+from dynosql.dynamo.metering import Meter
 
 REGION = "us-east-1"
 # Dummy credentials, set on each client only (never in os.environ): moto accepts any.
@@ -81,7 +85,7 @@ class LocalDynamo:
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
         wsgi: Any = server._server  # werkzeug's ThreadedWSGIServer, read per request
-        wsgi.app = _AccountMiddleware(wsgi.app, self.account_id)
+        wsgi.app = _AccountMiddleware(Meter(wsgi.app), self.account_id)
         handler = wsgi.RequestHandlerClass
         wsgi.RequestHandlerClass = type(
             "QuietRequestHandler", (handler,), {"log_request": lambda self, *a, **k: None}
