@@ -180,7 +180,7 @@ def test_corpus_capacity_equals_dynamodb_local(
         figures[backend.name + " departures"] = departed
     mismatches = [
         f"{sql.format(t='t')}: embedded {moto}, DynamoDB Local {ddb}"
-        for (sql, _), moto, ddb in zip(CORPUS, figures["moto"], figures["ddblocal"])
+        for (sql, _), moto, ddb in zip(CORPUS, figures["moto"], figures["ddblocal"], strict=True)
         if moto != ddb
     ]
     assert not mismatches, "\n".join(mismatches)

@@ -64,8 +64,9 @@ MOTO = Capabilities(
     reports_table_size=False,
     server_filters=False,
 )
-# the embedded server: moto, with ConsumedCapacity computed by DynamoDB's rules (metering.py)
-EMBEDDED = replace(MOTO, reports_capacity=True)
+# the embedded server: moto, with ConsumedCapacity computed by DynamoDB's rules and table sizes
+# measured from the items (metering.py)
+EMBEDDED = replace(MOTO, reports_capacity=True, reports_table_size=True)
 
 
 class ProjectionRefused(ExecutionError):

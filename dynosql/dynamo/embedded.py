@@ -85,7 +85,7 @@ class LocalDynamo:
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
         wsgi: Any = server._server  # werkzeug's ThreadedWSGIServer, read per request
-        wsgi.app = _AccountMiddleware(Meter(wsgi.app), self.account_id)
+        wsgi.app = _AccountMiddleware(Meter(wsgi.app, self._backend), self.account_id)
         handler = wsgi.RequestHandlerClass
         wsgi.RequestHandlerClass = type(
             "QuietRequestHandler", (handler,), {"log_request": lambda self, *a, **k: None}

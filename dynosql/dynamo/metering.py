@@ -18,6 +18,11 @@ What it needs to know, it asks moto through the same app, in-process, as DynamoD
 - a write reads the items it touches before and after (strongly consistent), so that the table
   is billed for the larger image and each index for the entry it puts, changes or removes.
 
+DescribeTable answers carry the table's and each index's size (ItemCount, TableSizeBytes,
+IndexSizeBytes), which moto leaves at 0, measured from the items (DynamoDB's own are up to six
+hours old; these are current), so that estimates stand on the same sizes whatever reads a
+guard allows.
+
 The figures are computed under one lock, so that no other request changes an item between a
 write and the reads that price it. A failed request (a condition that failed, a cancelled
 transaction) carries no ConsumedCapacity, as DynamoDB's error answers do not.
@@ -64,17 +69,25 @@ Call = Callable[[str, dict[str, Any]], dict[str, Any]]
 class Meter:
     """WSGI middleware: moto's app with DynamoDB's ConsumedCapacity (see module docstring)."""
 
-    def __init__(self, app: Any):
+    def __init__(self, app: Any, store: Callable[[], Any] | None = None):
         self.app = app
+        # moto's DynamoDB backend of this server (same process): whole items are read from it
+        # directly, as moto's own response serializer takes milliseconds per item
+        self.store = store
         self.lock = threading.RLock()
         self.tables: dict[str, TableInfo] = {}
+        self.sizes: dict[tuple[str, int], _Sizes] = {}  # (table, moto's ItemCount): measured
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         target = str(environ.get("HTTP_X_AMZ_TARGET", ""))
         operation = target[len(TARGET_PREFIX) :] if target.startswith(TARGET_PREFIX) else ""
-        if operation in SCHEMA_CHANGES:
+        if operation in SCHEMA_CHANGES or operation in WRITES:
             with self.lock:
-                self.tables.clear()
+                self.sizes.clear()
+                if operation in SCHEMA_CHANGES:
+                    self.tables.clear()
+        if operation == "DescribeTable":
+            return self._describe(environ, start_response)
         mode = None
         body = b""
         params: Any = None
@@ -105,6 +118,36 @@ class Meter:
         _tagged(start_response)(status, headers)
         return [out]
 
+    def _describe(self, environ: dict[str, Any], start_response: Any) -> Any:
+        """DescribeTable with the sizes measured from the items (see module docstring)."""
+        with self.lock:
+            status, headers, out = self._send(environ, _read_body(environ))
+            if status.startswith("200"):
+                answer = json.loads(out)
+                description = answer.get("Table") or {}
+                if description.get("TableStatus") == "ACTIVE":
+                    self._measured(environ, description)
+                    out = json.dumps(answer).encode()
+                    headers = _with_body_headers(headers, out)
+        _tagged(start_response)(status, headers)
+        return [out]
+
+    def _measured(self, environ: dict[str, Any], description: Wire) -> None:
+        name = description["TableName"]
+        key = (name, int(description.get("ItemCount") or 0))
+        sizes = self.sizes.get(key)
+        if sizes is None:
+            info = table_info(description)
+            sizes = _Sizes()
+            for item in self.every_item(environ, name):
+                sizes.add(item, info)
+            self.sizes[key] = sizes
+        description["ItemCount"], description["TableSizeBytes"] = sizes.table
+        for field in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+            for index in description.get(field) or []:
+                count, size = sizes.indexes.get(index["IndexName"], (0, 0))
+                index["ItemCount"], index["IndexSizeBytes"] = count, size
+
     def _send(self, environ: dict[str, Any], body: bytes) -> tuple[str, list[Any], bytes]:
         """Call moto's app with `body` as the request; its status, headers and whole body."""
         _set_body(environ, body)
@@ -122,6 +165,54 @@ class Meter:
             if close is not None:
                 close()
         return answer["status"], answer["headers"], out
+
+    def every_item(self, environ: dict[str, Any], name: str) -> Iterable[Wire]:
+        """Every item of table `name`, whole."""
+        stored = _stored_items(self.store, name)
+        if stored is not None:
+            yield from stored
+            return
+        params: Wire = {"TableName": name}
+        while True:
+            page = self.ask(environ, "Scan", params)
+            yield from page.get("Items", [])
+            if not page.get("LastEvaluatedKey"):
+                return
+            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def recorded(
+        self, environ: dict[str, Any], operation: str, params: dict[str, Any]
+    ) -> list[Wire] | None:
+        """Send a Query or Scan to moto and return the items its backend evaluated for it
+        (each as a wire item of at least its keys), recorded in this thread as moto's
+        backend returns them; None when moto's backend is not at hand or not as expected."""
+        if self.store is None:
+            return None
+        try:
+            backend = self.store()
+            method = "query" if operation == "Query" else "scan"
+            original = getattr(backend, method)
+        except (AttributeError, KeyError):
+            return None
+        me = threading.get_ident()
+        seen: list[Any] = []
+
+        def recording(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            if threading.get_ident() == me:
+                seen.append(result)
+            return result
+
+        setattr(backend, method, recording)  # on this account's backend object only
+        try:
+            self.ask(environ, operation, params)
+        finally:
+            delattr(backend, method)
+        try:
+            ((items, _scanned, _last),) = seen
+            return [item.to_json()["Attributes"] for item in items]
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return None
 
     def ask(self, environ: dict[str, Any], operation: str, params: dict[str, Any]) -> Wire:
         """One DynamoDB request to moto, in-process (as the client's request, another target)."""
@@ -141,6 +232,22 @@ class Meter:
         return info
 
 
+class _Sizes:
+    """Items and bytes of a table and of each of its indexes (entries: keys and projection)."""
+
+    def __init__(self) -> None:
+        self.table = (0, 0)
+        self.indexes: dict[str, tuple[int, int]] = {}
+
+    def add(self, item: Wire, info: TableInfo) -> None:
+        self.table = (self.table[0] + 1, self.table[1] + wiresize.item_size(item))
+        for index in info.indexes:
+            entry = cost.index_entry(item, index, info)
+            if entry and index.name is not None:
+                count, size = self.indexes.get(index.name, (0, 0))
+                self.indexes[index.name] = (count + 1, size + wiresize.item_size(entry))
+
+
 class _Bill:
     """The capacity of one request: what it needs to know before it runs, and the figure after."""
 
@@ -150,7 +257,7 @@ class _Bill:
         self.before: dict[str, list[tuple[Wire, Wire | None]]] = {}  # table: (key, old item)
         if operation in WRITES:
             for table, keys in self._written_keys().items():
-                self.before[table] = list(zip(keys, self._items(table, keys)))
+                self.before[table] = list(zip(keys, self._items(table, keys), strict=True))
 
     def ask(self, operation: str, params: Wire) -> Wire:
         return self.meter.ask(self.environ, operation, params)
@@ -190,16 +297,40 @@ class _Bill:
         params = self.params
         table = self.table(params["TableName"])
         consistent = bool(params.get("ConsistentRead"))
-        evaluated = self.ask(self.operation, _evaluating(params)).get("Items", [])
-        units = cost.page_read_units(map(wiresize.item_size, evaluated), consistent)
-        charge = cost.Charge()
         index = table.index(params["IndexName"]) if params.get("IndexName") else table.base
+        evaluated = self._evaluated(table, index)
+        keys = [{k: item[k] for k in table.keys.names if k in item} for item in evaluated]
+        # moto's items of a table read are whole; an index read's are entries: read the items
+        whole = evaluated if index.name is None else self._items(table.name, keys)
+        entries = [cost.index_entry(item, index, table) if item else {} for item in whole]
+        units = cost.page_read_units(map(wiresize.item_size, entries), consistent)
+        charge = cost.Charge()
         charge.add_index(index, units)
-        if index.kind == "lsi" and evaluated and _fetches(params, index, table):
-            keys = [{k: item[k] for k in table.keys.names} for item in evaluated]
-            whole = self._items(table.name, keys)
+        if index.kind == "lsi" and keys and _fetches(params, index, table):
             charge.table += cost.item_read_units(map(_size, whole), consistent)
         return charge
+
+    def _evaluated(self, table: TableInfo, index: IndexInfo) -> list[Wire]:
+        """The items the Query/Scan page evaluated (whole, or at least their keys): the request sent again
+        without filter or projection, as Select=COUNT (moto's answer is then a few bytes; its
+        serializer takes a millisecond per item), with the items moto's backend evaluated
+        recorded on the way; where that is not possible, asking for the keys in the answer."""
+        request = _evaluating(self.params)
+        recorded = self.meter.recorded(self.environ, self.operation, {**request, "Select": "COUNT"})
+        if recorded is None:
+            names = list(dict.fromkeys([*table.keys.names, *index.keys.names]))
+            aliases = {f"#dynosqlk{i}": name for i, name in enumerate(names)}
+            keyed = {**request, "ProjectionExpression": ", ".join(aliases)}
+            given = request.get("ExpressionAttributeNames", {})
+            keyed["ExpressionAttributeNames"] = {**given, **aliases}
+            try:
+                recorded = self.ask(self.operation, keyed).get("Items", [])
+            except LookupError:  # moto fails to project some items (capabilities.py)
+                recorded = self.ask(self.operation, request).get("Items", [])
+            if index.name is None:  # keys only: the whole items from the table
+                keys = [{k: i[k] for k in table.keys.names if k in i} for i in recorded]
+                recorded = [i for i in self._items(table.name, keys) if i is not None]
+        return recorded
 
     def _batch_get(self, answer: Wire) -> dict[str, cost.Charge]:
         """Each key asked for (less those left unprocessed): its whole item, rounded on its own;
@@ -264,7 +395,7 @@ class _Bill:
             pairs = [(key, old) for key, old in pairs if key not in left]
             after = self._items(name, [key for key, _ in pairs])
             charge = out.setdefault(name, cost.Charge())
-            for (_, old), new in zip(pairs, after):
+            for (_, old), new in zip(pairs, after, strict=True):
                 charge.add(cost.item_write(old, new, table, wiresize.item_size, transactional))
         return out
 
@@ -272,6 +403,9 @@ class _Bill:
 
     def _items(self, table: str, keys: list[Wire]) -> list[Wire | None]:
         """The whole stored items of `keys` (None where there is none), strongly consistent."""
+        stored = _stored_get(self.meter.store, table, keys)
+        if stored is not None:
+            return stored
         found: dict[str, Wire] = {}
         names = self.table(table).keys.names
         unique = list({_key_text(k): k for k in keys}.values())
@@ -282,6 +416,32 @@ class _Bill:
             for item in answer.get("Responses", {}).get(table, []):
                 found[_key_text({n: item[n] for n in names if n in item})] = item
         return [found.get(_key_text(k)) for k in keys]
+
+
+def _stored_items(store: Callable[[], Any] | None, table: str) -> list[Wire] | None:
+    """Every item of `table` straight from moto's backend; None when that is not possible."""
+    if store is None:
+        return None
+    try:
+        return [item.to_json()["Attributes"] for item in store().get_table(table).all_items()]
+    except (AttributeError, KeyError, TypeError):  # a moto whose internals differ
+        return None
+
+
+def _stored_get(store: Callable[[], Any] | None, table: str, keys: list[Wire]) -> Any:
+    """The items of `keys` straight from moto's backend (None for a missing one); None when
+    that is not possible."""
+    if store is None:
+        return None
+    try:
+        backend = store()
+        out: list[Wire | None] = []
+        for key in keys:
+            item = backend.get_item(table, key)
+            out.append(None if item is None else item.to_json()["Attributes"])
+        return out
+    except (AttributeError, KeyError, TypeError):  # a moto whose internals differ
+        return None
 
 
 def _evaluating(params: Wire) -> Wire:

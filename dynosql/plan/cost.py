@@ -193,4 +193,3 @@ def estimated_index_writes(
         elif any(index.holds(name, table.keys) for name in changed):
             units += write_units(entry, transactional)
     return units
-
