@@ -56,6 +56,11 @@ def read_units(size: float, consistent: bool = False) -> Decimal:
     return units if consistent else units / 2
 
 
+def bytes_per_read_unit(consistent: bool = False) -> int:
+    """The bytes one RCU reads: 4 KB strongly consistent, 8 KB eventually consistent."""
+    return READ_UNIT_BYTES if consistent else READ_UNIT_BYTES * 2
+
+
 def page_read_units(sizes: Iterable[int], consistent: bool = False) -> Decimal:
     """A Query or Scan page: the items evaluated, summed, rounded up once."""
     return read_units(sum(sizes), consistent)
@@ -170,6 +175,18 @@ def item_write(
         if units:
             charge.add_index(index, units)
     return charge
+
+
+def estimated_write_units(
+    table: TableInfo,
+    item_size: float,
+    changed: Collection[str] | None,
+    transactional: bool = False,
+) -> Decimal:
+    """WCU per item of a write whose images are not known yet: the table's units and the
+    index writes (`estimated_index_writes`)."""
+    units = write_units(item_size, transactional)
+    return units + estimated_index_writes(table, item_size, changed, transactional)
 
 
 def estimated_index_writes(
