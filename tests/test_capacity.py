@@ -202,3 +202,62 @@ def test_corpus_capacity_equals_dynamodb_local(
     # (three of 10 KB), 8 units of 4 KB, 4.0
     assert figures["moto departures"][-1] == (Decimal("0.5"), Decimal(0))
     assert figures["ddblocal departures"][-1] == (Decimal("4.0"), Decimal(0))
+
+
+def test_issue_figures_are_exact_on_the_embedded_backend(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    name = unique_name("capfast")
+    _create(moto_backend, name)
+    session = _session(moto_backend, tmp_path)
+    assert not session.estimating
+    # 8 tiny items of a table that also holds 10 KB ones, projected: one page of ~300 bytes
+    # (estimated at ~8 RCU from the table's average before the embedded server reported it)
+    result = session.execute(
+        f"SELECT sk FROM {name} WHERE pk = 'A' AND sk BETWEEN 'tiny#000' AND 'tiny#007'"
+    )
+    assert len(list(result)) == 8
+    assert result.stats.capacity == Decimal("0.5")
+    assert "0.5 RCU ·" in result.stats.footer() and "est." not in result.stats.footer()
+    # 10 items held in an ALL-projection GSI: each costs a table write and an index write
+    result = session.execute(f"UPDATE {name} SET note = 'm' WHERE pk = 'B'")
+    list(result)
+    assert result.stats.wcu == Decimal(20)
+
+
+def test_consumed_capacity_detail_and_pages_before_the_filter(moto_backend: Backend) -> None:
+    name = unique_name("capraw")
+    _create(moto_backend, name)
+    client = moto_backend.client()
+    key = {"pk": {"S": "A"}, "sk": {"S": "tiny#002"}}
+    answer = client.update_item(
+        TableName=name,
+        Key=key,
+        UpdateExpression="SET g1 = :v",
+        ExpressionAttributeValues={":v": {"S": "X3"}},
+        ReturnConsumedCapacity="INDEXES",
+    )
+    # a new GSI key: the old entry deleted and the new one put; KEYS_ONLY/INCLUDE untouched
+    assert answer["ConsumedCapacity"] == {
+        "TableName": name,
+        "CapacityUnits": 3.0,
+        "Table": {"CapacityUnits": 1.0},
+        "GlobalSecondaryIndexes": {"by_g1": {"CapacityUnits": 2.0}},
+    }
+    # Limit counts items evaluated: the two 10 KB items, 5 units of 4 KB, half for eventual
+    # consistency, whatever the filter keeps (here nothing)
+    answer = client.query(
+        TableName=name,
+        KeyConditionExpression="pk = :p AND begins_with(sk, :b)",
+        FilterExpression="amount = :none",
+        ExpressionAttributeValues={":p": {"S": "A"}, ":b": {"S": "big"}, ":none": {"N": "-1"}},
+        Limit=2,
+        ReturnConsumedCapacity="TOTAL",
+    )
+    assert answer["Count"] == 0 and answer["ScannedCount"] == 2
+    assert answer["ConsumedCapacity"] == {"TableName": name, "CapacityUnits": 2.5}
+    # a BatchWriteItem answer has one entry per table
+    answer = client.batch_write_item(
+        RequestItems={name: [{"DeleteRequest": {"Key": key}}]}, ReturnConsumedCapacity="TOTAL"
+    )
+    assert answer["ConsumedCapacity"] == [{"TableName": name, "CapacityUnits": 2.0}]

@@ -298,10 +298,15 @@ class _Bill:
         table = self.table(params["TableName"])
         consistent = bool(params.get("ConsistentRead"))
         index = table.index(params["IndexName"]) if params.get("IndexName") else table.base
-        evaluated = self._evaluated(table, index)
-        keys = [{k: item[k] for k in table.keys.names if k in item} for item in evaluated]
-        # moto's items of a table read are whole; an index read's are entries: read the items
-        whole = evaluated if index.name is None else self._items(table.name, keys)
+        returned = _unfiltered_keys(params, answer, table)
+        if returned is not None:  # the answer holds every item evaluated, and their keys
+            evaluated, keys = returned
+            complete = index.name is None and not _shaped(params)
+        else:
+            evaluated = self._evaluated(table, index)
+            keys = [{k: item[k] for k in table.keys.names if k in item} for item in evaluated]
+            complete = index.name is None  # moto's items of a table read are whole
+        whole = evaluated if complete else self._items(table.name, keys)
         entries = [cost.index_entry(item, index, table) if item else {} for item in whole]
         units = cost.page_read_units(map(wiresize.item_size, entries), consistent)
         charge = cost.Charge()
@@ -442,6 +447,26 @@ def _stored_get(store: Callable[[], Any] | None, table: str, keys: list[Wire]) -
         return out
     except (AttributeError, KeyError, TypeError):  # a moto whose internals differ
         return None
+
+
+def _shaped(params: Wire) -> bool:
+    """Whether a Query/Scan's answer leaves out items or attributes it evaluated."""
+    return any(field in params for field in _RETURN_SHAPING[:-1])
+
+
+def _unfiltered_keys(
+    params: Wire, answer: Wire, table: TableInfo
+) -> tuple[list[Wire], list[Wire]] | None:
+    """The items of an answer and their table keys when no filter dropped any (every item
+    evaluated is in it) and each carries its keys; None otherwise (send it again)."""
+    filtered = any(f in params for f in ("FilterExpression", "QueryFilter", "ScanFilter"))
+    if filtered or params.get("Select") == "COUNT" or "Items" not in answer:
+        return None
+    items = answer["Items"]
+    names = table.keys.names
+    if not all(name in item for item in items for name in names):
+        return None
+    return items, [{name: item[name] for name in names} for item in items]
 
 
 def _evaluating(params: Wire) -> Wire:
