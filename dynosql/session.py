@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dynosql import guards
 from dynosql.context import Context, Doors, Ledger
-from dynosql.dynamo.capabilities import MOTO, Capabilities
+from dynosql.dynamo.capabilities import EMBEDDED, Capabilities
 from dynosql.dynamo.capabilities import install as install_projection_check
 from dynosql.dynamo.catalog import Catalog
 from dynosql.dynamo.client import make_client
@@ -105,7 +105,7 @@ class Session:
         from dynosql.dynamo.embedded import start_local
 
         server = start_local(load_examples=load_examples)
-        session = cls(server.client(), capabilities=MOTO, **kwargs)
+        session = cls(server.client(), capabilities=EMBEDDED, **kwargs)
         session.embedded = server
         return session
 

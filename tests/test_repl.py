@@ -52,7 +52,7 @@ def test_multi_line_statement_runs_when_it_ends_with_a_semicolon(session):
     keys = f"SELECT SK, action\rFROM audit\r{ANA}\rLIMIT 2\r;\r\\q\r"
     screen, repl = drive(session, keys)
     assert screen.count(ANA_FIRST) == 1  # ran once, after the `;` line
-    assert "2 rows · Query audit · 2 items scanned · ~0.5 RCU est." in screen
+    assert "2 rows · Query audit · 2 items scanned · 0.5 RCU ·" in screen
     entries = list(repl.prompt_session.history.get_strings())
     assert entries[0] == f"SELECT SK, action\nFROM audit\n{ANA}\nLIMIT 2\n;"  # one entry
 
@@ -266,7 +266,7 @@ def test_consistent_on_and_off(session):
     assert session.settings.consistent is True
     assert "consistent" in toolbar_parts(repl)
     screen, _ = drive(session, f"SELECT SK FROM audit {ANA} LIMIT 1;\r\\consistent off\r")
-    assert "~1 RCU est." in screen  # strongly consistent: twice the cost of 0.5
+    assert "· 1 RCU ·" in screen  # strongly consistent: twice the cost of 0.5
     assert "consistent is off" in screen
     assert session.settings.consistent is False
     screen, _ = drive(session, "\\consistent maybe\r")
@@ -463,7 +463,7 @@ def test_no_pager_when_not_a_terminal(session):
 def test_toolbar_shows_where_mode_format_and_capacity(session):
     _, repl = drive(session, f"SELECT SK FROM audit {ANA} LIMIT 1;\r\\timing on\r")
     parts = toolbar_parts(repl)
-    assert parts[1:4] == ["eventual", "table", "~0.5 RCU est. used"]
+    assert parts[1:4] == ["eventual", "table", "0.5 RCU used"]
     assert "timing" in parts
     assert session.region in parts[0]
 
@@ -474,7 +474,7 @@ def test_toolbar_counts_writes_apart_from_reads(session, tmp_path):
     drive(session, "INSERT INTO tenants (pk, sk) VALUES ('TENANT#toolbar', 'X');\r\\q\r")
     _, repl = drive(session, "DELETE FROM tenants WHERE pk = 'TENANT#toolbar' AND sk = 'X';\r")
     parts = toolbar_parts(repl)
-    assert parts[3] == "~0 RCU est. · ~2 WCU est. used"
+    assert parts[3] == "0 RCU · 2 WCU used"
 
 
 def test_quiet_leaves_out_banner_warnings_and_footer(session):
@@ -712,9 +712,9 @@ def test_watch_reruns_the_last_statement_with_capacity_per_run_and_in_all(sessio
     keys = f"SELECT COUNT(*) AS n FROM audit {ANA};\r\\watch 0 3\r\\q\r"
     screen, repl = drive(session, keys)
     assert screen.count("1 row · Query audit") == 4  # once typed, three times watched
-    assert "run 1: ~2 RCU est. · total ~2 RCU est." in screen
-    assert "run 3: ~2 RCU est. · total ~6 RCU est." in screen
-    assert "\\watch stopped after 3 run(s): ~6 RCU est. in all" in screen
+    assert "run 1: 2 RCU · total 2 RCU" in screen  # the embedded moto reports capacity
+    assert "run 3: 2 RCU · total 6 RCU" in screen
+    assert "\\watch stopped after 3 run(s): 6 RCU in all" in screen
 
 
 def test_watch_needs_a_statement_and_good_numbers(session):

@@ -52,7 +52,7 @@ def test_dynosql_local_repl_in_a_terminal(tmp_path):
         # a statement over two lines: Enter in the middle continues it
         child.send("SELECT SK, action FROM audit\r")
         child.send("WHERE PK = 'ACTOR#ana.silva' LIMIT 3;\r")
-        child.expect(r"3 rows · Query audit · 3 items scanned · ~0\.5 RCU est\. · [0-9.]+s")
+        child.expect(r"3 rows · Query audit · 3 items scanned · 0\.5 RCU · [0-9.]+s")
         screen = _screen(child)
         assert "| SK                           | action   |" in screen
         assert "| EVT#2026-03-01T06:56:13.455Z | read     |" in screen

@@ -20,6 +20,8 @@ Two things the plain ``ThreadedMotoServer`` does not give us, added here:
   only supports precision up to 38 digits"); moto rounds it to 28 digits or fails with a 500.
   Its number addition and subtraction are made to answer as DynamoDB does
   (:func:`_follow_dynamodb_numbers`).
+- **Capacity.** moto's ConsumedCapacity is a constant; `dynosql.dynamo.metering.Meter`
+  replaces it with what DynamoDB would charge, computed by DynamoDB's documented rules.
 
 boto3 and moto are imported inside the functions that need them: importing this module must
 stay cheap for commands that never start a local server.
@@ -32,6 +34,8 @@ import itertools
 import threading
 import time
 from typing import Any
+
+from dynosql.dynamo.metering import Meter
 
 REGION = "us-east-1"
 # Dummy credentials, set on each client only (never in os.environ): moto accepts any.
@@ -93,7 +97,7 @@ class LocalDynamo:
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
         wsgi: Any = server._server  # werkzeug's ThreadedWSGIServer, read per request
-        wsgi.app = _AccountMiddleware(wsgi.app, self.account_id)
+        wsgi.app = _AccountMiddleware(Meter(wsgi.app, self._backend), self.account_id)
         keep = self._keep_log
         wsgi.log = keep  # "Error on request: <traceback>" goes through the server's log
         handler = wsgi.RequestHandlerClass

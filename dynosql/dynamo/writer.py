@@ -40,7 +40,9 @@ from dynosql.dynamo.retry import (
 )
 from dynosql.errors import ExecutionError, GuardError, classify
 from dynosql.evaluate.update import UpdateFailed, apply_update
+from dynosql.plan import cost
 from dynosql.plan.cost import write_units
+from dynosql.plan.schema import TableInfo
 from dynosql.result import Stats, format_capacity
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
@@ -242,6 +244,13 @@ class Writer:
         if self.estimating:
             with self.stats.lock:
                 self.stats.wcu += units
+
+    def change_units(
+        self, old: dict[str, Any] | None, new: dict[str, Any] | None, table: TableInfo
+    ) -> Decimal:
+        """WCU of writing `new` over `old` (decoded; None: absent) in `table`, its index writes
+        included (plan.cost.item_write)."""
+        return cost.item_write(old, new, table, values.item_size, self.transactional).total
 
     def item_units(self, *images: dict[str, Any] | None) -> Decimal:
         size = max((values.item_size(i) for i in images if i is not None), default=1)
@@ -455,7 +464,7 @@ def write_item(
     attributes = response.get("Attributes")
     old = values.decode_item(attributes) if attributes else None
     new = new_image(plan.kind, old, target, assignments)
-    writer.charge(writer.item_units(old, new))
+    writer.charge(writer.change_units(old, new, plan.table))
     # sent twice and changing nothing: the first attempt may have applied, and `old` may be
     # its result rather than the item before the statement
     return Outcome(target, True, old, new, uncertain=retried and old == new)

@@ -21,8 +21,8 @@ from typing import Any
 
 from dynosql import values
 from dynosql.errors import PlanError
+from dynosql.plan import cost
 from dynosql.plan import keys as K
-from dynosql.plan.cost import write_units
 from dynosql.plan.expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
@@ -243,16 +243,22 @@ def _plan_insert(
             raise PlanError("INSERT … SELECT needs the source table")
         read = plan_select(statement.select, source, options.read)
         n = read.estimate.items
-        wcu = write_units(table.average_item_size, options.transactional) * n
-        estimate = WriteEstimate(n, read.estimate.rcu, wcu)
+        per_item = cost.estimated_write_units(
+            table, table.average_item_size, None, options.transactional
+        )
+        estimate = WriteEstimate(n, read.estimate.rcu, per_item * n)
     else:
-        items, sizes = [], []
+        items = []
         for n, row in enumerate(statement.rows, 1):
-            item, size = _row_item(statement, n, row, table)
+            item, _size = _row_item(statement, n, row, table)
             items.append(item)
-            sizes.append(size)
         _no_repeats(items, table, statement)
-        wcu = sum((write_units(size, options.transactional) for size in sizes), Decimal(0))
+        # exact for new items: the table's units and the indexes each one goes into
+        charges = [
+            cost.item_write(None, item, table, values.item_size, options.transactional)
+            for item in items
+        ]
+        wcu = sum((charge.total for charge in charges), Decimal(0))
         estimate = WriteEstimate(len(items), Decimal(0), wcu, exact=True)
     operation = "PutItem"
     batch = (
@@ -458,7 +464,8 @@ def _plan_keyed(
     size = table.average_item_size
     if verb == "UPDATE":
         size += sum(values.value_size(a.value.value) for a in assignments if _is_literal(a))
-    per_item = write_units(size, options.transactional)
+    changed = [a.path.root for a in assignments] if verb == "UPDATE" else None
+    per_item = cost.estimated_write_units(table, size, changed, options.transactional)
     if keys is not None:
         estimate = WriteEstimate(len(keys), Decimal(0), per_item * len(keys), exact=True)
         plan = WritePlan(statement, table, verb, operation, template, estimate, keys=keys)

@@ -158,7 +158,10 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     olds = [_current(writer, a) for a in actions]
     items = [_exact(a, old, n) for n, (a, old) in enumerate(zip(actions, olds, strict=True), 1)]
     news = [_image(a, old) for a, old in zip(actions, olds, strict=True)]
-    units = [writer.item_units(old, new) for old, new in zip(olds, news, strict=True)]
+    units = [
+        writer.change_units(old, new, a.queued.plan.table)
+        for a, old, new in zip(actions, olds, news, strict=True)
+    ]
     guards.all_or_nothing(
         ctx,
         f"COMMIT of {len(actions)} writes",

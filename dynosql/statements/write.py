@@ -9,6 +9,7 @@ unknown extent (no WHERE, or a Scan) needs someone who can say yes before it rea
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ from dynosql.evaluate.predicate import resolve
 from dynosql.evaluate.update import refused_number
 from dynosql.guards import Effects
 from dynosql.journal import Journal
-from dynosql.plan.cost import write_units
+from dynosql.plan import cost
 from dynosql.plan.write import (
     WriteOptions,
     WritePlan,
@@ -74,7 +75,12 @@ def plan_of(ctx: Context, statement: ast.Write, transactional: bool = False) -> 
 
 
 def question(plan: WritePlan, items: int) -> str:
-    units = write_units(plan.table.average_item_size) * items
+    estimate = plan.estimate
+    if estimate.items:
+        per_item = estimate.wcu / estimate.items
+    else:
+        per_item = cost.estimated_write_units(plan.table, plan.table.average_item_size, None)
+    units = (per_item * items).to_integral_value(rounding=decimal.ROUND_CEILING)
     prep = "from" if plan.verb == "DELETE" else "in"
     return f"{plan.verb} {items:,} items {prep} {plan.table.name} (~{units:,} WCU)?"
 
