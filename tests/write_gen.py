@@ -115,7 +115,8 @@ class Gen:
         rng = self.rng
         if code is None:
             code = rng.choice(
-                ["S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS"] + (["L", "M"] if depth < 2 else [])
+                ["S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS"]
+                + (["L", "M"] if depth < 2 else [])
             )
         if code == "L":
             return [self.value(None, depth + 1) for _ in range(rng.randint(0, 3))]
@@ -183,10 +184,13 @@ class Gen:
 
     def paths(self) -> list[wm.Path]:
         s = self.schema
-        return (
-            [(a,) for a in ATTRS + s.keys + list(s.index_keys)]
-            + [("m", "x"), ("m", "name"), ("l", 0), ("l", 1), ("m", "k", 0)]
-        )
+        return [(a,) for a in ATTRS + s.keys + list(s.index_keys)] + [
+            ("m", "x"),
+            ("m", "name"),
+            ("l", 0),
+            ("l", 1),
+            ("m", "k", 0),
+        ]
 
     def seen(self, items: list[Item], path: wm.Path) -> Any:
         """A scalar found at `path` in some item, else a fresh one (a condition's values are
@@ -208,7 +212,9 @@ class Gen:
             return Junction(op, [self.predicate(items, depth + 1) for _ in range(2)])
         if kind < 0.4:
             v = self.literal_value(lambda: self.seen(items, path))
-            return Compare(path, rng.choice(["=", "<>", "!=", "<", "<=", ">", ">="]), v, rng.random() < 0.2)
+            return Compare(
+                path, rng.choice(["=", "<>", "!=", "<", "<=", ">", ">="]), v, rng.random() < 0.2
+            )
         if kind < 0.48:
             a = self.literal_value(lambda: self.seen(items, path))
             b = self.literal_value(lambda: self.seen(items, path))
@@ -217,7 +223,13 @@ class Gen:
             low, high = (a, b) if wm._order(a, b) <= 0 else (b, a)
             return Between(path, low, high)
         if kind < 0.56:
-            return In(path, [self.literal_value(lambda: self.seen(items, path)) for _ in range(rng.randint(1, 3))])
+            return In(
+                path,
+                [
+                    self.literal_value(lambda: self.seen(items, path))
+                    for _ in range(rng.randint(1, 3))
+                ],
+            )
         if kind < 0.64:
             v = self.seen(items, path)
             if type_of(v) in ("S", "B") and len(v) > 1 and rng.random() < 0.7:
@@ -278,12 +290,18 @@ class Gen:
         index = [n for n in s.index_keys if self._is_index_hash(n)]
         if index:
             name = rng.choice(index)
-            return [Compare((name,), "=", self.seen(items, (name,)) if items else self.index_value(name))], False
+            return [
+                Compare(
+                    (name,), "=", self.seen(items, (name,)) if items else self.index_value(name)
+                )
+            ], False
         return [], False
 
     def _is_index_hash(self, name: str) -> bool:
         return any(
-            i["KeySchema"][0]["AttributeName"] == name for i in self.schema.indexes if i["kind"] == "GSI"
+            i["KeySchema"][0]["AttributeName"] == name
+            for i in self.schema.indexes
+            if i["kind"] == "GSI"
         )
 
     def where(self, items: list[Item], allow_none: bool = True) -> tuple[Cond | None, bool]:
@@ -291,14 +309,16 @@ class Gen:
         if allow_none and rng.random() < 0.05:
             return None, False
         parts, keyed = self.key_part(items) if rng.random() < 0.75 else ([], False)
-        for _ in range(rng.choice([0, 0, 1, 1, 2]) if parts else rng.choice([1, 1, 2])):
+        for _ in range(rng.choice([0, 0, 0, 1, 2]) if parts else rng.choice([1, 1, 2])):
             parts.append(self.predicate(items))
         rng.shuffle(parts)
         return conj(parts), keyed
 
     # --- statements ---
 
-    def statement(self, items: dict[wm.Key, Item], source: dict[wm.Key, Item], in_transaction: bool = False) -> Statement:
+    def statement(
+        self, items: dict[wm.Key, Item], source: dict[wm.Key, Item], in_transaction: bool = False
+    ) -> Statement:
         rng = self.rng
         r = rng.random()
         if r < 0.2:
@@ -311,7 +331,9 @@ class Gen:
             return self.update(items, in_transaction)
         return self.delete(items, in_transaction)
 
-    def step(self, items: dict[wm.Key, Item], source: dict[wm.Key, Item], transactions: bool) -> Statement | Transaction:
+    def step(
+        self, items: dict[wm.Key, Item], source: dict[wm.Key, Item], transactions: bool
+    ) -> Statement | Transaction:
         if transactions and self.rng.random() < 0.12:
             return Transaction(
                 [self.statement(items, source, True) for _ in range(self.rng.randint(1, 3))]
@@ -322,6 +344,12 @@ class Gen:
         if in_transaction or self.rng.random() < 0.6:
             return None
         return self.rng.choice(["new", "old"])
+
+    def _index_draw(self, name: str, wrong: bool) -> Any:
+        return lambda: self.value() if wrong else self.index_value(name)
+
+    def _attr_draw(self, name: str) -> Any:
+        return lambda: self.attr_value(name)
 
     def insert(self, items: dict[wm.Key, Item], verb: str, in_transaction: bool) -> Insert:
         rng = self.rng
@@ -339,9 +367,9 @@ class Gen:
                     row.append(base[c])
                 elif c in s.index_keys:
                     wrong = rng.random() < 0.03
-                    row.append(self.literal_value(lambda: self.value() if wrong else self.index_value(c)))
+                    row.append(self.literal_value(self._index_draw(c, wrong)))
                 else:
-                    row.append(self.literal_value(lambda: self.attr_value(c)))
+                    row.append(self.literal_value(self._attr_draw(c)))
             rows.append(row)
         if rng.random() < 0.03:
             rows.append(list(rows[0]))  # refused: a key given twice
@@ -381,7 +409,9 @@ class Gen:
             chosen = [i for i in src_items if where is None or where.holds(i)]
             columns = list(s.keys) + targets
             rows = [[i[k] for k in s.keys] + [i.get(p, MISSING) for p in picked] for i in chosen]
-            select = f"SELECT {', '.join(sql_name(c) for c in list(s.keys) + picked)} FROM {self.source}"
+            select = (
+                f"SELECT {', '.join(sql_name(c) for c in list(s.keys) + picked)} FROM {self.source}"
+            )
             prefix = f"{verb} INTO {self.table} ({', '.join(sql_name(c) for c in columns)}) "
         if where is not None:
             select += f" WHERE {where.sql(params)}"
@@ -396,7 +426,16 @@ class Gen:
         rng = self.rng
         s = self.schema
         free = [a for a in ATTRS + list(s.index_keys) if a not in taken]
+        r = rng.random()
         name = rng.choice(free)
+        # mostly the attribute whose usual type suits the change (so that it matches items)
+        suited = next(n for limit, n in _SUITED if r < limit)
+        suited = rng.choice(["tags", "nums"]) if suited == "sets" else suited
+        if suited in free and rng.random() < 0.8:
+            name = suited
+        indexed = [n for n in s.index_keys if n in free]
+        if indexed and rng.random() < 0.15:
+            name = rng.choice(indexed)
         if name in s.index_keys:
             code = s.index_keys[name]
             r = rng.random()
@@ -404,10 +443,9 @@ class Gen:
                 return Assign("value", (name,), self.index_value(name)), []
             if r < 0.75 or code != "N":
                 return Assign("remove", (name,)), []
-            return Assign("arith", (name,), Decimal(rng.randint(1, 5)), (name,), rng.choice("+-")), [
-                Func("attribute_type", (name,), "N")
-            ]
-        r = rng.random()
+            return Assign(
+                "arith", (name,), Decimal(rng.randint(1, 5)), (name,), rng.choice("+-")
+            ), [Func("attribute_type", (name,), "N")]
         v = lambda: self.literal_value(lambda: self.attr_value(name))  # noqa: E731
         if r < 0.2:
             return Assign("value", (name,), v()), []
@@ -418,9 +456,9 @@ class Gen:
             source = rng.choice([name, name, "n"])
             kind = rng.choice(["arith", "arith", "rarith"])
             delta = Decimal(rng.choice(["1", "2", "5", "0.5", "100"]))
-            return Assign(kind, (name,), delta, (source,), rng.choice("+-") if kind == "arith" else "+"), [
-                Func("attribute_type", (source,), "N")
-            ]
+            return Assign(
+                kind, (name,), delta, (source,), rng.choice("+-") if kind == "arith" else "+"
+            ), [Func("attribute_type", (source,), "N")]
         if r < 0.5:
             source = rng.choice([name, rng.choice(ATTRS)])
             return Assign("if_not_exists", (name,), v(), (source,)), []
@@ -457,7 +495,7 @@ class Gen:
             a, g = self.assignment(existing, taken)
             taken.add(a.path[0])
             assigns.append(a)
-            if rng.random() < 0.85:
+            if rng.random() < 0.7:
                 guards.extend(g)
         refused = False
         if not in_transaction and rng.random() < 0.04:
@@ -473,7 +511,9 @@ class Gen:
                 assigns.append(Assign("value", (rng.choice(list(s.index_keys)), "x"), Decimal(1)))
         where, keyed = self.where(existing)
         where = conj(([where] if where else []) + guards)
-        statement = Change(s, "UPDATE", assigns, where, self._returning(in_transaction), refused, keyed)
+        statement = Change(
+            s, "UPDATE", assigns, where, self._returning(in_transaction), refused, keyed
+        )
         params = Params()
         sets = [a.sql(params) for a in assigns if a.kind != "remove"]
         removes = [a.sql(params) for a in assigns if a.kind == "remove"]
@@ -490,7 +530,9 @@ class Gen:
 
     def delete(self, items: dict[wm.Key, Item], in_transaction: bool) -> Change:
         where, keyed = self.where(list(items.values()))
-        statement = Change(self.schema, "DELETE", [], where, self._returning(in_transaction), False, keyed)
+        statement = Change(
+            self.schema, "DELETE", [], where, self._returning(in_transaction), False, keyed
+        )
         params = Params()
         text = f"DELETE FROM {self.table}"
         if where is not None:
@@ -498,6 +540,10 @@ class Gen:
         statement.sql = text + _returning_sql(statement.returning)
         statement.params = params.values
         return statement
+
+
+# the draw's ranges in `Gen.assignment` → the attribute that usually suits that change
+_SUITED = [(0.27, ""), (0.42, "n"), (0.5, ""), (0.58, "l"), (0.7, "sets"), (0.8, "m"), (1.1, "")]
 
 
 def wm_types() -> list[str]:
@@ -533,7 +579,9 @@ def draw_schema(rng: random.Random) -> Schema:
         if rng.random() < 0.4:
             index_keys["gs"] = "N"
             schema.append({"AttributeName": "gs", "KeyType": "RANGE"})
-        indexes.append({"kind": "GSI", "IndexName": "gsi1", "KeySchema": schema, "Projection": projection()})
+        indexes.append(
+            {"kind": "GSI", "IndexName": "gsi1", "KeySchema": schema, "Projection": projection()}
+        )
     if sk and rng.random() < 0.5:
         index_keys["lk"] = rng.choice("SN")
         indexes.append(

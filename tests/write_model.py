@@ -32,11 +32,10 @@ Path = tuple[Any, ...]  # names (str) and list indexes (int)
 MISSING: Any = object()
 EXACT = decimal.Context(prec=200, Emax=999999, Emin=-999999)
 
-# Items 1 and 12 of issue 21 (branch `writes` / `journal`): the fuzzer avoids what triggers
-# them while they are open (their regression tests, strict xfails, are in test_write_fuzz.py).
-# Set to False once they are fixed, so the fuzzer covers those shapes too.
+# Item 1 of issue 21 (branch `writes`): the fuzzer avoids what triggers it while it is open
+# (its regression test, a strict xfail, is in test_write_fuzz.py). Set to False once it is
+# fixed, so the fuzzer covers that shape too.
 AVOID_ISSUE_21_ITEM_1 = True  # INSERT … (cols) SELECT with a source row lacking a column
-AVOID_ISSUE_21_ITEM_12 = True  # negative number literals of more than 28 digits in writes
 # Found by this fuzzer, not an item of issue 21: a parameter inside a list, map or set literal
 # (`{'k': :p}`, which the grammar's `value` allows) is refused ("… is not a value").
 AVOID_NESTED_PARAMETERS = True
@@ -44,9 +43,14 @@ AVOID_NESTED_PARAMETERS = True
 
 # Backend quirks the model steps around (set by the runner for the backend under test):
 # "moto": moto 5 answers HTTP 500 to a condition applying size() to a number, boolean or NULL
-# (DynamoDB Local and dynalite answer false, `<>` true, as DynamoDB documents), and after
+# (DynamoDB Local and dynalite answer false, `<>` true, as DynamoDB documents); after
 # `SET a = b` of a set, list or map, moto's two attributes share one object: a later change of
-# one changes the other (tests/test_write_fuzz.py pins both).
+# one changes the other; moto adds in Python's 28-digit context (and answers HTTP 500 for a
+# stored 1E+20); moto compares Python values (a missing attribute = NULL, TRUE = 1)
+# (tests/test_write_fuzz.py pins these on the three backends).
+# "dynalite": dynalite 4 gives an empty string or binary no size (`size(s) = 0` false) and
+# never finds an empty binary with IN (`b IN (:empty, 1)` false, `b = :empty` true), where
+# DynamoDB Local (AWS's own) and moto answer 0 and true.
 QUIRKS: set[str] = set()
 
 
@@ -216,7 +220,11 @@ def sql_value(v: Any, params: Params) -> str:
     if t == "M":
         if not v:
             raise Unmodelable("no empty map literal")
-        return "{" + ", ".join(f"{sql_value(k, params)}: {sql_value(x, params)}" for k, x in v.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{sql_value(k, params)}: {sql_value(x, params)}" for k, x in v.items())
+            + "}"
+        )
     if t == "BS":
         raise Unmodelable("no binary set literal")
     return "{" + ", ".join(sql_value(x, params) for x in sorted(v, key=canon)) + "}"
@@ -227,8 +235,6 @@ def literal_ok(v: Any, nested: bool = False) -> bool:
     t = type_of(v)
     if t == "B":
         return not (nested and AVOID_NESTED_PARAMETERS)
-    if t == "N":
-        return not (AVOID_ISSUE_21_ITEM_12 and v < 0 and digits(v) > 28)
     if t == "L":
         return all(literal_ok(x, True) for x in v)
     if t == "M":
@@ -320,6 +326,8 @@ class In(Cond):
         v = resolve(item, self.path)
         for o in self.options:
             _moto_equal_quirk(v, o)
+            if "dynalite" in QUIRKS and type_of(o) == "B" and len(o) == 0:
+                raise Unmodelable("dynalite: IN never finds an empty binary")
         return v is not MISSING and any(equal(v, o) for o in self.options)
 
     def paths(self) -> list[Path]:
@@ -404,6 +412,8 @@ class Size(Cond):
     def holds(self, item: Item) -> bool:
         v = resolve(item, self.path)
         t = type_of(v) if v is not MISSING else None
+        if t in ("S", "B") and len(v) == 0 and "dynalite" in QUIRKS:
+            raise Unmodelable("dynalite: an empty string or binary has no size")
         if t == "S":
             if not v.isascii():
                 raise Unmodelable("size() of a non-ASCII string: characters or bytes")
@@ -505,7 +515,11 @@ class Schema:
             "BillingMode": "PAY_PER_REQUEST",
         }
         for kind, key in (("GSI", "GlobalSecondaryIndexes"), ("LSI", "LocalSecondaryIndexes")):
-            found = [{k: v for k, v in i.items() if k != "kind"} for i in self.indexes if i["kind"] == kind]
+            found = [
+                {k: v for k, v in i.items() if k != "kind"}
+                for i in self.indexes
+                if i["kind"] == kind
+            ]
             if found:
                 kwargs[key] = found
         return kwargs
@@ -649,7 +663,9 @@ def apply_update(item: Item, assigns: Sequence[Assign], schema: Schema) -> Item:
                 parent[last] = value
         else:
             parent[last] = value
-    for path in sorted(removals, key=lambda p: [(1, e) if isinstance(e, int) else (0, 0) for e in p], reverse=True):
+    for path in sorted(
+        removals, key=lambda p: [(1, e) if isinstance(e, int) else (0, 0) for e in p], reverse=True
+    ):
         parent = resolve(new, path[:-1]) if len(path) > 1 else new
         last = path[-1]
         if isinstance(last, int):
@@ -681,7 +697,9 @@ class Statement:
         raise NotImplementedError
 
 
-def _returning_rows(kind: str | None, olds: list[Item | None], news: list[Item | None]) -> list[Item] | None:
+def _returning_rows(
+    kind: str | None, olds: list[Item | None], news: list[Item | None]
+) -> list[Item] | None:
     if kind is None:
         return None
     chosen = olds if kind == "old" else news
@@ -704,7 +722,8 @@ class Insert(Statement):
 
     def targets(self) -> list[Item]:
         return [
-            {c: v for c, v in zip(self.columns, row) if v is not MISSING} for row in self.rows
+            {c: v for c, v in zip(self.columns, row, strict=True) if v is not MISSING}
+            for row in self.rows
         ]
 
     def _checked(self) -> tuple[list[Item], str | None]:
@@ -735,7 +754,9 @@ class Insert(Statement):
             news.append(t)
             out[key] = t
         code = 1 if conflicts and not self.on_conflict else 0
-        return Outcome(code, out, _returning_rows(self.returning, olds, news) if code == 0 else None)
+        return Outcome(
+            code, out, _returning_rows(self.returning, olds, news) if code == 0 else None
+        )
 
     def actions(self, items: dict[Key, Item]) -> list[tuple[Key, Item | None, str]]:
         targets, why = self._checked()
@@ -758,7 +779,9 @@ class Change(Statement):
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     sql: str = ""
 
-    def _apply(self, items: dict[Key, Item]) -> tuple[dict[Key, Item], list[Item | None], list[Item | None]]:
+    def _apply(
+        self, items: dict[Key, Item]
+    ) -> tuple[dict[Key, Item], list[Item | None], list[Item | None]]:
         out = dict(items)
         olds: list[Item | None] = []
         news: list[Item | None] = []
@@ -778,7 +801,9 @@ class Change(Statement):
         if self.refused:
             return Outcome(1, items, None)
         out, olds, news = self._apply(items)
-        rows = self.returning and (olds if self.verb == "DELETE" or self.returning == "old" else news)
+        rows = self.returning and (
+            olds if self.verb == "DELETE" or self.returning == "old" else news
+        )
         return Outcome(0, out, [r for r in rows if r is not None] if rows is not None else None)
 
     def actions(self, items: dict[Key, Item]) -> list[tuple[Key, Item | None, str]]:
@@ -790,7 +815,9 @@ class Change(Statement):
             # the transaction; whether dynosql reads first decides: not modelled
             raise Unmodelable("a keyed write that matches nothing, in a transaction")
         return [
-            (self.schema.key_of(o), n, self.verb) for o, n in zip(olds, news) if o is not None
+            (self.schema.key_of(o), n, self.verb)
+            for o, n in zip(olds, news, strict=True)
+            if o is not None
         ]
 
 
