@@ -509,11 +509,9 @@ class Gen:
                 assigns.append(Assign("value", (name,), wrong))
             else:
                 assigns.append(Assign("value", (rng.choice(list(s.index_keys)), "x"), Decimal(1)))
-        where, keyed = self.where(existing)
+        where, _ = self.where(existing)
         where = conj(([where] if where else []) + guards)
-        statement = Change(
-            s, "UPDATE", assigns, where, self._returning(in_transaction), refused, keyed
-        )
+        statement = Change(s, "UPDATE", assigns, where, self._returning(in_transaction), refused)
         params = Params()
         sets = [a.sql(params) for a in assigns if a.kind != "remove"]
         removes = [a.sql(params) for a in assigns if a.kind == "remove"]
@@ -529,10 +527,8 @@ class Gen:
         return statement
 
     def delete(self, items: dict[wm.Key, Item], in_transaction: bool) -> Change:
-        where, keyed = self.where(list(items.values()))
-        statement = Change(
-            self.schema, "DELETE", [], where, self._returning(in_transaction), False, keyed
-        )
+        where, _ = self.where(list(items.values()))
+        statement = Change(self.schema, "DELETE", [], where, self._returning(in_transaction), False)
         params = Params()
         text = f"DELETE FROM {self.table}"
         if where is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import itertools
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -46,11 +47,12 @@ AVOID_NESTED_PARAMETERS = True
 # (DynamoDB Local and dynalite answer false, `<>` true, as DynamoDB documents); after
 # `SET a = b` of a set, list or map, moto's two attributes share one object: a later change of
 # one changes the other; moto adds in Python's 28-digit context (and answers HTTP 500 for a
-# stored 1E+20); moto compares Python values (a missing attribute = NULL, TRUE = 1)
+# stored 1E+20); moto compares Python values (a missing attribute = NULL, TRUE = 1); moto's
+# begins_with() and contains() of a binary value in a binary attribute are always false
 # (tests/test_write_fuzz.py pins these on the three backends).
 # "dynalite": dynalite 4 gives an empty string or binary no size (`size(s) = 0` false) and
-# never finds an empty binary with IN (`b IN (:empty, 1)` false, `b = :empty` true), where
-# DynamoDB Local (AWS's own) and moto answer 0 and true.
+# its IN never finds FALSE, an empty string or an empty binary (`a IN (FALSE)` false where
+# `a = FALSE` is true), where DynamoDB Local (AWS's own) and moto answer 0 and true.
 QUIRKS: set[str] = set()
 
 
@@ -326,8 +328,8 @@ class In(Cond):
         v = resolve(item, self.path)
         for o in self.options:
             _moto_equal_quirk(v, o)
-            if "dynalite" in QUIRKS and type_of(o) == "B" and len(o) == 0:
-                raise Unmodelable("dynalite: IN never finds an empty binary")
+            if "dynalite" in QUIRKS and (o is False or (type_of(o) in ("S", "B") and not o)):
+                raise Unmodelable("dynalite: IN never finds FALSE, '' or an empty binary")
         return v is not MISSING and any(equal(v, o) for o in self.options)
 
     def paths(self) -> list[Path]:
@@ -362,6 +364,8 @@ class Func(Cond):
             return t == self.arg
         if ta in ("S", "B") and len(self.arg) == 0:
             raise Unmodelable(f"{self.name}() of an empty string or binary")
+        if ta == "B" and t == "B" and "moto" in QUIRKS:
+            raise Unmodelable(f"moto: {self.name}() of binary in binary is always false")
         if t == "L" and "moto" in QUIRKS:
             for x in v:
                 _moto_equal_quirk(x, self.arg)
@@ -687,7 +691,6 @@ class Statement:
 
     sql: str
     params: dict[str, Any]
-    keyed: bool = False  # the full primary key by equality: no read (matters in transactions)
 
     def expect(self, items: dict[Key, Item]) -> Outcome:
         raise NotImplementedError
@@ -775,7 +778,6 @@ class Change(Statement):
     where: Cond | None
     returning: str | None = None
     refused: bool = False  # refused before any request (a key or index key misused)
-    keyed: bool = False
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     sql: str = ""
 
@@ -810,15 +812,42 @@ class Change(Statement):
         if self.refused:
             raise Unmodelable("a refused statement in a transaction")
         out, olds, news = self._apply(items)
-        if self.keyed and not olds:
-            # a blind conditional write of a key that is missing or does not match cancels
-            # the transaction; whether dynosql reads first decides: not modelled
-            raise Unmodelable("a keyed write that matches nothing, in a transaction")
+        named = named_keys(self.where, self.schema)
+        if named is not None and not named <= {self.schema.key_of(o) for o in olds}:
+            # the full key by equality: a blind conditional write per key named, and one that
+            # does not match cancels the whole transaction (not so for the statement alone)
+            raise Unmodelable("a keyed write that does not match, in a transaction")
         return [
             (self.schema.key_of(o), n, self.verb)
             for o, n in zip(olds, news, strict=True)
             if o is not None
         ]
+
+
+def named_keys(where: Cond | None, schema: Schema) -> set[Key] | None:
+    """The primary keys a WHERE names by equality (`pk = a AND sk = b`, IN, `sk BETWEEN b AND
+    b`): dynosql writes those without a read (grammar/README.md, "How UPDATE and DELETE find
+    their items"); None when it does not name the full key. Literals of another type than the
+    key's are dropped, as the planner does."""
+    parts = where.parts if isinstance(where, Junction) and where.op == "AND" else [where]
+    named: dict[str, list[Any]] = {}
+    for p in parts:
+        if isinstance(p, Compare) and p.op == "=" and len(p.path) == 1:
+            found = [p.value]
+        elif isinstance(p, In) and len(p.path) == 1:
+            found = list(p.options)
+        elif isinstance(p, Between) and len(p.path) == 1 and equal(p.low, p.high):
+            found = [p.low]
+        else:
+            continue
+        if p.path[0] in named:
+            raise Unmodelable("a key named twice")
+        named[p.path[0]] = found
+    keys = [schema.pk] + ([schema.sk] if schema.sk else [])
+    if any(name not in named for name, _ in keys):
+        return None
+    columns = [[v for v in named[name] if type_of(v) == code] for name, code in keys]
+    return {tuple(canon(v) for v in combo) for combo in itertools.product(*columns)}
 
 
 @dataclasses.dataclass
