@@ -824,14 +824,22 @@ class Change(Statement):
         ]
 
 
+def conjuncts(where: Cond | None) -> list[Cond]:
+    """The top-level AND items of a WHERE, nested ANDs flattened."""
+    if where is None:
+        return []
+    if isinstance(where, Junction) and where.op == "AND":
+        return [c for part in where.parts for c in conjuncts(part)]
+    return [where]
+
+
 def named_keys(where: Cond | None, schema: Schema) -> set[Key] | None:
     """The primary keys a WHERE names by equality (`pk = a AND sk = b`, IN, `sk BETWEEN b AND
     b`): dynosql writes those without a read (grammar/README.md, "How UPDATE and DELETE find
     their items"); None when it does not name the full key. Literals of another type than the
     key's are dropped, as the planner does."""
-    parts = where.parts if isinstance(where, Junction) and where.op == "AND" else [where]
     named: dict[str, list[Any]] = {}
-    for p in parts:
+    for p in conjuncts(where):
         if isinstance(p, Compare) and p.op == "=" and len(p.path) == 1:
             found = [p.value]
         elif isinstance(p, In) and len(p.path) == 1:
