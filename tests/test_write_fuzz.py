@@ -24,6 +24,7 @@ that seed alone, `DYNOSQL_WRITE_FUZZ_RUNS=n` draws n runs (seeds from
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -88,6 +89,7 @@ class Ran:
     rows: list[dict[str, Any]]
     error: str = ""
     journal: str | None = None
+    rows_text: str = ""  # what the command printed (run_command)
 
 
 def run(session: Session, sql: str, params: dict[str, Any]) -> Ran:
@@ -225,6 +227,8 @@ def run_command(endpoint: str, sql: str, journal: Path) -> Ran:
         "--yes",
         "--journal",
         str(journal),
+        "--format",
+        "json",
         "-e",
         sql,
         env=cli_env(journal.parent),
@@ -233,23 +237,36 @@ def run_command(endpoint: str, sql: str, journal: Path) -> Ran:
     error = errors[-1][len("error: ") :] if errors else ""
     if "Traceback" in ran.stderr or len(errors) > 1 or (ran.returncode and not errors):
         return Ran(-1, [], f"not one error line: {ran.stderr!r}")
-    return Ran(ran.returncode, [], error, str(journal) if journal.exists() else None)
+    return Ran(ran.returncode, [], error, str(journal) if journal.exists() else None, ran.stdout)
 
 
 def _statement(
     session: Session, statement: Statement, expected: Outcome, journals: list[str], report: Report
 ) -> tuple[bool, str]:
-    if expected.exit_code and not statement.params:  # a failure: through the command itself
+    shown = _show(statement)
+    rows = expected.returning
+    if not statement.params and (
+        expected.exit_code or (rows is not None and report.statements % 3 == 0)
+    ):
+        # a failure, and some RETURNINGs: through the command itself (`--format json`)
         path = Path(session.settings.journal_dir) / f"cli-{len(journals)}-{report.statements}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         ran = run_command(session.endpoint, statement.sql, path)
         report.commands += 1
+        if ran.code == 0 and rows is not None:
+            try:
+                printed = json.loads(ran.rows_text)
+            except ValueError:
+                printed = f"not JSON: {ran.rows_text!r}"
+            if not isinstance(printed, list) or len(printed) != len(rows):
+                return False, f"{shown}\n  --format json printed {printed!r} for {len(rows)} rows"
+            expected = Outcome(expected.exit_code, expected.items, None)
     else:
         ran = run(session, statement.sql, statement.params)
     report.statements += 1
     if ran.journal and ran.journal not in journals:
         journals.append(ran.journal)
-    return _check(ran, expected, _show(statement))
+    return _check(ran, expected, shown)
 
 
 def _transaction(
