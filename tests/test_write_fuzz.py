@@ -218,13 +218,13 @@ def _check(ran: Ran, expected: Outcome, shown: str) -> tuple[bool, str]:
     return True, shown
 
 
-def run_command(endpoint: str, sql: str, journal: Path) -> Ran:
+def run_command(endpoint: str, sql: str, journal: Path, yes: bool = True) -> Ran:
     """One statement through the command itself (`dynosql --yes -e SQL`, in-process): its
     exit code and its one-line error."""
     ran = run_cli(
         "--endpoint-url",
         endpoint,
-        "--yes",
+        *(["--yes"] if yes else []),
         "--journal",
         str(journal),
         "--format",
@@ -245,6 +245,14 @@ def _statement(
 ) -> tuple[bool, str]:
     shown = _show(statement)
     rows = expected.returning
+    if isinstance(statement, wm.Change) and statement.where is None and not statement.refused:
+        # without WHERE, a script needs --yes: refused (exit 3) before any request
+        path = Path(session.settings.journal_dir) / f"refused-{report.statements}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        refused = run_command(session.endpoint, statement.sql, path, yes=False)
+        report.commands += 1
+        if refused.code != 3 or "needs --yes" not in refused.error or refused.journal:
+            return False, f"{shown}\n  without --yes: exit {refused.code} {refused.error}"
     if not statement.params and (
         expected.exit_code or (rows is not None and report.statements % 3 == 0)
     ):
