@@ -52,7 +52,9 @@ AVOID_NESTED_PARAMETERS = True
 # (tests/test_write_fuzz.py pins these on the three backends).
 # "dynalite": dynalite 4 gives an empty string or binary no size (`size(s) = 0` false) and
 # its IN never finds FALSE, an empty string or an empty binary (`a IN (FALSE)` false where
-# `a = FALSE` is true), where DynamoDB Local (AWS's own) and moto answer 0 and true.
+# `a = FALSE` is true), where DynamoDB Local (AWS's own) and moto answer 0 and true; and in
+# `SET t = m, m.y = NULL` its copy t shares m's map, so t gets y too (DynamoDB Local: t is m as
+# it was before the UPDATE, as DynamoDB documents; moto does as dynalite).
 QUIRKS: set[str] = set()
 
 
@@ -633,6 +635,12 @@ def apply_update(item: Item, assigns: Sequence[Assign], schema: Schema) -> Item:
 
     new = copy.deepcopy(item)
     removals: list[Path] = []
+    if "dynalite" in QUIRKS:
+        for a in assigns:
+            source = resolve(item, a.source) if a.kind in ("copy", "if_not_exists") else MISSING
+            if source is not MISSING and type_of(source) in ("L", "M", "SS", "NS", "BS"):
+                if any(b is not a and a.source and b.path[0] == a.source[0] for b in assigns):
+                    raise Unmodelable("dynalite: a copy shares its source within one UPDATE")
     for a in assigns:
         current = resolve(item, a.path)
         if a.kind == "remove":
