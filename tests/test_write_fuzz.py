@@ -245,7 +245,12 @@ def _statement(
 ) -> tuple[bool, str]:
     shown = _show(statement)
     rows = expected.returning
-    if isinstance(statement, wm.Change) and statement.where is None and not statement.refused:
+    if (
+        isinstance(statement, wm.Change)
+        and statement.where is None
+        and not statement.refused
+        and not statement.params  # binary parameters have no command-line form
+    ):
         # without WHERE, a script needs --yes: refused (exit 3) before any request
         path = Path(session.settings.journal_dir) / f"refused-{report.statements}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
