@@ -332,6 +332,7 @@ class Insert:
     verb: str = "INSERT"
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -342,6 +343,7 @@ class Update:
     returning: Returning | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -351,6 +353,7 @@ class Delete:
     returning: Returning | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -364,10 +367,15 @@ class Transaction:
 
 @dataclass(frozen=True)
 class Undo:
-    """``UNDO 'journal file'``."""
+    """``UNDO 'journal file'`` or ``UNDO LAST`` (the newest journal of a write), with ``FORCE
+    TARGET`` (undo on another endpoint/region than the journal's) and ``FORCE DAMAGED`` (undo
+    what can be read of a journal with lines missing or edited)."""
 
     path: str
     pos: Pos = field(default=NOWHERE, compare=False)
+    last: bool = False
+    force_target: bool = False
+    force_damaged: bool = False
 
 
 # --- tables (DDL) and files (COPY): dynosql/plan/ddl.py, dynosql/statements/table.py, dynosql/statements/copy.py --------

@@ -24,7 +24,7 @@ from dynosql.dynamo.writer import (
 from dynosql.errors import DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.guards import Effects
-from dynosql.journal import Journal
+from dynosql.journal import Journal, refusal
 from dynosql.plan.cost import write_units
 from dynosql.plan.write import WriteOptions, WritePlan, check_item, normalize, plan_write
 from dynosql.result import Result
@@ -110,7 +110,9 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     ctx.last_write = stats
     try:
         if journal is not None:
-            journal.begin(plan.table.name, plan.table.keys.names, verb)
+            journal.begin(
+                plan.table.name, plan.table.keys.names, statement.source or verb, ctx.write_target()
+            )
             stats.journal = str(journal.path)
         _send(ctx, plan, statement, targets, stats, journal, images, returning)
     except DynosqlError as err:
@@ -237,9 +239,16 @@ def _send(
         write = write_guarded_item
 
     def write_one(target: dict[str, Any]) -> Outcome:
-        if journal is not None:  # write-ahead: the key is on disk before the request is sent
-            journal.intent(plan.table.name, plan.key_of(target))
-        return write(writer, plan, assignments, target)
+        if journal is None:
+            return write(writer, plan, assignments, target)
+        journal.intent(plan.table.name, plan.key_of(target))  # on disk before it is sent
+        try:
+            return write(writer, plan, assignments, target)
+        except DynosqlError as err:
+            why = refusal(err)  # DynamoDB said no: not applied (else: outcome unknown)
+            if why is not None:
+                journal.refused(plan.table.name, plan.key_of(target), why)
+            raise
 
     writer.run(targets, write_one, done)
 
