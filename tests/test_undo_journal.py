@@ -437,3 +437,54 @@ def test_an_interrupted_copy_counts_the_batch_in_flight(
     assert written in (25, 50)
     assert told and told[-1].startswith(f"{written} items written (journal ")
     assert told[-1].endswith(f"START AT LINE {written + 1}")
+
+
+# --- 6 (the journal's side): an intent that carries its images --------------------------------
+
+
+class _Crash(BaseException):
+    """The process dying: not an Exception, so nothing on the way catches it."""
+
+
+def test_an_undo_killed_in_flight_is_itself_undone_exactly(
+    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name, _before = _table(moto_backend, items=8)
+    session = _session(moto_backend.endpoint_url, tmp_path)
+    result = session.execute(f"UPDATE {name} SET n = n + 10, s = 'x' WHERE n >= 0")
+    result.all()
+    updated = _scan(moto_backend, name)
+    real = write_execute.Writer.call_or_failure
+
+    def call(self: Any, method: str, params: dict) -> Any:
+        answer = real(self, method, params)
+        if method == "put_item" and params["Item"]["sk"] == {"N": "5"}:
+            raise _Crash  # restored by DynamoDB; the answer never reaches the journal
+        return answer
+
+    monkeypatch.setattr(write_execute.Writer, "call_or_failure", call)
+    with pytest.raises(_Crash):
+        session.undo(result.stats.journal).all()
+    monkeypatch.undo()
+    undo_journal = session.last_write.journal
+    assert undo_journal is not None and undo_journal.endswith("-undo.jsonl")
+    # its intent for sk 5 has no answer, but says what the restore does: undo can tell
+    redo = session.undo(undo_journal)
+    assert redo.all() == []  # nothing unknown, nothing changed since
+    assert _scan(moto_backend, name) == updated
+
+
+@pytest.mark.slow
+def test_the_local_undo_form_the_help_shows(tmp_path: Path) -> None:
+    # two embedded servers (one per command, as two processes would have): the second starts
+    # from the example data again, so the undo finds every item already as before the UPDATE
+    journal = tmp_path / "undo.jsonl"
+    env = cli_env(tmp_path)
+    sql = "UPDATE drive SET seen = TRUE WHERE PK = 'DRIVE#bob'"
+    wrote = run_cli("--local", "--yes", "--journal", str(journal), "-e", sql, env=env)
+    assert wrote.returncode == 0, wrote.stderr
+    header = json.loads(journal.read_text().splitlines()[0])
+    assert header["target"]["endpoint"] == "embedded" and header["statement"] == sql
+    run = run_cli("--local", "undo", str(journal), "--yes", env=env)  # 120 items: --yes
+    assert run.returncode == 0, run.stderr
+    assert "already as before the statement" in run.stderr

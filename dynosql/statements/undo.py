@@ -80,6 +80,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
             ctx, f"UNDO {len(todo):,} writes to {stats.table} from {path}?", len(todo), False
         )
     journal = ctx.open_journal("undo")
+    ctx.last_write = stats  # Ctrl-C: the front door names the undo's own journal
     writer = ctx.writer(stats)
     by_id = {id(r): r for r in todo}
     states: dict[int, str] = {}  # why a restore did not write, by its id
