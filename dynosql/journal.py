@@ -31,16 +31,17 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from dynosql import values
 from dynosql.errors import DynosqlError, classify
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders
 
+T = TypeVar("T")
 VERSION = 2  # 2: sequence numbers, end lines, targets, intent images, outcomes
 
 
@@ -213,9 +214,12 @@ class Journal:
         self._outcome(table, key, {"refused": why})
 
     def not_sent(self, table: str, keys: list[dict[str, Any]]) -> None:
-        """Writes journaled as intents but never sent (the load stopped first)."""
-        for key in keys:
-            self._outcome(table, key, {"not_sent": True})
+        """Writes journaled as intents but never sent (the statement stopped first)."""
+        wire_keys = [values.encode_item(k) for k in keys]
+        self._write(
+            [{"table": table, "key": k, "not_sent": True} for k in wire_keys],
+            answers=[_ident(table, k) for k in wire_keys],
+        )
 
     def _outcome(self, table: str, key: dict[str, Any], what: dict[str, Any]) -> None:
         wire_key = values.encode_item(key)
@@ -331,6 +335,73 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+AHEAD = 32  # intents journaled (one write, one fsync) ahead of the writes they announce
+
+Images = tuple[dict[str, Any] | None, dict[str, Any] | None]
+
+
+class WriteAhead(Generic[T]):
+    """Intents journaled a chunk at a time ahead of the writes: `__call__` wraps the targets
+    of a `Writer.run`, and before yielding a chunk of them it journals their intents in one
+    write and one fsync (the group commit of a batch: a write is sent only once its intent is
+    on disk, and a statement of 10,000 writes makes about 10,000 / AHEAD fsyncs, not one per
+    write). `start` is called as each write starts; `close`, after the run, journals the
+    intents of writes never started (the statement stopped first: Ctrl-C, --max-wcu, an
+    error) as not sent, so undo never takes them for writes whose outcome is unknown."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        table: str,
+        key_of: Callable[[T], dict[str, Any]],
+        images_of: Callable[[T], Images] | None = None,
+        chunk: int = AHEAD,
+    ):
+        self.journal = journal
+        self.table = table
+        self.key_of = key_of
+        self.images_of = images_of
+        self.chunk = chunk
+        self._announced: dict[str, dict[str, Any]] = {}  # journaled, not started: by item
+        self._lock = threading.Lock()
+
+    def __call__(self, targets: Iterable[T]) -> Iterator[T]:
+        chunk: list[T] = []
+        for target in targets:
+            chunk.append(target)
+            if len(chunk) == self.chunk:
+                yield from self._announce(chunk)
+                chunk = []
+        if chunk:
+            yield from self._announce(chunk)
+
+    def _announce(self, chunk: list[T]) -> list[T]:
+        keys = [self.key_of(t) for t in chunk]
+        images = None if self.images_of is None else [self.images_of(t) for t in chunk]
+        self.journal.intents(self.table, keys, images)  # written and fsynced
+        with self._lock:
+            for key in keys:
+                self._announced[_ident(self.table, values.encode_item(key))] = key
+        return chunk
+
+    def start(self, target: T) -> None:
+        """The write of `target` is about to be sent (its intent is on disk)."""
+        ident = _ident(self.table, values.encode_item(self.key_of(target)))
+        with self._lock:
+            self._announced.pop(ident, None)
+
+    def close(self) -> None:
+        """Journal the announced writes that never started as not sent (nothing when the
+        journal itself failed: its error is the statement's)."""
+        with self._lock:
+            unsent, self._announced = list(self._announced.values()), {}
+        if unsent and self.journal.broken is None:
+            try:
+                self.journal.not_sent(self.table, unsent)
+            except JournalError:
+                pass
 
 
 def refusal(err: BaseException) -> str | None:

@@ -135,6 +135,13 @@ def test_undo_twice_says_already_restored_and_the_options_first_form_works(
     assert _scan(moto_backend, name) == before
 
 
+@pytest.mark.parametrize("args", [("undo",), ("undo", "j.jsonl", "--last"), ("-q", "undo")])
+def test_undo_without_one_journal_is_a_usage_error(tmp_path: Path, args: tuple[str, ...]) -> None:
+    run = run_cli(*args, env=cli_env(tmp_path))
+    assert run.returncode == 2
+    assert run.one_error().startswith("error: dynosql undo takes a journal file or --last")
+
+
 def test_undo_last_shows_what_it_will_do_and_is_guarded(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
@@ -284,7 +291,7 @@ def _full_after(monkeypatch: pytest.MonkeyPatch, writes: int) -> None:
 def test_a_full_disk_under_an_update_stops_it_and_says_how_to_undo(
     moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    name, before = _table(moto_backend)
+    name, before = _table(moto_backend, items=80)  # more than a chunk of intents
     journal = tmp_path / "j.jsonl"
     _full_after(monkeypatch, 9)  # the header, then intents and answers
     sql = f"UPDATE {name} SET n = n + 1 WHERE n >= 0"
@@ -296,7 +303,7 @@ def test_a_full_disk_under_an_update_stops_it_and_says_how_to_undo(
     assert f"dynosql undo {journal}" in error and "written" in error
     after = _scan(moto_backend, name)
     changed = {k for k in before if after[k] != before[k]}
-    assert 0 < len(changed) < ITEMS
+    assert 0 < len(changed) < 80
     # nothing was sent without its intent on disk: every change is in the journal
     read = journal_module.read_journal(journal)
     recorded = {(e.key["pk"], e.key["sk"]) for e in read.entries}
@@ -366,6 +373,30 @@ def test_batches_copy_never_sent_are_not_listed_as_sent(
     assert undo.returncode == 0, undo.stderr
     assert "unknown" not in undo.stdout + undo.stderr
     assert _scan(moto_backend, name) == {}
+
+
+def test_intents_journaled_ahead_of_writes_never_sent_say_not_sent(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    # intents go to disk a chunk at a time (one fsync); --max-wcu stops the UPDATE inside the
+    # first chunk: the writes it never started are journaled as not sent, not left "sent"
+    name, before = _table(moto_backend, items=80)
+    journal = tmp_path / "j.jsonl"
+    url = moto_backend.endpoint_url
+    sql = f"UPDATE {name} SET n = n + 1 WHERE n >= 0"
+    run = _cli(url, tmp_path, "--yes", "--max-wcu", "10", "--journal", str(journal), "-e", sql)
+    assert run.returncode == 3, run.stderr
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    intents = sum(1 for x in lines if x.get("intent"))
+    not_sent = sum(1 for x in lines if x.get("not_sent"))
+    after = _scan(moto_backend, name)
+    written = sum(after[k] != before[k] for k in before)
+    assert 0 < written <= 10 and intents == journal_module.AHEAD
+    assert len(answers(journal)) + not_sent == intents
+    undo = _cli(url, tmp_path, "undo", str(journal), "--yes")
+    assert undo.returncode == 0, undo.stderr
+    assert "unknown" not in undo.stdout + undo.stderr
+    assert _scan(moto_backend, name) == before
 
 
 def test_a_write_dynamodb_refused_is_journaled_as_refused_not_unknown(

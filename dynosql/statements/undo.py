@@ -25,6 +25,7 @@ Each item is read (strongly consistent) first, then:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,14 @@ from dynosql import guards, values
 from dynosql.dynamo.writer import Outcome, WriteStats
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.guards import Effects
-from dynosql.journal import JournalFile, Restore, journal_dir, read_journal, restores
+from dynosql.journal import (
+    JournalFile,
+    Restore,
+    WriteAhead,
+    journal_dir,
+    read_journal,
+    restores,
+)
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named
@@ -87,12 +95,29 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
     listed: list[dict[str, Any]] = []
     already: list[Restore] = []
 
+    # write-ahead, a chunk at a time: each intent says what its restore will do (from the
+    # statement's new image to its old one), should the answer be lost. Restores of several
+    # tables: the journal keeps one table per intent line, so a chunk per table
+    aheads: dict[str, WriteAhead[dict[str, Any]]] = (
+        {}
+        if journal is None
+        else {
+            table: WriteAhead(
+                journal,
+                table,
+                lambda t: by_id[t["id"]].entry.key,
+                lambda t: (by_id[t["id"]].entry.new, by_id[t["id"]].entry.old),
+            )
+            for table in tables
+        }
+    )
+
     def restore(target: dict[str, Any]) -> Outcome:
         r = by_id[target["id"]]
         entry = r.entry
         wire_key = values.encode_item(entry.key)
-        if journal is not None:  # what this restore will do, should its answer be lost
-            journal.intent(entry.table, entry.key, (entry.new, entry.old))
+        if entry.table in aheads:
+            aheads[entry.table].start(target)
         # the condition checks every attribute the statement left, but cannot say "and no
         # other attribute": a strongly consistent read first catches an attribute added since
         current = writer.read_item(entry.table, wire_key)
@@ -145,14 +170,32 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
         keys = [(r.entry.table, repr(sorted(r.entry.key.items()))) for r in todo]
         if len(set(keys)) != len(keys):
             writer.workers = 1
-        writer.run([{"id": id(r)} for r in todo], restore, done)
+        writer.run(_announced(aheads, [{"id": id(r)} for r in todo], by_id), restore, done)
     finally:
+        for ahead in aheads.values():
+            ahead.close()
         if journal is not None and not journal.finish(keep=ctx.keep_journal()):
             stats.journal = None  # nothing written: nothing to undo
         stats.finish()
         ctx.ledger.settle(stats)
     warnings.extend(_already_notes(already))
     return _answer(stats, listed, unknown, warnings)
+
+
+def _announced(
+    aheads: dict[str, WriteAhead[dict[str, Any]]],
+    targets: list[dict[str, Any]],
+    by_id: dict[int, Restore],
+) -> Iterator[dict[str, Any]]:
+    """The restores in order, each table's intents journaled ahead a chunk at a time."""
+    if not aheads:
+        yield from targets
+        return
+    if len(aheads) == 1:
+        yield from next(iter(aheads.values()))(targets)
+        return
+    for target in targets:  # several tables: one intent (and fsync) each, in order
+        yield from aheads[by_id[target["id"]].entry.table]([target])
 
 
 def newest_journal(ctx: Context) -> str:

@@ -24,7 +24,7 @@ from dynosql.dynamo.writer import (
 from dynosql.errors import DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.guards import Effects
-from dynosql.journal import Journal, refusal
+from dynosql.journal import Journal, WriteAhead, refusal
 from dynosql.plan.cost import write_units
 from dynosql.plan.write import WriteOptions, WritePlan, check_item, normalize, plan_write
 from dynosql.result import Result
@@ -238,10 +238,13 @@ def _send(
 
         write = write_guarded_item
 
+    # write-ahead: a chunk of intents on disk (one fsync) before any of its writes is sent
+    ahead = None if journal is None else WriteAhead(journal, plan.table.name, plan.key_of)
+
     def write_one(target: dict[str, Any]) -> Outcome:
-        if journal is None:
+        if journal is None or ahead is None:
             return write(writer, plan, assignments, target)
-        journal.intent(plan.table.name, plan.key_of(target))  # on disk before it is sent
+        ahead.start(target)
         try:
             return write(writer, plan, assignments, target)
         except DynosqlError as err:
@@ -250,7 +253,11 @@ def _send(
                 journal.refused(plan.table.name, plan.key_of(target), why)
             raise
 
-    writer.run(targets, write_one, done)
+    try:
+        writer.run(targets if ahead is None else ahead(targets), write_one, done)
+    finally:
+        if ahead is not None:
+            ahead.close()  # intents of writes never started: not sent
 
 
 # --- the kinds -----------------------------------------------------------------------------
