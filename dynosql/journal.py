@@ -280,7 +280,7 @@ class Journal:
                     raise self.broken
             try:
                 if fd is not None:
-                    _fsync(fd)
+                    _fsync(fd, data_only=True)
             except OSError as err:
                 with self._lock:
                     self.broken = self._error(err)
@@ -427,9 +427,12 @@ def _write_all(fd: int | None, data: bytes) -> None:
 _os_write = os.write  # the journal's one way to write (tests inject ENOSPC here)
 
 
-def _fsync(fd: int) -> None:
+def _fsync(fd: int, data_only: bool = False) -> None:
+    """fsync, or fdatasync (`data_only`) where the system has it: for an append-only file it
+    syncs the lines and the size that reads them back, without the times."""
+    sync = getattr(os, "fdatasync", os.fsync) if data_only else os.fsync
     try:
-        os.fsync(fd)
+        sync(fd)
     except OSError as err:
         if err.errno not in (errno.EINVAL, errno.ENOTSUP):  # a pipe or device: nothing to sync
             raise

@@ -242,7 +242,7 @@ def test_each_write_is_sent_only_after_its_intent_was_fsynced(
     name, _before = _table(moto_backend)
     session = _session(moto_backend.endpoint_url, tmp_path)
     synced: list[str] = []  # the journal's text at each fsync
-    real_fsync = os.fsync
+    real_fsync = os.fdatasync
 
     def fsync(fd: int) -> None:
         real_fsync(fd)
@@ -260,7 +260,7 @@ def test_each_write_is_sent_only_after_its_intent_was_fsynced(
                 early.append(params["Key"])
         return real_call(self, method, params)
 
-    monkeypatch.setattr(journal_module.os, "fsync", fsync)
+    monkeypatch.setattr(journal_module.os, "fdatasync", fsync)
     monkeypatch.setattr(write_execute.Writer, "call_or_failure", call)
     result = session.execute(f"UPDATE {name} SET n = n + 1 WHERE n >= 0")
     result.all()
