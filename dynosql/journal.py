@@ -89,6 +89,8 @@ class Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         created = not self.path.exists()
         self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        if not created and not _ends_a_line(self.path):
+            _write_all(self._fd, b"\n")  # a line torn by a crash (or a full disk) stays alone
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
         self._sync = sync
@@ -415,6 +417,16 @@ def refusal(err: BaseException) -> str | None:
     return f"{failure.code}: {failure.message}"[:300]
 
 
+def _ends_a_line(path: Path) -> bool:
+    """Whether the file is empty or its last byte ends a line."""
+    with path.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() == 0:
+            return True
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
 def _write_all(fd: int | None, data: bytes) -> None:
     if fd is None:
         raise OSError(errno.EBADF, "the journal is closed")
@@ -597,7 +609,8 @@ def read_journal(path: str | os.PathLike[str]) -> JournalFile:
         except ValueError:
             if n >= len(lines) - 1:
                 break  # the last line, torn by a crash mid-write
-            raise DynosqlError(f"{p}, line {n}: not a dynosql journal line") from None
+            damaged(n, "not a journal line (torn by a crash, or edited)")
+            continue
         trust.lines = n
         seq = data.get("seq")
         if "journal" in data:
@@ -634,8 +647,8 @@ def read_journal(path: str | os.PathLike[str]) -> JournalFile:
             continue
         try:
             _read_line(data, n, out, pending)
-        except (KeyError, TypeError, ValueError):
-            raise DynosqlError(f"{p}, line {n}: not a dynosql journal line") from None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            damaged(n, "not a journal line (edited?)")
     if not out.headers:
         raise DynosqlError(f"{p} is not a dynosql journal (no header line)")
     if segment is not None and not segment.ended and trust.checked and segment.next_seq:
