@@ -242,28 +242,30 @@ def main(argv: list[str]) -> int:
 
 def _run(server: Dynalite, n: int, run: int) -> list[tuple]:
     rows = []
-    for label, ours, theirs, preload in (
-        ("UPDATE", lambda t: dynosql_update(server, t), lambda t: boto3_update(server, t), n),
+    for row, (label, ours, theirs, preload) in enumerate(
         (
-            "UPDATE (fsync off)",
-            lambda t: unsynced(lambda: dynosql_update(server, t)),
-            lambda t: boto3_update(server, t),
-            n,
-        ),
-        (
-            "INSERT",
-            lambda t: dynosql_insert(server, t, n),
-            lambda t: boto3_insert(server, t, n),
-            0,
-        ),
-        (
-            "UPSERT (no journal)",
-            lambda t: dynosql_upsert(server, t, n),
-            lambda t: boto3_upsert(server, t, n),
-            0,
-        ),
+            ("UPDATE", lambda t: dynosql_update(server, t), lambda t: boto3_update(server, t), n),
+            (
+                "UPDATE (fsync off)",
+                lambda t: unsynced(lambda: dynosql_update(server, t)),
+                lambda t: boto3_update(server, t),
+                n,
+            ),
+            (
+                "INSERT",
+                lambda t: dynosql_insert(server, t, n),
+                lambda t: boto3_insert(server, t, n),
+                0,
+            ),
+            (
+                "UPSERT (no journal)",
+                lambda t: dynosql_upsert(server, t, n),
+                lambda t: boto3_upsert(server, t, n),
+                0,
+            ),
+        )
     ):
-        a, b = f"bench_{label[:6].lower()}_{run}a", f"bench_{label[:6].lower()}_{run}b"
+        a, b = f"bench_{row}_{run}a", f"bench_{row}_{run}b"
         fresh(server, a, preload)
         fresh(server, b, preload)
         syncs = FSYNCS[0]

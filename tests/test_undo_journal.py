@@ -50,6 +50,7 @@ def _session(url: str, tmp_path: Path) -> Session:
 # --- 4: where the writes went ----------------------------------------------------------------
 
 
+@pytest.mark.slow  # several commands (or a proxy): over a second
 def test_the_header_says_where_and_what_and_undo_elsewhere_is_refused(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
@@ -85,6 +86,7 @@ def test_the_header_says_where_and_what_and_undo_elsewhere_is_refused(
 # --- 5: lost answers during an undo ----------------------------------------------------------
 
 
+@pytest.mark.slow  # several commands (or a proxy): over a second
 def test_undo_through_lost_answers_restores_all_and_its_undo_is_exact(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
@@ -115,6 +117,7 @@ def test_undo_through_lost_answers_restores_all_and_its_undo_is_exact(
 # --- 14: undo twice, the CLI's forms, undo --last and \undo ----------------------------------
 
 
+@pytest.mark.slow  # several commands (or a proxy): over a second
 def test_undo_twice_says_already_restored_and_the_options_first_form_works(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
@@ -142,6 +145,7 @@ def test_undo_without_one_journal_is_a_usage_error(tmp_path: Path, args: tuple[s
     assert run.one_error().startswith("error: dynosql undo takes a journal file or --last")
 
 
+@pytest.mark.slow  # several commands (or a proxy): over a second
 def test_undo_last_shows_what_it_will_do_and_is_guarded(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
@@ -288,6 +292,7 @@ def _full_after(monkeypatch: pytest.MonkeyPatch, writes: int) -> None:
     monkeypatch.setattr(journal_module, "_os_write", write)
 
 
+@pytest.mark.slow  # several commands (or a proxy): over a second
 def test_a_full_disk_under_an_update_stops_it_and_says_how_to_undo(
     moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -358,6 +363,7 @@ def test_a_full_disk_under_copy_names_the_journal_and_the_resume_line(
 # --- 7: not sent, refused, unknown --------------------------------------------------------------
 
 
+@pytest.mark.slow  # several commands (or a proxy): over a second
 def test_batches_copy_never_sent_are_not_listed_as_sent(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
@@ -375,6 +381,7 @@ def test_batches_copy_never_sent_are_not_listed_as_sent(
     assert _scan(moto_backend, name) == {}
 
 
+@pytest.mark.slow  # several commands (or a proxy): over a second
 def test_intents_journaled_ahead_of_writes_never_sent_say_not_sent(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
