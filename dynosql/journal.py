@@ -27,11 +27,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import itertools
 import json
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -346,8 +348,8 @@ Images = tuple[dict[str, Any] | None, dict[str, Any] | None]
 
 class WriteAhead(Generic[T]):
     """Intents journaled a chunk at a time ahead of the writes: `__call__` wraps the targets
-    of a `Writer.run`, and before yielding a chunk of them it journals their intents in one
-    write and one fsync (the group commit of a batch: a write is sent only once its intent is
+    of a `Writer.run`, and before yielding a chunk of them it has journaled their intents in
+    one write and one fsync (the group commit of a batch: a write is sent only once its intent is
     on disk, and a statement of 10,000 writes makes about 10,000 / AHEAD fsyncs, not one per
     write). `start` is called as each write starts; `close`, after the run, journals the
     intents of writes never started (the statement stopped first: Ctrl-C, --max-wcu, an
@@ -368,16 +370,26 @@ class WriteAhead(Generic[T]):
         self.chunk = chunk
         self._announced: dict[str, dict[str, Any]] = {}  # journaled, not started: by item
         self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._future: Future[list[T]] | None = None
 
     def __call__(self, targets: Iterable[T]) -> Iterator[T]:
-        chunk: list[T] = []
-        for target in targets:
-            chunk.append(target)
-            if len(chunk) == self.chunk:
-                yield from self._announce(chunk)
-                chunk = []
-        if chunk:
-            yield from self._announce(chunk)
+        """The targets, each chunk's intents on disk before its first target is yielded. The
+        next chunk is announced (written, synced) in a helper thread while this one is being
+        sent, so the sync's wait hides behind the network's."""
+        it = iter(targets)
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-ahead")
+        self._pool = pool
+        try:
+            chunk = list(itertools.islice(it, self.chunk))
+            self._future = pool.submit(self._announce, chunk) if chunk else None
+            while self._future is not None:
+                current = self._future.result()  # on disk
+                chunk = list(itertools.islice(it, self.chunk))
+                self._future = pool.submit(self._announce, chunk) if chunk else None
+                yield from current
+        finally:
+            pool.shutdown(wait=True)
 
     def _announce(self, chunk: list[T]) -> list[T]:
         keys = [self.key_of(t) for t in chunk]
@@ -397,6 +409,8 @@ class WriteAhead(Generic[T]):
     def close(self) -> None:
         """Journal the announced writes that never started as not sent (nothing when the
         journal itself failed: its error is the statement's)."""
+        if self._pool is not None:  # a chunk being announced is on disk (or failed) first
+            self._pool.shutdown(wait=True)
         with self._lock:
             unsent, self._announced = list(self._announced.values()), {}
         if unsent and self.journal.broken is None:

@@ -398,7 +398,8 @@ def test_intents_journaled_ahead_of_writes_never_sent_say_not_sent(
     not_sent = sum(1 for x in lines if x.get("not_sent"))
     after = _scan(moto_backend, name)
     written = sum(after[k] != before[k] for k in before)
-    assert 0 < written <= 10 and intents == journal_module.AHEAD
+    # the first chunk, and the next one announced while the first was being sent
+    assert 0 < written <= 10 and intents in (journal_module.AHEAD, 2 * journal_module.AHEAD)
     assert len(answers(journal)) + not_sent == intents
     undo = _cli(url, tmp_path, "undo", str(journal), "--yes")
     assert undo.returncode == 0, undo.stderr
