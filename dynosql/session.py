@@ -107,6 +107,7 @@ class Session:
         server = start_local(load_examples=load_examples)
         session = cls(server.client(), capabilities=EMBEDDED, **kwargs)
         session.embedded = server
+        session.context.embedded = True
         return session
 
     def cancel(self) -> None:
@@ -274,9 +275,10 @@ class Session:
             names.update(item)
         return sorted(names)
 
-    def undo(self, journal: str) -> Result:
-        """Restore what a journal recorded (items changed since are listed, not touched)."""
-        return self.run_statement(ast.Undo(journal))
+    def undo(self, journal: str = "", *, last: bool = False, force_target: bool = False) -> Result:
+        """Restore what a journal recorded (items changed since are listed, not touched);
+        `last`: the newest journal of a write (UNDO LAST)."""
+        return self.run_statement(ast.Undo(journal, last=last, force_target=force_target))
 
     # --- settings -------------------------------------------------------------------------
 

@@ -422,6 +422,7 @@ class Insert:
     verb: str = "INSERT"
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -432,6 +433,7 @@ class Update:
     returning: Returning | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -441,6 +443,7 @@ class Delete:
     returning: Returning | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -454,10 +457,15 @@ class Transaction:
 
 @dataclass(frozen=True)
 class Undo:
-    """``UNDO 'journal file'``."""
+    """``UNDO 'journal file'`` or ``UNDO LAST`` (the newest journal of a write), with ``FORCE
+    TARGET`` (undo on another endpoint/region than the journal's) and ``FORCE DAMAGED`` (undo
+    what can be read of a journal with lines missing or edited)."""
 
     path: str
     pos: Pos = field(default=NOWHERE, compare=False)
+    last: bool = False
+    force_target: bool = False
+    force_damaged: bool = False
 
 
 # --- tables (DDL) and files (COPY): dynosql/plan/ddl.py, dynosql/statements/table.py, dynosql/statements/copy.py --------

@@ -87,6 +87,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "table": "TABLE INDEX ON PRIMARY KEY BILLING PROVISIONED WITH GSI LSI PROJECTION TTL "
         "DELETION PROTECTION POINT IN TIME RECOVERY SET OFF",
         "copy": "TO FROM SELECT FORMAT START AT LINE ELEMENT SKIP BAD",
+        "undo": "LAST FORCE TARGET DAMAGED",
     }.items()
 }
 # a key attribute's type as CREATE TABLE / CREATE INDEX write it -> its DynamoDB type code
@@ -186,7 +187,7 @@ RESERVED = (
 )
 KEYWORDS = (
     RESERVED
-    | words("table", "copy")
+    | words("table", "copy", "undo")
     | frozenset(TYPE_WORDS)
     | frozenset(PROJECTIONS)
     | frozenset(BILLING_MODES)
