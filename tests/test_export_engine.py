@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sys
 from collections import Counter
 from decimal import Decimal
@@ -19,8 +20,6 @@ from dynosql.errors import ExecutionError
 from dynosql.session import Session
 
 pytest.importorskip("duckdb")
-
-BUCKET = "dynosql-exports"
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +35,7 @@ def exported():
 
 
 def _prepare(backend):  # noqa: ANN001, ANN202
-    client = backend.client()
-    session = Session(client)
-    s3 = session.aws_client("s3")
-    if BUCKET not in [b["Name"] for b in s3.list_buckets().get("Buckets", [])]:
-        s3.create_bucket(Bucket=BUCKET)
+    """Exports go to the server's own bucket (backend.local.bucket, as --local's)."""
     big = unique_name("big")
     backend.create_table(
         TableName=big,
@@ -71,10 +66,8 @@ def _prepare(backend):  # noqa: ANN001, ANN202
     for item in items:
         item["tags"] = values.StringSet(item["tags"])
     backend.put_items(big, items)
-    for table in ("drive", "audit", "sensors", "tenants", big):
-        client.update_continuous_backups(
-            TableName=table, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
-        )
+    # the bucket and PITR as --local prepares them, for this module's tables too
+    backend.local.prepare_exports(["drive", "audit", "sensors", "tenants", big])
     return backend, big
 
 
@@ -89,7 +82,7 @@ def _both(backend, sql: str) -> tuple[list[dict], list[dict]]:
     if session is None:
         session = _EXPORT_SESSIONS[backend.endpoint_url] = Session(backend.client())
         session.set("engine", "export")
-        session.set("export_s3", f"s3://{BUCKET}/t/")
+        session.set("export_s3", f"s3://{backend.local.bucket}/t/")
     return scan, session.execute(sql).all()
 
 
@@ -150,20 +143,22 @@ def test_from_export_reads_an_existing_export_by_prefix_and_arn(exported) -> Non
     backend, _big = exported
     session = Session(backend.client())
     session.set("engine", "export")
-    session.set("export_s3", f"s3://{BUCKET}/again/")
+    session.set("export_s3", f"s3://{backend.local.bucket}/again/")
     expected = [{"COUNT(*)": Decimal(backend.datasets["tenants"])}]
     assert session.execute("SELECT COUNT(*) FROM tenants").all() == expected
     arn = session.context.exports["tenants"]
     plain = Session(backend.client())
     by_arn = plain.execute(f"SELECT COUNT(*) FROM EXPORT '{arn}' AS tenants").all()
     by_prefix = plain.execute(
-        f"SELECT COUNT(*) FROM EXPORT 's3://{BUCKET}/again/tenants/' AS tenants"
+        f"SELECT COUNT(*) FROM EXPORT 's3://{backend.local.bucket}/again/tenants/' AS tenants"
     ).all()
     assert by_arn == by_prefix == expected
 
 
 def _put(backend, key: str, body: bytes) -> None:
-    Session(backend.client()).aws_client("s3").put_object(Bucket=BUCKET, Key=key, Body=body)
+    Session(backend.client()).aws_client("s3").put_object(
+        Bucket=backend.local.bucket, Key=key, Body=body
+    )
 
 
 @pytest.mark.slow
@@ -197,7 +192,9 @@ def test_malformed_or_partial_exports_are_clear_errors(exported, files, message)
         _put(backend, key, body)
     session = Session(backend.client())
     with pytest.raises(ExecutionError, match=message):
-        session.execute(f"SELECT COUNT(*) FROM EXPORT 's3://{BUCKET}/{prefix}/' AS t").all()
+        session.execute(
+            f"SELECT COUNT(*) FROM EXPORT 's3://{backend.local.bucket}/{prefix}/' AS t"
+        ).all()
 
 
 def test_pitr_off_says_so_and_what_it_costs(moto_backend, table_name) -> None:
@@ -211,7 +208,9 @@ def test_pitr_off_says_so_and_what_it_costs(moto_backend, table_name) -> None:
     session.set("engine", "export")
     session.set("export_s3", "s3://somewhere/x/")
     with pytest.raises(
-        ExecutionError, match=r"point-in-time recovery.*update-continuous-backups.*per GB-month"
+        ExecutionError,
+        match=rf"point-in-time recovery.*ALTER TABLE {table_name} SET POINT IN TIME RECOVERY ON"
+        r".*update-continuous-backups.*per GB-month",
     ):
         session.execute(f"SELECT COUNT(*) FROM {table_name}")
 
@@ -240,7 +239,7 @@ def test_the_command_line_runs_the_export_engine(exported, tmp_path) -> None:
         "--engine",
         "export",
         "--export-s3",
-        f"s3://{BUCKET}/cli/",
+        f"s3://{backend.local.bucket}/cli/",
         "--format",
         "csv",
         "-e",
@@ -275,3 +274,62 @@ def test_tablesample_is_not_dropped_by_the_export_engines() -> None:
     session = Session(offline_client(), capabilities=DYNAMODB)
     with pytest.raises(PlanError, match="TABLESAMPLE samples a DynamoDB Scan"):
         session.execute("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t TABLESAMPLE (5 PERCENT)")
+
+
+@pytest.mark.slow
+def test_local_answers_with_the_export_engine_and_no_setup(moto_examples_backend, tmp_path) -> None:
+    """`dynosql --local --engine export -e …`: no --export-s3, no PITR command; the answer is
+    the Scan's (of the same example data), and the printed ARN is DynamoDB's shape, not moto's
+    nested one."""
+    sql = "SELECT action, COUNT(*) AS n FROM audit GROUP BY action ORDER BY n DESC, action"
+    export = run_cli(
+        "--local", "--engine", "export", "--format", "json", "-e", sql, env=cli_env(tmp_path)
+    )
+    assert export.returncode == 0, export.stderr
+    scan = Session(moto_examples_backend.client()).execute(sql).all()
+    assert (
+        json.loads(export.stdout) == [{"action": r["action"], "n": int(r["n"])} for r in scan] != []
+    )
+    assert "→ DuckDB" in export.stderr and "s3://dynosql-local-" in export.stderr
+    arns = set(re.findall(r"arn:aws:dynamodb:\S+?(?=[ ']|$)", export.stderr))
+    assert len(arns) == 1, export.stderr
+    assert re.fullmatch(
+        r"arn:aws:dynamodb:us-east-1:\d{12}:table/audit/export/\d{14}-[0-9a-f]{8}", arns.pop()
+    )
+
+
+@pytest.mark.slow
+def test_embedded_exports_are_shaped_like_dynamodb(exported) -> None:
+    """The export ARN, the folder named by its id, manifest-files.json listing the data file
+    (so the engine's partial-export check runs on --local too) and the billed size: the item
+    sizes by DynamoDB's rules, as the table's own size would be."""
+    backend, _big = exported
+    session = Session(backend.client())
+    session.set("engine", "export")
+    session.set("export_s3", f"s3://{backend.local.bucket}/shape/")
+    result = session.execute("SELECT COUNT(*) FROM tenants")
+    assert result.all() == [{"COUNT(*)": Decimal(backend.datasets["tenants"])}]
+    arn = session.context.exports["tenants"]
+    table_arn = backend.client().describe_table(TableName="tenants")["Table"]["TableArn"]
+    export_id = arn.removeprefix(table_arn + "/export/")
+    assert re.fullmatch(r"\d{14}-[0-9a-f]{8}", export_id), arn
+    s3 = session.aws_client("s3")
+    keys = [
+        o["Key"]
+        for o in s3.list_objects_v2(Bucket=backend.local.bucket, Prefix="shape/")["Contents"]
+    ]
+    folder = next(k for k in keys if k.endswith("/manifest-files.json")).rsplit("/", 1)[0]
+    assert folder.endswith(f"/AWSDynamoDB/{export_id}")
+    manifest = json.loads(
+        s3.get_object(Bucket=backend.local.bucket, Key=f"{folder}/manifest-files.json")[
+            "Body"
+        ].read()
+    )
+    assert manifest["dataFileS3Key"] in keys and manifest["dataFileS3Key"].endswith(".json.gz")
+    assert manifest["itemCount"] == backend.datasets["tenants"]
+    from dynosql import values
+
+    items = Session(backend.client()).execute("SELECT * FROM tenants").all()
+    described = backend.client().describe_export(ExportArn=arn)["ExportDescription"]
+    assert described["BilledSizeBytes"] == sum(values.item_size(i) for i in items)
+    assert not any("no manifest" in n for n in result.notes)

@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 
 POLL_FIRST_SECONDS, POLL_CAP_SECONDS = 0.2, 10.0  # DescribeExport: 0.2 s, doubling, then 10 s
 PITR_HINT = (
-    "aws dynamodb update-continuous-backups --table-name {table} "
-    "--point-in-time-recovery-specification PointInTimeRecoveryEnabled=true"
+    "ALTER TABLE {table} SET POINT IN TIME RECOVERY ON (or: aws dynamodb "
+    "update-continuous-backups --table-name {table} "
+    "--point-in-time-recovery-specification PointInTimeRecoveryEnabled=true)"
 )
 
 
