@@ -35,7 +35,9 @@ def exported():
 
 
 def _prepare(backend):  # noqa: ANN001, ANN202
-    """Exports go to the server's own bucket (backend.local.bucket, as --local's)."""
+    """Exports go to the server's own bucket (backend.local.bucket, as --local's); made here,
+    not by the first export, so that any test may run first."""
+    Session(backend.client()).aws_client("s3").create_bucket(Bucket=backend.local.bucket)
     big = unique_name("big")
     backend.create_table(
         TableName=big,
