@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 
@@ -226,6 +227,7 @@ class Select:
 class Explain:
     statement: Statement  # a Select, a write (or BEGIN/COMMIT/UNDO) or a table statement
     analyze: bool = False
+    rate: Decimal | None = None  # EXPLAIN … AT <rate> PER SECOND: priced per month at that rate
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         # WITH opens a common table expression: refused, but SQL reads it as a keyword
         "select": "SELECT DISTINCT AS FROM WHERE GROUP BY HAVING ORDER ASC DESC NULLS FIRST LAST "
         f"LIMIT TABLESAMPLE SYSTEM PERCENT REPEATABLE EXPORT WITH {_CONDITION}",
-        "explain": "ANALYZE",
+        "explain": "ANALYZE AT PER SECOND",  # EXPLAIN … AT n PER SECOND
         "show": "TABLES HOT KEYS ENTITIES FROM SAMPLE PERCENT REPEATABLE LIMIT CREATE TABLE",
         "set": "TO",
         "write": "INTO VALUES SELECT ON CONFLICT DO NOTHING SET REMOVE FROM WHERE RETURNING "
