@@ -45,13 +45,12 @@ PITR_HINT = (
 )
 
 
-def require_duckdb() -> Any:
+def require_duckdb(what: str = "the export engine") -> Any:
+    """DuckDB, or one clear message saying what needs it and how to install it."""
     try:
         import duckdb
     except ImportError:
-        raise ExecutionError(
-            "the export engine needs DuckDB: pip install 'dynosql[export]'"
-        ) from None
+        raise ExecutionError(f"{what} needs DuckDB: pip install 'dynosql[export]'") from None
     return duckdb
 
 

@@ -92,7 +92,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
 TYPE_WORDS = {"S": "S", "N": "N", "B": "B", "STRING": "S", "NUMBER": "N", "BINARY": "B"}
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
 BILLING_MODES = ("PAY_PER_REQUEST", "ON_DEMAND", "PROVISIONED")
-COPY_FORMATS = ("jsonl", "csv", "json", "dynamodb")  # names, not keywords: FORMAT csv
+COPY_FORMATS = ("jsonl", "csv", "json", "dynamodb", "parquet")  # names, not keywords: FORMAT csv
 LITERALS = {"TRUE": True, "FALSE": False, "NULL": None}
 RETURNING = ("*", "old.*")  # RETURNING * (the item after the write) or old.* (before)
 
