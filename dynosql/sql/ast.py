@@ -228,6 +228,7 @@ class Explain:
     statement: Statement  # a Select, a write (or BEGIN/COMMIT/UNDO) or a table statement
     analyze: bool = False
     rate: Decimal | None = None  # EXPLAIN … AT <rate> PER SECOND: priced per month at that rate
+    program: bool = False  # EXPLAIN (FORMAT PYTHON): the plan as a runnable boto3 program
 
 
 @dataclass(frozen=True)

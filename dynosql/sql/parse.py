@@ -98,7 +98,7 @@ _HOT_KEYS = re.compile(
 )
 _ENTITIES = re.compile(rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?\s*$", re.I)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
-_EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
+_EXPLAIN = re.compile(r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+PYTHON\s*\))?(\s+ANALYZE\b)?", re.I)
 # EXPLAIN … AT <n> PER SECOND: the statement priced per month at that request rate
 _RATE = re.compile(r"\s+AT\s+([0-9]*\.?[0-9]+)\s+PER\s+SECOND\s*;?\s*$", re.I)
 _EXPLAINED = keywords.leading(tuple(s for s in keywords.STARTERS if s.explain))
@@ -150,7 +150,18 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
     if m := _EXPLAIN.match(code):
         chunk, code, rate = _explain_rate(chunk, code)
         explain = _explain(chunk, code, m)
-        return dataclasses.replace(explain, rate=rate) if rate is not None else explain
+        if rate is not None:
+            explain = dataclasses.replace(explain, rate=rate)
+        if "(" in m.group(0):  # EXPLAIN (FORMAT PYTHON)
+            if explain.analyze or rate is not None or not isinstance(explain.statement, ast.Select):
+                raise _error(
+                    chunk,
+                    code,
+                    _first(code),
+                    "EXPLAIN (FORMAT PYTHON) takes a SELECT, without ANALYZE or AT … PER SECOND",
+                )
+            explain = dataclasses.replace(explain, program=True)
+        return explain
     if is_write(chunk.text):
         return parse_write(chunk)
     return _parse_select(chunk)

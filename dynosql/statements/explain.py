@@ -31,10 +31,27 @@ def run(ctx: Context, explain: ast.Explain) -> Result:
     kind = kind_of(statement)
     if kind.explain is None:
         raise PlanError(f"EXPLAIN of {kind.label(statement)} is not supported")
+    if explain.program:
+        return program(ctx, explain)
     if explain.rate is None:
         return kind.explain(ctx, statement, explain.analyze)
     result = kind.explain(ctx, statement, explain.analyze)
     return priced(ctx, result, explain.rate, kind.label(statement))
+
+
+def program(ctx: Context, explain: ast.Explain) -> Result:
+    """EXPLAIN (FORMAT PYTHON): the SELECT's plan as a runnable boto3 program."""
+    from dynosql.plan.program import program as write_program
+    from dynosql.statements.select import plan_of
+
+    statement = explain.statement
+    assert isinstance(statement, ast.Select)
+    if statement.export is not None or ctx.settings.engine != "dynamodb":
+        raise PlanError("EXPLAIN (FORMAT PYTHON) writes DynamoDB requests: use --engine dynamodb")
+    plan = plan_of(ctx, statement)
+    region = str(getattr(ctx.client.meta, "region_name", "") or "us-east-1")
+    text = write_program(plan, region, f"{plan.label}: the requests dynosql plans")
+    return Result.plan(text.splitlines(), {"program": text})
 
 
 def priced(ctx: Context, result: Result, rate: Decimal, label: str) -> Result:
