@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -75,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run an embedded DynamoDB (moto, in-process) loaded with the example datasets",
     )
     conn.add_argument(
+        "--print-endpoint",
+        action="store_true",
+        help="with --local: print the embedded DynamoDB's URL on stdout (its region and "
+        "credentials on stderr) and serve it, for boto3 or the AWS CLI, until Ctrl-C",
+    )
+    conn.add_argument(
         "--endpoint-url", metavar="URL", help="DynamoDB endpoint (e.g. a local server)"
     )
     conn.add_argument("--region", help="AWS region (default: AWS_REGION / the profile's)")
@@ -133,6 +140,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--local and --endpoint-url exclude each other")
     if args.execute and args.file:
         parser.error("give SQL with -e or -f, not both")
+    if args.print_endpoint and not args.local:
+        parser.error("--print-endpoint prints the embedded DynamoDB's URL: it needs --local")
+    if args.print_endpoint and (args.execute or args.file):
+        parser.error("--print-endpoint serves the embedded DynamoDB until Ctrl-C: no -e or -f")
     params: dict[str, Any] = {}
     from dynosql.session import parse_param
 
@@ -143,6 +154,8 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error(str(err))
         params[name] = value
 
+    if args.print_endpoint:
+        return _serve(args)
     scripts = _scripts(args)
     interactive = scripts is None
     parsed: list[Any] = []
@@ -175,6 +188,32 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             return run_statements(session, parsed, args, sys.stdout, sys.stderr)
     finally:
         session.close()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """``--local --print-endpoint``: the embedded DynamoDB, loaded with the examples, until
+    Ctrl-C or SIGTERM; its URL alone on stdout (for ``$(…)``), how to reach it on stderr."""
+    settings, _config = _settings(args, interactive=False)
+    try:
+        session = _connect(args, {}, settings)
+    except DynosqlError as err:
+        return _fail(err, args)
+    try:
+        local = session.embedded
+        assert local is not None
+        print(local.endpoint_url, flush=True)
+        if not args.quiet:
+            _err(
+                f"serving the embedded DynamoDB at {local.connection_text()} until Ctrl-C; e.g. "
+                f"AWS_ACCESS_KEY_ID=dynosql-local AWS_SECRET_ACCESS_KEY=dynosql-local aws "
+                f"dynamodb list-tables --endpoint-url {local.endpoint_url} --region "
+                f"{local.region}"
+            )
+        with sigterm_as_interrupt():
+            threading.Event().wait()  # until KeyboardInterrupt or Terminated
+    finally:
+        session.close()
+    return EXIT_OK  # pragma: no cover - the wait ends only by an interruption
 
 
 def _undo_command(argv: list[str]) -> list[str]:

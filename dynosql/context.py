@@ -31,7 +31,7 @@ from dynosql.journal import Journal, journal_dir, new_journal_path
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import Options, plan_full_scan
 from dynosql.plan.schema import TableInfo
-from dynosql.result import ProgressSink, Result, Stats
+from dynosql.result import ProgressSink, Result, Stats, format_capacity
 from dynosql.settings import Settings
 
 if TYPE_CHECKING:
@@ -76,6 +76,9 @@ class Doors:
     assume_yes: bool = False
     notice: Callable[[str], None] | None = None
     progress: ProgressSink | None = None
+    # a person at the REPL: a hint may read a bounded sample (its cost on a line of its own);
+    # elsewhere (scripts, library calls) hints read nothing the statement did not read
+    interactive: bool = False
 
 
 class Context:
@@ -191,6 +194,29 @@ class Context:
                 if counted:
                     self.ledger.settle(stats)
         return self._samples[table]
+
+    def hint_sample(self, table: str) -> tuple[list[dict[str, Any]] | None, str | None]:
+        """The items hints may compare names and types against, and, when they were read for
+        the hint now, what that read cost (a line of its own). A sample already read this
+        session (the catalog's, where the backend reports no table size) is used as it is;
+        a new one is read only for a person at the REPL (`Doors.interactive`), never under
+        ``--fail-on-scan``. Scripts and library calls get None: no read nobody asked for."""
+        if table in self._samples:
+            return self._samples[table], None
+        if not self.doors.interactive or not guards.may_sample(self):
+            return None, None
+        before = self.ledger.rcu
+        items = self.sample(table)
+        spent = self.ledger.rcu - before
+        cost = (
+            f"~{format_capacity(spent)} RCU est."
+            if self.estimating
+            else f"{format_capacity(spent)} RCU"
+        )
+        return (
+            items,
+            f"read for the hints: a {len(items)}-item sample of {table} (one Scan page, {cost})",
+        )
 
     # --- reading ---------------------------------------------------------------------------
 

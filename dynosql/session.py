@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dynosql import guards
 from dynosql.context import Context, Doors, Ledger
-from dynosql.dynamo.capabilities import MOTO, Capabilities
+from dynosql.dynamo.capabilities import EMBEDDED, Capabilities
 from dynosql.dynamo.capabilities import install as install_projection_check
 from dynosql.dynamo.catalog import Catalog
 from dynosql.dynamo.client import make_client
@@ -65,6 +65,8 @@ class Session:
     assume_yes: _Door[bool] = _Door()
     notice: _Door[Callable[[str], None] | None] = _Door()
     progress: _Door[ProgressSink | None] = _Door()
+    # a person at the REPL: hints may read a bounded sample (scripts: nothing not asked for)
+    interactive: _Door[bool] = _Door()
 
     def __init__(
         self,
@@ -105,7 +107,7 @@ class Session:
         from dynosql.dynamo.embedded import start_local
 
         server = start_local(load_examples=load_examples)
-        session = cls(server.client(), capabilities=MOTO, **kwargs)
+        session = cls(server.client(), capabilities=EMBEDDED, **kwargs)
         session.embedded = server
         if not session.settings.export_s3:
             session.settings.export_s3 = server.export_s3
@@ -290,8 +292,18 @@ class Session:
         return set_setting(self.context, name, value)
 
     def settings_result(self) -> Result:
-        """Every setting with its value and meaning."""
-        return Result(["setting", "value", "meaning"], iter(self.settings.rows()))
+        """Every setting with its value and meaning, then where requests go (not a setting:
+        the embedded server's URL and credentials, for boto3 or the AWS CLI)."""
+        rows = self.settings.rows()
+        if self.embedded is not None:
+            meaning = (
+                "the embedded DynamoDB (moto), while dynosql runs: "
+                f"{self.embedded.connection_text()}"
+            )
+        else:
+            meaning = "where requests go (--endpoint-url, else AWS in the region)"
+        rows.append({"setting": "endpoint", "value": self.endpoint, "meaning": meaning})
+        return Result(["setting", "value", "meaning"], iter(rows))
 
 
 __all__ = ["PlanError", "Session", "Settings", "bind", "make_client", "parse_param"]

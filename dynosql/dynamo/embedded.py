@@ -12,7 +12,17 @@ Two things the plain ``ThreadedMotoServer`` does not give us, added here:
   servers in one process would share every table. Each :class:`LocalDynamo` therefore gets its
   own account id, injected into each request it serves (moto's ``x-moto-account-id`` header),
   and forgets that account's tables on :meth:`LocalDynamo.stop`.
-- **Quiet.** werkzeug logs every request to stderr; the server's handler drops those lines.
+- **Quiet.** werkzeug logs every request to stderr, and the traceback of every request moto
+  fails on (an ~80-line page for an item holding 1E-130, say); the server keeps those lines to
+  itself (:attr:`LocalDynamo.errors`, the last few, for ``--debug``) and the client gets
+  moto's HTTP 500 answer, which dynosql reports in one line.
+- **DynamoDB's number rule.** DynamoDB refuses arithmetic (``SET v = v + :x``, ``ADD``) whose
+  exact result needs more than 38 significant digits or leaves 1E-130 … 9.99…E+125 ("DynamoDB
+  only supports precision up to 38 digits"); moto rounds it to 28 digits or fails with a 500.
+  Its number addition and subtraction are made to answer as DynamoDB does
+  (:func:`_follow_dynamodb_numbers`).
+- **Capacity.** moto's ConsumedCapacity is a constant; `dynosql.dynamo.metering.Meter`
+  replaces it with what DynamoDB would charge, computed by DynamoDB's documented rules.
 - **Exports shaped like DynamoDB's.** moto 5.x names an export
   ``…:table/arn:aws:dynamodb:…:table/T/import/<uuid>`` (the table's whole ARN nested in the
   export's, and ``import``: moto's ``TableExport.__init__``, moto/dynamodb/models/table_export.py)
@@ -33,6 +43,7 @@ stay cheap for commands that never start a local server.
 from __future__ import annotations
 
 import base64
+import collections
 import gzip
 import hashlib
 import itertools
@@ -41,6 +52,8 @@ import threading
 import time
 import uuid
 from typing import Any
+
+from dynosql.dynamo.metering import Meter
 
 REGION = "us-east-1"
 # --local's bucket in the embedded S3, one per server: moto's bucket names are global to the
@@ -90,6 +103,8 @@ class LocalDynamo:
         self.loaded: dict[str, int] = {}
         self.load_seconds = 0.0
         self._server: Any = None
+        # what the server would have printed (moto's tracebacks), the last few
+        self.errors: collections.deque[str] = collections.deque(maxlen=8)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -99,18 +114,31 @@ class LocalDynamo:
             return self
         from moto.server import ThreadedMotoServer
 
+        _follow_dynamodb_numbers()
         _export_like_dynamodb()
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
         wsgi: Any = server._server  # werkzeug's ThreadedWSGIServer, read per request
-        wsgi.app = _AccountMiddleware(wsgi.app, self.account_id)
+        wsgi.app = _AccountMiddleware(Meter(wsgi.app, self._backend), self.account_id)
+        keep = self._keep_log
+        wsgi.log = keep  # "Error on request: <traceback>" goes through the server's log
         handler = wsgi.RequestHandlerClass
         wsgi.RequestHandlerClass = type(
-            "QuietRequestHandler", (handler,), {"log_request": lambda self, *a, **k: None}
+            "QuietRequestHandler",
+            (handler,),
+            {
+                "log_request": lambda self, *a, **k: None,
+                "log": lambda self, type, message, *args: keep(type, message, *args),
+            },
         )
         self.port = server.get_host_and_port()[1]
         self._server = server
         return self
+
+    def _keep_log(self, type: str, message: str, *args: Any) -> None:
+        """werkzeug's log lines: errors kept (never printed), the rest dropped."""
+        if type == "error":
+            self.errors.append(message % args if args else message)
 
     def stop(self) -> None:
         """Stop the server and drop this account's tables from moto's global state.
@@ -148,6 +176,14 @@ class LocalDynamo:
         if self._server is None:
             raise RuntimeError("LocalDynamo is not running; call start() first")
         return f"http://{self.host}:{self.port}"
+
+    def connection_text(self) -> str:
+        """What boto3 or the AWS CLI need to reach this server while it runs (the REPL's
+        banner, ``\\settings``, ``--print-endpoint``)."""
+        return (
+            f"{self.endpoint_url} (region {self.region}, access key {ACCESS_KEY_ID}, "
+            f"secret {SECRET_ACCESS_KEY})"
+        )
 
     def client(self, **config: Any) -> Any:
         """A boto3 low-level DynamoDB client for this server.
@@ -233,6 +269,48 @@ class LocalDynamo:
         from moto.dynamodb.models import dynamodb_backends
 
         return dynamodb_backends[self.account_id][self.region]
+
+
+_numbers_followed = False
+
+
+def _follow_dynamodb_numbers() -> None:
+    """moto's number ``+`` and ``-`` (SET arithmetic and ADD both use them) as DynamoDB's: the
+    exact result, or DynamoDB's ValidationException when it cannot be stored. Installed once
+    per process, on moto's own class; moto runs in this process only as dynosql's embedded
+    DynamoDB. A moto whose internals differ is left as it is."""
+    global _numbers_followed
+    if _numbers_followed:
+        return
+    _numbers_followed = True
+    try:
+        from moto.dynamodb.exceptions import MockValidationException
+        from moto.dynamodb.models.dynamo_type import DynamoType
+    except ImportError:  # pragma: no cover - another moto layout
+        return
+    from decimal import Decimal
+
+    from dynosql import values
+
+    add, subtract = DynamoType.__add__, DynamoType.__sub__
+
+    def exact(op: Any, fallback: Any) -> Any:
+        def compute(self: Any, other: Any) -> Any:
+            if not (self.type == other.type == "N"):
+                return fallback(self, other)
+            result = op(values.DECIMAL_CONTEXT, Decimal(self.value), Decimal(other.value))
+            try:
+                values.number(values.format_number(result))
+            except ValueError:
+                raise MockValidationException(
+                    "DynamoDB only supports precision up to 38 digits"
+                ) from None
+            return DynamoType({"N": values.format_number(result)})
+
+        return compute
+
+    DynamoType.__add__ = exact(type(values.DECIMAL_CONTEXT).add, add)  # type: ignore[method-assign]
+    DynamoType.__sub__ = exact(type(values.DECIMAL_CONTEXT).subtract, subtract)  # type: ignore[method-assign]
 
 
 def _put_direct(backend: Any, table_name: str) -> Any:

@@ -70,13 +70,14 @@ STARTERS = (
 )
 WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse
 
-_CONDITION = "AND OR NOT IN BETWEEN LIKE IS"
+_CONDITION = "AND OR NOT IN BETWEEN LIKE IS MISSING"
 CLAUSES: dict[str, tuple[str, ...]] = {
     area: tuple(text.split())
     for area, text in {
         # WITH opens a common table expression: refused, but SQL reads it as a keyword
         "select": "SELECT DISTINCT AS FROM WHERE GROUP BY HAVING ORDER ASC DESC NULLS FIRST LAST "
-        f"LIMIT TABLESAMPLE SYSTEM PERCENT REPEATABLE EXPORT WITH {_CONDITION}",
+        f"LIMIT TABLESAMPLE SYSTEM PERCENT REPEATABLE EXPORT WITH CASE WHEN THEN ELSE END CAST "
+        f"{_CONDITION}",
         "explain": "ANALYZE AT PER SECOND PYTHON",  # … AT n PER SECOND; (FORMAT PYTHON): FORMAT is copy's
         "show": "TABLES HOT KEYS ENTITIES FROM SAMPLE PERCENT REPEATABLE LIMIT CREATE TABLE",
         "set": "TO",
@@ -100,7 +101,9 @@ RETURNING = ("*", "old.*")  # RETURNING * (the item after the write) or old.* (b
 @dataclass(frozen=True)
 class Function:
     name: str  # as it is usually written: COUNT, begins_with (names are case-insensitive)
-    kind: str  # aggregate, condition (a predicate), operand (a value) or update (SET's right)
+    # aggregate, condition (a predicate), operand (a value), update (SET's right) or scalar
+    # (an expression computed client-side)
+    kind: str
     arity: int  # its arguments (an aggregate's one: *, p or DISTINCT p)
 
 
@@ -114,6 +117,34 @@ FUNCTIONS = (
     Function("size", "operand", 1),
     Function("if_not_exists", "update", 2),
     Function("list_append", "update", 2),
+    # scalar expressions, computed client-side (dynosql/evaluate/scalar.py); arity: the most
+    *(
+        Function(name, "scalar", arity)
+        for name, arity in (
+            ("ROUND", 2),
+            ("FLOOR", 1),
+            ("CEIL", 1),
+            ("CEILING", 1),
+            ("ABS", 1),
+            ("CONCAT", 2),
+            ("SUBSTR", 3),
+            ("SUBSTRING", 3),
+            ("LENGTH", 1),
+            ("CHAR_LENGTH", 1),
+            ("LOWER", 1),
+            ("UPPER", 1),
+            ("TRIM", 1),
+            ("REPLACE", 3),
+            ("SPLIT_PART", 3),
+            ("STARTS_WITH", 2),
+            ("COALESCE", 2),
+            ("NULLIF", 2),
+            ("DATE_TRUNC", 2),
+            ("FROM_UNIXTIME", 1),
+            ("TO_UNIXTIME", 1),
+            ("NOW", 0),
+        )
+    ),
 )
 
 

@@ -26,6 +26,7 @@ from dynosql.sql.convert import (
     _error,
     _first,
     _guessing_syntax_error,
+    _path_text,
     _pos,
     _sql,
     _syntax_error,
@@ -144,6 +145,23 @@ def _insert_fast(chunk: Chunk, text: str, code: str, verb: str) -> ast.Insert | 
     return dataclasses.replace(statement, rows=(first, *rest))
 
 
+def _image_star(e: exp.Expression) -> bool:
+    """``old.*`` or ``new.*``."""
+    return isinstance(e, exp.Column) and isinstance(e.this, exp.Star) and e.table in ("old", "new")
+
+
+def _leading_identifier(e: exp.Expression) -> exp.Identifier | None:
+    """The first name of a path expression (``old`` in ``old.m.x[0]``)."""
+    while isinstance(e, exp.Dot | exp.Bracket | exp.Paren):
+        e = e.this
+    if isinstance(e, exp.Column):
+        for part in ("catalog", "db", "table", "this"):
+            found = e.args.get(part)
+            if isinstance(found, exp.Identifier):
+                return found
+    return None
+
+
 _DUMMY = "_"  # the placeholder assignment that stands for a cut-out REMOVE when there is no SET
 
 
@@ -220,14 +238,39 @@ class _WriteConverter(_Converter):
         items = node.expressions
         if len(items) == 1 and isinstance(items[0], exp.Star):
             return ast.Returning(old=False)
-        if (
-            len(items) == 1
-            and isinstance(items[0], exp.Column)
-            and isinstance(items[0].this, exp.Star)
-            and items[0].table in ("old", "new")
-        ):
+        if len(items) == 1 and _image_star(items[0]):
             return ast.Returning(old=items[0].table == "old")
-        raise self.fail("RETURNING takes * (the item after the write) or old.* (before)", node)
+        columns: list[ast.ReturnColumn] = []
+        for e in items:
+            alias = e.alias if isinstance(e, exp.Alias) else None
+            e = e.this if isinstance(e, exp.Alias) else e
+            if isinstance(e, exp.Star) or _image_star(e):
+                raise self.fail("RETURNING takes *, old.* or a list of columns, not both", e)
+            if not isinstance(e, exp.Column | exp.Dot | exp.Bracket):
+                raise self.fail(
+                    f"RETURNING takes *, old.* or attribute paths (old.p: before the write), "
+                    f"not {_sql(e)}",
+                    e,
+                )
+            path, old = self.path(e), False
+            first = _leading_identifier(e)
+            if (
+                len(path.elements) > 1
+                and isinstance(path.elements[1], str)
+                and first is not None
+                and not first.args.get("quoted")
+                and first.name.lower() in ("old", "new")
+            ):  # old.p / new.p name the image; "old".p is the attribute old
+                old = first.name.lower() == "old"
+                rest = list(path.elements[1:])
+                path = ast.Path(tuple(rest), _path_text(rest), path.pos)
+            column = ast.ReturnColumn(path, alias, old)
+            if any(c.name == column.name for c in columns):
+                raise self.fail(
+                    f"two RETURNING columns are named {column.name}: give one an alias (AS …)", e
+                )
+            columns.append(column)
+        return ast.Returning(columns=tuple(columns))
 
     def insert(self, tree: exp.Insert, start: ast.Pos) -> ast.Insert:
         verb = self.verb
@@ -280,6 +323,19 @@ class _WriteConverter(_Converter):
             select = self.select(source)
             if select.is_aggregate or select.distinct:
                 raise self.fail(f"{verb} … SELECT takes plain rows, not aggregates", source)
+            if columns and select.items is None:
+                # an item's attributes have no order: nothing to match the named columns with
+                raise self.fail(
+                    f"{verb} INTO {table} ({', '.join(columns)}) SELECT * has no order to match "
+                    "the named columns: select one column per name, or drop the column list",
+                    source,
+                )
+            if columns and select.items is not None and len(select.items) != len(columns):
+                raise self.fail(
+                    f"{len(select.items)} selected columns for {len(columns)} named columns "
+                    "(they are matched by position)",
+                    source,
+                )
         else:
             raise self.fail(f"{verb} takes VALUES (…) or SELECT …", source or tree)
         return ast.Insert(

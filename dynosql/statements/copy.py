@@ -28,8 +28,8 @@ from dynosql import files, guards, values
 from dynosql.dynamo.writer import WriteLimits, WriteStats, put_requests, write_batches
 from dynosql.errors import DynosqlError, ExecutionError, PlanError
 from dynosql.guards import READS, Effects
+from dynosql.plan import cost
 from dynosql.plan.copy import key_types
-from dynosql.plan.cost import write_units
 from dynosql.plan.ddl import quote
 from dynosql.plan.write import check_item
 from dynosql.result import Result, Stats, format_capacity
@@ -303,7 +303,9 @@ class _Load:
         """Queue the gathered batch for the writer; wait for the oldest when enough are queued."""
         if self.items and self.dry:  # counted and priced, not sent
             self.written += len(self.items)
-            self.dry_wcu += sum(write_units(values.item_size(i)) for i in self.items)
+            table = self.ctx.table(self.statement.table)
+            for item in self.items:
+                self.dry_wcu += cost.item_write(None, item, table, values.item_size).total
             self.items, self.keys, self.lines = [], set(), []
         if self.items:
             ctx = self.ctx

@@ -64,7 +64,7 @@ def run_undo(ctx: Context, path: str) -> Result:
             return Outcome(target, False)
         attributes = response.get("Attributes")
         current = values.decode_item(attributes) if attributes else None
-        writer.charge(writer.item_units(current, r.entry.old))
+        writer.charge(writer.change_units(current, r.entry.old, ctx.table(r.entry.table)))
         return Outcome(target, True, current, r.entry.old)
 
     def done(outcome: Outcome) -> None:
