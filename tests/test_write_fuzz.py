@@ -372,10 +372,6 @@ def _moto_bug(backend: Backend, request: pytest.FixtureRequest, reason: str) -> 
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"moto 5 bug: {reason}"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21 item 1 (branch writes): INSERT … SELECT packs values by position",
-)
 def test_insert_select_maps_each_select_column_to_its_target(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
@@ -450,8 +446,8 @@ def test_arithmetic_keeps_38_digits(
 ) -> None:
     """`n = n + 1` is exact to 38 digits, whatever the stored number's form. moto adds in
     Python's 28-digit context (2.2345678901234567890123456789012345 becomes
-    2.234567890123456789012345679) and answers HTTP 500 when the stored number is 1E+20."""
-    _moto_bug(backend, request, "arithmetic rounded to 28 digits; HTTP 500 for 1E+20 + 1")
+    2.234567890123456789012345679) and answers HTTP 500 when the stored number is 1E+20; the
+    embedded server makes it add as DynamoDB does (dynamo/embedded.py)."""
     name = _hash_table(
         backend,
         [

@@ -404,8 +404,6 @@ class Gen:
             plain = [a for a in ATTRS if a not in s.index_keys]
             targets = rng.sample(plain, rng.randint(1, 2))
             picked = rng.sample(ATTRS, len(targets))  # two columns of one name are refused
-            if wm.AVOID_ISSUE_21_ITEM_1:
-                where = conj([where] + [Func("attribute_exists", (p,)) for p in picked])  # type: ignore[list-item]
             chosen = [i for i in src_items if where is None or where.holds(i)]
             columns = list(s.keys) + targets
             rows = [[i[k] for k in s.keys] + [i.get(p, MISSING) for p in picked] for i in chosen]

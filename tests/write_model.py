@@ -33,10 +33,6 @@ Path = tuple[Any, ...]  # names (str) and list indexes (int)
 MISSING: Any = object()
 EXACT = decimal.Context(prec=200, Emax=999999, Emin=-999999)
 
-# Item 1 of issue 21 (branch `writes`): the fuzzer avoids what triggers it while it is open
-# (its regression test, a strict xfail, is in test_write_fuzz.py). Set to False once it is
-# fixed, so the fuzzer covers that shape too.
-AVOID_ISSUE_21_ITEM_1 = True  # INSERT … (cols) SELECT with a source row lacking a column
 # Found by this fuzzer, not an item of issue 21: a parameter inside a list, map or set literal
 # (`{'k': :p}`, which the grammar's `value` allows) is refused ("… is not a value").
 AVOID_NESTED_PARAMETERS = True
