@@ -101,13 +101,17 @@ class Session:
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
-        """A session on the embedded DynamoDB (moto, in-process), loaded with the examples."""
+        """A session on the embedded DynamoDB (moto, in-process), loaded with the examples; its
+        exports go to the embedded S3 unless export_s3 says otherwise (--engine export works
+        with no setup)."""
         from dynosql.dynamo.embedded import start_local
 
         server = start_local(load_examples=load_examples)
         session = cls(server.client(), capabilities=EMBEDDED, **kwargs)
         session.embedded = server
         session.context.embedded = True
+        if not session.settings.export_s3:
+            session.settings.export_s3 = server.export_s3
         return session
 
     def cancel(self) -> None:

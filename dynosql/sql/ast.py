@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from dynosql import values
@@ -297,6 +298,8 @@ class Select:
 class Explain:
     statement: Statement  # a Select, a write (or BEGIN/COMMIT/UNDO) or a table statement
     analyze: bool = False
+    rate: Decimal | None = None  # EXPLAIN … AT <rate> PER SECOND: priced per month at that rate
+    program: bool = False  # EXPLAIN (FORMAT PYTHON): the plan as a runnable boto3 program
 
 
 @dataclass(frozen=True)

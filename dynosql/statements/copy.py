@@ -52,12 +52,18 @@ def copy_to(ctx: Context, statement: ast.CopyTo) -> Result:
     result = ctx.run_statement(_query(statement))
     rows = iter(result)
     part = _part_name(statement.path)
+    notes: list[str] = []
     try:
-        with files.open_file(part, "w", gzipped=statement.path.endswith(".gz")) as out:
-            if statement.format == "csv":
-                _write_csv(rows, result.columns, out)
-            else:
-                _write_lines(rows, statement.format, out)
+        if statement.format == "parquet":
+            from dynosql.engines import parquet
+
+            notes = parquet.write(rows, result.columns, part)
+        else:
+            with files.open_file(part, "w", gzipped=statement.path.endswith(".gz")) as out:
+                if statement.format == "csv":
+                    _write_csv(rows, result.columns, out)
+                else:
+                    _write_lines(rows, statement.format, out)
         os.replace(part, statement.path)
     except OSError as err:
         raise ExecutionError(f"cannot write {statement.path}: {err.strerror or err}") from err
@@ -66,7 +72,9 @@ def copy_to(ctx: Context, statement: ast.CopyTo) -> Result:
             os.unlink(part)
     stats = result.stats
     stats.finish()
-    return Result.status(f"COPY {stats.footer()} → {statement.path}", stats, result.warnings)
+    done = Result.status(f"COPY {stats.footer()} → {statement.path}", stats, result.warnings)
+    done.notes.extend(notes)
+    return done
 
 
 def _part_name(path: str) -> str:
@@ -176,7 +184,7 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
             ctx.last_write = load.writes
         with stream:
             header = ""
-            for line in files.read_items(stream, statement.format, types):
+            for line in _lines(statement, stream, types):
                 if line.item is None and line.error is None:
                     header = line.raw
                     continue
@@ -253,6 +261,14 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
     if load.writes.journal:
         title += f" · journal {load.writes.journal}"
     return Result.status(title, stats)
+
+
+def _lines(statement: ast.CopyFrom, stream: Any, types: dict[str, str]) -> Iterator[files.Line]:
+    if statement.format == "parquet":
+        from dynosql.engines import parquet
+
+        return parquet.read(statement.path)  # by name, through DuckDB (`stream` is unread)
+    return files.read_items(stream, statement.format, types)
 
 
 def position(statement: ast.CopyFrom) -> str:
