@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -46,6 +47,7 @@ examples:
   dynosql --local --dry-run -e "DELETE FROM audit WHERE PK = 'ACTOR#ana.silva'"
   dynosql --local --yes --journal undo.jsonl -e "UPDATE drive SET size = size + 1"
   dynosql --local undo undo.jsonl                   put back what a write changed
+  dynosql undo --last                               undo the newest write (asks first)
 
 exit codes: 0 ok, 1 a statement failed, 2 bad usage, 3 refused by a guard, 130 interrupted,
   143 terminated (SIGTERM)
@@ -73,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--local",
         action="store_true",
         help="run an embedded DynamoDB (moto, in-process) loaded with the example datasets",
+    )
+    conn.add_argument(
+        "--print-endpoint",
+        action="store_true",
+        help="with --local: print the embedded DynamoDB's URL on stdout (its region and "
+        "credentials on stderr) and serve it, for boto3 or the AWS CLI, until Ctrl-C",
     )
     conn.add_argument(
         "--endpoint-url", metavar="URL", help="DynamoDB endpoint (e.g. a local server)"
@@ -116,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    argv = _undo_command(list(sys.argv[1:] if argv is None else argv))
+    argv = _undo_command(list(sys.argv[1:] if argv is None else argv), parser)
     args = parser.parse_args(argv)
     try:
         return _main(parser, args)
@@ -133,6 +141,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--local and --endpoint-url exclude each other")
     if args.execute and args.file:
         parser.error("give SQL with -e or -f, not both")
+    if args.print_endpoint and not args.local:
+        parser.error("--print-endpoint prints the embedded DynamoDB's URL: it needs --local")
+    if args.print_endpoint and (args.execute or args.file):
+        parser.error("--print-endpoint serves the embedded DynamoDB until Ctrl-C: no -e or -f")
     params: dict[str, Any] = {}
     from dynosql.session import parse_param
 
@@ -143,6 +155,8 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error(str(err))
         params[name] = value
 
+    if args.print_endpoint:
+        return _serve(args)
     scripts = _scripts(args)
     interactive = scripts is None
     parsed: list[Any] = []
@@ -177,15 +191,81 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         session.close()
 
 
-def _undo_command(argv: list[str]) -> list[str]:
-    """``dynosql undo JOURNAL [options]`` is ``dynosql -e "UNDO 'JOURNAL'" [options]``."""
-    if not argv or argv[0] != "undo":
+def _serve(args: argparse.Namespace) -> int:
+    """``--local --print-endpoint``: the embedded DynamoDB, loaded with the examples, until
+    Ctrl-C or SIGTERM; its URL alone on stdout (for ``$(…)``), how to reach it on stderr."""
+    settings, _config = _settings(args, interactive=False)
+    try:
+        session = _connect(args, {}, settings)
+    except DynosqlError as err:
+        return _fail(err, args)
+    try:
+        local = session.embedded
+        assert local is not None
+        print(local.endpoint_url, flush=True)
+        if not args.quiet:
+            _err(
+                f"serving the embedded DynamoDB at {local.connection_text()} until Ctrl-C; e.g. "
+                f"AWS_ACCESS_KEY_ID=dynosql-local AWS_SECRET_ACCESS_KEY=dynosql-local aws "
+                f"dynamodb list-tables --endpoint-url {local.endpoint_url} --region "
+                f"{local.region}"
+            )
+        with sigterm_as_interrupt():
+            threading.Event().wait()  # until KeyboardInterrupt or Terminated
+    finally:
+        session.close()
+    return EXIT_OK  # pragma: no cover - the wait ends only by an interruption
+
+
+UNDO_FLAGS = {"--force-target": "FORCE TARGET", "--force-damaged": "FORCE DAMAGED"}
+
+
+def _undo_command(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``dynosql [options] undo {FILE | --last} [--force-target] [--force-damaged] [options]``
+    is ``dynosql -e "UNDO 'FILE'" [options]`` (``UNDO LAST``, ``FORCE TARGET``, …): the word
+    ``undo`` is the first argument that is neither an option nor an option's value."""
+    at = _first_positional(argv, parser, 0)
+    if at is None or argv[at] != "undo":
         return argv
-    if len(argv) < 2 or argv[1].startswith("-"):
-        _err("error: dynosql undo takes a journal file: dynosql undo FILE [options]")
+    rest = argv[:at] + argv[at + 1 :]
+    forced = [UNDO_FLAGS[a] for a in rest[at:] if a in UNDO_FLAGS]
+    last = "--last" in rest[at:]
+    rest = rest[:at] + [a for a in rest[at:] if a not in UNDO_FLAGS and a != "--last"]
+    where = _first_positional(rest, parser, at)
+    if (where is None) == (not last):
+        _err(
+            "error: dynosql undo takes a journal file or --last: "
+            "dynosql undo {FILE | --last} [--force-target] [--force-damaged] [options]"
+        )
         raise SystemExit(EXIT_USAGE)
-    quoted = argv[1].replace("'", "''")
-    return ["-e", f"UNDO '{quoted}'", *argv[2:]]
+    if last:
+        target = "LAST"
+    else:
+        assert where is not None
+        target = "'" + rest.pop(where).replace("'", "''") + "'"
+    return ["-e", " ".join(["UNDO", target, *forced]), *rest]
+
+
+def _first_positional(argv: list[str], parser: argparse.ArgumentParser, start: int) -> int | None:
+    """The index of the first argument from `start` that is not an option or its value."""
+    takes_value = {
+        option
+        for action in parser._actions
+        if action.nargs != 0
+        for option in action.option_strings
+    }
+    i = start
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return i + 1 if i + 1 < len(argv) else None
+        if arg.startswith("-") and arg != "-":
+            if arg in takes_value:
+                i += 1  # its value
+            i += 1
+            continue
+        return i
+    return None
 
 
 def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:

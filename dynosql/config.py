@@ -143,7 +143,7 @@ def apply(config: Config, data: dict[str, Any]) -> None:
         except ValueError as err:
             config.warnings.append(f"config: {key} = {value!r} is not {err}; using the default")
             continue
-        setattr(config.settings, setting.name, parsed)
+        config.settings.give(setting.name, parsed, "in the config file")
         config.given.add(setting.name)
 
 

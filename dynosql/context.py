@@ -31,7 +31,7 @@ from dynosql.journal import Journal, journal_dir, new_journal_path
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import Options, plan_full_scan
 from dynosql.plan.schema import TableInfo
-from dynosql.result import ProgressSink, Result, Stats
+from dynosql.result import ProgressSink, Result, Stats, format_capacity
 from dynosql.settings import Settings
 
 if TYPE_CHECKING:
@@ -76,6 +76,9 @@ class Doors:
     assume_yes: bool = False
     notice: Callable[[str], None] | None = None
     progress: ProgressSink | None = None
+    # a person at the REPL: a hint may read a bounded sample (its cost on a line of its own);
+    # elsewhere (scripts, library calls) hints read nothing the statement did not read
+    interactive: bool = False
 
 
 class Context:
@@ -110,6 +113,7 @@ class Context:
         self.ledger = Ledger()
         self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
         self.journal_file: str | None = None  # --journal FILE (else one file per statement)
+        self.embedded = False  # the in-process server of --local (its port changes per run)
         self.last_write: WriteStats | None = None
         self.transaction: Any = None  # the writes queued since BEGIN (statements.transaction)
         self.exports: dict[str, str] = {}  # table → the export ARN taken this session
@@ -191,6 +195,29 @@ class Context:
                 if counted:
                     self.ledger.settle(stats)
         return self._samples[table]
+
+    def hint_sample(self, table: str) -> tuple[list[dict[str, Any]] | None, str | None]:
+        """The items hints may compare names and types against, and, when they were read for
+        the hint now, what that read cost (a line of its own). A sample already read this
+        session (the catalog's, where the backend reports no table size) is used as it is;
+        a new one is read only for a person at the REPL (`Doors.interactive`), never under
+        ``--fail-on-scan``. Scripts and library calls get None: no read nobody asked for."""
+        if table in self._samples:
+            return self._samples[table], None
+        if not self.doors.interactive or not guards.may_sample(self):
+            return None, None
+        before = self.ledger.rcu
+        items = self.sample(table)
+        spent = self.ledger.rcu - before
+        cost = (
+            f"~{format_capacity(spent)} RCU est."
+            if self.estimating
+            else f"{format_capacity(spent)} RCU"
+        )
+        return (
+            items,
+            f"read for the hints: a {len(items)}-item sample of {table} (one Scan page, {cost})",
+        )
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -316,6 +343,14 @@ class Context:
             return Journal(path)
         except OSError as err:
             raise DynosqlError(f"cannot write the undo journal {path}: {err.strerror}") from None
+
+    def write_target(self) -> dict[str, str]:
+        """Where this session's writes go, as the journal's header records it and undo checks
+        it: the endpoint (``embedded`` for --local, whose port is new in every process) and
+        the region."""
+        meta = self.client.meta
+        endpoint = "embedded" if self.embedded else str(getattr(meta, "endpoint_url", ""))
+        return {"endpoint": endpoint, "region": str(getattr(meta, "region_name", ""))}
 
     def keep_journal(self) -> bool:
         """Whether a journal with nothing to undo is kept (--journal FILE is the user's)."""

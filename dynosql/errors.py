@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -102,7 +103,8 @@ class Failure:
     `kind`: ``throttle``, ``server`` (HTTP 5xx), ``connection`` (dropped or unreachable;
     `dropped` when a request was under way and may be retried), ``credentials``,
     ``not_found``, ``conflict`` (a write refused because a transaction holds the item: nothing
-    was applied), ``refused`` (any other AWS error answer), ``setup`` (no region, no
+    was applied), ``in_progress`` (a TransactWriteItems whose token is still being applied:
+    the same request, sent again, answers as the first did), ``refused`` (any other AWS error answer), ``setup`` (no region, no
     credentials, a bad profile), or ``unknown`` (not an AWS or connection error: a bug).
     What each kind is worth in retries is `dynosql.dynamo.retry.RetryPolicy`'s to decide."""
 
@@ -114,7 +116,7 @@ class Failure:
     @property
     def transient(self) -> bool:
         """Worth sending again after a pause."""
-        return self.kind in ("throttle", "server") or self.dropped
+        return self.kind in ("throttle", "server", "in_progress") or self.dropped
 
 
 def classify(err: BaseException) -> Failure:
@@ -137,6 +139,8 @@ def classify(err: BaseException) -> Failure:
             return Failure("not_found", code, message)
         if code == "TransactionConflictException":
             return Failure("conflict", code, message)
+        if code == "TransactionInProgressException":
+            return Failure("in_progress", code, message)
         if isinstance(status, int) and status >= 500:
             return Failure("server", code, message)
         return Failure("refused", code, message)
@@ -154,6 +158,50 @@ def classify(err: BaseException) -> Failure:
     if name in SETUP_ERRORS:
         return Failure("setup", name, str(err))
     return Failure("unknown", name, str(err))
+
+
+# DynamoDB's refusals of a valid-looking statement, as each backend words them (AWS, DynamoDB
+# Local, dynalite and moto differ, and moto sometimes names the wrong operand type), mapped to
+# one sentence of dynosql's own: the message never depends on the backend. First match wins.
+REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), ours)
+    for pattern, ours in (
+        (
+            r"precision up to 38 digits|Number overflow|magnitude (larger|smaller) than "
+            r"supported range",
+            "a number the write computes needs more than 38 significant digits or leaves "
+            "DynamoDB's range (1E-130 to 9.99…E+125)",
+        ),
+        (
+            r"UpdateExpression: Incorrect operand type for operator or function|operand in "
+            r"the update expression has an incorrect data type",
+            "an item holds a value of the wrong type for this change (+, - and ADD of a number "
+            "need numbers, list_append lists, ADD/DELETE of a set a set of the same type)",
+        ),
+        (
+            r"refers to an attribute that does not exist in the item",
+            "an item lacks an attribute the SET reads (if_not_exists(a, 0) + 1 starts it)",
+        ),
+        (
+            r"document path provided in the update expression is invalid for update",
+            "an item has no map or list where the SET path goes through one (a.b needs a to be "
+            "a map)",
+        ),
+        (
+            r"Type mismatch for (Index )?key",
+            "a key attribute of the table or of an index must keep its declared type",
+        ),
+    )
+)
+
+
+def refusal_text(message: str) -> str:
+    """dynosql's own sentence for a refusal DynamoDB words differently per backend, or the
+    server's message (one line) when it is not one of those."""
+    for pattern, ours in REFUSALS:
+        if pattern.search(message):
+            return ours
+    return message
 
 
 def translate_error(err: Exception, what: str = "requests") -> Exception:
@@ -176,7 +224,7 @@ def translate_error(err: Exception, what: str = "requests") -> Exception:
     if failure.kind == "not_found":
         return ExecutionError(f"DynamoDB: {message or 'table or index not found'}")
     if failure.kind in ("server", "conflict", "refused"):
-        return ExecutionError(f"DynamoDB refused the request ({code}): {message}")
+        return ExecutionError(f"DynamoDB refused the request ({code}): {refusal_text(message)}")
     if failure.kind == "connection":
         hint = ""
         if code == "SSLError":

@@ -6,6 +6,7 @@ Kept apart from cli.py so the front door stays thin and the REPL can share it.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -58,14 +59,26 @@ def output_error(err: OSError) -> OutputError:
 
 class GuardedOutput:
     """`out`, whose failed writes (a full disk, /dev/full) raise OutputError: a failure of the
-    output, told apart from a connection's OSError. A closed pipe stays BrokenPipeError."""
+    output, told apart from a connection's OSError. A closed pipe stays BrokenPipeError.
+
+    A text stream over a file goes through its bytes: with unbuffered output (python -u,
+    PYTHONUNBUFFERED) Python's text layer hands each write to the file descriptor once and
+    drops a short count, so a table written in one piece into a nearly full disk was cut
+    without an error (exit 0). Here every byte is written, or the write fails."""
 
     def __init__(self, out: TextIO):
         self._out = out
 
     def write(self, text: str) -> int:
         try:
-            return self._out.write(text)
+            binary = getattr(self._out, "buffer", None)
+            if binary is None:  # not a file (captured in-process)
+                return self._out.write(text)
+            self._out.flush()  # what the text layer holds goes first
+            _write_all(
+                binary, text.encode(self._out.encoding or "utf-8", self._out.errors or "strict")
+            )
+            return len(text)
         except BrokenPipeError:
             raise
         except OSError as err:
@@ -81,6 +94,19 @@ class GuardedOutput:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._out, name)
+
+
+def _write_all(binary: Any, data: bytes) -> None:
+    """Every byte of `data` to a binary stream, buffered (its write takes all or raises) or
+    raw (its write may take part: the rest is written again, and a full disk then raises)."""
+    view = memoryview(data)
+    while view:
+        written = binary.write(view)
+        if written is None:  # a non-blocking stream that could take nothing now
+            raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
 
 
 class ScriptTooLarge(DynosqlError):

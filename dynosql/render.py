@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import decimal
 import json
 import math
 import re
@@ -227,12 +228,21 @@ def _is_number_column(name: str, rows: list[Row]) -> bool:
     return kinds == {"N"}
 
 
+def shown(result: Result, name: str, value: Any) -> str:
+    """A cell as the formats for people show it: an inexact result (AVG, a division) to
+    ``result.digits`` significant digits, every other value exactly (``cell_text``)."""
+    if result.digits and name in result.inexact and isinstance(value, Decimal):
+        if value.is_finite() and len(value.as_tuple().digits) > result.digits:
+            value = decimal.Context(prec=result.digits).plus(value)
+    return cell_text(value)
+
+
 def _grid(result: Result, escape: Any = None) -> tuple[list[str], list[list[str]], list[str]]:
     rows = result.all()
     columns = all_columns(result.columns, rows)
     cells = []
     for row in rows:
-        line = [cell_text(row.get(name, values.MISSING)) for name in columns]
+        line = [shown(result, name, row.get(name, values.MISSING)) for name in columns]
         cells.append([escape(c) for c in line] if escape else line)
     align = ["right" if _is_number_column(name, rows) else "left" for name in columns]
     return columns, cells, align
@@ -288,13 +298,15 @@ def _render_vertical(result: Result, out: TextIO) -> None:
         return
     if result.title:
         out.write(visible(result.title) + "\n")
-    shown = {name: visible(name.replace("\n", "\\n")) for name in columns}
-    name_width = max(len(name) for name in shown.values())
+    names = {name: visible(name.replace("\n", "\\n")) for name in columns}
+    name_width = max(len(name) for name in names.values())
     for number, row in enumerate(rows, 1):
         lines = []
         for column in columns:
-            name = shown[column]
-            value_lines = visible(cell_text(row.get(column, values.MISSING))).split("\n")
+            name = names[column]
+            value_lines = visible(shown(result, column, row.get(column, values.MISSING))).split(
+                "\n"
+            )
             lines.append(f"{name.ljust(name_width)} | {value_lines[0]}".rstrip())
             lines.extend(f"{'':{name_width}} | {more}".rstrip() for more in value_lines[1:])
         header = f"-[ RECORD {number} ]"

@@ -135,6 +135,10 @@ class Result:
     open_columns: bool = False
     document: Any = None  # EXPLAIN's plan as JSON data, for --format json
     human_only: tuple[str, ...] = ()  # columns the machine formats leave out (text bars)
+    # columns computed inexactly (AVG, division: 38 digits) and the significant digits the
+    # formats for people show of them (SET numeric_digits); machine formats stay exact
+    inexact: tuple[str, ...] = ()
+    digits: int | None = None
     show_footer: bool = True  # a help screen needs no row count
 
     @classmethod

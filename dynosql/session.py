@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dynosql import guards
 from dynosql.context import Context, Doors, Ledger
-from dynosql.dynamo.capabilities import MOTO, Capabilities
+from dynosql.dynamo.capabilities import EMBEDDED, Capabilities
 from dynosql.dynamo.capabilities import install as install_projection_check
 from dynosql.dynamo.catalog import Catalog
 from dynosql.dynamo.client import make_client
@@ -65,6 +65,8 @@ class Session:
     assume_yes: _Door[bool] = _Door()
     notice: _Door[Callable[[str], None] | None] = _Door()
     progress: _Door[ProgressSink | None] = _Door()
+    # a person at the REPL: hints may read a bounded sample (scripts: nothing not asked for)
+    interactive: _Door[bool] = _Door()
 
     def __init__(
         self,
@@ -99,12 +101,17 @@ class Session:
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
-        """A session on the embedded DynamoDB (moto, in-process), loaded with the examples."""
+        """A session on the embedded DynamoDB (moto, in-process), loaded with the examples; its
+        exports go to the embedded S3 unless export_s3 says otherwise (--engine export works
+        with no setup)."""
         from dynosql.dynamo.embedded import start_local
 
         server = start_local(load_examples=load_examples)
-        session = cls(server.client(), capabilities=MOTO, **kwargs)
+        session = cls(server.client(), capabilities=EMBEDDED, **kwargs)
         session.embedded = server
+        session.context.embedded = True
+        if not session.settings.export_s3:
+            session.settings.export_s3 = server.export_s3
         return session
 
     def cancel(self) -> None:
@@ -272,9 +279,10 @@ class Session:
             names.update(item)
         return sorted(names)
 
-    def undo(self, journal: str) -> Result:
-        """Restore what a journal recorded (items changed since are listed, not touched)."""
-        return self.run_statement(ast.Undo(journal))
+    def undo(self, journal: str = "", *, last: bool = False, force_target: bool = False) -> Result:
+        """Restore what a journal recorded (items changed since are listed, not touched);
+        `last`: the newest journal of a write (UNDO LAST)."""
+        return self.run_statement(ast.Undo(journal, last=last, force_target=force_target))
 
     # --- settings -------------------------------------------------------------------------
 
@@ -286,8 +294,18 @@ class Session:
         return set_setting(self.context, name, value)
 
     def settings_result(self) -> Result:
-        """Every setting with its value and meaning."""
-        return Result(["setting", "value", "meaning"], iter(self.settings.rows()))
+        """Every setting with its value and meaning, then where requests go (not a setting:
+        the embedded server's URL and credentials, for boto3 or the AWS CLI)."""
+        rows = self.settings.rows()
+        if self.embedded is not None:
+            meaning = (
+                "the embedded DynamoDB (moto), while dynosql runs: "
+                f"{self.embedded.connection_text()}"
+            )
+        else:
+            meaning = "where requests go (--endpoint-url, else AWS in the region)"
+        rows.append({"setting": "endpoint", "value": self.endpoint, "meaning": meaning})
+        return Result(["setting", "value", "meaning"], iter(rows))
 
 
 __all__ = ["PlanError", "Session", "Settings", "bind", "make_client", "parse_param"]

@@ -68,6 +68,9 @@ class Switch(Kind):
         return "true" if value else "false"
 
 
+ON_THE_COMMAND_LINE = "on the command line"
+
+
 @dataclasses.dataclass(frozen=True)
 class Choice(Kind):
     choices: tuple[str, ...]
@@ -212,6 +215,13 @@ SETTINGS: tuple[Setting, ...] = (
         flag="--format",
         metavar="FMT",
         command="\\format",
+    ),
+    Setting(
+        "numeric_digits",
+        Whole(1, 38, absent="off"),
+        12,
+        "significant digits of AVG and division results in table, markdown and vertical "
+        "output (json, jsonl, csv and tsv stay exact; off: all 38)",
     ),
     Setting(
         "consistent",
@@ -467,6 +477,7 @@ class Settings:
     """The current value of every setting (the table's defaults unless changed)."""
 
     format: str = "table"
+    numeric_digits: int | None = 12
     consistent: bool = False
     segments: int | None = None
     max_rcu: Decimal | None = None
@@ -496,7 +507,17 @@ class Settings:
     memory_budget: Decimal | None = Decimal(256)
 
     def __post_init__(self) -> None:
-        self.pinned: dict[str, Any] = {}  # limits given on the command line: SET only tightens
+        # limits given outside the session (the command line, the config file, connect()):
+        # name -> (the limit, where it was given); SET may only tighten them
+        self.pinned: dict[str, tuple[Any, str]] = {}
+
+    def give(self, name: str, value: Any, origin: str) -> None:
+        """Set `name` from outside the session (`origin`: "on the command line", …); a limit
+        given so is pinned, so that a script's SET can only tighten it."""
+        setting = lookup(name)
+        setattr(self, setting.name, value)
+        if setting.tighter:
+            self.pinned[setting.name] = (value, origin)
 
     def set(self, name: str, text: str) -> Setting:
         """``SET name = text`` (and the backslash commands): SettingError when not accepted,
@@ -507,16 +528,13 @@ class Settings:
                 f"{setting.name} is read when dynosql starts: change it in the config file"
             )
         value = parse_value(setting, text)
-        if setting.name in self.pinned and not setting.within(self.pinned[setting.name], value):
-            limit = self.pinned[setting.name]
-            given = (
-                setting.flag
-                if setting.tighter == "on"
-                else f"{setting.flag} {setting.kind.show(limit)}"
-            )
+        if setting.name in self.pinned and not setting.within(self.pinned[setting.name][0], value):
+            limit, origin = self.pinned[setting.name]
+            name = setting.flag if origin == ON_THE_COMMAND_LINE and setting.flag else setting.name
+            given = name if setting.tighter == "on" else f"{name} {setting.kind.show(limit)}"
             raise SettingError(
                 f"SET {setting.name} = {setting.kind.show(value)} would loosen {given} "
-                "given on the command line (a script may only tighten it)"
+                f"given {origin} (a script may only tighten it)"
             )
         setattr(self, setting.name, value)
         return setting
@@ -578,12 +596,13 @@ def _argparse_type(setting: Setting) -> Any:
 
 def from_arguments(args: Any, base: Settings | None = None) -> Settings:
     """`base` (the defaults, or the config file's) with every flag that was given applied."""
-    settings = dataclasses.replace(base) if base is not None else Settings()
+    settings = Settings()
+    if base is not None:
+        settings = dataclasses.replace(base)
+        settings.pinned = dict(base.pinned)  # the config file's limits stay pinned
     for s in SETTINGS:
         if s.flag is not None:
             value = getattr(args, s.name, None)
             if value is not None:
-                setattr(settings, s.name, value)
-                if s.tighter:
-                    settings.pinned[s.name] = value
+                settings.give(s.name, value, ON_THE_COMMAND_LINE)
     return settings

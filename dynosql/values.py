@@ -22,6 +22,7 @@ where a value is needed (path resolution, ordering).
 from __future__ import annotations
 
 import base64
+import datetime
 import decimal
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
@@ -125,6 +126,13 @@ def number(text: str | int | Decimal) -> Decimal:
             f"number {text} is out of DynamoDB's range (1E-130 to 9.9999999999999999999999999999999999999E+125)"
         )
     return value
+
+
+def now_text(moment: datetime.datetime | None = None) -> str:
+    """NOW(): the current time as ISO-8601 UTC with milliseconds (``2026-05-04T13:45:12.345Z``),
+    the sortable encoding the examples store."""
+    moment = moment or datetime.datetime.now(datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def literal_number(digits: str, negative: bool = False) -> Decimal:

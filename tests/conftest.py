@@ -87,11 +87,25 @@ def table_name() -> str:
     return unique_name()
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """The fast loop (`-m "not slow"`) tells the property tests to draw a tenth of their
-    examples (tests/test_fuzz.py); the full suite draws them all."""
-    if (config.option.markexpr or "").replace(" ", "") == "notslow":
-        os.environ["DYNOSQL_FAST_LOOP"] = "1"
+def _fast_loop(config: pytest.Config) -> bool:
+    return (config.option.markexpr or "").replace(" ", "") == "notslow"
+
+
+def _draw_a_tenth(items: list[pytest.Item]) -> None:
+    """Every property test (hypothesis) draws a tenth of its examples, at least 10: the fast
+    loop tries each property; the full suite draws them all."""
+    from hypothesis import settings
+
+    done: set[int] = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        drawn = getattr(test, "_hypothesis_internal_use_settings", None)
+        if drawn is None or id(test) in done:
+            continue
+        done.add(id(test))
+        fewer = max(10, drawn.max_examples // 10)
+        if fewer < drawn.max_examples:
+            test._hypothesis_internal_use_settings = settings(drawn, max_examples=fewer)  # type: ignore[union-attr]
 
 
 def _backend_ids(item: pytest.Item) -> set[str]:
@@ -99,12 +113,15 @@ def _backend_ids(item: pytest.Item) -> set[str]:
     return set(callspec.id.split("-")) if callspec is not None else set()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The fast loop (`-m "not slow"`) runs the execution tests on moto only; the full suite
     (CI) runs them on dynalite and DynamoDB Local too. Slow: every run on DynamoDB Local (a
     JVM), and the dynalite run of a test that also runs on moto. A test that runs on dynalite
     and not on moto (the cost test: moto reports no real capacity) keeps its dynalite run in
-    the fast loop, as before DynamoDB Local joined."""
+    the fast loop, as before DynamoDB Local joined. In the fast loop the property tests draw
+    a tenth of their examples (`_draw_a_tenth`)."""
+    if _fast_loop(config):
+        _draw_a_tenth(items)
     on_moto = {getattr(item, "function", None) for item in items if "moto" in _backend_ids(item)}
     for item in items:
         ids = _backend_ids(item)

@@ -24,6 +24,8 @@ that match it; ``None`` means every call) and an optional predicate on the JSON 
 - ``conflict``: 400 ``TransactionCanceledException`` whose CancellationReasons say
   ``TransactionConflict`` for the first action (``None`` for the others): a TransactWriteItems
   that met another transaction, nothing written;
+- ``in_progress``: 400 ``TransactionInProgressException`` (a TransactWriteItems whose
+  ClientRequestToken belongs to a transaction still being applied);
 - ``write_conflict``: 400 ``TransactionConflictException`` (a single write that met a
   transaction under way on its item: nothing written);
 - ``creating``: the call goes to the server, then a DescribeTable answer says the table is
@@ -60,6 +62,7 @@ ACTIONS = (
     "lost",
     "conflict",
     "write_conflict",
+    "in_progress",
     "creating",
 )
 TARGET_PREFIX = "DynamoDB_20120810."
@@ -208,6 +211,11 @@ _ERRORS = {
         500,
         "com.amazonaws.dynamodb.v20120810#InternalServerError",
         "Internal server error (injected by the test proxy)",
+    ),
+    "in_progress": (
+        400,
+        "com.amazonaws.dynamodb.v20120810#TransactionInProgressException",
+        "The transaction with the given request token is already in progress.",
     ),
     "write_conflict": (
         400,

@@ -38,7 +38,8 @@ DATA = Path(__file__).resolve().parent / "data"
 TIMEOUT = 120
 
 FOOTER_TIME = r"\d+\.\d{3}s"
-EST = r"~(\d+(?:\.\d+)?) RCU est\."
+# the embedded server reports capacity computed by DynamoDB's rules: exact, no "~ … est."
+EST = r"(\d+(?:\.\d+)?) RCU"
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -220,7 +221,7 @@ def test_format_exact_output(local: LocalRuns, fmt: str) -> None:
     # stderr: only the footer; nothing of it leaks into stdout
     assert len(run.err_lines) == 1, run.stderr
     assert re.fullmatch(
-        rf"2 rows · BatchGetItem drive · 2 items scanned · ~1 RCU est\. · {FOOTER_TIME}",
+        rf"2 rows · BatchGetItem drive · 2 items scanned · 1 RCU · {FOOTER_TIME}",
         run.err_lines[0],
     ), run.stderr
 
@@ -467,7 +468,7 @@ def test_footer_on_stderr(local: LocalRuns) -> None:
     footers = [line for line in run.err_lines if not line.startswith("warning: ")]
     assert len(footers) == 3, run.stderr
     assert re.fullmatch(
-        rf"1 row · GetItem drive · 1 items scanned · ~0\.5 RCU est\. · {FOOTER_TIME}", footers[0]
+        rf"1 row · GetItem drive · 1 items scanned · 0\.5 RCU · {FOOTER_TIME}", footers[0]
     ), footers[0]
     assert re.fullmatch(
         rf"2 rows · Query tenants\.gsi1 · 2 items scanned · {EST} · {FOOTER_TIME}", footers[1]
@@ -529,7 +530,7 @@ def test_consistent_reads_and_gsi_refused(local: LocalRuns) -> None:
     assert run.returncode == 1
     # a strongly consistent read of a small item costs a whole RCU
     assert re.fullmatch(
-        rf"1 row · GetItem drive · 1 items scanned · ~1 RCU est\. · {FOOTER_TIME}",
+        rf"1 row · GetItem drive · 1 items scanned · 1 RCU · {FOOTER_TIME}",
         run.err_lines[0],
     ), run.stderr
     assert '"ConsistentRead": true' in run.stdout
@@ -683,7 +684,7 @@ def test_explain_json_is_one_object_per_statement(local: LocalRuns) -> None:
     actual = analyzed["actual"]
     assert actual["requests"] == 1
     assert actual["items_scanned"] == ACME_ITEMS and actual["rows"] == ACME_ITEMS
-    assert actual["capacity_estimated"] is True
+    assert actual["capacity_estimated"] is False  # computed by DynamoDB's rules
     assert scan["operation"] == "Scan" and scan["segments"] == 4
     assert run.err_lines.count("plan only: no request was sent") == 2
     # the Scan itself: four segments, all read, under --rate-limit too
@@ -984,10 +985,10 @@ def check_remote_run(run: Run, table: str, backend_name: str) -> None:
     ]
     assert str(BIG) in run.stdout and "naïve ☃" in run.stdout
     assert {"table": table} in tables
-    # dynalite reports real capacity: no "~ … est." label; a moto server reports a constant,
-    # which dynosql recognises and replaces by its own labelled estimate
+    # every backend reports real capacity: no "~ … est." label (the embedded moto server
+    # computes it by DynamoDB's rules, dynosql.dynamo.metering)
     footer = next(line for line in run.err_lines if "GetItem" in line)
-    capacity = r"~\d+(\.\d+)? RCU est\." if backend_name == "moto" else r"\d+(\.\d+)? RCU"
+    capacity = r"\d+(\.\d+)? RCU"
     # the item read whole: its DynamoDB size (names, a 38-digit number, UTF-8, a set) is shown
     assert re.fullmatch(
         rf"1 row · GetItem {table} · 1 items scanned · 58 bytes · {capacity} · {FOOTER_TIME}",

@@ -46,9 +46,7 @@ HANG_SECONDS = 20  # a watchdog, far above the milliseconds one statement takes
 
 
 def fuzz_settings(examples: int) -> settings:
-    """`examples` drawn the same way every run; a tenth in the fast loop (conftest.py)."""
-    if os.environ.get("DYNOSQL_FAST_LOOP"):
-        examples = max(10, examples // 10)
+    """`examples` drawn the same way every run (a tenth in the fast loop: conftest.py)."""
     if RANDOM_EXAMPLES:
         return settings(max_examples=RANDOM_EXAMPLES, deadline=None, derandomize=False)
     return settings(

@@ -207,7 +207,7 @@ def test_transaction_asks_the_terminal_at_commit(moto_backend: Backend, tmp_path
     assert "queued" in (next(results).title or "")
     with pytest.raises(Exception, match="not confirmed: nothing was written"):
         next(results)
-    assert asked == [f"DELETE 3 items from {table} (~3 WCU)?"]
+    assert asked == [f"DELETE 3 items from {table} (~6 WCU)?"]  # transactional: twice
     assert set(_items(moto_backend, table)) == {"k0", "k1", "k2"}
 
 

@@ -5,6 +5,7 @@ sent under ``--fail-on-scan`` where the hint applies, and the exit codes."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from backends import Backend, unique_name
@@ -82,56 +83,100 @@ def test_table_qualified_columns_and_aliases_use_the_keys(runs) -> None:
     assert len(csv_docs) > 2
 
 
-def test_number_compared_with_a_boolean_is_false_and_hinted(runs) -> None:
+def at_the_repl(backend: Backend, sql: str, **settings: Any) -> tuple[list[str], Any]:
+    """A statement's notes and stats as the REPL runs it: a person is there
+    (``interactive``), so a hint may read a bounded sample, its cost a note of its own."""
+    from dynosql.session import Session
+    from dynosql.settings import Settings
+
+    with Session(backend.client(), settings=Settings(**settings)) as session:
+        session.interactive = True
+        result = session.execute(sql)
+        result.all()
+        return result.notes, result.stats
+
+
+def test_in_a_script_under_fail_on_scan_the_hints_read_nothing(runs) -> None:
+    """Issue 22: outside the REPL a hint reads nothing the statement did not read. The keyed
+    reads that found nothing (or left a column unfilled) are one request each, no notes."""
     run = runs["qualified"]
-    third = blocks(run)[2]
+    third, fourth, fifth, sixth = blocks(run)[2:6]
     assert "COUNT(*)\n0\n" in run.stdout  # DynamoDB's answer (moto alone would say 136)
-    assert third[0] == (
-        "note: ok holds boolean values in a 100-item sample, and 1 is a number: no item of the "
+    for block, operation in (
+        (third, "Query audit"),
+        (fourth, "Query drive"),
+        (sixth, "Query drive"),
+    ):
+        assert len(block) == 1 and block[0].split(" · ")[1] == operation, block
+    assert fifth == [fifth[-1]], fifth
+
+
+def test_number_compared_with_a_boolean_is_false_and_hinted(moto_examples_backend) -> None:
+    sql = f"SELECT COUNT(*) FROM audit WHERE {ANA} AND ok = 1"
+    notes, _stats = at_the_repl(moto_examples_backend, sql, fail_on_scan=True)
+    assert notes[0].startswith("read for the hints: ") and "one Query" in notes[0], notes
+    assert notes[1] == (
+        "ok holds boolean values in a 100-item sample, and 1 is a number: no item of the "
         "seen types can match (did you mean ok = TRUE?)"
-    ), third
-    assert third[-1].startswith("1 row · Query audit"), third
+    ), notes
 
 
-def test_empty_begins_with_lists_existing_prefixes(runs) -> None:
-    run = runs["qualified"]
-    fourth, fifth = blocks(run)[3:5]
-    assert fourth[0].startswith(
-        "note: no SK under PK = 'DRIVE#alice' begins with 'root/foto/'; existing prefixes: "
+def test_empty_begins_with_lists_existing_prefixes(moto_examples_backend) -> None:
+    sql = f"SELECT SK FROM drive WHERE {ALICE} AND begins_with(SK, 'root/foto/')"
+    notes, _stats = at_the_repl(moto_examples_backend, sql, fail_on_scan=True)
+    assert notes[0].startswith(
+        "no SK under PK = 'DRIVE#alice' begins with 'root/foto/'; existing prefixes: "
         "root/archive/, root/documents/, root/music/, root/photos/, root/projects/; "
-        "did you mean 'root/photos/'? (from 7 keys-only Queries with Limit 1, ~3.5 RCU est.)"
-    ), fourth
-    assert fifth[0].startswith(
-        "note: no SK under PK = 'DRIVE#alice' begins with 'root/photos/2027'; existing prefixes: "
+        "did you mean 'root/photos/'? (from 7 keys-only Queries with Limit 1, 3.5 RCU)"
+    ), notes
+    sql = f"SELECT SK FROM drive WHERE {ALICE} AND SK LIKE 'root/photos/2027%'"
+    notes, _stats = at_the_repl(moto_examples_backend, sql, fail_on_scan=True)
+    assert notes[0].startswith(
+        "no SK under PK = 'DRIVE#alice' begins with 'root/photos/2027'; existing prefixes: "
         "root/photos/2025/, root/photos/2026/;"
-    ), fifth
-    assert all(b[-1].split(" · ")[1].startswith("Query drive") for b in (fourth, fifth))
+    ), notes
 
 
-def test_a_column_no_row_filled_is_checked_against_the_partition(runs) -> None:
-    """Rows came back, but none had `sizee`: under --fail-on-scan the names are checked
-    against the partition the Query read (a Query, not a Scan)."""
-    run = runs["qualified"]
-    sixth = blocks(run)[5]
-    assert sixth[0] == "note: no item of a 100-item sample has sizee; closest: size", sixth
-    assert sixth[-1].startswith("2 rows · Query drive")
+def test_a_column_no_row_filled_is_checked_against_the_partition(moto_examples_backend) -> None:
+    """Rows came back, but none had `sizee`: at the REPL under --fail-on-scan the names are
+    checked against the partition the Query read (a Query, not a Scan)."""
+    sql = f"SELECT SK, sizee FROM drive WHERE {ALICE} LIMIT 2"
+    notes, _stats = at_the_repl(moto_examples_backend, sql, fail_on_scan=True)
+    assert notes[-1] == "no item of a 100-item sample has sizee; closest: size", notes
+    assert notes[0].startswith("read for the hints: 100 items of the partition read (one Query")
 
 
-def test_select_alias_unknown_names_and_string_numbers_are_named(runs) -> None:
+def test_select_alias_unknown_names_and_string_numbers_are_named(
+    runs, moto_examples_backend
+) -> None:
     run = runs["sampled"]
     assert run.returncode == 0, run.stderr
-    alias, unknown, ok, latency = blocks(run)
+    alias = blocks(run)[0]
     assert alias[0] == (
         "warning: bytes is a select-list alias; WHERE sees only attributes: write size"
     )
-    assert "note: no item of a 100-item sample has sizee; closest: size" in unknown
-    assert ok[0].startswith("note: ok holds boolean values") and "did you mean ok = TRUE?" in ok[0]
-    # a Scan: the hint comes before it (a warning, ahead of the Scan warning), not after
-    assert latency[0] == (
-        "warning: latencyMs holds number values in a 100-item sample, and '100' is a string: no "
-        "item of the seen types can match (did you mean latencyMs > 100?)"
-    )
-    assert latency[1].startswith("warning: Scan of audit")
+    # a script reads no sample for its hints (issue 22): these are named at the REPL
+    assert "sample" not in run.stderr
+    sql = f"SELECT sizee FROM drive WHERE {ALICE} AND sizee > 1"
+    notes, _stats = at_the_repl(moto_examples_backend, sql)
+    assert "no item of a 100-item sample has sizee; closest: size" in notes, notes
+    sql = f"SELECT COUNT(*) AS n FROM audit WHERE {ANA} AND ok = 'true'"
+    notes, _stats = at_the_repl(moto_examples_backend, sql)
+    assert any(
+        n.startswith("ok holds boolean values") and "did you mean ok = TRUE?" in n for n in notes
+    ), notes
+    from dynosql.session import Session
+
+    with Session(moto_examples_backend.client()) as session:
+        session.interactive = True
+        result = session.execute("SELECT COUNT(*) AS n FROM audit WHERE latencyMs > '100'")
+        # a Scan: the hint comes before it (ahead of the Scan warning), not after
+        assert result.warnings[0] == (
+            "latencyMs holds number values in a 100-item sample, and '100' is a string: no "
+            "item of the seen types can match (did you mean latencyMs > 100?)"
+        ), result.warnings
+        assert result.warnings[1].startswith("Scan of audit")
+        result.all()
 
 
 def test_case_of_a_key_name_refused_before_the_scan(runs) -> None:
@@ -179,8 +224,8 @@ def test_unknown_table_names_the_closest(runs) -> None:
             "error: line 1, column 21: unknown word LIMT: did you mean LIMIT?",
         ),
         (
-            "SELECT * FROM drive WHERE starts_with(SK, 'a')",
-            "error: line 1, column 27: unknown function starts_with(): did you mean begins_with()?",
+            "SELECT * FROM drive WHERE begin_with(SK, 'a')",
+            "error: line 1, column 27: unknown function begin_with(): did you mean begins_with()?",
         ),
         # the first word: compared with the words a statement starts with first
         *(
@@ -294,10 +339,19 @@ def test_the_hint_sample_is_counted_in_the_session_total(overloaded: tuple[Backe
 
     backend, name = overloaded
     with Session(backend.client()) as session:
+        session.interactive = True  # as the REPL runs it: a script reads no sample (issue 22)
         session.table(name)
-        sampled_at_describe = backend.name == "moto"  # moto: for its missing sizes, uncounted
         result = session.execute(f"SELECT sk FROM {name} WHERE nn = 1")  # a Scan naming nn
         assert result.warnings[0] == "no item of a 6-item sample has nn; closest: n"
         assert result.all() == []
-        extra = session.total_capacity - result.stats.capacity
-        assert extra == (0 if sampled_at_describe else Decimal("0.5"))
+        # every backend (the embedded moto too: its DescribeTable has sizes, no sample needed)
+        assert session.total_capacity - result.stats.capacity == Decimal("0.5")
+        # read for the hint: its cost is a note of its own
+        assert (
+            result.notes[0]
+            == f"read for the hints: a 6-item sample of {name} (one Scan page, 0.5 RCU)"
+        )
+    with Session(backend.client()) as script:
+        result = script.execute(f"SELECT sk FROM {name} WHERE nn = 1")
+        assert result.all() == []
+        assert script.total_capacity == result.stats.capacity  # nothing read for a hint

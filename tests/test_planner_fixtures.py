@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 
-from dynosql import values
 from dynosql.errors import PlanError
 from dynosql.plan import Options, Plan, plan_select
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import bind
 from dynosql.sql import ast, parse
+from dynosql.sql.text import sql_text
 
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammar"
 FIXTURE_FILES = sorted((GRAMMAR / "plans").glob("*.txt"))
@@ -134,51 +134,6 @@ CASES = all_cases()
 
 
 # --- what a plan looks like in a fixture -------------------------------------------------------
-
-
-def sql_text(node: Any, nested: bool = False) -> str:
-    """A condition or operand as SQL text (residual client-side checks are shown this way)."""
-    if node is None:
-        return "NULL"
-    if isinstance(node, ast.Path):
-        return node.text
-    if isinstance(node, ast.Literal):
-        v = node.value
-        if isinstance(v, bool):
-            return "TRUE" if v else "FALSE"
-        if v is None:
-            return "NULL"
-        if isinstance(v, str):
-            return "'" + v.replace("'", "''") + "'"
-        if isinstance(v, Decimal):
-            return values.format_number(v)
-        if isinstance(v, bytes):
-            return f"X'{v.hex()}'"
-        return repr(v)
-    if isinstance(node, ast.Size):
-        return f"size({node.path.text})"
-    if isinstance(node, ast.Compare):
-        return f"{sql_text(node.left)} {node.op} {sql_text(node.right)}"
-    if isinstance(node, ast.Between):
-        return f"{sql_text(node.operand)} BETWEEN {sql_text(node.low)} AND {sql_text(node.high)}"
-    if isinstance(node, ast.In):
-        return f"{sql_text(node.operand)} IN ({', '.join(sql_text(v) for v in node.values)})"
-    if isinstance(node, ast.Function):
-        args = [node.path.text] + ([] if node.arg is None else [sql_text(node.arg)])
-        return f"{node.name}({', '.join(args)})"
-    if isinstance(node, ast.Like):
-        return f"{node.path.text} LIKE " + "'" + node.pattern.replace("'", "''") + "'"
-    if isinstance(node, ast.IsNull):
-        return f"{node.path.text} IS NULL"
-    if isinstance(node, ast.Not):
-        return f"NOT ({sql_text(node.item)})"
-    if isinstance(node, ast.And):
-        text = " AND ".join(sql_text(c, nested=True) for c in node.items)
-        return f"({text})" if nested else text
-    if isinstance(node, ast.Or):
-        text = " OR ".join(sql_text(c, nested=True) for c in node.items)
-        return f"({text})" if nested else text
-    raise TypeError(f"no SQL text for {node!r}")
 
 
 def view(plan: Plan) -> dict[str, Any]:

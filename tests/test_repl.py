@@ -19,7 +19,7 @@ from repl_driver import drive
 
 from dynosql import config as config_module
 from dynosql.config import Config
-from dynosql.repl import ReplOptions, commands
+from dynosql.repl import ReplOptions, commands, grammar_help, named
 from dynosql.repl.app import Repl, buffer_complete, open_history, trim_history
 from dynosql.repl.highlight import SqlLexer, tokenize
 from dynosql.repl.toolbar import toolbar_parts
@@ -52,7 +52,7 @@ def test_multi_line_statement_runs_when_it_ends_with_a_semicolon(session):
     keys = f"SELECT SK, action\rFROM audit\r{ANA}\rLIMIT 2\r;\r\\q\r"
     screen, repl = drive(session, keys)
     assert screen.count(ANA_FIRST) == 1  # ran once, after the `;` line
-    assert "2 rows · Query audit · 2 items scanned · ~0.5 RCU est." in screen
+    assert "2 rows · Query audit · 2 items scanned · 0.5 RCU ·" in screen
     entries = list(repl.prompt_session.history.get_strings())
     assert entries[0] == f"SELECT SK, action\nFROM audit\n{ANA}\nLIMIT 2\n;"  # one entry
 
@@ -266,7 +266,7 @@ def test_consistent_on_and_off(session):
     assert session.settings.consistent is True
     assert "consistent" in toolbar_parts(repl)
     screen, _ = drive(session, f"SELECT SK FROM audit {ANA} LIMIT 1;\r\\consistent off\r")
-    assert "~1 RCU est." in screen  # strongly consistent: twice the cost of 0.5
+    assert "· 1 RCU ·" in screen  # strongly consistent: twice the cost of 0.5
     assert "consistent is off" in screen
     assert session.settings.consistent is False
     screen, _ = drive(session, "\\consistent maybe\r")
@@ -427,6 +427,15 @@ def test_wide_results_go_through_the_pager(session, tmp_path):
     assert ANA_FIRST in paged.read_text()
 
 
+def test_explain_shorter_than_the_screen_is_never_paged(session, tmp_path):
+    """Issue 23, as pgcli: an EXPLAIN's wide request lines are printed when it fits in height."""
+    paged = tmp_path / "paged.txt"
+    session.settings.pager = f"cat > {paged}"
+    keys = f"EXPLAIN SELECT SK FROM audit {ANA} LIMIT 1;\r\\q\r"
+    text, _ = drive(session, keys, prepare=lambda repl: _terminal(repl, rows=50, columns=20))
+    assert "KeyConditionExpression" in text and not paged.exists()
+
+
 def test_pager_choice(monkeypatch):
     from types import SimpleNamespace
 
@@ -454,7 +463,7 @@ def test_no_pager_when_not_a_terminal(session):
 def test_toolbar_shows_where_mode_format_and_capacity(session):
     _, repl = drive(session, f"SELECT SK FROM audit {ANA} LIMIT 1;\r\\timing on\r")
     parts = toolbar_parts(repl)
-    assert parts[1:4] == ["eventual", "table", "~0.5 RCU est. used"]
+    assert parts[1:4] == ["eventual", "table", "0.5 RCU used"]
     assert "timing" in parts
     assert session.region in parts[0]
 
@@ -465,7 +474,7 @@ def test_toolbar_counts_writes_apart_from_reads(session, tmp_path):
     drive(session, "INSERT INTO tenants (pk, sk) VALUES ('TENANT#toolbar', 'X');\r\\q\r")
     _, repl = drive(session, "DELETE FROM tenants WHERE pk = 'TENANT#toolbar' AND sk = 'X';\r")
     parts = toolbar_parts(repl)
-    assert parts[3] == "~0 RCU est. · ~2 WCU est. used"
+    assert parts[3] == "0 RCU · 2 WCU used"
 
 
 def test_quiet_leaves_out_banner_warnings_and_footer(session):
@@ -657,3 +666,82 @@ def test_a_table_qualified_key_is_no_scan_to_confirm(session):
     keys = "SELECT drive.SK FROM drive WHERE drive.PK = 'DRIVE#bob' AND drive.SK = 'root/';\r\\q\r"
     screen, repl = drive(session, keys)
     assert "GetItem drive" in screen and repl._confirm_session is None
+
+
+# --- the dbcli family's habits (issue 23): named queries, \watch, help SELECT / \h, \s -------
+
+
+def test_named_queries_are_saved_private_run_with_arguments_and_deleted(session, tmp_path):
+    keys = (
+        "\\ns actions SELECT SK, action FROM audit WHERE PK = '$1' AND SK >= :since LIMIT 2\r"
+        "\\n actions ACTOR#ana.silva since=EVT#2026-03-31\r"
+        "\\n\r"
+        "\\n actions\r"
+        "\\nd actions\r"
+        "\\n actions x\r"
+        "\\q\r"
+    )
+    screen, repl = drive(session, keys)
+    assert "saved actions" in screen
+    assert "| EVT#2026-03-31T12:16:44.008Z |" in screen  # $1 and :since both filled
+    assert "2 rows · Query audit" in screen
+    assert "| actions | SELECT SK, action FROM audit WHERE PK = '$1'" in screen  # \n lists
+    assert "error: actions takes 1 argument ($1 … $1), got 0" in screen
+    assert "deleted actions" in screen
+    assert "error: no named query actions" in screen
+    path = tmp_path / "config" / "dynosql" / "named_queries.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text()) == {}
+
+
+def test_named_query_arguments_are_checked():
+    sql = "SELECT * FROM t WHERE a = '$1' AND b = '$2'"
+    assert named.fill("q", sql, ["x", "y", "n=5"]) == (
+        "SELECT * FROM t WHERE a = 'x' AND b = 'y'",
+        {"n": "5"},
+    )
+    with pytest.raises(ValueError, match="q takes 2 arguments"):
+        named.fill("q", sql, ["x"])
+    with pytest.raises(ValueError, match="q uses no \\$3"):
+        named.fill("q", sql, ["x", "y", "z"])
+    with pytest.raises(ValueError, match="a query name is letters"):
+        named.save("no good", "SELECT 1")
+
+
+def test_watch_reruns_the_last_statement_with_capacity_per_run_and_in_all(session):
+    keys = f"SELECT COUNT(*) AS n FROM audit {ANA};\r\\watch 0 3\r\\q\r"
+    screen, repl = drive(session, keys)
+    assert screen.count("1 row · Query audit") == 4  # once typed, three times watched
+    assert "run 1: 2 RCU · total 2 RCU" in screen  # the embedded moto reports capacity
+    assert "run 3: 2 RCU · total 6 RCU" in screen
+    assert "\\watch stopped after 3 run(s): 6 RCU in all" in screen
+
+
+def test_watch_needs_a_statement_and_good_numbers(session):
+    screen, _ = drive(session, "\\watch\r\\q\r")
+    assert "error: \\watch runs the last statement, and there is none yet" in screen
+    screen, _ = drive(session, "SHOW TABLES;\r\\watch soon\r\\q\r")
+    assert "error: \\watch takes the seconds between runs (and how many runs)" in screen
+
+
+def test_help_statement_and_h_show_the_grammar(session):
+    screen, _ = drive(session, "help SELECT\r\\h show hot keys\r\\h\r\\h FROB\r\\q\r")
+    assert 'select      = "SELECT" [ "DISTINCT" ] columns' in screen
+    assert 'show_hot_keys = "SHOW" "HOT" "KEYS" "FROM" table' in screen
+    assert "statement   = select | explain" in screen  # \h alone: the statements
+    assert "error: no syntax for FROB; statements:" in screen
+
+
+def test_every_statement_of_the_grammar_has_help():
+    every = grammar_help.rules()
+    assert {"select", "insert", "update", "delete", "create_table", "copy_from"} <= set(every)
+    assert grammar_help.syntax("insert")[0].startswith("insert")
+    assert any(line.startswith("create_index") for line in grammar_help.syntax("create"))
+
+
+def test_s_shows_the_history_oldest_first(session):
+    screen, repl = drive(session, "SHOW TABLES;\r\\dt\r\\s\r\\s 1\r\\q\r")
+    lines = [line for line in screen.splitlines() if "SHOW TABLES;" in line or "| \\dt" in line]
+    assert lines[0].startswith("|   1 | SHOW TABLES;")
+    assert "|   2 | \\dt" in screen
+    assert "|   3 | \\s " in screen or "|   3 | \\s" in screen

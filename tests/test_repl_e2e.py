@@ -21,7 +21,8 @@ def _screen(child) -> str:
     return ANSI.sub("", child.before + (child.after if isinstance(child.after, str) else ""))
 
 
-def test_dynosql_local_repl_in_a_terminal(tmp_path):
+def _spawn(tmp_path):
+    """``dynosql --local`` in a pseudo-terminal, its files under tmp_path."""
     env = dict(os.environ)
     env.update(
         HOME=str(tmp_path),
@@ -32,7 +33,7 @@ def test_dynosql_local_repl_in_a_terminal(tmp_path):
         PAGER="cat",
     )
     env.pop("VISUAL", None)
-    child = pexpect.spawn(
+    return pexpect.spawn(
         sys.executable,
         ["-m", "dynosql", "--local"],
         env=env,
@@ -40,6 +41,10 @@ def test_dynosql_local_repl_in_a_terminal(tmp_path):
         dimensions=(60, 200),
         timeout=20,
     )
+
+
+def test_dynosql_local_repl_in_a_terminal(tmp_path):
+    child = _spawn(tmp_path)
     try:
         child.expect("dynosql>", timeout=STARTUP)
         assert "\\? help" in _screen(child)  # the banner
@@ -47,7 +52,7 @@ def test_dynosql_local_repl_in_a_terminal(tmp_path):
         # a statement over two lines: Enter in the middle continues it
         child.send("SELECT SK, action FROM audit\r")
         child.send("WHERE PK = 'ACTOR#ana.silva' LIMIT 3;\r")
-        child.expect(r"3 rows · Query audit · 3 items scanned · ~0\.5 RCU est\. · [0-9.]+s")
+        child.expect(r"3 rows · Query audit · 3 items scanned · 0\.5 RCU · [0-9.]+s")
         screen = _screen(child)
         assert "| SK                           | action   |" in screen
         assert "| EVT#2026-03-01T06:56:13.455Z | read     |" in screen
@@ -70,3 +75,28 @@ def test_dynosql_local_repl_in_a_terminal(tmp_path):
     history = tmp_path / "state" / "dynosql" / "history"
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
     assert "+WHERE PK = 'ACTOR#ana.silva' LIMIT 3;" in history.read_text()
+
+
+def test_named_queries_and_watch_in_a_terminal(tmp_path):
+    """Issue 23: a named query saved, run with an argument, then watched until Ctrl-C."""
+    child = _spawn(tmp_path)
+    try:
+        child.expect("dynosql>", timeout=STARTUP)
+        child.send("\\ns acts SELECT COUNT(*) AS n FROM audit WHERE PK = '$1'\r")
+        child.expect("saved acts")
+        child.expect("dynosql>")
+        child.send("\\n acts ACTOR#ana.silva\r")
+        child.expect(r"1 row · Query audit")
+        child.expect("dynosql>")
+        child.send("\\watch 0.2\r")
+        child.expect(r"run 2: ~[0-9.]+ RCU est\. · total ~[0-9.]+ RCU est\.")
+        child.sendintr()  # Ctrl-C ends \watch, not the REPL
+        child.expect(r"\\watch stopped after \d+ run\(s\): ~[0-9.]+ RCU est\. in all")
+        child.expect("dynosql>")
+        child.send("\\q\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    saved = tmp_path / "config" / "dynosql" / "named_queries.json"
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600

@@ -240,6 +240,28 @@ def test_a_ddl_call_throttled_twice_then_succeeds(backend: Backend, proxy: Fault
     assert name not in backend.client().list_tables()["TableNames"]
 
 
+def test_a_table_change_whose_answer_was_lost_is_done_not_an_error(
+    backend: Backend, proxy: FaultProxy
+) -> None:
+    """CreateTable and DeleteTable applied, their answers lost: the retry meets "already
+    exists" / "not found", which here means the earlier try did the work (it was an error
+    before: the table was made, and the statement said it failed)."""
+    session = quick_session(proxy.url)
+    session.assume_yes = True
+    name = unique_name("ddl")
+    proxy.fail("CreateTable", "lost", calls=[1])
+    session.execute(f"CREATE TABLE {name} (pk S, sk N, PRIMARY KEY (pk, sk))").all()
+    assert [c.action for c in proxy.calls("CreateTable")] == ["lost", "forward"]
+    assert backend.client().describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE"
+    # on the first try "already exists" is the user's mistake, and says so
+    with pytest.raises(DynosqlError, match=r"^table ddl\S+ already exists$"):
+        session.execute(f"CREATE TABLE {name} (pk S, sk N, PRIMARY KEY (pk, sk))").all()
+    proxy.fail("DeleteTable", "lost", calls=[1])
+    session.execute(f"DROP TABLE {name}").all()
+    assert [c.action for c in proxy.calls("DeleteTable")] == ["lost", "forward"]
+    assert name not in backend.client().list_tables()["TableNames"]
+
+
 def test_ctrl_c_during_a_ddl_wait(backend: Backend, proxy: FaultProxy) -> None:
     """A table that stays CREATING: the wait polls, and stops at its next wait once the
     session is cancelled (Ctrl-C, or Session.cancel from another thread)."""
@@ -348,6 +370,25 @@ def test_a_transaction_cancelled_by_conflicts_is_sent_again_with_new_tokens(
     assert len(set(tokens[:3])) == 3 and tokens[3] == tokens[2]
     after = _table(moto_backend, name)
     assert after[("tx", Decimal(1))]["s"] == "new"
+
+
+def test_a_transaction_still_in_progress_is_sent_again_with_its_token(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """TransactionInProgressException (the same token is still being applied, e.g. after a
+    lost answer) was an error; DynamoDB's advice is to send the same request again: its token
+    makes it idempotent, and the answer is the first one's."""
+    name = _create(moto_backend)
+    with FaultProxy(moto_backend.endpoint_url) as proxy:
+        proxy.fail("TransactWriteItems", "in_progress", calls=[1, 2])
+        session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
+        session.assume_yes = True
+        results = list(session.run(_transaction(name)))
+        calls = proxy.calls("TransactWriteItems")
+    assert results[-1].footer().startswith(f"COMMIT {name}: 2 matched, 2 written")
+    assert [c.action for c in calls] == ["in_progress", "in_progress", "forward"]
+    assert len({c.body["ClientRequestToken"] for c in calls}) == 1
+    assert _table(moto_backend, name)[("tx", Decimal(1))]["s"] == "new"
 
 
 def test_a_transaction_conflicting_every_time_writes_nothing(

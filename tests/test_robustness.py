@@ -595,8 +595,10 @@ def test_unknown_size_is_said_and_asked_about(dynalite_backend: Backend, tmp_pat
 def test_scan_estimate_counts_the_limit(moto_backend: Backend, tmp_path: Any) -> None:
     e = _env(moto_backend)  # moto: the size is known (~50 RCU for the whole table)
     run = e.run(tmp_path, "-e", f"SELECT * FROM {e.wide} LIMIT 5")
-    assert "it reads items until LIMIT 5 is met (~5 items, ~0.5 RCU)" in run.stderr
-    assert "5 items scanned" in run.stderr
+    # the embedded server measures the table's size: 5 items of ~1 KB, one page of 4.9 KB,
+    # estimated as the run then reports it
+    assert "it reads items until LIMIT 5 is met (~5 items, ~1 RCU)" in run.stderr
+    assert "5 items scanned · 4.9 KB · 1 RCU" in run.stderr
     # the REPL asks by the same figure: the whole table would be asked about, LIMIT 5 not
     screen = _repl(
         _session(e, scan_confirm_rcu=Decimal(1)), f"SELECT * FROM {e.wide} LIMIT 5;\r\\q\r"

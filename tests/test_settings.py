@@ -181,3 +181,27 @@ def test_set_may_tighten_a_write_limit(moto_examples_backend):
         "SET max_wcu = 4; SET dry_run = on; SHOW TABLES",
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_set_cannot_loosen_a_config_file_limit(moto_examples_backend, tmp_path):
+    """The config file's limits are the user's as much as the flags are: a script's SET may
+    tighten them, not loosen them; a flag given on the command line still overrides them."""
+    from tests.cli_runner import cli_env, run_cli
+
+    env = cli_env(tmp_path)
+    path = tmp_path / "config" / "dynosql" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text("max_wcu = 5\ndry_run = true\n")
+    url = moto_examples_backend.endpoint_url
+    run = run_cli("--endpoint-url", url, "-e", "SET max_wcu = 6; SHOW TABLES", env=env)
+    assert run.returncode == 1 and run.stdout == ""
+    assert "would loosen max_wcu 5 given in the config file" in run.one_error()
+    run = run_cli("--endpoint-url", url, "-e", "SET dry_run = off", env=env)
+    assert "would loosen dry_run given in the config file" in run.one_error()
+    run = run_cli("--endpoint-url", url, "-e", "SET max_wcu = 4; SHOW TABLES", env=env)
+    assert run.returncode == 0, run.stderr
+    # the command line overrides the file, and pins its own value
+    run = run_cli("--endpoint-url", url, "--max-wcu", "8", "-e", "SET max_wcu = 7", env=env)
+    assert run.returncode == 0, run.stderr
+    run = run_cli("--endpoint-url", url, "--max-wcu", "8", "-e", "SET max_wcu = 9", env=env)
+    assert "would loosen --max-wcu 8 given on the command line" in run.one_error()

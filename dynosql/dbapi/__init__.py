@@ -117,9 +117,7 @@ def _settings(given: dict[str, Any]) -> Settings:
             parsed = setting.kind.from_config(text)  # a str, bool or number, read as text is
         except (SettingError, ValueError) as err:
             raise InterfaceError(f"connect({name}=…): {err}") from None
-        setattr(settings, setting.name, parsed)
-        if setting.tighter:
-            settings.pinned[setting.name] = parsed
+        settings.give(setting.name, parsed, "to dynosql.connect()")
     return settings
 
 

@@ -94,7 +94,7 @@ class RefusedError(OperationalError):
     (``confirm=``)."""
 
 
-_SERVICE = ("throttle", "server", "connection", "credentials", "setup", "conflict")
+_SERVICE = ("throttle", "server", "connection", "credentials", "setup", "conflict", "in_progress")
 
 
 def translate(err: DynosqlError) -> Error:

@@ -1,8 +1,9 @@
 """What the backend can be trusted with, decided once per Session.
 
 DynamoDB itself (and dynalite, which follows it closely) reports consumed capacity, takes every
-valid ProjectionExpression and FilterExpression, and keeps table sizes. moto (the embedded
-``--local`` backend, or any moto server) does not: its ConsumedCapacity is a constant, it fails
+valid ProjectionExpression and FilterExpression, and keeps table sizes. moto does not: its
+ConsumedCapacity is a constant (the embedded ``--local`` server replaces it with the figure
+DynamoDB's rules give, and says so in a header: `EMBEDDED`), it fails
 (HTTP 500) on valid projections of irregular items and on ordering comparisons between types,
 it compares some values across types as equal (a number and a boolean), and it reports no
 table size. Rather than ask "is this moto?" in several places, the Session decides a
@@ -23,9 +24,10 @@ that table whole for the rest of the session.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from dynosql.dynamo.metering import HEADER as METERED_HEADER
 from dynosql.dynamo.retry import RetryPolicy
 from dynosql.errors import ExecutionError
 
@@ -62,6 +64,9 @@ MOTO = Capabilities(
     reports_table_size=False,
     server_filters=False,
 )
+# the embedded server: moto, with ConsumedCapacity computed by DynamoDB's rules and table sizes
+# measured from the items (metering.py)
+EMBEDDED = replace(MOTO, reports_capacity=True, reports_table_size=True)
 
 
 class ProjectionRefused(ExecutionError):
@@ -133,7 +138,9 @@ def from_response(response: dict[str, Any]) -> Capabilities:
     """The capabilities of the server that sent `response` (any boto3 response)."""
     headers = response.get("ResponseMetadata", {}).get("HTTPHeaders", {})
     server = str(headers.get("server", ""))
-    return MOTO if "Werkzeug" in server else DYNAMODB
+    if "Werkzeug" not in server:
+        return DYNAMODB
+    return EMBEDDED if METERED_HEADER in headers else MOTO
 
 
 def probe(client: Any, policy: RetryPolicy | None = None) -> Capabilities:

@@ -1,4 +1,5 @@
-"""The embedded backend: a moto DynamoDB server on 127.0.0.1, in this process.
+"""The embedded backend: a moto DynamoDB server on 127.0.0.1, in this process, with moto's S3
+on the same endpoint for table exports.
 
 ``dynosql --local`` and the in-process tests talk to it over real HTTP with an ordinary boto3
 client, exactly as they would to AWS. We run ``moto.server.ThreadedMotoServer`` rather than
@@ -11,7 +12,29 @@ Two things the plain ``ThreadedMotoServer`` does not give us, added here:
   servers in one process would share every table. Each :class:`LocalDynamo` therefore gets its
   own account id, injected into each request it serves (moto's ``x-moto-account-id`` header),
   and forgets that account's tables on :meth:`LocalDynamo.stop`.
-- **Quiet.** werkzeug logs every request to stderr; the server's handler drops those lines.
+- **Quiet.** werkzeug logs every request to stderr, and the traceback of every request moto
+  fails on (an ~80-line page for an item holding 1E-130, say); the server keeps those lines to
+  itself (:attr:`LocalDynamo.errors`, the last few, for ``--debug``) and the client gets
+  moto's HTTP 500 answer, which dynosql reports in one line.
+- **DynamoDB's number rule.** DynamoDB refuses arithmetic (``SET v = v + :x``, ``ADD``) whose
+  exact result needs more than 38 significant digits or leaves 1E-130 … 9.99…E+125 ("DynamoDB
+  only supports precision up to 38 digits"); moto rounds it to 28 digits or fails with a 500.
+  Its number addition and subtraction are made to answer as DynamoDB does
+  (:func:`_follow_dynamodb_numbers`).
+- **Capacity.** moto's ConsumedCapacity is a constant; `dynosql.dynamo.metering.Meter`
+  replaces it with what DynamoDB would charge, computed by DynamoDB's documented rules.
+- **Exports shaped like DynamoDB's.** moto 5.x names an export
+  ``…:table/arn:aws:dynamodb:…:table/T/import/<uuid>`` (the table's whole ARN nested in the
+  export's, and ``import``: moto's ``TableExport.__init__``, moto/dynamodb/models/table_export.py)
+  and writes one data file under a folder id of its own, with no manifest. DynamoDB's export
+  ARN is ``<table ARN>/export/<14-digit ms time>-<8 hex>`` and its files are
+  ``<prefix>/AWSDynamoDB/<that id>/data/*.json.gz`` listed in ``manifest-files.json``
+  (developer guide, "DynamoDB table export output format"). :func:`_export_like_dynamodb`
+  reshapes moto's exports so (a standalone moto server still answers with its own shape).
+
+``start_local`` (``--local``) turns point-in-time recovery on for the example tables, and an
+export to the server's own bucket (``LocalDynamo.export_s3``, the session's default
+``--export-s3``) makes that bucket first, so ``--engine export`` answers with no setup.
 
 boto3 and moto are imported inside the functions that need them: importing this module must
 stay cheap for commands that never start a local server.
@@ -19,12 +42,23 @@ stay cheap for commands that never start a local server.
 
 from __future__ import annotations
 
+import base64
+import collections
+import gzip
+import hashlib
 import itertools
+import json
 import threading
 import time
+import uuid
 from typing import Any
 
+from dynosql.dynamo.metering import Meter
+
 REGION = "us-east-1"
+# --local's bucket in the embedded S3, one per server: moto's bucket names are global to the
+# process (as S3's are to the world), and each server has an account of its own
+BUCKET_PREFIX = "dynosql-local-"
 # Dummy credentials, set on each client only (never in os.environ): moto accepts any.
 ACCESS_KEY_ID = "dynosql-local"
 SECRET_ACCESS_KEY = "dynosql-local"
@@ -69,6 +103,8 @@ class LocalDynamo:
         self.loaded: dict[str, int] = {}
         self.load_seconds = 0.0
         self._server: Any = None
+        # what the server would have printed (moto's tracebacks), the last few
+        self.errors: collections.deque[str] = collections.deque(maxlen=8)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -78,17 +114,31 @@ class LocalDynamo:
             return self
         from moto.server import ThreadedMotoServer
 
+        _follow_dynamodb_numbers()
+        _export_like_dynamodb()
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
         wsgi: Any = server._server  # werkzeug's ThreadedWSGIServer, read per request
-        wsgi.app = _AccountMiddleware(wsgi.app, self.account_id)
+        wsgi.app = _AccountMiddleware(Meter(wsgi.app, self._backend), self.account_id)
+        keep = self._keep_log
+        wsgi.log = keep  # "Error on request: <traceback>" goes through the server's log
         handler = wsgi.RequestHandlerClass
         wsgi.RequestHandlerClass = type(
-            "QuietRequestHandler", (handler,), {"log_request": lambda self, *a, **k: None}
+            "QuietRequestHandler",
+            (handler,),
+            {
+                "log_request": lambda self, *a, **k: None,
+                "log": lambda self, type, message, *args: keep(type, message, *args),
+            },
         )
         self.port = server.get_host_and_port()[1]
         self._server = server
         return self
+
+    def _keep_log(self, type: str, message: str, *args: Any) -> None:
+        """werkzeug's log lines: errors kept (never printed), the rest dropped."""
+        if type == "error":
+            self.errors.append(message % args if args else message)
 
     def stop(self) -> None:
         """Stop the server and drop this account's tables from moto's global state.
@@ -103,6 +153,7 @@ class LocalDynamo:
 
         if self.account_id in list(dynamodb_backends.keys()):
             dynamodb_backends[self.account_id].reset()
+        _forget_buckets(self.account_id)
 
     @property
     def running(self) -> bool:
@@ -125,6 +176,14 @@ class LocalDynamo:
         if self._server is None:
             raise RuntimeError("LocalDynamo is not running; call start() first")
         return f"http://{self.host}:{self.port}"
+
+    def connection_text(self) -> str:
+        """What boto3 or the AWS CLI need to reach this server while it runs (the REPL's
+        banner, ``\\settings``, ``--print-endpoint``)."""
+        return (
+            f"{self.endpoint_url} (region {self.region}, access key {ACCESS_KEY_ID}, "
+            f"secret {SECRET_ACCESS_KEY})"
+        )
 
     def client(self, **config: Any) -> Any:
         """A boto3 low-level DynamoDB client for this server.
@@ -186,11 +245,72 @@ class LocalDynamo:
         self.loaded.update(counts)
         return counts
 
+    @property
+    def bucket(self) -> str:
+        return BUCKET_PREFIX + self.account_id
+
+    @property
+    def export_s3(self) -> str:
+        """Where ``--local`` puts table exports (its default ``--export-s3``)."""
+        return f"s3://{self.bucket}/exports/"
+
+    def prepare_exports(self, tables: list[str]) -> None:
+        """The export engine with no setup: point-in-time recovery on for `tables`, straight
+        in this server's moto backend (milliseconds; four UpdateContinuousBackups and an S3
+        client over HTTP took most of a second on a busy machine). The bucket `bucket` is
+        made by the first export that names it (`_export_like_dynamodb`), so a session that
+        never exports pays nothing for S3."""
+        backend = self._backend()
+        for table in tables:
+            backend.update_continuous_backups(table, {"PointInTimeRecoveryEnabled": True})
+
     def _backend(self) -> Any:
         """moto's DynamoDB backend of this server's account and region (same process)."""
         from moto.dynamodb.models import dynamodb_backends
 
         return dynamodb_backends[self.account_id][self.region]
+
+
+_numbers_followed = False
+
+
+def _follow_dynamodb_numbers() -> None:
+    """moto's number ``+`` and ``-`` (SET arithmetic and ADD both use them) as DynamoDB's: the
+    exact result, or DynamoDB's ValidationException when it cannot be stored. Installed once
+    per process, on moto's own class; moto runs in this process only as dynosql's embedded
+    DynamoDB. A moto whose internals differ is left as it is."""
+    global _numbers_followed
+    if _numbers_followed:
+        return
+    _numbers_followed = True
+    try:
+        from moto.dynamodb.exceptions import MockValidationException
+        from moto.dynamodb.models.dynamo_type import DynamoType
+    except ImportError:  # pragma: no cover - another moto layout
+        return
+    from decimal import Decimal
+
+    from dynosql import values
+
+    add, subtract = DynamoType.__add__, DynamoType.__sub__
+
+    def exact(op: Any, fallback: Any) -> Any:
+        def compute(self: Any, other: Any) -> Any:
+            if not (self.type == other.type == "N"):
+                return fallback(self, other)
+            result = op(values.DECIMAL_CONTEXT, Decimal(self.value), Decimal(other.value))
+            try:
+                values.number(values.format_number(result))
+            except ValueError:
+                raise MockValidationException(
+                    "DynamoDB only supports precision up to 38 digits"
+                ) from None
+            return DynamoType({"N": values.format_number(result)})
+
+        return compute
+
+    DynamoType.__add__ = exact(type(values.DECIMAL_CONTEXT).add, add)  # type: ignore[method-assign]
+    DynamoType.__sub__ = exact(type(values.DECIMAL_CONTEXT).subtract, subtract)  # type: ignore[method-assign]
 
 
 def _put_direct(backend: Any, table_name: str) -> Any:
@@ -234,8 +354,110 @@ def start_local(load_examples: bool = True) -> LocalDynamo:
     try:
         if load_examples:
             local.load_examples()
+        from dynosql.examples import datasets
+
+        local.prepare_exports(
+            [
+                datasets.DATASETS[name].table_name
+                for name in local.loaded
+                if name in datasets.DATASETS
+            ]
+        )
     except BaseException:
         local.stop()
         raise
     local.load_seconds = time.perf_counter() - began
     return local
+
+
+def _forget_buckets(account_id: str) -> None:
+    """Drop one account's buckets from moto's S3. Not ``S3Backend.reset``: it also closes the
+    files of every other account's objects (moto tracks them in one global list), which would
+    break another server running in this process."""
+    try:
+        from moto.s3.models import s3_backends
+    except ImportError:
+        return
+    if account_id not in list(s3_backends.keys()):
+        return
+    for backend in list(s3_backends[account_id].values()):
+        for name, bucket in list(backend.buckets.items()):
+            for key in list(bucket.keys.values()):
+                dispose = getattr(key, "dispose", None)
+                if dispose is not None:
+                    dispose()
+            s3_backends.bucket_accounts.pop(name, None)
+            backend.buckets.pop(name, None)
+
+
+def _export_like_dynamodb() -> None:
+    """Reshape moto's table exports as DynamoDB's (see the module docstring): the export ARN,
+    the folder named by the export id, the data file ``*.json.gz`` and ``manifest-files.json``
+    and ``manifest-summary.json`` beside it. Applied once per process; left alone for a moto
+    whose ``TableExport`` is not shaped as 5.x's."""
+    try:
+        from moto.dynamodb.models.table_export import TableExport
+    except ImportError:
+        return
+    if getattr(TableExport, "_dynosql_shaped", False):
+        return
+    if not hasattr(TableExport, "_backup_to_s3_file"):
+        return
+    moto_init = TableExport.__init__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        moto_init(self, *args, **kwargs)
+        if self.s3_bucket == BUCKET_PREFIX + self.account_id:  # the server's own: made on demand
+            from moto.s3.models import s3_backends
+
+            s3 = s3_backends[self.account_id][self.partition]
+            if self.s3_bucket not in s3.buckets:
+                s3.create_bucket(self.s3_bucket, self.region_name)
+        self.export_id = f"{int(time.time() * 1000):014d}-{uuid.uuid4().hex[:8]}"
+        self.arn = f"{self.table.table_arn}/export/{self.export_id}"
+
+    def _backup_to_s3_file(self: Any, s3_backend: Any) -> None:
+        from moto.dynamodb.models.utilities import dynamo_json_dump
+
+        from dynosql.dynamo.wiresize import item_size
+
+        lines, size = [], 0
+        for item in self.table.all_items():  # {"Item": {…}} lines, as moto writes them
+            line = dynamo_json_dump(item.to_json(root_attr_name="Item"))
+            lines.append(line)
+            size += item_size(json.loads(line)["Item"])  # BilledSizeBytes: DynamoDB's sizes
+        folder = "/".join(
+            p for p in (self.s3_prefix.strip("/"), "AWSDynamoDB", self.export_id) if p
+        )
+        data_key = f"{folder}/data/{uuid.uuid4().hex}.json.gz"
+        body = gzip.compress(("".join(line + "\n" for line in lines)).encode("utf-8"))
+        s3_backend.put_object(self.s3_bucket, data_key, body)
+        manifest = {
+            "itemCount": len(lines),
+            "md5Checksum": base64.b64encode(hashlib.md5(body).digest()).decode(),
+            "etag": hashlib.md5(body).hexdigest(),
+            "dataFileS3Key": data_key,
+        }
+        s3_backend.put_object(
+            self.s3_bucket, f"{folder}/manifest-files.json", (json.dumps(manifest) + "\n").encode()
+        )
+        summary = {
+            "version": "2020-06-30",
+            "exportArn": self.arn,
+            "tableArn": self.table.table_arn,
+            "s3Bucket": self.s3_bucket,
+            "s3Prefix": self.s3_prefix,
+            "manifestFilesS3Key": f"{folder}/manifest-files.json",
+            "billedSizeBytes": size,
+            "itemCount": len(lines),
+            "outputFormat": "DYNAMODB_JSON",
+        }
+        s3_backend.put_object(
+            self.s3_bucket, f"{folder}/manifest-summary.json", json.dumps(summary).encode()
+        )
+        self.item_count, self.processed_bytes = len(lines), size
+        self.status = "COMPLETED"
+
+    TableExport.__init__ = __init__  # type: ignore[method-assign]
+    TableExport._backup_to_s3_file = _backup_to_s3_file  # type: ignore[method-assign]
+    TableExport._dynosql_shaped = True  # type: ignore[attr-defined]

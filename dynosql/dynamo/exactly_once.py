@@ -3,10 +3,8 @@
 A write DynamoDB applied but whose answer was lost (a reset connection, a timeout) is sent again
 by botocore or by the executor; ``n = n + 1`` would then apply twice. The plan lists the paths
 such an UPDATE reads and writes (`plan.write.guarded_paths`) and its read projects them; here
-each write is also conditioned on their values as read:
-
-- ``p = :value`` (a list or a map element by element, as undo checks items: some DynamoDB
-  implementations cannot compare whole documents); a missing path: ``attribute_not_exists(p)``.
+each write is also conditioned on their values as read (dynamo.as_read: ``p = :value``, a
+missing path ``attribute_not_exists(p)``).
 
 A retried write that already applied then fails its condition. DynamoDB returns the item as it
 is (ReturnValuesOnConditionCheckFailure=ALL_OLD; where a backend returns nothing, one strongly
@@ -21,31 +19,16 @@ from __future__ import annotations
 from typing import Any
 
 from dynosql import values
+from dynosql.dynamo.as_read import require_as_read
 from dynosql.dynamo.writer import Outcome, Writer, new_image
-from dynosql.evaluate.predicate import resolve
 from dynosql.evaluate.update import UpdateFailed, apply_update
-from dynosql.journal import equal_text
-from dynosql.plan.expressions import Placeholders
 from dynosql.sql import ast
-from dynosql.values import MISSING
 
 
 def guarded_request(plan: Any, item: dict[str, Any]) -> dict[str, Any]:
-    """The write for one item the read found, conditioned on its guarded paths."""
-    request = plan.request(plan.key_of(item))
-    ph = Placeholders()  # seeded with the write's own names and values: new ones never collide
-    ph.names = dict(request.get("ExpressionAttributeNames", {}))
-    ph.values = dict(request.get("ExpressionAttributeValues", {}))
-    ph._by_name = {attribute: name for name, attribute in ph.names.items()}
-    parts = []
-    for path in plan.guards:
-        value = resolve(item, path)
-        text = ph.path(path)
-        parts.append(
-            f"attribute_not_exists({text})" if value is MISSING else equal_text(text, value, ph)
-        )
-    request["ConditionExpression"] = f"{request['ConditionExpression']} AND {' AND '.join(parts)}"
-    return ph.into(request)
+    """The write for one item the read found, conditioned on its guarded paths (and on the
+    paths of a WHERE part DynamoDB cannot check: see dynamo.as_read)."""
+    return require_as_read(plan.request(plan.key_of(item)), item, plan.as_read_paths)
 
 
 def write_guarded_item(

@@ -33,7 +33,7 @@ from dynosql.dynamo.retry import (
 )
 from dynosql.errors import ExecutionError
 from dynosql.evaluate.predicate import matches
-from dynosql.plan.cost import read_units
+from dynosql.plan.cost import bytes_per_read_unit, read_units
 from dynosql.plan.model import Plan, Request
 from dynosql.result import ProgressSink, Stats
 
@@ -430,7 +430,7 @@ class Executor:
         self, plan: Plan, limit: int | None, seen: list[Any]
     ) -> tuple[Decimal, int | None]:
         """This page's expected cost, and its Limit lowered to what the budget allows."""
-        unit = 4096 if plan.consistent else 8192  # bytes one RCU reads
+        unit = bytes_per_read_unit(plan.consistent)
         if seen[0]:
             item_bytes = max(1, int(seen[1] * unit / seen[0]))
         elif plan.access.item_count and plan.access.size_bytes:

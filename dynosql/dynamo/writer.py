@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
+from dynosql.dynamo.as_read import require_as_read
 from dynosql.dynamo.budget import Cancelled
 from dynosql.dynamo.reader import _reported
 from dynosql.dynamo.retry import (
@@ -39,7 +40,9 @@ from dynosql.dynamo.retry import (
 )
 from dynosql.errors import ExecutionError, GuardError, classify
 from dynosql.evaluate.update import UpdateFailed, apply_update
+from dynosql.plan import cost
 from dynosql.plan.cost import write_units
+from dynosql.plan.schema import TableInfo
 from dynosql.result import Stats, format_capacity
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
@@ -242,6 +245,13 @@ class Writer:
             with self.stats.lock:
                 self.stats.wcu += units
 
+    def change_units(
+        self, old: dict[str, Any] | None, new: dict[str, Any] | None, table: TableInfo
+    ) -> Decimal:
+        """WCU of writing `new` over `old` (decoded; None: absent) in `table`, its index writes
+        included (plan.cost.item_write)."""
+        return cost.item_write(old, new, table, values.item_size, self.transactional).total
+
     def item_units(self, *images: dict[str, Any] | None) -> Decimal:
         size = max((values.item_size(i) for i in images if i is not None), default=1)
         return write_units(size, self.transactional)
@@ -440,7 +450,10 @@ def write_item(
     method = {"PutItem": "put_item", "UpdateItem": "update_item", "DeleteItem": "delete_item"}[
         plan.operation
     ]
-    request = plan.request(target)
+    if plan.as_read:  # target: the item the read found; the write requires it as read
+        request = require_as_read(plan.request(plan.key_of(target)), target, plan.as_read)
+    else:
+        request = plan.request(target)
     response, _failure, retried = writer.call_or_failure(method, request)
     if response is None:  # a failed condition is billed like the write (size: a guess)
         guess = target if plan.kind == "put" else {"": "x" * plan.table.average_item_size}
@@ -451,7 +464,7 @@ def write_item(
     attributes = response.get("Attributes")
     old = values.decode_item(attributes) if attributes else None
     new = new_image(plan.kind, old, target, assignments)
-    writer.charge(writer.item_units(old, new))
+    writer.charge(writer.change_units(old, new, plan.table))
     # sent twice and changing nothing: the first attempt may have applied, and `old` may be
     # its result rather than the item before the statement
     return Outcome(target, True, old, new, uncertain=retried and old == new)
@@ -499,6 +512,7 @@ def write_batches(
     limits: WriteLimits | None = None,
     workers: int = 4,
     on_written: Callable[[list[dict[str, Any]]], None] | None = None,
+    on_sending: Callable[[list[dict[str, Any]]], None] | None = None,
     policy: RetryPolicy | None = None,
 ) -> WriteStats:
     """Send BatchWriteItem write requests (``{"PutRequest": {"Item": wire}}`` or
@@ -506,6 +520,8 @@ def write_batches(
     calls in flight. UnprocessedItems are sent again with exponential backoff and jitter (up to
     12 rounds, then ExecutionError); throttles, 5xx and dropped connections are retried (all
     through `policy`: its deadline, its cancel event, its sleep).
+    `on_sending` gets each batch just before its first call (the journal's write-ahead intents:
+    a batch never sent, after --max-wcu or Ctrl-C stopped the load, has none);
     `on_written` gets each group of requests once DynamoDB has processed them. Returns the
     stats: ``changed`` = requests processed, ``wcu`` reported (or estimated: 1 KB units of each
     put item, 1 per delete). Ctrl-C stops new calls; calls in flight finish first.
@@ -528,6 +544,8 @@ def write_batches(
 
     def send(chunk: list[dict[str, Any]]) -> Outcome:
         pending = chunk
+        if on_sending is not None:
+            on_sending(chunk)
         for _round in writer.policy.rounds(MAX_UNPROCESSED_ROUNDS, unprocessed_delay):
             response = writer.call(
                 "batch_write_item",

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
 
 
 def run_engine(ctx: Context, statement: ast.Select) -> Result:
+    from dynosql.engines.sqlgen import refuse_expressions
+
+    refuse_expressions(statement, "athena" if ctx.settings.engine == "athena" else "export")
     if statement.sample is not None:
         from dynosql.errors import PlanError
 
@@ -44,7 +47,9 @@ def price_lines(ctx: Context, plan: Any) -> list[str]:
 def explain_engine(ctx: Context, statement: ast.Select) -> list[str]:
     """EXPLAIN for a statement the export or Athena engine runs: what it sends, in order."""
     from dynosql.engines import athena, export
+    from dynosql.engines.sqlgen import refuse_expressions
 
+    refuse_expressions(statement, "athena" if ctx.settings.engine == "athena" else "export")
     table = None if statement.export is not None else ctx.table(statement.table)
     kinds = athena.kinds_of(statement, table)
     if statement.export is not None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from dynosql import values
 from dynosql.evaluate import count_groups
-from dynosql.evaluate.predicate import resolve
+from dynosql.evaluate.predicate import expression_value, operand_value, resolve, size_of
 from dynosql.evaluate.spill import DISTINCT_VALUE_BYTES, GROUP_BYTES, MB, SpillingGroups
 from dynosql.sql import ast
 from dynosql.values import MISSING
@@ -76,10 +76,10 @@ def _merge(agg: ast.Aggregate, into: _State, other: _State) -> None:
 
 def _update(agg: ast.Aggregate, state: _State, item: dict[str, Any]) -> bool:
     """Add an item to a state; True when a DISTINCT set grew (memory accounting)."""
-    if agg.path is None:
+    if agg.counts_items:
         state.count += 1
         return False
-    v = resolve(item, agg.path)
+    v = operand_value(agg.arg, item) if agg.path is None else resolve(item, agg.path)
     if v is MISSING or v is None:
         return False
     if agg.func == "COUNT":
@@ -125,15 +125,35 @@ def _final(agg: ast.Aggregate, state: _State) -> Any:
 class Group:
     """One output group: its group-by values and its aggregates, by expression text."""
 
-    key_values: dict[tuple[Any, ...], Any]  # path elements -> value (MISSING when absent)
+    key_values: dict[Any, Any]  # ast.key_of(group-by expression) -> value (MISSING: absent)
     aggregates: dict[str, Any]
 
     def value(self, expr: Any) -> Any:
+        """A grouped expression's value, an aggregate's, or an expression over them
+        (``ROUND(AVG(t), 2)``, ``SUBSTR(day, 1, 7)`` of a grouped ``day``)."""
         if isinstance(expr, ast.Aggregate):
             return self.aggregates[expr.text]
+        if isinstance(expr, ast.Literal):
+            return expr.value
+        key = ast.key_of(expr)
+        if key in self.key_values:
+            return self.key_values[key]
+        if isinstance(expr, ast.Scalar | ast.Case):
+            return expression_value(expr, self, _group_value)
+        if isinstance(expr, ast.Size):
+            return size_of(self.value(expr.path))
         if isinstance(expr, ast.Path):
-            return self.key_values.get(expr.elements, MISSING)
+            return MISSING
         raise TypeError(expr)
+
+
+def _group_value(operand: Any, g: Group) -> Any:
+    return g.value(operand)
+
+
+def group_values(statement: ast.Select, item: dict[str, Any]) -> dict[Any, Any]:
+    """An item's GROUP BY values, by ast.key_of (paths and expressions alike)."""
+    return {ast.key_of(p): operand_value(p, item) for p in statement.group_by}
 
 
 def collect_aggregates(statement: ast.Select) -> list[ast.Aggregate]:
@@ -159,6 +179,14 @@ def collect_aggregates(statement: ast.Select) -> list[ast.Aggregate]:
             visit(node.operand)
             for v in node.values:
                 visit(v)
+        elif isinstance(node, ast.Scalar):
+            for a in node.args:
+                visit(a)
+        elif isinstance(node, ast.Case):
+            for c, v in node.whens:
+                visit(c)
+                visit(v)
+            visit(node.default)
 
     for item in statement.items or ():
         visit(item.expr)
@@ -186,6 +214,7 @@ def group(
         budget, lambda: [_State() for _ in aggs], merge, GROUP_BYTES * (1 + len(aggs))
     )
     paths = statement.group_by
+    keys = [ast.key_of(p) for p in paths]
     n = 0
     names = count_groups.counted_names(aggs, paths)
     if names is not None:  # COUNT(*) by top-level names: counted in C, the rest loops below
@@ -196,7 +225,8 @@ def group(
 
         items = count_groups.count(items, names, counted)
     for item in items:
-        found = tuple(resolve(item, p) for p in paths)  # a tuple: a dict per group costs 200 B
+        # a tuple: a dict per group costs 200 B
+        found = tuple(operand_value(p, item) for p in paths)
         key = tuple(values.hashable(v) for v in found)
         states = groups.states(key, found)
         for agg, state in zip(aggs, states, strict=True):
@@ -209,7 +239,7 @@ def group(
         )
     for found, states in groups:
         n += 1
-        key_values = {p.elements: v for p, v in zip(paths, found, strict=True)}
+        key_values = dict(zip(keys, found, strict=True))
         yield Group(key_values, {a.text: _final(a, s) for a, s in zip(aggs, states, strict=True)})
     if not n and not paths:
         yield Group({}, {a.text: _final(a, _State()) for a in aggs})

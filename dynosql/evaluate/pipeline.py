@@ -13,7 +13,7 @@ from typing import Any
 from dynosql import values
 from dynosql.evaluate.aggregate import Group
 from dynosql.evaluate.order import row_key, sort_rows
-from dynosql.evaluate.predicate import matches, resolve
+from dynosql.evaluate.predicate import matches, operand_value, resolve
 from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
 from dynosql.values import MISSING
@@ -24,6 +24,22 @@ def columns_of(statement: ast.Select, table: TableInfo) -> list[str]:
     if statement.items is None:
         return list(table.keys.names)
     return [item.name for item in statement.items]
+
+
+def inexact_columns(statement: ast.Select) -> tuple[str, ...]:
+    """The output columns computed to 38 significant digits rather than exactly: an AVG or
+    a division anywhere in their expression (the formats for people may shorten them)."""
+
+    def inexact(node: Any) -> bool:
+        if isinstance(node, ast.Aggregate):
+            return node.func == "AVG"
+        if isinstance(node, ast.Scalar):
+            return node.func == "/" or any(inexact(a) for a in node.args)
+        if isinstance(node, ast.Case):
+            return any(inexact(v) for _c, v in node.whens) or inexact(node.default)
+        return False
+
+    return tuple(i.name for i in statement.items or () if inexact(i.expr))
 
 
 def whole_item_row(item: dict[str, Any], key_names: tuple[str, ...]) -> dict[str, Any]:
@@ -42,7 +58,7 @@ def project(
         return whole_item_row(item, key_names)
     row = {}
     for select_item in statement.items:
-        v = resolve(item, select_item.expr)  # type: ignore[arg-type]  # no aggregates here
+        v = operand_value(select_item.expr, item)  # no aggregates here
         if v is not MISSING:
             row[select_item.name] = v
     return row
@@ -84,7 +100,7 @@ def select_rows(
 
 
 def _resolver(expr: Any) -> Callable[[dict[str, Any]], Any]:
-    return lambda item: resolve(item, expr)
+    return lambda item: operand_value(expr, item)
 
 
 def _group_getter(expr: Any) -> Callable[[Group], Any]:
@@ -96,7 +112,7 @@ def _missing_lead(
 ) -> Iterator[dict[str, Any]]:
     """Pass the rows through, saying in a note how many lack the DESC ORDER BY attribute
     (they lead the result: a missing value sorts first descending)."""
-    if not order.desc or order.nulls or not isinstance(order.expr, ast.Path):
+    if not order.desc or order.nulls or not isinstance(order.expr, ast.Path):  # an attribute
         yield from items
         return
     n = missing = 0
@@ -157,12 +173,6 @@ def aggregate_rows(
 
 
 def _group_value(operand: Any, g: Group) -> Any:
-    if isinstance(operand, ast.Literal):
-        return operand.value
-    if isinstance(operand, ast.Size):
-        from dynosql.evaluate.predicate import size_of
-
-        return size_of(g.value(operand.path))
     return g.value(operand)
 
 

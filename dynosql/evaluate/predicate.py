@@ -12,13 +12,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from dynosql import values
+from dynosql.evaluate import scalar
+from dynosql.evaluate.scalar import like_regex
 from dynosql.sql import ast
 from dynosql.values import MISSING
 
@@ -59,7 +59,24 @@ def operand_value(operand: Any, item: Any) -> Any:
         return operand.value
     if isinstance(operand, ast.Size):
         return size_of(resolve(item, operand.path))
+    if isinstance(operand, ast.Scalar | ast.Case):
+        return expression_value(operand, item, operand_value)
     raise TypeError(f"unbound operand {operand!r}")
+
+
+def expression_value(expr: ast.Scalar | ast.Case, item: Any, value_of: Resolver) -> Any:
+    """A scalar expression's value (evaluate/scalar.py), its operands resolved by `value_of`
+    (an item's attributes, or a group's keys and aggregates): never MISSING, NULL instead."""
+    if isinstance(expr, ast.Case):
+        for condition, then in expr.whens:
+            if matches(condition, item, value_of):
+                return _null_for_missing(value_of(then, item))
+        return _null_for_missing(value_of(expr.default, item))
+    return scalar.apply(expr.func, [value_of(a, item) for a in expr.args])
+
+
+def _null_for_missing(value: Any) -> Any:
+    return None if value is MISSING else value
 
 
 def compare(op: str, left: Any, right: Any) -> bool:
@@ -107,15 +124,6 @@ def contains(value: Any, operand: Any) -> bool:
     if code == "L":
         return ocode in ("S", "N", "B") and any(values.values_equal(v, operand) for v in value)
     return False
-
-
-@lru_cache(maxsize=256)
-def like_regex(pattern: str) -> re.Pattern[str]:
-    """SQL LIKE: % any run of characters, _ exactly one character."""
-    parts = []
-    for ch in pattern:
-        parts.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
-    return re.compile("".join(parts), re.S)
 
 
 def matches(condition: ast.Condition | None, item: Any, value_of: Resolver = operand_value) -> bool:

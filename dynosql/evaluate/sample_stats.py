@@ -28,8 +28,14 @@ from statistics import NormalDist
 from typing import Any
 
 from dynosql import values
-from dynosql.evaluate.aggregate import Group, _final, _State, _update, collect_aggregates
-from dynosql.evaluate.predicate import resolve
+from dynosql.evaluate.aggregate import (
+    Group,
+    _final,
+    _State,
+    _update,
+    collect_aggregates,
+    group_values,
+)
 from dynosql.plan.model import SampleSpec
 from dynosql.sql import ast
 
@@ -209,7 +215,7 @@ def _round_to(iv: Interval, exponent: int) -> Interval:
 
 @dataclass
 class _GroupStates:
-    key_values: dict[tuple[Any, ...], Any]
+    key_values: dict[Any, Any]
     whole: list[_State]  # over the whole sample (MIN, MAX, DISTINCT, and what was seen)
     per_segment: dict[int, list[_State]]  # the scaled aggregates' states, by segment
 
@@ -227,7 +233,7 @@ def sampled_groups(
     for index, count, items in pages:
         scanned[index] += count
         for item in items:
-            key_values = {p.elements: resolve(item, p) for p in statement.group_by}
+            key_values = group_values(statement, item)
             key = tuple(values.hashable(v) for v in key_values.values())
             g = groups.get(key)
             if g is None:

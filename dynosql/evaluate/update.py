@@ -15,7 +15,6 @@ from a set (an empty set disappears); REMOVE deletes a path (a list element shif
 from __future__ import annotations
 
 import copy
-import decimal
 from decimal import Decimal
 from typing import Any
 
@@ -24,12 +23,20 @@ from dynosql.evaluate.predicate import resolve
 from dynosql.sql import ast
 from dynosql.values import MISSING
 
-# DynamoDB computes with 38 significant digits
-_CONTEXT = decimal.Context(prec=38, rounding=decimal.ROUND_HALF_EVEN)
+# exact: every sum of two DynamoDB numbers (1E-130 to 1E+126) fits in 300 digits, and a result
+# DynamoDB cannot store is refused (NumberRefused), never rounded
+_CONTEXT = values.DECIMAL_CONTEXT
 
 
 class UpdateFailed(ValueError):
     """The change cannot apply to this item (DynamoDB answers ValidationException)."""
+
+
+class NumberRefused(UpdateFailed):
+    """``a + b`` / ``a - b`` / ADD whose exact result DynamoDB cannot store: more than 38
+    significant digits (``100 + 1E-36``) or beyond 1E-130 … 9.99…E+125. DynamoDB refuses the
+    write ("DynamoDB only supports precision up to 38 digits"); moto rounds it silently and
+    dynalite stores it, so dynosql decides it itself wherever the operands were read."""
 
 
 def apply_update(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) -> dict[str, Any]:
@@ -54,6 +61,23 @@ def apply_update(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) 
     for elements in sorted(removals, key=_removal_order, reverse=True):
         _remove(new, elements)
     return new
+
+
+def refused_number(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) -> str | None:
+    """Why DynamoDB would refuse these changes on `item` for a number it cannot store (see
+    NumberRefused), or None. `item` may hold only some attributes (those a guarded UPDATE
+    read): a change whose operands it lacks is left to the server."""
+    for a in assignments:
+        try:
+            if a.action == "set":
+                _value(a.value, item)
+            elif a.action == "add":
+                _add(resolve(item, a.path), _literal(a.value))
+        except NumberRefused as err:
+            return str(err)
+        except UpdateFailed:
+            continue
+    return None
 
 
 def _removal_order(elements: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -87,7 +111,7 @@ def _value(operand: Any, old: dict[str, Any]) -> Any:
         if values.type_of(left) != "N" or values.type_of(right) != "N":
             raise UpdateFailed("+ and - take two numbers")
         result = _CONTEXT.add(left, right) if operand.op == "+" else _CONTEXT.subtract(left, right)
-        return Decimal(values.format_number(result))
+        return stored_number(result, f"{_number_text(left)} {operand.op} {_number_text(right)}")
     raise UpdateFailed(f"cannot evaluate {operand!r}")
 
 
@@ -98,12 +122,33 @@ def _add(current: Any, amount: Any) -> Any:
             return amount
         if values.type_of(current) != "N":
             raise UpdateFailed("ADD of a number to a non-number")
-        return Decimal(values.format_number(_CONTEXT.add(current, amount)))
+        result = _CONTEXT.add(current, amount)
+        return stored_number(result, f"ADD {_number_text(amount)} to {_number_text(current)}")
     if current is MISSING:
         return amount
     if values.type_of(current) != code:
         raise UpdateFailed("ADD of a set to a value of another type")
     return type(amount)(current | amount)
+
+
+def stored_number(result: Decimal, written: str) -> Decimal:
+    """`result` as DynamoDB would store it, or NumberRefused naming what gave it."""
+    try:
+        return values.number(values.format_number(result))
+    except ValueError:
+        text = values.format_number(result)
+        shown = text if len(text) <= 50 else f"{text[:24]}…{text[-12:]}"
+        digits = len(result.normalize(_CONTEXT).as_tuple().digits)
+        raise NumberRefused(
+            f"{written} is {shown} ({digits} significant digits): DynamoDB stores numbers of "
+            f"at most {values.MAX_NUMBER_DIGITS} significant digits from 1E-130 to "
+            "9.99…E+125, and refuses the write"
+        ) from None
+
+
+def _number_text(value: Decimal) -> str:
+    text = values.format_number(value)
+    return text if len(text) <= 24 else str(value.normalize(_CONTEXT))
 
 
 def _delete(current: Any, elements: Any) -> Any:

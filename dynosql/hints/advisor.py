@@ -1,15 +1,21 @@
 """When to look for hints (``dynosql.hints.rules``), and the few reads that feed them.
 
+Rule: outside the REPL a hint reads nothing the statement did not read. In the REPL (a person,
+``Doors.interactive``) a bounded sample may be read, once per table and session, and what it
+cost is a note of its own; a sample already read this session (the catalog's, where the
+backend reports no table size) is used anywhere. ``--fail-on-scan`` sends no Scan of any size
+for a hint, and EXPLAIN never reads for one.
+
 - Before the read: table-qualified columns are resolved and the catalog-only hints (case of
   key names, double-quoted values, select-list aliases in WHERE) computed: when one applies it
   is shown before anything is read. Otherwise, when the plan is a Scan naming non-key
-  attributes (or a qualified name needs telling apart from a map attribute), a sample of the
-  table (one Scan page, Limit 100, once per ctx) adds the checks against attribute names
-  and types — unless ``--fail-on-scan`` is set, which sends no Scan of any size. EXPLAIN never
-  samples.
-- After the read: when nothing matched, the sample's checks (if not shown yet) and, for an
-  empty ``begins_with`` on a sort key, the prefixes that do exist; for a prefix without a
-  separator (``'USER'``), whether it spans entity types. Those listings are priced.
+  attributes, the sample (if there may be one) adds the checks against attribute names and
+  types.
+- After the read: when nothing matched, the sample's checks (if not shown yet). For an empty ``begins_with`` on a sort key the prefixes that do exist (REPL only: they are
+  read), and for a prefix without a separator (``'USER'``) whether it spans entity types.
+  Always, from what the statement read: ``p IS NULL`` finding nothing (``IS MISSING``?), and
+  a string upper bound that is a strict prefix of the values read (``BETWEEN … AND
+  '2026-05-05'`` on timestamps).
 """
 
 from __future__ import annotations
@@ -20,9 +26,12 @@ from typing import TYPE_CHECKING, Any
 from dynosql import guards
 from dynosql.dynamo.catalog import SAMPLE_ITEMS
 from dynosql.hints import rules as H
+from dynosql.hints.bounds import prefix_bound_hints, upper_bounds
+from dynosql.hints.presence import is_null_hints, is_null_paths
 from dynosql.hints.sort_keys import sort_key_health
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import plan_select
+from dynosql.result import Stats
 from dynosql.sql import ast
 
 if TYPE_CHECKING:
@@ -30,36 +39,57 @@ if TYPE_CHECKING:
 
 
 def prepare(
-    ctx: Context, statement: ast.Select, read: bool = True
+    ctx: Context, statement: ast.Select, read: bool = True, spent: list[str] | None = None
 ) -> tuple[ast.Select, Plan, list[str]]:
-    """The statement with qualified names resolved, its plan, and the hints to show first."""
+    """The statement with qualified names resolved, its plan, and the hints to show first.
+    `spent` gets a line for each read made for the hints (the REPL's sample)."""
     table = ctx.table(statement.table)
-    may_sample = read and guards.may_sample(ctx)
     sample = None
-    if may_sample and H.has_qualified_paths(statement):
-        sample = ctx.sample(statement.table)
+    if read and H.has_qualified_paths(statement):
+        sample = _sample(ctx, statement.table, spent)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
     plan = plan_select(statement, table, ctx.options())
     found = H.hints(statement, table)
     if found:
         return statement, plan, found  # a key-name mistake is named before anything is read
     # the sample's checks come first only before a Scan; a keyed read is checked by its rows
-    if may_sample and plan.is_scan and H.names_attributes(statement, table):
-        sample = ctx.sample(statement.table)
-        found = H.hints(statement, table, sample)
+    if read and plan.is_scan and H.names_attributes(statement, table):
+        sample = sample if sample is not None else _sample(ctx, statement.table, spent)
+        if sample is not None:
+            found = H.hints(statement, table, sample)
     return statement, plan, found
 
 
+def _sample(ctx: Context, table: str, spent: list[str] | None) -> list[dict[str, Any]] | None:
+    items, cost = ctx.hint_sample(table)
+    if cost is not None and spent is not None:
+        spent.append(cost)
+    return items
+
+
 def after_rows(
-    ctx: Context, rows: Iterator[dict[str, Any]], plan: Plan, notes: list[str], shown: list[str]
+    ctx: Context,
+    rows: Iterator[dict[str, Any]],
+    plan: Plan,
+    notes: list[str],
+    shown: list[str],
+    stats: Stats | None = None,
+    spent: list[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Pass the rows through; at the end, add the hints an empty result calls for (and, for
-    a select-list column no row had, the hints about that name)."""
+    a select-list column no row had, the hints about that name). `stats`: the statement's
+    read (how many items it evaluated); `spent`: lines for reads made for the hints."""
     statement = plan.statement
+    spent = spent if spent is not None else []
     empty = True
     sk = _ranged_sort_key(statement, plan)
     sort_keys: list[str] = []
     unfilled = _plain_columns(statement)
+    bounded: dict[str, list[str]] = {
+        str(p.root): [] for p, _op, _b in upper_bounds(statement.where)
+    }
+    own_keys: list[str] = []  # the sort keys read (a begins_with's entity types)
+    key = plan.access.keys.sk
     for row in rows:
         if not statement.is_aggregate or any(v not in (0, None) for v in row.values()):
             empty = False
@@ -67,16 +97,27 @@ def after_rows(
             sort_keys.append(row[sk])
         if unfilled:
             unfilled = {name: root for name, root in unfilled.items() if name not in row}
+        for name, seen in bounded.items():
+            if isinstance(row.get(name), str) and len(seen) < SAMPLE_ITEMS:
+                seen.append(row[name])
+        if key is not None and isinstance(row.get(key), str) and len(own_keys) < 1000:
+            own_keys.append(row[key])
         yield row
-    found = list(_prefix_hints(ctx, statement, plan, empty))
+    found = list(_prefix_hints(ctx, statement, plan, empty, own_keys))
     if sort_keys and sk is not None:
         found.extend(sort_key_health(sk, sort_keys))
+    found.extend(prefix_bound_hints(statement, bounded))
     checked = empty and H.names_attributes(statement, plan.table)
     only = None if checked else set(unfilled.values()) - set(H.key_roles(plan.table))
-    sample = _sample_after(ctx, plan) if checked or only else None
-    if sample is not None:
+    sample = None
+    if checked or only or (empty and any(is_null_paths(statement.where))):
+        sample = _sample_after(ctx, plan, spent)
+    if sample is not None and (checked or only):
         found[:0] = H.hints(statement, plan.table, sample, only)
-    notes.extend(h for h in dict.fromkeys(found) if h not in shown)
+    if empty:
+        scanned = stats.items_scanned if stats is not None else 0
+        found.extend(is_null_hints(statement, scanned, sample))
+    notes.extend(h for h in dict.fromkeys([*spent, *found]) if h not in shown)
 
 
 def _plain_columns(statement: ast.Select) -> dict[str, str]:
@@ -112,14 +153,15 @@ def _ranged_sort_key(statement: ast.Select, plan: Plan) -> str | None:
     return None
 
 
-def _sample_after(ctx: Context, plan: Plan) -> list[dict[str, Any]] | None:
-    """The table's sample; under ``--fail-on-scan``, the items of the partition the Query
-    read instead (one Query, Limit 100: no Scan of any size)."""
+def _sample_after(ctx: Context, plan: Plan, spent: list[str]) -> list[dict[str, Any]] | None:
+    """The table's sample (see `Context.hint_sample`); in the REPL under ``--fail-on-scan``,
+    the items of the partition the Query read instead (one Query, Limit 100: no Scan)."""
     if guards.may_sample(ctx):
-        return ctx.sample(plan.table.name)
+        return _sample(ctx, plan.table.name, spent)
+    if not ctx.doors.interactive:
+        return None  # a script: no read nobody asked for
     if plan.operation != "Query" or plan.access.projection != "ALL":
         return None  # an index lacking attributes would make every name look unknown
-    from dynosql.result import Stats
     from dynosql.values import decode
 
     request = plan.requests[0].params
@@ -137,13 +179,23 @@ def _sample_after(ctx: Context, plan: Plan) -> list[dict[str, Any]] | None:
         ),
         limit=SAMPLE_ITEMS,
     )
-    # one Limit-bounded Query through the executor: retried, paced, counted
-    return list(ctx.read(prepare(ctx, partition, read=False)[1], Stats()))
+    # one Limit-bounded Query through the executor: retried, paced, counted, and shown
+    stats = Stats()
+    items = list(ctx.read(prepare(ctx, partition, read=False)[1], stats))
+    spent.append(
+        f"read for the hints: {len(items)} items of the partition read "
+        f"(one Query, {stats.capacity_text()})"
+    )
+    return items
 
 
-def _prefix_hints(ctx: Context, statement: ast.Select, plan: Plan, empty: bool) -> Iterator[str]:
+def _prefix_hints(
+    ctx: Context, statement: ast.Select, plan: Plan, empty: bool, own_keys: list[str]
+) -> Iterator[str]:
+    """An empty ``begins_with``: the prefixes that exist (read: REPL only). A prefix without
+    a separator: the entity types it spans, from the sort keys the statement read itself
+    (`own_keys`) outside the REPL, from a listing in it."""
     from dynosql.hints.prefixes import list_prefixes
-    from dynosql.result import Stats
 
     if plan.operation != "Query":
         return
@@ -153,6 +205,13 @@ def _prefix_hints(ctx: Context, statement: ast.Select, plan: Plan, empty: bool) 
     pk, pk_value, sk, prefix = probe
     collision = not any(ch in H.SEPARATORS for ch in prefix)
     if not (empty or collision):
+        return
+    if not ctx.doors.interactive:  # a script: no read nobody asked for
+        if collision and own_keys:
+            children = sorted({H.child_prefix(k, prefix) for k in own_keys if k.startswith(prefix)})
+            hint = H.collision_hint(sk, prefix, children)
+            if hint:
+                yield hint
         return
     parent = H.parent_prefix(prefix) if empty else prefix
     executor, stats = ctx.executor(), Stats()

@@ -142,8 +142,8 @@ def _walk_paths(statement: ast.Select) -> Iterator[tuple[ast.Path, bool]]:
     for item in statement.items or ():
         yield from ((p, False) for p in _paths_in(item.expr))
     yield from ((p, True) for p in _paths_in(statement.where))
-    for p in statement.group_by:
-        yield p, False
+    for p in statement.group_by:  # a path, or an expression over paths
+        yield from ((x, False) for x in _paths_in(p))
     for order in statement.order_by:
         yield from ((p, False) for p in _paths_in(order.expr))
 

@@ -27,6 +27,16 @@ class Placeholders:
         self.values: dict[str, dict[str, Any]] = {}  # ":v0" -> {"S": "x"}
         self._by_name: dict[str, str] = {}
 
+    @classmethod
+    def of(cls, request: dict[str, Any]) -> Placeholders:
+        """Placeholders seeded with a request's own names and values, so that what is added
+        for another expression on the same request never collides with them."""
+        ph = cls()
+        ph.names = dict(request.get("ExpressionAttributeNames", {}))
+        ph.values = dict(request.get("ExpressionAttributeValues", {}))
+        ph._by_name = {attribute: name for name, attribute in ph.names.items()}
+        return ph
+
     def name(self, attribute: str) -> str:
         if attribute not in self._by_name:
             base = f"#{attribute}" if _SAFE.match(attribute) else f"#n{len(self._by_name)}"
@@ -76,6 +86,8 @@ def expressible(condition: ast.Condition, typed: bool = True) -> bool:
         return expressible(condition.item, typed)
     if not typed and (_orders_or_sizes(condition) or _loosely_equal(condition)):
         return False
+    if repeats_an_operand(condition):
+        return False
     if isinstance(condition, ast.Like):
         return False
     if isinstance(condition, ast.IsNull):
@@ -108,6 +120,30 @@ def expressible(condition: ast.Condition, typed: bool = True) -> bool:
 
 
 _EXACT_EQUALITY_TYPES = ("S", "B")
+
+
+def repeats_an_operand(condition: ast.Condition) -> bool:
+    """A comparison, BETWEEN, IN or function naming one path (or one ``size(path)``) twice:
+    ``b > b``, ``v = v``, ``v IN (v, 1)``. DynamoDB refuses such an expression ("The first
+    operand must be distinct from the remaining operands"; moto answers it), so it is never
+    sent: the client decides it from the attribute's presence and type (``v = v`` holds when
+    v exists, ``v < v`` never), with the same answer on every backend."""
+    if isinstance(condition, ast.Compare):
+        operands: list[Any] = [condition.left, condition.right]
+    elif isinstance(condition, ast.Between):
+        operands = [condition.operand, condition.low, condition.high]
+    elif isinstance(condition, ast.In):
+        operands = [condition.operand, *condition.values]
+    elif isinstance(condition, ast.Function) and condition.arg is not None:
+        operands = [condition.path, condition.arg]
+    else:
+        return False
+    paths = [
+        (type(o), o.elements if isinstance(o, ast.Path) else o.path.elements)
+        for o in operands
+        if isinstance(o, ast.Path | ast.Size)
+    ]
+    return len(paths) != len(set(paths))
 
 
 def _loosely_equal(condition: ast.Condition) -> bool:
@@ -237,4 +273,13 @@ def paths_in(node: Any) -> list[ast.Path]:
         found.append(node.path)
     elif isinstance(node, ast.Aggregate) and node.path is not None:
         found.append(node.path)
+    elif isinstance(node, ast.Aggregate) and node.arg is not None:
+        found.extend(paths_in(node.arg))
+    elif isinstance(node, ast.Scalar):
+        for a in node.args:
+            found.extend(paths_in(a))
+    elif isinstance(node, ast.Case):
+        for condition, then in node.whens:
+            found.extend(paths_in(condition) + paths_in(then))
+        found.extend(paths_in(node.default))
     return found

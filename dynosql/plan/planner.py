@@ -30,9 +30,11 @@ from dynosql.plan.expressions import (
     projection_text,
 )
 from dynosql.plan.model import SIZE_UNKNOWN, Estimate, Plan, Request
+from dynosql.plan.rewrite import key_friendly
 from dynosql.plan.sample import apply_sample
 from dynosql.plan.schema import IndexInfo, TableInfo
 from dynosql.sql import ast
+from dynosql.sql.text import sql_text
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100
@@ -91,6 +93,9 @@ class _Candidate:
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
     """The cheapest plan for a SELECT whose parameters are bound."""
+    where = key_friendly(statement.where)
+    if where is not statement.where:
+        statement = replace(statement, where=where)
     if statement.sample is not None:
         # the statement's own Scan, then sampled (a keyed statement refuses TABLESAMPLE)
         plan = apply_sample(
@@ -203,7 +208,8 @@ def _needed_paths(statement: ast.Select) -> list[ast.Path] | None:
     for order in statement.order_by:
         found.extend(paths_in(order.expr))
     found.extend(paths_in(statement.having))
-    found.extend(statement.group_by)
+    for g in statement.group_by:
+        found.extend(paths_in(g))
     return found
 
 
@@ -961,7 +967,7 @@ def _count_star_only(statement: ast.Select) -> bool:
     if not all(isinstance(i.expr, ast.Aggregate) for i in statement.items):
         return False
     aggs = collect_aggregates(statement)
-    return bool(aggs) and all(a.func == "COUNT" and a.path is None for a in aggs)
+    return bool(aggs) and all(a.func == "COUNT" and a.counts_items for a in aggs)
 
 
 def _request_limit(
@@ -1012,6 +1018,19 @@ def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: b
     residuals = [r for r in plan.requests if r.residual is not None]
     if residuals and plan.operation in ("Query", "Scan"):
         plan.steps.append("check conditions DynamoDB cannot evaluate here, client-side")
+    computed = dict.fromkeys(
+        sql_text(c) for r in residuals for c in K.conjuncts(r.residual) if _has_expression(c)
+    )
+    if computed:
+        plan.steps.append(
+            "WHERE expressions DynamoDB cannot evaluate, checked client-side: "
+            + "; ".join(computed)
+        )
+    columns = [i.expr for i in statement.items or () if _has_expression(i.expr)]
+    columns += [g for g in statement.group_by if _has_expression(g)]
+    if columns:
+        texts = dict.fromkeys(getattr(c, "text", "") for c in columns)
+        plan.steps.append(f"compute {', '.join(texts)} client-side")
     if plan.operation in ("GetItem", "BatchGetItem") and statement.where is not None:
         plan.steps.append("check the WHERE on the items fetched")
     if plan.dedupe:
@@ -1036,6 +1055,19 @@ def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: b
         plan.steps.append("merge the requests' rows in key order")
     if statement.limit is not None:
         plan.steps.append(f"stop after {statement.limit} rows")
+
+
+def _has_expression(node: Any) -> bool:
+    """Whether a condition or column holds a scalar expression (computed client-side)."""
+    if isinstance(node, ast.Scalar | ast.Case):
+        return True
+    if isinstance(node, tuple):
+        return any(_has_expression(x) for x in node)
+    if isinstance(node, ast.Compare | ast.Between | ast.In | ast.And | ast.Or | ast.Not):
+        return any(_has_expression(getattr(node, f)) for f in ast.field_names(type(node)))
+    if isinstance(node, ast.Function):
+        return _has_expression(node.arg)
+    return False
 
 
 def _reads(plan: Plan) -> str:

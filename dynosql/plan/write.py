@@ -21,13 +21,20 @@ from typing import Any
 
 from dynosql import values
 from dynosql.errors import PlanError
+from dynosql.plan import cost
 from dynosql.plan import keys as K
-from dynosql.plan.cost import write_units
-from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders, condition_text, expressible
+from dynosql.plan.expressions import (
+    MAX_EXPRESSION_BYTES,
+    Placeholders,
+    condition_text,
+    expressible,
+    paths_in,
+)
 from dynosql.plan.model import Plan, Request, _jsonable
 from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
+from dynosql.sql.text import sql_text
 
 MAX_ITEM_BYTES = 400 * 1024
 BATCH_WRITE_ITEMS = 25
@@ -71,6 +78,9 @@ class WritePlan:
     unchecked: list[str] = field(default_factory=list)  # WHERE parts not in the condition
     # a non-idempotent UPDATE: the paths each write is conditioned on (their values as read)
     guards: tuple[ast.Path, ...] = ()
+    # the paths the unchecked WHERE parts read: each write also requires their values as read,
+    # so an item that stopped matching those parts after the read is skipped (dynamo.as_read)
+    as_read: tuple[ast.Path, ...] = ()
     warnings: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
 
@@ -82,6 +92,17 @@ class WritePlan:
     @property
     def is_scan(self) -> bool:
         return any(p is not None and p.is_scan for p in (self.read, self.source))
+
+    @property
+    def reads_items(self) -> bool:
+        """Whether each write needs the item the read found (its values go into the write's
+        condition), not only its key."""
+        return bool(self.guards or self.as_read)
+
+    @property
+    def as_read_paths(self) -> tuple[ast.Path, ...]:
+        """Every path a write requires as read (guards and as_read), none inside another."""
+        return outermost((*self.guards, *self.as_read))
 
     @property
     def conditional(self) -> bool:
@@ -139,6 +160,7 @@ class WritePlan:
                 for r in self.requests()[:SHOWN_REQUESTS]
             ],
             "unchecked": list(self.unchecked),
+            "required_as_read": [p.text for p in self.as_read],
             "client_steps": list(self.steps),
             "warnings": list(self.warnings),
             "estimate": {
@@ -171,8 +193,13 @@ class WritePlan:
             )
             text = Request(self.operation, {**self.template, field_name: "…"}).code()
             out.extend("  " + line for line in text.splitlines())
-        for part in self.unchecked:
-            out.append(f"note: {part} is checked when reading, not in the write's condition")
+        if self.unchecked:
+            shown = ", ".join(p.text for p in self.as_read)
+            out.append(
+                f"note: {' AND '.join(self.unchecked)} is checked when reading (DynamoDB cannot "
+                f"evaluate it); each write also requires {shown} as read, so an item whose "
+                f"{shown} changed after the read is skipped, even if it still matches"
+            )
         if self.steps:
             out.append("how:")
             out.extend(f"  - {s}" for s in self.steps)
@@ -215,23 +242,23 @@ def _plan_insert(
         if source is None:
             raise PlanError("INSERT … SELECT needs the source table")
         read = plan_select(statement.select, source, options.read)
-        if statement.columns and statement.select.items is not None:
-            if len(statement.columns) != len(statement.select.items):
-                raise PlanError(
-                    f"{len(statement.select.items)} selected columns for "
-                    f"{len(statement.columns)} named columns"
-                )
         n = read.estimate.items
-        wcu = write_units(table.average_item_size, options.transactional) * n
-        estimate = WriteEstimate(n, read.estimate.rcu, wcu)
+        per_item = cost.estimated_write_units(
+            table, table.average_item_size, None, options.transactional
+        )
+        estimate = WriteEstimate(n, read.estimate.rcu, per_item * n)
     else:
-        items, sizes = [], []
+        items = []
         for n, row in enumerate(statement.rows, 1):
-            item, size = _row_item(statement, n, row, table)
+            item, _size = _row_item(statement, n, row, table)
             items.append(item)
-            sizes.append(size)
         _no_repeats(items, table, statement)
-        wcu = sum((write_units(size, options.transactional) for size in sizes), Decimal(0))
+        # exact for new items: the table's units and the indexes each one goes into
+        charges = [
+            cost.item_write(None, item, table, values.item_size, options.transactional)
+            for item in items
+        ]
+        wcu = sum((charge.total for charge in charges), Decimal(0))
         estimate = WriteEstimate(len(items), Decimal(0), wcu, exact=True)
     operation = "PutItem"
     batch = (
@@ -257,6 +284,21 @@ def _plan_insert(
     if read is not None:
         plan.warnings.extend(read.warnings)
     return plan
+
+
+def source_item(statement: ast.Insert, row: dict[str, Any]) -> dict[str, Any]:
+    """INSERT … SELECT: one source row as the item to put. With a column list, the n-th
+    named column takes the n-th column *of the select list* (the parser has checked the
+    counts); a value the source item lacks stays absent, so it never shifts a later value into
+    its column. Without one, the row is the item."""
+    select = statement.select
+    if not statement.columns or select is None or select.items is None:
+        return dict(row)
+    out = {}
+    for column, selected in zip(statement.columns, select.items, strict=True):
+        if selected.name in row:  # select-list names are unique (the parser refuses repeats)
+            out[column] = row[selected.name]
+    return out
 
 
 def _row_item(
@@ -325,7 +367,7 @@ def _check_key_value(
         raise _at(
             pos,
             f"{name} is {what} of type {key_type}: it takes {_TYPE_WORDS.get(key_type, key_type)}, "
-            f"not {_TYPE_WORDS.get(got or '', got or 'nothing')} ({_show(value)})",
+            f"not {_TYPE_WORDS.get(got or '', got or 'nothing')} ({show_value(value)})",
         )
     if limit is not None and not K.key_value_ok(value, key_type, limit):
         raise _at(pos, f"{name}: a key value must be 1 to {limit} bytes")
@@ -345,7 +387,8 @@ def _check_value(name: str, value: Any, pos: ast.Pos) -> None:
             _check_value(f"{name}.{k}", v, pos)
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A value as messages show it: numbers exactly, anything else as short JSON."""
     if values.type_of(value) == "N":
         return values.format_number(value)
     text = json.dumps(values.to_json(value), ensure_ascii=False, default=str)
@@ -421,7 +464,8 @@ def _plan_keyed(
     size = table.average_item_size
     if verb == "UPDATE":
         size += sum(values.value_size(a.value.value) for a in assignments if _is_literal(a))
-    per_item = write_units(size, options.transactional)
+    changed = [a.path.root for a in assignments] if verb == "UPDATE" else None
+    per_item = cost.estimated_write_units(table, size, changed, options.transactional)
     if keys is not None:
         estimate = WriteEstimate(len(keys), Decimal(0), per_item * len(keys), exact=True)
         plan = WritePlan(statement, table, verb, operation, template, estimate, keys=keys)
@@ -434,8 +478,11 @@ def _plan_keyed(
         plan = WritePlan(statement, table, verb, operation, template, estimate, read=read)
         plan.warnings.extend(read.warnings)
         plan.steps.append(
-            "an item changed by another writer after the read fails the condition: skipped and "
-            "counted, never overwritten"
+            "each write's condition holds only while the item still matches the WHERE (the "
+            "parts DynamoDB checks"
+            + (", and the values the rest reads, as read" if unchecked else "")
+            + "): an item that stopped matching after the read is skipped and counted, never "
+            "written"
         )
     if guards:
         plan.guards = guards
@@ -444,8 +491,21 @@ def _plan_keyed(
             f"exactly once: each write also requires {shown} as read (a retried write that "
             "already applied then fails its condition, and is counted as written)"
         )
-    plan.unchecked = [_sql_text(c) for c in unchecked]
+    plan.unchecked = [sql_text(c) for c in unchecked]
+    plan.as_read = outermost(tuple(p for c in unchecked for p in paths_in(c)))
     return plan
+
+
+def outermost(paths: tuple[ast.Path, ...]) -> tuple[ast.Path, ...]:
+    """`paths` without repeats and without a path inside another one of them (``m`` covers
+    ``m.x``: requiring ``m`` as read requires ``m.x`` too), in their first order."""
+    out: list[ast.Path] = []
+    for p in paths:
+        if any(p.elements[: len(o.elements)] == o.elements for o in out):
+            continue
+        out = [o for o in out if o.elements[: len(p.elements)] != p.elements]
+        out.append(p)
+    return tuple(out)
 
 
 def guarded_paths(assignments: tuple[ast.Assignment, ...]) -> tuple[ast.Path, ...]:
@@ -649,21 +709,3 @@ def _update_operand(value: Any, ph: Placeholders) -> str:
                 raise PlanError("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2")
         return f"{_update_operand(value.left, ph)} {value.op} {_update_operand(value.right, ph)}"
     raise PlanError(f"cannot write {value!r} in an UpdateExpression")
-
-
-def _sql_text(condition: ast.Condition) -> str:
-    if isinstance(condition, ast.Like):
-        return f"{condition.path.text} LIKE '{condition.pattern}'"
-    if isinstance(condition, ast.Compare):
-        return f"{_operand_sql(condition.left)} {condition.op} {_operand_sql(condition.right)}"
-    return type(condition).__name__
-
-
-def _operand_sql(operand: Any) -> str:
-    if isinstance(operand, ast.Path):
-        return operand.text
-    if isinstance(operand, ast.Size):
-        return f"size({operand.path.text})"
-    if isinstance(operand, ast.Literal):
-        return _show(operand.value)
-    return "?"

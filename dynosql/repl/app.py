@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import time
@@ -54,6 +55,8 @@ def buffer_complete(text: str) -> bool:
         return True
     if stripped.rstrip(";").strip().lower() in (*LEAVE_WORDS, *HELP_WORDS):
         return True
+    if re.match(r"help\s+\w[\w ]*;?$", stripped, re.I):
+        return True  # help SELECT
     return is_complete(text)
 
 
@@ -178,6 +181,8 @@ class Repl:
             output=output,
         )
         self._confirm_session: PromptSession[str] | None = None
+        # a person is here: hints may read a bounded sample (its cost a note of its own)
+        session.interactive = True
         # writes that need a yes ("DELETE 1,234 items from orders (~1,240 WCU)?") ask here
         session.confirm = lambda question: (
             self.ask(f"{question} [y/N] ").strip().lower()
@@ -196,6 +201,8 @@ class Repl:
                 "Statements end with ;  ·  \\? help  ·  \\q or Ctrl-D leaves",
                 dim=True,
             )
+            if self.session.embedded is not None:
+                self.say(f"embedded DynamoDB: {self.session.embedded.connection_text()}", dim=True)
         for warning in self.config.warnings:
             self.say(f"warning: {warning}", colour=_YELLOW)
         try:
@@ -226,6 +233,10 @@ class Repl:
             return
         if stripped.rstrip(";").strip().lower() in HELP_WORDS:
             self.run_command("\\?")
+            return
+        first, _, rest = stripped.rstrip(";").strip().partition(" ")
+        if first.lower() == "help" and rest.strip():
+            self.run_command("\\h " + rest.strip())  # help SELECT: the statement's syntax
             return
         if stripped.startswith("\\"):
             self.run_command(stripped)
@@ -325,7 +336,8 @@ class Repl:
                     f"{output_error(err)} ({path}); results go to the screen"
                 ) from None
         else:
-            self.page(visible(text, keep_tabs=True))  # csv/json too: data never drives the screen
+            # csv/json too: data never drives the screen; EXPLAIN pages only when taller
+            self.page(visible(text, keep_tabs=True), wide_pages=result.kind != "plan")
         if not quiet:
             for note in result.notes:
                 self.say(f"note: {note}")
@@ -374,26 +386,27 @@ class Repl:
         except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
             return 24, 80
 
-    def page(self, text: str) -> None:
-        """Print `text`, through the pager when it is taller than the screen."""
+    def page(self, text: str, wide_pages: bool = True) -> None:
+        """Print `text`, through the pager when it is taller than the screen (or, for rows,
+        wider: ``less -S`` scrolls sideways; an EXPLAIN shorter than the screen is printed)."""
         if not text:
             return
         command = self.pager_command() if self.is_terminal else None
         if command:
-            if self.too_big(text):
+            if self.too_big(text, wide_pages):
                 self.run_pager(command, text)
                 return
         self.screen.write(text)
         self.screen.flush()
 
-    def too_big(self, text: str) -> bool:
-        """Taller than the screen (less the prompt and toolbar), or wider than it."""
+    def too_big(self, text: str, wide: bool = True) -> bool:
+        """Taller than the screen (less the prompt and toolbar), or (`wide`) wider than it."""
         from prompt_toolkit.utils import get_cwidth
 
         rows, columns = self.terminal_size()
         if text.count("\n") > rows - 3:
             return True
-        return any(get_cwidth(line) > columns for line in text.splitlines())
+        return wide and any(get_cwidth(line) > columns for line in text.splitlines())
 
     def run_pager(self, command: str, text: str) -> None:
         env = dict(os.environ)
@@ -414,6 +427,10 @@ class Repl:
                 break
             except KeyboardInterrupt:
                 continue
+
+    def history(self) -> list[str]:
+        """The history, oldest first (as prompt_toolkit gives it)."""
+        return list(self.prompt_session.history.get_strings())
 
     # --- \o --------------------------------------------------------------------------------------
 

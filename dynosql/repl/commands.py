@@ -12,8 +12,10 @@ import os
 import shlex
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql.errors import DynosqlError
@@ -190,6 +192,14 @@ def include(repl: Repl, arg: str) -> Iterator[Result]:
     return repl.session.run(script)
 
 
+@command("\\undo", "[FILE]", complete="path")
+def undo(repl: Repl, arg: str) -> Result:
+    """Undo the newest write's journal (or FILE's), after saying what it will restore."""
+    if arg:
+        return repl.session.undo(os.path.expanduser(_unquote_path(arg)))
+    return repl.session.undo(last=True)
+
+
 @command("\\o", "[FILE]", complete="path")
 def output(repl: Repl, arg: str) -> Result:
     """Send results to FILE (overwritten); without FILE, back to the screen."""
@@ -317,3 +327,127 @@ def help_texts() -> dict[str, str]:
 
 def argument_kinds() -> dict[str, str]:
     return {name: c.complete for name, c in COMMANDS.items() if c.complete}
+
+
+# --- named queries, \watch, \h, \s (the dbcli family's habits) ------------------------------------
+
+
+@command("\\n", "[NAME [ARG …]]")
+def named_query(repl: Repl, arg: str) -> Result | Iterator[Result]:
+    """Run a named query ($1 … from ARGs, name=value binds :name); alone, list them."""
+    from dynosql.repl import named
+
+    if not arg:
+        return Result(["name", "query"], iter(named.rows()))
+    try:
+        name, *args = shlex.split(arg)
+    except ValueError as err:
+        raise CommandError(f"\\n: {err}") from None
+    sql = named.load().get(name)
+    if sql is None:
+        saved = ", ".join(named.load()) or "none saved yet (\\ns name SQL)"
+        raise CommandError(f"no named query {name} ({saved})")
+    try:
+        text, values = named.fill(name, sql, args)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    return _run_text(repl, text, values)
+
+
+@command("\\ns", "NAME SQL")
+def named_save(repl: Repl, arg: str) -> Result:
+    """Save SQL as a named query (in the config directory, 0600)."""
+    from dynosql.repl import named
+
+    name, _, sql = arg.partition(" ")
+    if not name:
+        raise CommandError("\\ns takes a name and a query: \\ns name SELECT …")
+    try:
+        named.save(name, sql)
+    except (ValueError, OSError) as err:
+        raise CommandError(str(err)) from None
+    return status(f"saved {name}")
+
+
+@command("\\nd", "NAME")
+def named_delete(repl: Repl, arg: str) -> Result:
+    """Delete a named query."""
+    from dynosql.repl import named
+
+    if not arg:
+        raise CommandError("\\nd takes the name of a query")
+    if not named.delete(arg):
+        raise CommandError(f"no named query {arg}")
+    return status(f"deleted {arg}")
+
+
+def _run_text(repl: Repl, text: str, params: dict[str, str]) -> Iterator[Result]:
+    """Run SQL as if typed (it becomes the last statement: \\e and \\watch see it), with
+    `params` (``name=value`` texts) bound like ``-v``."""
+    from dynosql.session import parse_param
+
+    bound = dict(parse_param(f"{k}={v}") for k, v in params.items())
+    repl.last_statement = text
+    yield from repl.session.run(text, bound or None)
+
+
+@command("\\watch", "[SECONDS [TIMES]]")
+def watch(repl: Repl, arg: str) -> Iterator[Result]:
+    """Run the last statement every SECONDS (2) until Ctrl-C, with each run's capacity."""
+    text = repl.last_statement
+    if not text:
+        raise CommandError("\\watch runs the last statement, and there is none yet")
+    parts = arg.split()
+    try:
+        seconds = float(parts[0]) if parts else 2.0
+        times = int(parts[1]) if len(parts) > 1 else None
+    except ValueError:
+        raise CommandError("\\watch takes the seconds between runs (and how many runs)") from None
+    if seconds < 0 or len(parts) > 2 or (times is not None and times < 1):
+        raise CommandError("\\watch takes the seconds between runs (and how many runs)")
+    total, runs = Decimal(0), 0
+    estimated = False
+    try:
+        while times is None or runs < times:
+            if runs:
+                time.sleep(seconds)
+            runs += 1
+            for result in repl.session.run(text):
+                yield result  # shown (and its rows read) before this resumes
+                total += result.stats.capacity
+                estimated = estimated or result.stats.capacity_estimated
+                yield status(
+                    f"run {runs}: {result.stats.capacity_text()} · total {_rcu(total, estimated)}"
+                )
+    except KeyboardInterrupt:
+        pass
+    yield status(f"\\watch stopped after {runs} run(s): {_rcu(total, estimated)} in all")
+
+
+def _rcu(total: Decimal, estimated: bool) -> str:
+    return f"~{total.normalize():f} RCU est." if estimated else f"{total.normalize():f} RCU"
+
+
+@command("\\h", "[STATEMENT]")
+def syntax(repl: Repl, arg: str) -> Result:
+    """Show a statement's syntax from grammar/README.md (help SELECT does too)."""
+    from dynosql.repl import grammar_help
+
+    try:
+        lines = grammar_help.syntax(arg)
+    except LookupError as err:
+        raise CommandError(str(err)) from None
+    return Result(["syntax"], iter({"syntax": line} for line in lines), show_footer=False)
+
+
+@command("\\s", "[N]")
+def history(repl: Repl, arg: str) -> Result:
+    """Show the history (the newest N entries; all without N)."""
+    entries = repl.history()
+    if arg:
+        if not arg.isdigit():
+            raise CommandError("\\s takes a number of entries")
+        entries = entries[-int(arg) :] if int(arg) else []
+    first = len(repl.history()) - len(entries) + 1
+    rows = [{"#": Decimal(first + i), "statement": e} for i, e in enumerate(entries)]
+    return Result(["#", "statement"], iter(rows), show_footer=False)

@@ -9,7 +9,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
+
+from dynosql import values
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,34 @@ class Size:
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar expression DynamoDB never evaluates, computed client-side
+    (dynosql/evaluate/scalar.py): arithmetic (`func` ``+ - * / %``, ``NEG``), ``||``,
+    ``CONCAT``, ``ROUND``, ``SUBSTR``, ``DATE_TRUNC``, ``CAST_NUMBER``, ... over operands,
+    other scalars and (in the select list, HAVING and ORDER BY of an aggregate) aggregates.
+    Two scalars are equal when they compute the same thing (``GROUP BY substr(a, 1, 2)``
+    matches ``SELECT SUBSTR(a, 1, 2)``): the text and the name as typed do not count."""
+
+    func: str
+    args: tuple[Any, ...]
+    text: str = field(default="", compare=False)  # the SQL as written: the column's name
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class Case:
+    """``CASE WHEN c THEN v … [ELSE d] END`` (the simple form ``CASE x WHEN v …`` becomes
+    ``WHEN x = v``): the first branch whose condition holds, else `default` (NULL)."""
+
+    whens: tuple[tuple[Any, Any], ...]  # (Condition, operand)
+    default: Any
+    text: str = field(default="", compare=False)
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
 Value = Literal | Param
-Operand = Path | Literal | Param | Size
+Operand = Path | Literal | Param | Size | Scalar | Case
 
 
 # --- conditions --------------------------------------------------------------------------------
@@ -149,9 +178,53 @@ class Aggregate:
     text: str = ""  # canonical (upper-case name): one computation per distinct aggregate
     pos: Pos = field(default=NOWHERE, compare=False)
     written: str = field(default="", compare=False)  # the column name: as the user wrote it
+    # an expression argument (``SUM(price * qty)``): then `path` is None, and this is no
+    # COUNT(*) (`counts_items` says which)
+    arg: Any = None
+
+    @property
+    def counts_items(self) -> bool:
+        """``COUNT(*)``: every item counts, whatever it holds."""
+        return self.path is None and self.arg is None
 
 
-Expr = Path | Aggregate
+Expr = Path | Aggregate | Scalar | Case
+
+
+def aggregates_in(node: Any) -> list[Aggregate]:
+    """Every aggregate in an expression or condition, in order (``ROUND(AVG(t), 2)``)."""
+    if isinstance(node, Aggregate):
+        return [node]
+    if isinstance(node, tuple):
+        return [a for x in node for a in aggregates_in(x)]
+    if isinstance(node, Scalar | Case | Compare | Between | In | And | Or | Not | Function):
+        return [a for name in field_names(type(node)) for a in aggregates_in(getattr(node, name))]
+    return []
+
+
+def key_of(expr: Any) -> Any:
+    """A hashable identity of an expression, for grouping: a path is its elements (as
+    before expressions), anything else what it computes."""
+    if isinstance(expr, Path):
+        return expr.elements
+    return ("expr", _canonical(expr))
+
+
+def _canonical(node: Any) -> Any:
+    if isinstance(node, Path):
+        return ("path", node.elements)
+    if isinstance(node, Literal):
+        return ("lit", values.type_of(node.value), values.hashable(node.value))
+    if isinstance(node, Scalar):
+        return (node.func, tuple(_canonical(a) for a in node.args))
+    if isinstance(node, Case):
+        whens = tuple((repr(c), _canonical(v)) for c, v in node.whens)
+        return ("CASE", whens, _canonical(node.default))
+    if isinstance(node, Aggregate):
+        return ("agg", node.text)
+    if isinstance(node, Size):
+        return ("size", node.path.elements)
+    return ("other", repr(node))
 
 
 @dataclass(frozen=True)
@@ -196,7 +269,7 @@ class Select:
     items: tuple[SelectItem, ...] | None  # None means SELECT *
     where: Condition | None = None
     distinct: bool = False
-    group_by: tuple[Path, ...] = ()
+    group_by: tuple[Any, ...] = ()  # paths and expressions (Scalar, Case)
     having: Any = None  # a Condition over output columns / aggregates
     order_by: tuple[OrderItem, ...] = ()
     limit: int | None = None  # a Param until bound
@@ -208,13 +281,12 @@ class Select:
 
     @property
     def aggregates(self) -> tuple[Aggregate, ...]:
+        """The aggregates of the select list and ORDER BY, inside expressions too."""
         found: list[Aggregate] = []
         for item in self.items or ():
-            if isinstance(item.expr, Aggregate):
-                found.append(item.expr)
+            found.extend(aggregates_in(item.expr))
         for order in self.order_by:
-            if isinstance(order.expr, Aggregate):
-                found.append(order.expr)
+            found.extend(aggregates_in(order.expr))
         return tuple(found)
 
     @property
@@ -226,6 +298,8 @@ class Select:
 class Explain:
     statement: Statement  # a Select, a write (or BEGIN/COMMIT/UNDO) or a table statement
     analyze: bool = False
+    rate: Decimal | None = None  # EXPLAIN … AT <rate> PER SECOND: priced per month at that rate
+    program: bool = False  # EXPLAIN (FORMAT PYTHON): the plan as a runnable boto3 program
 
 
 @dataclass(frozen=True)
@@ -246,6 +320,8 @@ class ShowHotKeys:
     limit: int | None = None  # a Param until bound
     pos: Pos = field(default=NOWHERE, compare=False)
     sample: Sample | None = None  # SAMPLE p PERCENT: a key sample, not a full Scan
+    # BY <expression> of the partition key: write-sharded keys summed to their logical key
+    by: Any = None
 
 
 @dataclass(frozen=True)
@@ -311,10 +387,27 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class ReturnColumn:
+    """One column of ``RETURNING a, old.b AS was, m.x[0], …``: a path of the item after the
+    write (DELETE: the item deleted), or with ``old.`` of the item before it. Named as a
+    select-list column would be (its alias, else the path without ``old.``/``new.``)."""
+
+    path: Path
+    alias: str | None = None
+    old: bool = False
+
+    @property
+    def name(self) -> str:
+        return SelectItem(self.path, self.alias).name
+
+
+@dataclass(frozen=True)
 class Returning:
-    """``RETURNING *`` (the item after the write) or ``RETURNING old.*`` (before it)."""
+    """``RETURNING *`` (the item after the write), ``RETURNING old.*`` (before it), or a list
+    of columns (`columns`: then `old` is unused, each column says which image it reads)."""
 
     old: bool = False
+    columns: tuple[ReturnColumn, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -332,6 +425,7 @@ class Insert:
     verb: str = "INSERT"
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -342,6 +436,7 @@ class Update:
     returning: Returning | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -351,6 +446,7 @@ class Delete:
     returning: Returning | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -364,10 +460,15 @@ class Transaction:
 
 @dataclass(frozen=True)
 class Undo:
-    """``UNDO 'journal file'``."""
+    """``UNDO 'journal file'`` or ``UNDO LAST`` (the newest journal of a write), with ``FORCE
+    TARGET`` (undo on another endpoint/region than the journal's) and ``FORCE DAMAGED`` (undo
+    what can be read of a journal with lines missing or edited)."""
 
     path: str
     pos: Pos = field(default=NOWHERE, compare=False)
+    last: bool = False
+    force_target: bool = False
+    force_damaged: bool = False
 
 
 # --- tables (DDL) and files (COPY): dynosql/plan/ddl.py, dynosql/statements/table.py, dynosql/statements/copy.py --------

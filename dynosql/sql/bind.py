@@ -65,12 +65,17 @@ def bind(statement: Any, params: dict[str, Any]) -> Any:
             )
         return ast.Literal(params[node.name], node.pos)
 
-    def limit(node: Any) -> Any:
+    now = values.now_text()
+
+    def finish(node: Any) -> Any:
         if isinstance(node, ast.Select) and isinstance(node.limit, ast.Literal):
             return dataclasses.replace(node, limit=_limit_value(node.limit))
+        if isinstance(node, ast.Scalar) and node.func == "NOW" and not node.args:
+            # one time for the whole statement, read when it is bound
+            return dataclasses.replace(node, args=(ast.Literal(now, node.pos),))
         return node
 
-    return ast.rewrite(statement, value, limit)
+    return ast.rewrite(statement, value, finish)
 
 
 def _limit_value(literal: ast.Literal) -> int:

@@ -14,14 +14,22 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 
 from dynosql import values
 from dynosql.errors import SqlError
 from dynosql.sql import ast, keywords
-from dynosql.sql.spelling import function_guess, misspelt_keyword
+from dynosql.sql.spelling import (
+    function_guess,
+    misspelt_keyword,
+    misspelt_words,
+    needed_words,
+    unknown_words_message,
+)
 from dynosql.sql.split import Chunk, code_only
+from dynosql.sql.text import expression_text, sql_text
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -37,6 +45,7 @@ MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
 # IN on a key becomes one request per value (Query) or 100 keys per BatchGetItem; on other
 # attributes, filters of 100 values each (DynamoDB's IN limit) OR-ed, or a client-side check
 MAX_IN_VALUES = 1000
+MAX_PATH_DEPTH = 32  # names and list indexes of one document path (DynamoDB's nesting limit)
 
 CONDITION_FUNCTIONS = {f.name: f.arity for f in keywords.FUNCTIONS if f.kind == "condition"}
 STATEMENTS = "a statement starts with " + keywords.listing(
@@ -44,6 +53,91 @@ STATEMENTS = "a statement starts with " + keywords.listing(
 )  # what the refusal of any other statement says
 AGGREGATES = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Avg: "AVG", exp.Min: "MIN", exp.Max: "MAX"}
 COMPARISONS = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
+# sqlglot's scalar nodes -> our function names (dynosql/evaluate/scalar.py), their
+# arguments by sqlglot's argument names, and how users spell them (errors name theirs)
+_SCALAR_NODES: dict[type[exp.Expression], str] = {
+    exp.Add: "+",
+    exp.Sub: "-",
+    exp.Mul: "*",
+    exp.Div: "/",
+    exp.Mod: "%",
+    exp.Neg: "NEG",
+    exp.DPipe: "||",
+    exp.Concat: "CONCAT",
+    exp.Round: "ROUND",
+    exp.Floor: "FLOOR",
+    exp.Ceil: "CEIL",
+    exp.Abs: "ABS",
+    exp.Substring: "SUBSTR",
+    exp.Length: "LENGTH",
+    exp.Lower: "LOWER",
+    exp.Upper: "UPPER",
+    exp.Trim: "TRIM",
+    exp.Replace: "REPLACE",
+    exp.SplitPart: "SPLIT_PART",
+    exp.StartsWith: "STARTS_WITH",
+    exp.Coalesce: "COALESCE",
+    exp.Nullif: "NULLIF",
+    exp.DateTrunc: "DATE_TRUNC",
+}
+_SCALAR_ARGS = {
+    "NEG": ("this",),
+    "ROUND": ("this", "decimals"),
+    "FLOOR": ("this",),
+    "CEIL": ("this",),
+    "ABS": ("this",),
+    "SUBSTR": ("this", "start", "length"),
+    "LENGTH": ("this",),
+    "LOWER": ("this",),
+    "UPPER": ("this",),
+    "TRIM": ("this",),
+    "REPLACE": ("this", "expression", "replacement"),
+    "SPLIT_PART": ("this", "delimiter", "part_index"),
+    "DATE_TRUNC": ("unit", "this"),
+}
+_OPTIONAL_LAST = ("ROUND", "SUBSTR")
+_MIN_ARGS = {"SUBSTR": 2}
+_ANONYMOUS = {"FROM_UNIXTIME": 1, "TO_UNIXTIME": 1, "NOW": 0}
+_ARITY = {
+    "+": "takes 2 operands",
+    "-": "takes 2 operands",
+    "*": "takes 2 operands",
+    "/": "takes 2 operands",
+    "%": "takes 2 operands",
+    "NEG": "takes 1 operand",
+    "||": "takes 2 operands",
+    "ROUND": "takes 1 or 2 arguments: ROUND(x[, places])",
+    "FLOOR": "takes 1 argument",
+    "CEIL": "takes 1 argument",
+    "ABS": "takes 1 argument",
+    "SUBSTR": "takes 2 or 3 arguments: SUBSTR(s, start[, length])",
+    "LENGTH": "takes 1 argument",
+    "LOWER": "takes 1 argument",
+    "UPPER": "takes 1 argument",
+    "TRIM": "takes 1 argument",
+    "REPLACE": "takes 3 arguments: REPLACE(s, from, to)",
+    "SPLIT_PART": "takes 3 arguments: SPLIT_PART(s, separator, n)",
+    "STARTS_WITH": "takes 2 arguments",
+    "NULLIF": "takes 2 arguments",
+    "DATE_TRUNC": "takes 2 arguments: DATE_TRUNC('day', ts)",
+    "FROM_UNIXTIME": "takes 1 argument (epoch seconds)",
+    "TO_UNIXTIME": "takes 1 argument (an ISO-8601 string)",
+    "NOW": "takes no arguments",
+}
+_SPELLINGS = {
+    "SUBSTR": ("SUBSTRING", "SUBSTR"),
+    "LENGTH": ("CHARACTER_LENGTH", "CHAR_LENGTH", "LENGTH", "LEN"),
+    "CEIL": ("CEILING", "CEIL"),
+    "COALESCE": ("COALESCE", "IFNULL", "NVL"),
+}
+_TRUNC_UNITS = ("month", "day", "hour", "minute", "year", "second")
+_CAST_NUMBER = (exp.DataType.Type.DECIMAL, exp.DataType.Type.BIGDECIMAL)
+_CAST_STRING = (
+    exp.DataType.Type.TEXT,
+    exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.NVARCHAR,
+    exp.DataType.Type.CHAR,
+)
 _UNSUPPORTED_CLAUSES = {
     "joins": "JOIN is not supported: DynamoDB has no joins; query each table separately",
     "with_": "WITH (common table expressions) is not supported",
@@ -148,8 +242,19 @@ def _guessing_syntax_error(chunk: Chunk, err: Exception, words: frozenset[str]) 
     found = misspelt_keyword(code, min(offset + 1, len(code)), words)
     if found is None:
         return error
-    at, word, keyword = found
-    return _error(chunk, chunk.text, at, f"unknown word {word}: did you mean {keyword}?")
+    # the others too, where sure: one error names them all
+    every = needed_words(code, misspelt_words(code, words), sqlglot_parses)
+    if found not in every:
+        every = [found]
+    return _error(chunk, chunk.text, every[0][0], unknown_words_message(every))
+
+
+def sqlglot_parses(text: str) -> bool:
+    """Whether `text` is one statement sqlglot reads in our dialect (syntax only)."""
+    try:
+        return len([t for t in sqlglot.parse(text, read=DynoSQL) if t is not None]) == 1
+    except Exception:  # noqa: BLE001 - any failure to read is a no
+        return False
 
 
 def _describe(description: str, highlight: str) -> str:
@@ -272,7 +377,8 @@ class _Converter:
         items = self.select_list(tree.expressions)
         where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
         group_by = tuple(
-            self.path(g) for g in (tree.args["group"].expressions if tree.args.get("group") else [])
+            self.group_item(g, items)
+            for g in (tree.args["group"].expressions if tree.args.get("group") else [])
         )
         aliases = {i.alias: i for i in items or () if i.alias}
         having = None
@@ -369,30 +475,31 @@ class _Converter:
             raise self.fail(
                 "SELECT * cannot be combined with GROUP BY or aggregates", at=self.find(r"\*")
             )
-        grouped = set(statement.group_by)
+        grouped = {ast.key_of(g) for g in statement.group_by}
         for item in statement.items:
-            if isinstance(item.expr, ast.Path) and item.expr not in grouped:
-                p = item.expr.pos
+            loose = _ungrouped(item.expr, grouped)
+            if loose is not None:
+                p = loose.pos
                 raise SqlError(
-                    f"{item.expr.text} must appear in GROUP BY or be inside an aggregate",
+                    f"{loose.text} must appear in GROUP BY or be inside an aggregate",
                     p.line,
                     p.col,
                 )
+        names = {i.name for i in statement.items}
         for order in statement.order_by:
-            if isinstance(order.expr, ast.Path) and order.expr not in grouped:
-                names = {i.name for i in statement.items}
-                if order.expr.text not in names:
-                    p = order.expr.pos
-                    raise SqlError(
-                        f"ORDER BY {order.expr.text}: order by a grouped column or an aggregate",
-                        p.line,
-                        p.col,
-                    )
+            if _ungrouped(order.expr, grouped) is not None and order.expr.text not in names:
+                p = order.expr.pos
+                raise SqlError(
+                    f"ORDER BY {order.expr.text}: order by a grouped column or an aggregate",
+                    p.line,
+                    p.col,
+                )
 
     def select_list(self, expressions: list[exp.Expression]) -> tuple[ast.SelectItem, ...] | None:
         if len(expressions) == 1 and isinstance(expressions[0], exp.Star):
             return None
         items: list[ast.SelectItem] = []
+        texts = self.select_texts()
         for e in expressions:
             alias = None
             if isinstance(e, exp.Alias):
@@ -400,22 +507,72 @@ class _Converter:
                 e = e.this
             if isinstance(e, exp.Star):
                 raise self.fail("* cannot be combined with other columns", e)
-            item = ast.SelectItem(self.expr(e), alias)
+            converted = self.expr(e)
+            if isinstance(converted, ast.Scalar | ast.Case) and alias is None:
+                written = texts[len(items)] if len(texts) == len(expressions) else ""
+                if written:
+                    converted = dataclasses.replace(converted, text=written)
+            item = ast.SelectItem(converted, alias)
             if any(i.name == item.name for i in items):
                 raise self.fail(f"two columns are named {item.name}: give one an alias (AS …)", e)
             items.append(item)
         return tuple(items)
 
     def expr(self, e: exp.Expression) -> ast.Expr:
+        """A select-list or ORDER BY item: a path, an aggregate, or an expression over
+        paths, values and aggregates."""
         for kind, name in AGGREGATES.items():
             if type(e) is kind:
                 return self.aggregate(e, name)
         if isinstance(e, exp.Column | exp.Dot | exp.Bracket):
             return self.path(e)
-        raise self.fail(
-            f"{_sql(e)} is not supported in the select list: select attribute paths or aggregates",
-            e,
+        if isinstance(e, exp.Paren):
+            return self.expr(e.this)
+        if isinstance(
+            e, exp.Literal | exp.Boolean | exp.Null | exp.Placeholder | exp.Star
+        ) or self._is_condition(e):
+            raise self.fail(
+                f"{_sql(e)} is not supported in the select list: select attribute paths, "
+                "aggregates or expressions over them",
+                e,
+            )
+        operand = self.operand(e, None, allow_aggregates=True)
+        if isinstance(operand, ast.Scalar | ast.Case | ast.Size):
+            return operand  # type: ignore[return-value]
+        raise self.fail(f"{_sql(e)} is not supported in the select list", e)
+
+    @staticmethod
+    def _is_condition(e: exp.Expression) -> bool:
+        return (
+            isinstance(
+                e,
+                exp.And | exp.Or | exp.Not | exp.Between | exp.In | exp.Like | exp.Is | exp.ILike,
+            )
+            or type(e) in COMPARISONS
         )
+
+    def group_item(self, e: exp.Expression, items: tuple[ast.SelectItem, ...] | None) -> Any:
+        """A GROUP BY item: a path, an expression, a select-list position (``GROUP BY 1``)
+        or the alias of a select-list expression (``… AS day GROUP BY day``)."""
+        if isinstance(e, exp.Literal) and not e.is_string:
+            n = int(e.this) if e.this.isdigit() else 0
+            if not items or not 1 <= n <= len(items):
+                raise self.fail(f"GROUP BY {e.this}: no such column position", e)
+            chosen = items[n - 1].expr
+            if isinstance(chosen, ast.Aggregate) or ast.aggregates_in(chosen):
+                raise self.fail(f"GROUP BY {e.this}: that column is an aggregate", e)
+            return chosen
+        if isinstance(e, exp.Column) and not e.table:
+            for item in items or ():
+                if item.alias == e.name and not isinstance(item.expr, ast.Path):
+                    if isinstance(item.expr, ast.Aggregate) or ast.aggregates_in(item.expr):
+                        raise self.fail(f"GROUP BY {e.name}: that column is an aggregate", e)
+                    return item.expr
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket):
+            return self.path(e)
+        if type(e) in AGGREGATES:
+            raise self.fail("aggregates are not allowed in GROUP BY", e)
+        return self.operand(e)
 
     def aggregate(self, e: exp.Expression, name: str) -> ast.Aggregate:
         arg = e.this
@@ -428,16 +585,23 @@ class _Converter:
             if name != "COUNT" or distinct:
                 written = f"{name}(DISTINCT *)" if distinct else f"{name}(*)"
                 raise self.fail(f"{written} is not supported; only COUNT(*)", e)
-            path = None
-        else:
-            if not isinstance(arg, exp.Column | exp.Dot | exp.Bracket):
-                raise self.fail(f"{name}() takes an attribute path", e)
-            path = self.path(arg)
+        path: ast.Path | None = None
+        computed: Any = None
+        if not isinstance(arg, exp.Star):
+            if isinstance(arg, exp.Column | exp.Dot | exp.Bracket):
+                path = self.path(arg)
+            else:
+                if any(type(x) in AGGREGATES for x in arg.find_all(*AGGREGATES)):
+                    raise self.fail(f"{name}() cannot hold another aggregate", e)
+                computed = self.operand(arg)  # SUM(price * qty): an expression per item
+                if isinstance(computed, ast.Literal | ast.Param):
+                    raise self.fail(f"{name}() takes an attribute path or an expression", e)
         if e.args.get("expressions"):
             raise self.fail(f"{name}() takes one argument", e)
-        inner = "*" if path is None else path.text
+        inner = computed.text if computed is not None else path.text if path else "*"
         text = f"{name}({'DISTINCT ' if distinct else ''}{inner})"
-        return ast.Aggregate(name, path, distinct, text, self.pos(e), self._written(name, text))
+        written = self._written(name, text)
+        return ast.Aggregate(name, path, distinct, text, self.pos(e), written, computed)
 
     def _written(self, name: str, text: str) -> str:
         """The aggregate's name with the case the user wrote (``count(*)``): aggregates are
@@ -466,6 +630,26 @@ class _Converter:
         if isinstance(e, exp.Column) and not e.table and e.name in aliases:
             return ast.OrderItem(aliases[e.name].expr, desc)
         return ast.OrderItem(self.expr(e), desc)
+
+    def select_texts(self) -> list[str]:
+        """Each select-list item's text as written, blanks collapsed: an expression without
+        an alias is named so. Empty when the list cannot be cut at its commas."""
+        start = re.match(r"\s*SELECT\b(\s+DISTINCT\b)?", self.code, re.I)
+        if start is None:
+            return []
+        parts, depth, begin = [], 0, start.end()
+        for m in re.finditer(r"[()\[\],]|\bFROM\b", self.code[start.end() :], re.I):
+            token, at = m.group(0), start.end() + m.start()
+            if token in "([":
+                depth += 1
+            elif token in ")]":
+                depth -= 1
+            elif depth == 0:
+                parts.append(re.sub(r"\s+", " ", self.chunk.text[begin:at]).strip())
+                begin = at + 1
+                if token != ",":
+                    return parts
+        return []
 
     def nulls_placement(self, count: int) -> list[str | None]:
         """``NULLS FIRST``/``NULLS LAST`` of each ORDER BY item, read from the text (sqlglot
@@ -514,6 +698,14 @@ class _Converter:
     def path(self, e: exp.Expression) -> ast.Path:
         elements = self._path_elements(e)
         text = _path_text(elements)
+        if len(elements) > MAX_PATH_DEPTH:
+            # DynamoDB refuses the request ("The document path has too many nesting levels");
+            # moto answers it: refused here, before any request, on every backend
+            raise self.fail(
+                f"{text if len(text) <= 40 else text[:40] + '…'} is {len(elements)} levels deep: DynamoDB document paths have at "
+                f"most {MAX_PATH_DEPTH} (names and list indexes)",
+                e,
+            )
         quoted = isinstance(e, exp.Column) and not e.table and bool(e.this.args.get("quoted"))
         return ast.Path(tuple(elements), text, self.pos(e), quoted)
 
@@ -566,6 +758,8 @@ class _Converter:
         if isinstance(e, exp.Or):
             return ast.Or(tuple(_flatten(exp.Or, e, c)))
         if isinstance(e, exp.Not):
+            if _is_missing(e.this):  # PartiQL's IS NOT MISSING: the attribute exists
+                return ast.Function("attribute_exists", self.path(e.this.this), None, self.pos(e))
             return ast.Not(c(e.this))
         for kind, op in COMPARISONS.items():
             if type(e) is kind:
@@ -597,8 +791,10 @@ class _Converter:
         if isinstance(e, exp.ILike):
             raise self.fail("ILIKE is not supported: DynamoDB compares strings exactly", e)
         if isinstance(e, exp.Is):
+            if _is_missing(e):  # PartiQL's IS MISSING: no such attribute (not a stored NULL)
+                return ast.Function("attribute_not_exists", self.path(e.this), None, self.pos(e))
             if not isinstance(e.expression, exp.Null):
-                raise self.fail("IS takes NULL or NOT NULL", e)
+                raise self.fail("IS takes NULL, NOT NULL, MISSING or NOT MISSING", e)
             return ast.IsNull(self.path(e.this), self.pos(e))
         if isinstance(e, exp.Contains):
             return ast.Function("contains", self.path(e.this), o(e.expression), self.pos(e))
@@ -619,6 +815,12 @@ class _Converter:
         pattern = e.expression
         if not (isinstance(pattern, exp.Literal) and pattern.is_string):
             raise self.fail("LIKE takes a string pattern", e)
+        if not isinstance(e.this, exp.Column | exp.Dot | exp.Bracket):
+            # LOWER(name) LIKE '%ana%': an expression, checked client-side
+            subject = self.operand(e.this)
+            text = f"{sql_text(subject)} LIKE {sql_text(ast.Literal(pattern.this))}"
+            matched = ast.Scalar("LIKE", (subject, ast.Literal(pattern.this)), text, self.pos(e))
+            return ast.Compare("=", matched, ast.Literal(True), self.pos(e))
         path = self.path(e.this)
         text = pattern.this
         at = self.pos(pattern)
@@ -646,9 +848,20 @@ class _Converter:
             if isinstance(e, exp.Anonymous)
             else [a for a in e.args.values() if isinstance(a, exp.Expression)]
         )
+        if isinstance(e, exp.StartsWith):
+            # STARTS_WITH is begins_with (sqlglot reads it as its own node); over an
+            # expression it is a client-side check
+            if isinstance(e.this, exp.Column | exp.Dot | exp.Bracket):
+                name, args = "begins_with", [e.this, e.expression]
+            else:
+                started = self.scalar(e, None, False)
+                return ast.Compare("=", started, ast.Literal(True), self.pos(e))
         if name not in CONDITION_FUNCTIONS:
             if name == "size":
                 raise self.fail("size() must be compared: size(p) > 3", e)
+            if type(e) in _SCALAR_NODES or name.upper() in _ANONYMOUS:
+                text = _sql(e)
+                raise self.fail(f"{text} is not a condition: compare it, e.g. {text} = …", e)
             guess = function_guess(name, keywords.functions("condition", "operand"))
             hint = f": did you mean {guess}()?" if guess else ""
             raise self.fail(f"unknown function {name}(){hint}", e)
@@ -705,9 +918,124 @@ class _Converter:
             return self.path(e)
         if type(e) in AGGREGATES:
             raise self.fail("aggregates are not allowed in WHERE; use HAVING", e)
+        return self.scalar(e, aliases, allow_aggregates)
+
+    def scalar(
+        self, e: exp.Expression, aliases: dict[str, Any] | None, allow_aggregates: bool
+    ) -> ast.Scalar | ast.Case:
+        """A scalar expression (dynosql/evaluate/scalar.py computes it client-side), named by
+        its SQL text; a refusal names the function as it was typed."""
+        o = lambda x: self.operand(x, aliases, allow_aggregates)  # noqa: E731
+        pos = self.pos(e)
+        if isinstance(e, exp.Case):
+            return self.case(e, aliases, allow_aggregates, e.sql(dialect=DynoSQL), pos)
+        operands: tuple[Any, ...]
         if isinstance(e, exp.Cast):
-            self._typed_literal(e)
-        raise self.fail(f"{_sql(e)} is not supported here: use an attribute path or a literal", e)
+            func, operands = self.cast_type(e), (o(e.this),)
+        else:
+            func, args = self.scalar_parts(e)
+            if func == "DATE_TRUNC":
+                operands = (self.trunc_unit(e), o(e.this))
+            elif func == "TRIM":
+                chars = e.args.get("expression")
+                where = str(e.args.get("position") or "BOTH").upper()
+                first = (o(e.this), o(chars) if chars is not None else ast.Literal(" "))
+                operands = (*first, ast.Literal(where))
+            else:
+                operands = tuple(o(a) for a in args)
+        return ast.Scalar(func, operands, expression_text(func, operands), pos)
+
+    def scalar_parts(self, e: exp.Expression) -> tuple[str, list[exp.Expression]]:
+        """(our function name, the sqlglot arguments) of a scalar expression, its arity
+        checked; anything else refused."""
+        for kind, func in _SCALAR_NODES.items():
+            if type(e) is kind:
+                names = [a for a in _SCALAR_ARGS.get(func, ("this", "expression"))]
+                args = [e.args.get(n) for n in names]
+                if func == "CONCAT" or func == "COALESCE":
+                    args = ([e.this] if e.this is not None else []) + list(e.expressions)
+                    if not args:
+                        raise self.function_error(e, func, "takes at least 1 argument")
+                    return func, args
+                while args and args[-1] is None and func in _OPTIONAL_LAST:
+                    args.pop()
+                extra = [
+                    k for k, v in e.args.items() if isinstance(v, exp.Expression) and k not in names
+                ]
+                if any(a is None for a in args) or extra or len(args) < _MIN_ARGS.get(func, 1):
+                    raise self.function_error(e, func, _ARITY[func])
+                return func, [a for a in args if a is not None]
+        if isinstance(e, exp.Anonymous) and e.name.upper() in _ANONYMOUS:
+            func = e.name.upper()
+            want = _ANONYMOUS[func]
+            if len(e.expressions) != want:
+                raise self.function_error(e, func, _ARITY[func])
+            return func, list(e.expressions)
+        if isinstance(e, exp.CurrentTimestamp):
+            return "NOW", []
+        if isinstance(e, exp.Anonymous | exp.Func) and not isinstance(e, tuple(AGGREGATES)):
+            name = e.name if isinstance(e, exp.Anonymous) else e.sql_name()
+            guess = function_guess(name.lower(), keywords.functions("operand", "scalar"))
+            hint = f": did you mean {guess}()?" if guess else ""
+            at = self.find(rf"\b{re.escape(name)}\s*\(") if name else None
+            raise self.fail(f"unknown function {name}(){hint}", e, at=at)
+        raise self.fail(
+            f"{_sql(e)} is not supported here: use an attribute path, a literal or an expression", e
+        )
+
+    def function_error(self, e: exp.Expression, func: str, message: str) -> SqlError:
+        """An error naming the function as it was typed (SUBSTR, not SUBSTRING), at its name."""
+        spellings = _SPELLINGS.get(func, (func,))
+        pattern = r"\b(" + "|".join(re.escape(n) for n in spellings) + r")\s*\("
+        m = re.search(pattern, self.code, re.I)
+        written = m.group(1) if m else func
+        at = self.at(m.start()) if m else None
+        return self.fail(f"{written}() {message}", e, at=at)
+
+    def trunc_unit(self, e: exp.Expression) -> ast.Literal:
+        unit = e.args.get("unit")
+        name = unit.name.lower() if isinstance(unit, exp.Literal | exp.Var) else None
+        if name not in _TRUNC_UNITS:
+            units = ", ".join(f"'{u}'" for u in _TRUNC_UNITS)
+            raise self.function_error(e, "DATE_TRUNC", f"takes a unit first: one of {units}")
+        return ast.Literal(name, self.pos(unit))
+
+    def cast_type(self, e: exp.Cast) -> str:
+        to = e.args.get("to")
+        if isinstance(to, exp.DataType) and not to.expressions:
+            if to.this in _CAST_NUMBER:
+                return "CAST_NUMBER"
+            if to.this in _CAST_STRING:
+                return "CAST_STRING"
+        self._typed_literal(e)  # TIMESTAMP '…': DynamoDB has no date type
+        raise self.fail(
+            f"{_sql(e)} is not supported: CAST takes AS NUMBER or AS STRING",
+            e,
+            at=self.find(r"\bCAST\b|::"),
+        )
+
+    def case(
+        self,
+        e: exp.Case,
+        aliases: dict[str, Any] | None,
+        allow_aggregates: bool,
+        text: str,
+        pos: ast.Pos,
+    ) -> ast.Case:
+        o = lambda x: self.operand(x, aliases, allow_aggregates)  # noqa: E731
+        subject = o(e.this) if e.this is not None else None
+        whens = []
+        for branch in e.args.get("ifs") or []:
+            when, then = branch.this, branch.args.get("true")
+            if subject is not None:
+                condition: ast.Condition = ast.Compare("=", subject, o(when), self.pos(when))
+            else:
+                condition = self.condition(when, aliases, allow_aggregates)
+            whens.append((condition, o(then)))
+        default = e.args.get("default")
+        return ast.Case(
+            tuple(whens), o(default) if default is not None else ast.Literal(None), text, pos
+        )
 
     def _typed_literal(self, e: exp.Cast) -> None:
         """``TIMESTAMP '…'`` / ``DATE '…'`` (sqlglot reads them as a CAST): refused at the
@@ -719,9 +1047,7 @@ class _Converter:
         if m is None:
             return
         if m.group(2):
-            raise self.fail(
-                f"{_sql(e)} is not supported here: DynamoDB has no casts", at=self.at(m.start())
-            )
+            return  # CAST(x AS …): the caller names the types CAST takes
         literal = re.compile(r"\s*'(?:[^']|'')*'").match(self.chunk.text, m.end())
         written = m.group(1) + (literal.group(0) if literal else "")
         value = e.this.this if isinstance(e.this, exp.Literal) else "…"
@@ -738,6 +1064,40 @@ class _Converter:
             return values.literal_number(text, negative)
         except ValueError as err:
             raise self.fail(str(err), node) from err
+
+
+def _is_missing(e: exp.Expression) -> bool:
+    """``p IS MISSING`` as sqlglot reads it: IS with the bare word MISSING (a column)."""
+    right = e.expression if isinstance(e, exp.Is) else None
+    return (
+        isinstance(right, exp.Column)
+        and not right.table
+        and not right.this.args.get("quoted")
+        and right.name.upper() == "MISSING"
+    )
+
+
+def _ungrouped(node: Any, grouped: set[Any]) -> ast.Path | None:
+    """The first path of an expression that is neither grouped (by itself or inside a
+    grouped expression) nor inside an aggregate; None when the expression is computable
+    from each group."""
+    if isinstance(node, ast.Aggregate | ast.Literal | ast.Param) or node is None:
+        return None
+    if isinstance(node, ast.Path | ast.Scalar | ast.Case | ast.Size) and (
+        ast.key_of(node) in grouped
+    ):
+        return None
+    if isinstance(node, ast.Path):
+        return node
+    if isinstance(node, tuple):
+        return next((p for x in node if (p := _ungrouped(x, grouped)) is not None), None)
+    for name in ast.field_names(type(node)):
+        value = getattr(node, name)
+        if not isinstance(value, str | ast.Pos):
+            found = _ungrouped(value, grouped)
+            if found is not None:
+                return found
+    return None
 
 
 def _flatten(kind: type, e: exp.Expression, convert) -> list[Any]:

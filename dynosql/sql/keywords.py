@@ -70,14 +70,15 @@ STARTERS = (
 )
 WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse
 
-_CONDITION = "AND OR NOT IN BETWEEN LIKE IS"
+_CONDITION = "AND OR NOT IN BETWEEN LIKE IS MISSING"
 CLAUSES: dict[str, tuple[str, ...]] = {
     area: tuple(text.split())
     for area, text in {
         # WITH opens a common table expression: refused, but SQL reads it as a keyword
         "select": "SELECT DISTINCT AS FROM WHERE GROUP BY HAVING ORDER ASC DESC NULLS FIRST LAST "
-        f"LIMIT TABLESAMPLE SYSTEM PERCENT REPEATABLE EXPORT WITH {_CONDITION}",
-        "explain": "ANALYZE",
+        f"LIMIT TABLESAMPLE SYSTEM PERCENT REPEATABLE EXPORT WITH CASE WHEN THEN ELSE END CAST "
+        f"{_CONDITION}",
+        "explain": "ANALYZE AT PER SECOND PYTHON",  # … AT n PER SECOND; (FORMAT PYTHON): FORMAT is copy's
         "show": "TABLES HOT KEYS ENTITIES FROM SAMPLE PERCENT REPEATABLE LIMIT CREATE TABLE",
         "set": "TO",
         "write": "INTO VALUES SELECT ON CONFLICT DO NOTHING SET REMOVE FROM WHERE RETURNING "
@@ -86,13 +87,14 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "table": "TABLE INDEX ON PRIMARY KEY BILLING PROVISIONED WITH GSI LSI PROJECTION TTL "
         "DELETION PROTECTION POINT IN TIME RECOVERY SET OFF",
         "copy": "TO FROM SELECT FORMAT START AT LINE ELEMENT SKIP BAD",
+        "undo": "LAST FORCE TARGET DAMAGED",
     }.items()
 }
 # a key attribute's type as CREATE TABLE / CREATE INDEX write it -> its DynamoDB type code
 TYPE_WORDS = {"S": "S", "N": "N", "B": "B", "STRING": "S", "NUMBER": "N", "BINARY": "B"}
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
 BILLING_MODES = ("PAY_PER_REQUEST", "ON_DEMAND", "PROVISIONED")
-COPY_FORMATS = ("jsonl", "csv", "json", "dynamodb")  # names, not keywords: FORMAT csv
+COPY_FORMATS = ("jsonl", "csv", "json", "dynamodb", "parquet")  # names, not keywords: FORMAT csv
 LITERALS = {"TRUE": True, "FALSE": False, "NULL": None}
 RETURNING = ("*", "old.*")  # RETURNING * (the item after the write) or old.* (before)
 
@@ -100,7 +102,9 @@ RETURNING = ("*", "old.*")  # RETURNING * (the item after the write) or old.* (b
 @dataclass(frozen=True)
 class Function:
     name: str  # as it is usually written: COUNT, begins_with (names are case-insensitive)
-    kind: str  # aggregate, condition (a predicate), operand (a value) or update (SET's right)
+    # aggregate, condition (a predicate), operand (a value), update (SET's right) or scalar
+    # (an expression computed client-side)
+    kind: str
     arity: int  # its arguments (an aggregate's one: *, p or DISTINCT p)
 
 
@@ -114,6 +118,34 @@ FUNCTIONS = (
     Function("size", "operand", 1),
     Function("if_not_exists", "update", 2),
     Function("list_append", "update", 2),
+    # scalar expressions, computed client-side (dynosql/evaluate/scalar.py); arity: the most
+    *(
+        Function(name, "scalar", arity)
+        for name, arity in (
+            ("ROUND", 2),
+            ("FLOOR", 1),
+            ("CEIL", 1),
+            ("CEILING", 1),
+            ("ABS", 1),
+            ("CONCAT", 2),
+            ("SUBSTR", 3),
+            ("SUBSTRING", 3),
+            ("LENGTH", 1),
+            ("CHAR_LENGTH", 1),
+            ("LOWER", 1),
+            ("UPPER", 1),
+            ("TRIM", 1),
+            ("REPLACE", 3),
+            ("SPLIT_PART", 3),
+            ("STARTS_WITH", 2),
+            ("COALESCE", 2),
+            ("NULLIF", 2),
+            ("DATE_TRUNC", 2),
+            ("FROM_UNIXTIME", 1),
+            ("TO_UNIXTIME", 1),
+            ("NOW", 0),
+        )
+    ),
 )
 
 
@@ -155,7 +187,7 @@ RESERVED = (
 )
 KEYWORDS = (
     RESERVED
-    | words("table", "copy")
+    | words("table", "copy", "undo")
     | frozenset(TYPE_WORDS)
     | frozenset(PROJECTIONS)
     | frozenset(BILLING_MODES)

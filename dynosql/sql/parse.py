@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from decimal import Decimal
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -29,8 +31,14 @@ from dynosql.sql.convert import (
     _pos,
     _sample,
     _unquote,
+    sqlglot_parses,
 )
-from dynosql.sql.spelling import misspelt_starter
+from dynosql.sql.spelling import (
+    misspelt_starter,
+    misspelt_words,
+    needed_words,
+    unknown_words_message,
+)
 from dynosql.sql.split import Chunk, code_only, split_script, strip_comments, unterminated_quote
 from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
@@ -91,13 +99,16 @@ _SHOW_TABLES = re.compile(r"\s*SHOW\s+TABLES\s*$", re.I)
 _DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{_NAME}\s*$", re.I)
 _HOT_KEYS = re.compile(
     rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}"
+    r"(?:\s+BY\s+(.+?))??"
     r"(?:\s+SAMPLE\s+(\S+)\s+PERCENT(?:\s+REPEATABLE\s*\(\s*(\S+?)\s*\))?)?"
     r"(?:\s+LIMIT\s+(\d+))?\s*$",
     re.I,
 )
 _ENTITIES = re.compile(rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?\s*$", re.I)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
-_EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
+_EXPLAIN = re.compile(r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+PYTHON\s*\))?(\s+ANALYZE\b)?", re.I)
+# EXPLAIN … AT <n> PER SECOND: the statement priced per month at that request rate
+_RATE = re.compile(r"\s+AT\s+([0-9]*\.?[0-9]+)\s+PER\s+SECOND\s*;?\s*$", re.I)
 _EXPLAINED = keywords.leading(tuple(s for s in keywords.STARTERS if s.explain))
 _SELECT_WORDS = keywords.words("select", "explain") | frozenset(keywords.LITERALS)
 
@@ -112,16 +123,20 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             raise _error(chunk, code, m.start(2), "DESCRIBE takes a table name, not an index")
         return ast.Describe(_unquote(m.group(1)), _pos(chunk, code, m.start(1)))
     if m := _HOT_KEYS.match(code):
-        limit = int(m.group(5)) if m.group(5) else None
+        limit = int(m.group(6)) if m.group(6) else None
         sample = None
-        if m.group(3):
-            sample = _sample(chunk, code, m.start(3), m.group(3), m.group(4))
+        if m.group(4):
+            sample = _sample(chunk, code, m.start(4), m.group(4), m.group(5))
+        by = _hot_keys_by(chunk, m.start(3), m.end(3)) if m.group(3) else None
+        if by is not None and sample is not None:
+            raise _error(chunk, code, m.start(4), "SHOW HOT KEYS … BY takes no SAMPLE (yet)")
         return ast.ShowHotKeys(
             _unquote(m.group(1)),
             _unquote(m.group(2)) if m.group(2) else None,
             limit,
             _pos(chunk, code, m.start(1)),
             sample,
+            by,
         )
     if m := _ENTITIES.match(code):
         sample_size = int(m.group(2)) if m.group(2) else None
@@ -145,24 +160,72 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             value = value[1:-1].replace("''", "'")
         return ast.SetOption(m.group(1).lower(), value, _pos(chunk, code, m.start(1)))
     if m := _EXPLAIN.match(code):
-        # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
-        head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
-        blanked = head + chunk.text[m.end() :]
-        _check_explained(
-            chunk, "".join(c if c == "\n" else " " for c in code[: m.end()]) + code[m.end() :]
-        )
-        if is_write(blanked):
-            statement = parse_explained_write(Chunk(blanked, chunk.line, chunk.col))
-            return ast.Explain(statement, bool(m.group(1)))
-        if table_and_copy_parse.EXPLAINABLE.match(code[m.end() :]):
-            return table_and_copy_parse.explain(
-                Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select
-            )
-        statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
-        return ast.Explain(statement, analyze=bool(m.group(1)))
+        chunk, code, rate = _explain_rate(chunk, code)
+        explain = _explain(chunk, code, m)
+        if rate is not None:
+            explain = dataclasses.replace(explain, rate=rate)
+        if "(" in m.group(0):  # EXPLAIN (FORMAT PYTHON)
+            if explain.analyze or rate is not None or not isinstance(explain.statement, ast.Select):
+                raise _error(
+                    chunk,
+                    code,
+                    _first(code),
+                    "EXPLAIN (FORMAT PYTHON) takes a SELECT, without ANALYZE or AT … PER SECOND",
+                )
+            explain = dataclasses.replace(explain, program=True)
+        return explain
     if is_write(chunk.text):
         return parse_write(chunk)
     return _parse_select(chunk)
+
+
+def _explain_rate(chunk: Chunk, code: str) -> tuple[Chunk, str, Decimal | None]:
+    """``… AT <n> PER SECOND`` at the end of an EXPLAIN: its rate, and the text without it
+    (blanked, so positions stay right)."""
+    found = _RATE.search(code)
+    if found is None:
+        return chunk, code, None
+    rate = Decimal(found.group(1))
+    if not rate:
+        raise _error(chunk, code, found.start(1), "AT … PER SECOND takes a rate above 0")
+    start = found.start()
+
+    def blank(text: str) -> str:
+        return text[:start] + "".join(c if c == "\n" else " " for c in text[start:])
+
+    return Chunk(blank(chunk.text), chunk.line, chunk.col), blank(code), rate
+
+
+def _explain(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Explain:
+    """EXPLAIN [ANALYZE] <statement>: the statement it explains, parsed as its own kind."""
+    # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
+    head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
+    blanked = head + chunk.text[m.end() :]
+    _check_explained(
+        chunk, "".join(c if c == "\n" else " " for c in code[: m.end()]) + code[m.end() :]
+    )
+    if is_write(blanked):
+        statement = parse_explained_write(Chunk(blanked, chunk.line, chunk.col))
+        return ast.Explain(statement, bool(m.group(1)))
+    if table_and_copy_parse.EXPLAINABLE.match(code[m.end() :]):
+        return table_and_copy_parse.explain(
+            Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select
+        )
+    statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
+    return ast.Explain(statement, analyze=bool(m.group(1)))
+
+
+def _hot_keys_by(chunk: Chunk, start: int, end: int) -> Any:
+    """The expression of ``SHOW HOT KEYS FROM t BY <expression>``, read as a select-list
+    item where it stands (positions stay the user's): a path or a scalar expression."""
+    text = chunk.text
+    head = "SELECT" + "".join(c if c == "\n" else " " for c in text[6:start])
+    statement = _parse_select(Chunk(head + text[start:end] + " FROM t", chunk.line, chunk.col))
+    assert statement.items is not None
+    expr = statement.items[0].expr
+    if statement.is_aggregate or len(statement.items) != 1:
+        raise _error(chunk, text, start, "SHOW HOT KEYS … BY takes one expression, no aggregate")
+    return expr
 
 
 def _parse_select(chunk: Chunk) -> ast.Select:
@@ -195,8 +258,12 @@ def _check_first_word(chunk: Chunk, code: str) -> None:
     named before anything else reads the statement."""
     found = misspelt_starter(code)
     if found is not None:
-        at, word, starter = found
-        raise _error(chunk, code, at, f"unknown word {word}: did you mean {starter}?")
+        every = [found]
+        if found[2] == "SELECT":  # the others too, where sure: one error names them all
+            plain = code_only(code)
+            every = needed_words(plain, misspelt_words(plain, _SELECT_WORDS), sqlglot_parses)
+            every = every if found in every else [found]
+        raise _error(chunk, code, found[0], unknown_words_message(every))
 
 
 _EXPLAIN_TAKES = "EXPLAIN takes " + keywords.listing(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from dynosql.sql import keywords
 
@@ -87,6 +87,57 @@ def misspelt_keyword(
         if guess:
             best = (m.start(), word, guess)
     return best
+
+
+def misspelt_words(
+    code: str, words: Iterable[str] = keywords.RESERVED
+) -> list[tuple[int, str, str]]:
+    """Every word of ``code`` that is no keyword but close to one, in order (the first word
+    compared with the statement words): ``SELEC * FORM drive LIMT 3`` has three."""
+    found = []
+    first = misspelt_starter(code)
+    if first is not None:
+        found.append(first)
+    known = frozenset(words) | keywords.STARTER_WORDS
+    for m in re.finditer(r"[A-Za-z_]+", code):
+        word = m.group(0)
+        if first is not None and m.start() == first[0]:
+            continue
+        if word.upper() in known or len(word) < 3 or _used_as_name(code, m.start(), m.end()):
+            continue
+        guess = keyword_guess(word, known)
+        if guess:
+            found.append((m.start(), word, guess))
+    return found
+
+
+def needed_words(
+    code: str, found: list[tuple[int, str, str]], parses: Callable[[str], bool]
+) -> list[tuple[int, str, str]]:
+    """Of the words `misspelt_words` found, those the statement needs corrected: with every
+    one replaced by its keyword it parses, and without this one's replacement it does not
+    (``SELECT form FROM t`` keeps its attribute ``form``). [] when replacing them all does
+    not make it parse: then nothing is sure beyond the word at the error."""
+
+    def replaced(items: list[tuple[int, str, str]]) -> str:
+        text = code
+        for at, word, keyword in sorted(items, reverse=True):
+            text = text[:at] + keyword + text[at + len(word) :]
+        return text
+
+    if not found or not parses(replaced(found)):
+        return []
+    return [f for f in found if not parses(replaced([g for g in found if g is not f]))]
+
+
+def unknown_words_message(found: list[tuple[int, str, str]]) -> str:
+    """``unknown word FORM: did you mean FROM?``, or for several, every one at once."""
+    if len(found) == 1:
+        _at, word, keyword = found[0]
+        return f"unknown word {word}: did you mean {keyword}?"
+    words = ", ".join(w for _a, w, _k in found)
+    meant = ", ".join(k for _a, _w, k in found)
+    return f"unknown words {words}: did you mean {meant}?"
 
 
 _FIRST_WORD = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\b")

@@ -26,6 +26,7 @@ from dynosql.sql.convert import (
     _error,
     _first,
     _guessing_syntax_error,
+    _path_text,
     _pos,
     _sql,
     _syntax_error,
@@ -41,7 +42,9 @@ _PUTS = tuple(s.word for s in keywords.starters("put"))  # INSERT, UPSERT, REPLA
 _TRANSACTION = re.compile(
     r"\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK)(?:\s+(?:WORK|TRANSACTION))?\s*$", re.I
 )
-_UNDO = re.compile(r"\s*UNDO\s+'((?:[^']|'')+)'\s*$", re.I)
+_UNDO = re.compile(
+    r"\s*UNDO\s+(?:'((?:[^']|'')+)'|(LAST))((?:\s+FORCE\s+(?:TARGET|DAMAGED))*)\s*$", re.I
+)
 _REMOVE = re.compile(r",?\s*\bREMOVE\b", re.I)
 _REMOVE_END = re.compile(r"\b(WHERE|RETURNING)\b", re.I)
 
@@ -72,6 +75,14 @@ def parse_explained_write(chunk: Chunk) -> ast.Statement:
 
 
 def parse_write(chunk: Chunk) -> ast.Statement:
+    statement = _parse_write(chunk)
+    if isinstance(statement, ast.Insert | ast.Update | ast.Delete):
+        # the text as written goes into the undo journal's header
+        return dataclasses.replace(statement, source=chunk.text.strip())
+    return statement
+
+
+def _parse_write(chunk: Chunk) -> ast.Statement:
     code = strip_comments(chunk.text)
     if m := _TRANSACTION.match(code):
         word = m.group(1).split()[0].upper()
@@ -80,8 +91,22 @@ def parse_write(chunk: Chunk) -> ast.Statement:
     if re.match(r"\s*UNDO\b", code, re.I):
         m = _UNDO.match(code)
         if not m:
-            raise _error(chunk, code, _first(code), "UNDO takes a journal file name: UNDO 'file'")
-        return ast.Undo(m.group(1).replace("''", "'"), _pos(chunk, code, m.start(1)))
+            raise _error(
+                chunk,
+                code,
+                _first(code),
+                "UNDO takes a journal file name or LAST: UNDO 'file' | UNDO LAST "
+                "[FORCE TARGET] [FORCE DAMAGED]",
+            )
+        forced = m.group(3).upper().split()
+        at = m.start(1) if m.group(1) is not None else m.start(2)
+        return ast.Undo(
+            (m.group(1) or "").replace("''", "'"),
+            _pos(chunk, code, at),
+            last=m.group(2) is not None,
+            force_target="TARGET" in forced,
+            force_damaged="DAMAGED" in forced,
+        )
     if _TRANSACTION.match(code.split(None, 1)[0] if code.split() else ""):
         raise _error(chunk, code, _first(code), "BEGIN, COMMIT and ROLLBACK take no arguments")
     opened = unterminated_quote(chunk.text)
@@ -142,6 +167,23 @@ def _insert_fast(chunk: Chunk, text: str, code: str, verb: str) -> ast.Insert | 
         return None
     rest = tuple(tuple(ast.Literal(v, ast.NOWHERE) for v in row) for row in split.rows[1:])
     return dataclasses.replace(statement, rows=(first, *rest))
+
+
+def _image_star(e: exp.Expression) -> bool:
+    """``old.*`` or ``new.*``."""
+    return isinstance(e, exp.Column) and isinstance(e.this, exp.Star) and e.table in ("old", "new")
+
+
+def _leading_identifier(e: exp.Expression) -> exp.Identifier | None:
+    """The first name of a path expression (``old`` in ``old.m.x[0]``)."""
+    while isinstance(e, exp.Dot | exp.Bracket | exp.Paren):
+        e = e.this
+    if isinstance(e, exp.Column):
+        for part in ("catalog", "db", "table", "this"):
+            found = e.args.get(part)
+            if isinstance(found, exp.Identifier):
+                return found
+    return None
 
 
 _DUMMY = "_"  # the placeholder assignment that stands for a cut-out REMOVE when there is no SET
@@ -220,14 +262,39 @@ class _WriteConverter(_Converter):
         items = node.expressions
         if len(items) == 1 and isinstance(items[0], exp.Star):
             return ast.Returning(old=False)
-        if (
-            len(items) == 1
-            and isinstance(items[0], exp.Column)
-            and isinstance(items[0].this, exp.Star)
-            and items[0].table in ("old", "new")
-        ):
+        if len(items) == 1 and _image_star(items[0]):
             return ast.Returning(old=items[0].table == "old")
-        raise self.fail("RETURNING takes * (the item after the write) or old.* (before)", node)
+        columns: list[ast.ReturnColumn] = []
+        for e in items:
+            alias = e.alias if isinstance(e, exp.Alias) else None
+            e = e.this if isinstance(e, exp.Alias) else e
+            if isinstance(e, exp.Star) or _image_star(e):
+                raise self.fail("RETURNING takes *, old.* or a list of columns, not both", e)
+            if not isinstance(e, exp.Column | exp.Dot | exp.Bracket):
+                raise self.fail(
+                    f"RETURNING takes *, old.* or attribute paths (old.p: before the write), "
+                    f"not {_sql(e)}",
+                    e,
+                )
+            path, old = self.path(e), False
+            first = _leading_identifier(e)
+            if (
+                len(path.elements) > 1
+                and isinstance(path.elements[1], str)
+                and first is not None
+                and not first.args.get("quoted")
+                and first.name.lower() in ("old", "new")
+            ):  # old.p / new.p name the image; "old".p is the attribute old
+                old = first.name.lower() == "old"
+                rest = list(path.elements[1:])
+                path = ast.Path(tuple(rest), _path_text(rest), path.pos)
+            column = ast.ReturnColumn(path, alias, old)
+            if any(c.name == column.name for c in columns):
+                raise self.fail(
+                    f"two RETURNING columns are named {column.name}: give one an alias (AS …)", e
+                )
+            columns.append(column)
+        return ast.Returning(columns=tuple(columns))
 
     def insert(self, tree: exp.Insert, start: ast.Pos) -> ast.Insert:
         verb = self.verb
@@ -280,6 +347,19 @@ class _WriteConverter(_Converter):
             select = self.select(source)
             if select.is_aggregate or select.distinct:
                 raise self.fail(f"{verb} … SELECT takes plain rows, not aggregates", source)
+            if columns and select.items is None:
+                # an item's attributes have no order: nothing to match the named columns with
+                raise self.fail(
+                    f"{verb} INTO {table} ({', '.join(columns)}) SELECT * has no order to match "
+                    "the named columns: select one column per name, or drop the column list",
+                    source,
+                )
+            if columns and select.items is not None and len(select.items) != len(columns):
+                raise self.fail(
+                    f"{len(select.items)} selected columns for {len(columns)} named columns "
+                    "(they are matched by position)",
+                    source,
+                )
         else:
             raise self.fail(f"{verb} takes VALUES (…) or SELECT …", source or tree)
         return ast.Insert(

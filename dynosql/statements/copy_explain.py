@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 
 from dynosql import files, values
 from dynosql.errors import ExecutionError
+from dynosql.plan import cost
 from dynosql.plan.copy import FileMeasure, key_types, plan_copy_from
-from dynosql.plan.cost import write_units
 from dynosql.result import Result
 from dynosql.sql import ast
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.plan.schema import TableInfo
 
 SAMPLE_ITEMS = 1000
 _CHUNK = 1 << 20
@@ -29,14 +30,16 @@ def explain_copy(ctx: Context, statement: ast.CopyFrom | ast.CopyTo) -> Result:
         select = statement.query or ast.Select(table=statement.table or "", index=None, items=None)
         return ctx.run_statement(ast.Explain(select))
     table = ctx.table(statement.table)
-    measure = measure_file(statement, key_types(table))
+    measure = measure_file(statement, table)
     plan = plan_copy_from(statement, table, measure, ctx.journal_target() is not None)
     return Result.plan(plan.lines(), plan.document())
 
 
-def measure_file(statement: ast.CopyFrom, types: dict[str, str]) -> FileMeasure:
+def measure_file(statement: ast.CopyFrom, table: TableInfo) -> FileMeasure:
     """The items from START AT on: the first `SAMPLE_ITEMS` parsed (bad lines skipped), the
-    rest estimated from the file's lines (a JSON array: its bytes, as elements may share one)."""
+    rest estimated from the file's lines (a JSON array: its bytes, as elements may share one).
+    Each item is priced as a new item: the table's units and the indexes it goes into."""
+    types = key_types(table)
     path = statement.path
     json_array = statement.format == "json"
     items, wcu, last_line, text_bytes, whole = 0, Decimal(0), 0, 0, True
@@ -47,7 +50,7 @@ def measure_file(statement: ast.CopyFrom, types: dict[str, str]) -> FileMeasure:
                 if line.item is None or line.number < statement.start_line:
                     continue
                 items += 1
-                wcu += write_units(values.item_size(line.item))
+                wcu += cost.item_write(None, line.item, table, values.item_size).total
                 last_line = line.number
                 if items >= SAMPLE_ITEMS:
                     whole = False

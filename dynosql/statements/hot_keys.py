@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import values
 from dynosql.dynamo.wiretally import KeyTally
+from dynosql.errors import PlanError
+from dynosql.evaluate.predicate import operand_value
 from dynosql.guards import READS
 from dynosql.plan.cost import read_units
+from dynosql.plan.expressions import paths_in
 from dynosql.plan.model import Plan
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
@@ -47,6 +50,8 @@ def hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
     plan = plan_of(ctx, statement)
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
+    if statement.by is not None:
+        return _by_logical_key(ctx, plan, stats, limit, statement.by)
     result = Result(
         ["key", "items", "bytes", "share", "rcu", "bar"],
         iter(()),
@@ -78,6 +83,79 @@ def _rows(
             "rcu": read_units(size, consistent),
             "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
         }
+
+
+def _by_logical_key(ctx: Context, plan: Plan, stats: Stats, limit: int, by: Any) -> Result:
+    """``SHOW HOT KEYS FROM t BY SPLIT_PART(pk, '#', 1)``: the write shards of a logical key
+    (``tenant-7#0`` … ``tenant-7#9``) summed back to it, with their count. The Scan and its
+    per-key tally are the plain report's; the expression maps each partition-key value to its
+    logical key afterwards (one evaluation per distinct key, not per item)."""
+    pk = plan.access.keys.pk
+    other = [p.text for p in paths_in(by) if p.elements != (pk,)]
+    if other:
+        raise PlanError(
+            f"SHOW HOT KEYS … BY takes an expression of the partition key {pk}, not {other[0]}"
+        )
+    result = Result(
+        ["key", "shards", "items", "bytes", "share", "rcu", "bar"],
+        iter(()),
+        stats,
+        warnings=[
+            f"SHOW HOT KEYS reads every item of {plan.label.split(' ', 1)[1]} ({plan.estimate.text()})"
+        ],
+        human_only=("bar",),
+        title=f"logical keys: {getattr(by, 'text', pk)} of {pk}",
+    )
+    result.rows = _logical_rows(ctx, plan, stats, limit, result, by)
+    return result
+
+
+def _logical_rows(
+    ctx: Context, plan: Plan, stats: Stats, limit: int, result: Result, by: Any
+) -> Iterator[dict[str, Any]]:
+    pk = plan.access.keys.pk
+    consistent = plan.consistent
+    logical: dict[Any, list[Any]] = {}  # hashable key -> [key, items, bytes, shards, rcu, top]
+    for value, items, size in _count(ctx, plan, stats):
+        key = operand_value(by, {} if value is None else {pk: value})
+        key = None if key is values.MISSING else key
+        entry = logical.setdefault(values.hashable(key), [key, 0, 0, 0, Decimal(0), 0])
+        entry[1] += items
+        entry[2] += size
+        entry[3] += 1
+        entry[4] += read_units(size, consistent)  # each shard is read by its own Query
+        entry[5] = max(entry[5], items)
+    ranked = sorted(logical.values(), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
+    total = sum(e[1] for e in ranked) or 1
+    top = ranked[0][1] if ranked else 1
+    result.notes.extend(_notes(plan, [e[:3] for e in ranked], total, logical=True))
+    result.notes.extend(_shard_notes(ranked))
+    for key, items, size, shards, rcu, _most in ranked[:limit]:
+        yield {
+            "key": key,
+            "shards": Decimal(shards),
+            "items": Decimal(items),
+            "bytes": Decimal(size),
+            "share": (Decimal(items) / Decimal(total)).quantize(Decimal("0.0001")),
+            "rcu": rcu,
+            "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
+        }
+
+
+def _shard_notes(ranked: list[list[Any]]) -> list[str]:
+    """Where a logical key's shards spread: each partition-key value hashes on its own, so n
+    shards can use up to n partitions; an uneven split keeps its busiest shard hot."""
+    notes = []
+    for key, items, _size, shards, _rcu, most in ranked[:MAX_KEY_NOTES]:
+        if shards < 2:
+            continue
+        notes.append(
+            f"{key}: {shards} shards can spread over up to {shards} partitions (each serves "
+            f"{PARTITION_RCU:,} RCU and {PARTITION_WCU:,} WCU per second: up to "
+            f"{shards * PARTITION_WCU:,} WCU/s together); its largest shard holds "
+            f"{most / items:.0%} of its items (even: {1 / shards:.0%})"
+        )
+    return notes
 
 
 def _count(ctx: Context, plan: Plan, stats: Stats) -> list[list[Any]]:
@@ -126,7 +204,9 @@ def _add(into: dict[Any, list[Any]], entries: Iterable[tuple[Any, list[Any]]]) -
             entry[2] += size
 
 
-def _notes(plan: Plan, ranked: list[Any], total: int) -> list[str]:
+def _notes(plan: Plan, ranked: list[Any], total: int, logical: bool = False) -> list[str]:
+    """The report's notes; over logical keys (BY) the cardinality note is left to the shard
+    notes (few logical keys is what sharding is for)."""
     notes = [
         "This measures stored skew (items and bytes per partition key), not traffic. "
         "For the keys that receive the most reads and writes, enable CloudWatch Contributor "
@@ -136,7 +216,7 @@ def _notes(plan: Plan, ranked: list[Any], total: int) -> list[str]:
     if ranked:
         top_n = max(1, distinct // 100)
         top_share = sum(e[1] for e in ranked[:top_n]) / total
-        if distinct <= 10 or top_share >= 0.5:
+        if not logical and (distinct <= 10 or top_share >= 0.5):
             notes.append(
                 f"low cardinality: {distinct} distinct {plan.access.keys.pk} value(s); the top "
                 f"{top_n} hold {top_share:.0%} of the items. Requests for those keys all land on "

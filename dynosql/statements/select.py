@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dynosql.evaluate.pipeline import columns_of
+from dynosql.evaluate.pipeline import columns_of, inexact_columns
 from dynosql.guards import READS, Effects
 from dynosql.hints import advisor
 from dynosql.plan.model import Plan
@@ -40,13 +40,16 @@ def run(ctx: Context, statement: ast.Select) -> Result:
         from dynosql.statements.tablesample import sampled_select, seeded
 
         return sampled_select(ctx, seeded(statement))
-    statement, plan, hints = advisor.prepare(ctx, statement)
+    spent: list[str] = []  # reads made for the hints (the REPL's sample): a note each
+    statement, plan, hints = advisor.prepare(ctx, statement, spent=spent)
     stats = Stats(expected_items=plan.estimate.items if plan.is_scan else None)
     warnings = [*hints, *plan.warnings]
     result = Result(columns_of(statement, plan.table), iter(()), stats, warnings)
     result.open_columns = statement.items is None
+    result.inexact = inexact_columns(statement)
+    result.digits = ctx.settings.numeric_digits
     rows = ctx.rows(plan, stats, result.notes)
-    result.rows = advisor.after_rows(ctx, rows, plan, result.notes, hints)
+    result.rows = advisor.after_rows(ctx, rows, plan, result.notes, hints, stats, spent)
     return result
 
 

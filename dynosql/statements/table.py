@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
 from dynosql.dynamo.catalog import describe
-from dynosql.errors import ExecutionError
+from dynosql.errors import ExecutionError, translate_error
 from dynosql.guards import NOTHING, Effects
 from dynosql.plan.ddl import Call, DdlPlan, plan_ddl, show_create
 from dynosql.result import Result, format_bytes
@@ -161,14 +161,41 @@ def _expiring(ctx: Context, table: str, attribute: str) -> str:
     )
 
 
+# The error a call meets when it is sent again after DynamoDB acted on a try whose answer was
+# lost (a dropped connection, a 5xx after the change): the table is already there, or gone.
+_DONE_BEFORE = {"CreateTable": "ResourceInUseException", "DeleteTable": "ResourceNotFoundException"}
+
+
 def send(ctx: Context, call: Call) -> dict[str, Any]:
+    """One table change through the retry policy. A retried CreateTable that finds the table
+    (with the planned keys) or a retried DeleteTable that finds none has done its work on an
+    earlier try; the same error on the first try is the user's and is raised."""
+    done = _DONE_BEFORE.get(call.operation)
     try:
-        return ctx.retry_policy().call(getattr(ctx.client, call.method), **call.params)
+        sent = ctx.retry_policy().send(
+            getattr(ctx.client, call.method), answers=(done,) if done else (), **call.params
+        )
     except Exception as err:
         if type(err).__name__ == "ParamValidationError":  # botocore's own check, before sending
             detail = " ".join(str(err).split("\n")[1:]) or str(err)
             raise ExecutionError(f"{call.operation} refused by boto3: {detail}") from err
         raise
+    if sent.error is None:
+        return sent.value
+    if sent.tries > 1 and (call.operation == "DeleteTable" or _made_as_planned(ctx, call)):
+        return {}
+    table = call.params.get("TableName")
+    if call.operation == "CreateTable":  # the servers' texts differ (dynalite sends none)
+        raise ExecutionError(f"table {table} already exists") from sent.error
+    raise translate_error(sent.error, "requests") from sent.error
+
+
+def _made_as_planned(ctx: Context, call: Call) -> bool:
+    """Whether the table CreateTable met has the keys it asked for (made by its earlier try)."""
+    described = ctx.retry_policy().call(
+        ctx.client.describe_table, TableName=call.params["TableName"]
+    )
+    return bool(described["Table"].get("KeySchema") == call.params.get("KeySchema"))
 
 
 def ttl_attribute(ctx: Context, table: str) -> str | None:

@@ -7,9 +7,11 @@ ROLLBACK discards the queued writes; nothing was sent for them. Outside BEGIN â€
 statement is its own: its items are written one by one, not atomically.
 
 TransactWriteItems returns no old images, so for the journal the items are read (strongly
-consistent GetItem) just before the transaction is sent; an item changed by someone else in
-between makes undo list that item instead of restoring it (never a wrong overwrite). A
-transaction costs twice the WCU of the same writes.
+consistent GetItem) just before the transaction is sent, and each action's condition requires
+the item as read: every attribute equal, or the item absent (dynamo.as_read). An item changed by
+someone else in between cancels the transaction, nothing written, so the journaled old images
+are exactly the items the transaction changed. A transaction costs twice the WCU of the same
+writes.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards, values
+from dynosql.dynamo.as_read import attribute_paths, require_as_read
 from dynosql.dynamo.writer import TransactionCancelled, Writer, WriteStats, new_image
 from dynosql.errors import ConditionError, ExecutionError, PlanError, classify
 from dynosql.guards import NOTHING, Effects
+from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
 from dynosql.result import Result
 from dynosql.sql import ast
@@ -152,8 +156,12 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
         return Result.status(stats.footer(False), stats)
     writer = ctx.writer(stats, transactional=True)
     olds = [_current(writer, a) for a in actions]
+    items = [_exact(a, old, n) for n, (a, old) in enumerate(zip(actions, olds, strict=True), 1)]
     news = [_image(a, old) for a, old in zip(actions, olds, strict=True)]
-    units = [writer.item_units(old, new) for old, new in zip(olds, news, strict=True)]
+    units = [
+        writer.change_units(old, new, a.queued.plan.table)
+        for a, old, new in zip(actions, olds, news, strict=True)
+    ]
     guards.all_or_nothing(
         ctx,
         f"COMMIT of {len(actions)} writes",
@@ -163,12 +171,14 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     journal = ctx.open_journal("transaction")
     try:
         if journal is not None:  # write-ahead: every key is on disk before the request is sent
-            journal.begin(stats.table, (), "COMMIT")
+            text = "; ".join(q.statement.source for q in transaction.queued)
+            journal.begin(stats.table, (), f"BEGIN; {text}; COMMIT", ctx.write_target())
             stats.journal = str(journal.path)
-            for a in actions:
-                journal.intent(a.queued.plan.table.name, a.key)
+            with journal.group():  # one fsync for every action's intent
+                for a in actions:
+                    journal.intent(a.queued.plan.table.name, a.key)
         try:
-            _send(writer, actions)
+            _send(writer, items, actions)
         except ExecutionError as err:
             cause = err.__cause__
             if journal is not None and cause is not None and classify(cause).code in _NOT_SENT:
@@ -200,22 +210,51 @@ _NOT_SENT = frozenset(
 
 
 def _action(plan: WritePlan, target: dict[str, Any]) -> dict[str, Any]:
-    """One TransactWriteItems action: the plan's write, less what a transaction cannot take."""
-    params = plan.request(target)
-    body = {k: v for k, v in params.items() if k not in ("ReturnValues", "ReturnConsumedCapacity")}
+    """The plan's write for one target (the item to put, or the key or item the read found),
+    less what a transaction cannot take; as_read paths required as the WHERE's read saw them."""
+    params = plan.request(target if plan.kind == "put" else plan.key_of(target))
+    params = require_as_read(params, target, plan.as_read)
+    return {k: v for k, v in params.items() if k not in ("ReturnValues", "ReturnConsumedCapacity")}
+
+
+def _exact(a: _Action, old: dict[str, Any] | None, n: int) -> dict[str, Any]:
+    """The TransactWriteItems action of `a`, requiring the item as its GetItem read it: every
+    attribute of `old` equal (None: the item absent). So the old image journaled for undo is
+    the item the transaction changed: a change by another client between the read and the
+    commit cancels the transaction (nothing written) instead of being overwritten now and put
+    back stale by undo. (An attribute *added* in between cannot be named: see dynamo.as_read.)"""
+    plan = a.queued.plan
+    paths = (
+        attribute_paths(old)
+        if old is not None
+        else (ast.Path((plan.table.keys.pk,), plan.table.keys.pk),)
+    )
+    body = a.request if _is_insert(a) else require_as_read(a.request, old, paths)
+    condition = body.get("ConditionExpression", "")
+    if len(condition.encode("utf-8")) > MAX_EXPRESSION_BYTES:
+        raise PlanError(
+            f"action {n} ({verb_of(a.queued.statement)} {plan.table.name} {_show(a.key)}): the "
+            "item has too many attributes to require them all as read in one condition "
+            "(DynamoDB's 4 KB expression limit), so its undo could not be exact; write it "
+            "outside BEGIN â€¦ COMMIT: nothing was written"
+        )
     kind = {"PutItem": "Put", "UpdateItem": "Update", "DeleteItem": "Delete"}[plan.operation]
     return {kind: body}
 
 
-def _current(writer: Writer, a: _Action) -> dict[str, Any] | None:
+def _is_insert(a: _Action) -> bool:
     statement = a.queued.statement
-    if a.queued.plan.kind == "put" and isinstance(statement, ast.Insert) and not statement.replace:
+    return isinstance(statement, ast.Insert) and not statement.replace
+
+
+def _current(writer: Writer, a: _Action) -> dict[str, Any] | None:
+    if _is_insert(a):
         return None  # INSERT: the condition says it does not exist
     return writer.read_item(a.queued.plan.table.name, values.encode_item(a.key))
 
 
-def _send(writer: Writer, actions: list[_Action]) -> None:
-    params = {"TransactItems": [a.request for a in actions], "ReturnConsumedCapacity": "TOTAL"}
+def _send(writer: Writer, items: list[dict[str, Any]], actions: list[_Action]) -> None:
+    params = {"TransactItems": items, "ReturnConsumedCapacity": "TOTAL"}
     try:
         writer.transact(params)  # a conflict is sent again, with a new token (dynamo.writer)
     except TransactionCancelled as err:
@@ -232,7 +271,8 @@ def _cancelled(actions: list[_Action], codes: list[str | None], message: str) ->
             why = (
                 "its key already exists"
                 if verb == "INSERT"
-                else "it no longer matches the WHERE (or is gone)"
+                else "the item changed after it was read (or no longer matches the WHERE, or "
+                "is gone)"
             )
             return (
                 f"transaction cancelled, nothing was written: action {n} ({verb} "

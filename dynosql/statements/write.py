@@ -9,6 +9,7 @@ unknown extent (no WHERE, or a Scan) needs someone who can say yes before it rea
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -23,14 +24,25 @@ from dynosql.dynamo.writer import (
 )
 from dynosql.errors import ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
+from dynosql.evaluate.predicate import resolve
+from dynosql.evaluate.update import refused_number
 from dynosql.guards import Effects
-from dynosql.journal import Journal
-from dynosql.plan.cost import write_units
-from dynosql.plan.write import WriteOptions, WritePlan, check_item, normalize, plan_write
+from dynosql.journal import Journal, WriteAhead, refusal
+from dynosql.plan import cost
+from dynosql.plan.write import (
+    WriteOptions,
+    WritePlan,
+    check_item,
+    normalize,
+    plan_write,
+    show_value,
+    source_item,
+)
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck
 from dynosql.statements.read_explain import explain_lines
+from dynosql.values import MISSING
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -63,7 +75,12 @@ def plan_of(ctx: Context, statement: ast.Write, transactional: bool = False) -> 
 
 
 def question(plan: WritePlan, items: int) -> str:
-    units = write_units(plan.table.average_item_size) * items
+    estimate = plan.estimate
+    if estimate.items:
+        per_item = estimate.wcu / estimate.items
+    else:
+        per_item = cost.estimated_write_units(plan.table, plan.table.average_item_size, None)
+    units = (per_item * items).to_integral_value(rounding=decimal.ROUND_CEILING)
     prep = "from" if plan.verb == "DELETE" else "in"
     return f"{plan.verb} {items:,} items {prep} {plan.table.name} (~{units:,} WCU)?"
 
@@ -97,27 +114,27 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     returning = getattr(statement, "returning", None)
     targets = list(_targets(ctx, plan, stats))
     stats.matched = len(targets)
+    _refuse_unstorable_numbers(statement, plan, targets)
     if not guards.dry_run(ctx) and read_decides(plan):
         guards.confirm_writes(ctx, question(plan, len(targets)), len(targets), why is not None)
     if guards.dry_run(ctx) or not targets:
         stats.finish()
         ctx.ledger.settle(stats)
         if returning is not None and not guards.dry_run(ctx):
-            return _returned(plan, [], stats)  # matched nothing: no rows, not a status
+            return _returned(plan, returning, [], stats)  # matched nothing: no rows, not a status
         return Result.status(stats.footer(False), stats, plan.warnings)
     images: list[dict[str, Any]] = []
     journal = ctx.open_journal(plan.table.name)
     ctx.last_write = stats
     try:
         if journal is not None:
-            journal.begin(plan.table.name, plan.table.keys.names, verb)
+            journal.begin(
+                plan.table.name, plan.table.keys.names, statement.source or verb, ctx.write_target()
+            )
             stats.journal = str(journal.path)
         _send(ctx, plan, statement, targets, stats, journal, images, returning)
     except DynosqlError as err:
-        hint = ""
-        if "attribute that does not exist" in err.message:
-            hint = "; an item lacks an attribute the SET reads: if_not_exists(a, 0) + 1 starts it"
-        raise type(err)(f"{err.message}{hint} ({_so_far(stats)})", err.line, err.col) from err
+        raise type(err)(f"{err.message} ({_so_far(stats)})", err.line, err.col) from err
     finally:
         if journal is not None and not journal.finish(keep=ctx.keep_journal()):
             stats.journal = None  # nothing written: nothing to undo
@@ -134,15 +151,61 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
             f"(not overwritten; ON CONFLICT DO NOTHING skips them quietly): {_so_far(stats)}"
         )
     if returning is not None:
-        return _returned(plan, images, stats)
+        return _returned(plan, returning, images, stats)
     return Result.status(stats.footer(False), stats, plan.warnings)
 
 
-def _returned(plan: WritePlan, images: list[dict[str, Any]], stats: WriteStats) -> Result:
-    """RETURNING's rows: the images written (or deleted); none when nothing matched."""
-    result = Result(list(plan.table.keys.names), iter(images), stats, list(plan.warnings))
+def _refuse_unstorable_numbers(
+    statement: ast.Write, plan: WritePlan, targets: list[dict[str, Any]]
+) -> None:
+    """An UPDATE whose arithmetic gives, on an item read, a number DynamoDB cannot store
+    (``v = v + 1E-36`` on 100: 39 digits) is refused before its first write, on every backend:
+    DynamoDB refuses such a write, moto rounds it and dynalite stores it. Its operands are
+    known wherever the UPDATE reads what it writes (a guarded UPDATE reads them whole)."""
+    if not isinstance(statement, ast.Update) or not plan.guards:
+        return
+    assignments = normalize(statement.assignments)
+    for target in targets:
+        why = refused_number(target, assignments)
+        if why is not None:
+            key = ", ".join(f"{k} = {show_value(target[k])}" for k in plan.table.keys.names)
+            raise WriteError(f"UPDATE {plan.table.name} ({key}): {why} (nothing was written)")
+
+
+def _returned(
+    plan: WritePlan, returning: ast.Returning, rows: list[dict[str, Any]], stats: WriteStats
+) -> Result:
+    """RETURNING's rows: the images written (or deleted), or the columns named; none when
+    nothing matched."""
+    if returning.columns is not None:
+        names = [c.name for c in returning.columns]
+        return Result(names, iter(rows), stats, list(plan.warnings))
+    result = Result(list(plan.table.keys.names), iter(rows), stats, list(plan.warnings))
     result.open_columns = True
     return result
+
+
+def returned_row(
+    returning: ast.Returning,
+    kind: str,
+    old: dict[str, Any] | None,
+    new: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    """One written item's RETURNING row. ``*`` is the item after the write (DELETE: the item
+    deleted), ``old.*`` the item before it: none when that image does not exist (an UPSERT's
+    new key). Named columns give one row per item written, each column read from its image
+    (``old.p`` before, else after; DELETE: the item deleted); a value the image lacks is absent
+    from the row, as in a SELECT."""
+    after = old if kind == "delete" else new
+    if returning.columns is None:
+        return old if returning.old else after
+    row = {}
+    for column in returning.columns:
+        image = old if column.old else after
+        value = MISSING if image is None else resolve(image, column.path)
+        if value is not MISSING:
+            row[column.name] = value
+    return row
 
 
 def _so_far(stats: WriteStats) -> str:
@@ -167,9 +230,7 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[
         )
         seen: set[Any] = set()
         for row in rows:
-            item = dict(row)
-            if statement.columns:
-                item = dict(zip(statement.columns, row.values(), strict=False))
+            item = source_item(statement, row)
             key = tuple(repr(item.get(k)) for k in plan.table.keys.names)
             if key in seen:
                 raise PlanError(
@@ -180,8 +241,8 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[
     else:
         assert plan.read is not None
         for item in ctx.read(plan.read, stats):
-            # a guarded UPDATE conditions each write on what the read saw: the whole item read
-            yield item if plan.guards else plan.key_of(item)
+            # a write conditioned on what the read saw gets the whole item read
+            yield item if plan.reads_items else plan.key_of(item)
 
 
 def _send(
@@ -226,9 +287,9 @@ def _send(
         elif journal is not None:
             journal.record(plan.table.name, key, outcome.old, outcome.new)
         if returning is not None:
-            image = outcome.old if (returning.old or plan.kind == "delete") else outcome.new
-            if image is not None:
-                images.append(image)
+            row = returned_row(returning, plan.kind, outcome.old, outcome.new)
+            if row is not None:
+                images.append(row)
 
     write: Callable[[Writer, WritePlan, tuple[Any, ...], dict[str, Any]], Outcome] = write_item
     if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
@@ -236,12 +297,26 @@ def _send(
 
         write = write_guarded_item
 
-    def write_one(target: dict[str, Any]) -> Outcome:
-        if journal is not None:  # write-ahead: the key is on disk before the request is sent
-            journal.intent(plan.table.name, plan.key_of(target))
-        return write(writer, plan, assignments, target)
+    # write-ahead: a chunk of intents on disk (one fsync) before any of its writes is sent
+    ahead = None if journal is None else WriteAhead(journal, plan.table.name, plan.key_of)
 
-    writer.run(targets, write_one, done)
+    def write_one(target: dict[str, Any]) -> Outcome:
+        if journal is None or ahead is None:
+            return write(writer, plan, assignments, target)
+        ahead.start(target)
+        try:
+            return write(writer, plan, assignments, target)
+        except DynosqlError as err:
+            why = refusal(err)  # DynamoDB said no: not applied (else: outcome unknown)
+            if why is not None:
+                journal.refused(plan.table.name, plan.key_of(target), why)
+            raise
+
+    try:
+        writer.run(targets if ahead is None else ahead(targets), write_one, done)
+    finally:
+        if ahead is not None:
+            ahead.close()  # intents of writes never started: not sent
 
 
 # --- the kinds -----------------------------------------------------------------------------
