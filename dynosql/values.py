@@ -105,7 +105,11 @@ def type_of(value: Any) -> str | None:
     raise TypeError(f"not a DynamoDB value: {value!r}")
 
 
-_SET_OF = {"S": StringSet, "N": NumberSet, "B": BinarySet}
+_SET_OF: dict[str | None, type[StringSet | NumberSet | BinarySet]] = {
+    "S": StringSet,
+    "N": NumberSet,
+    "B": BinarySet,
+}
 # the refusal of a set written with elements `set_of` takes no set from (parsing, binding)
 SET_RULE = (
     "a set holds strings, numbers or binary values, all of one type: {'a', 'b'}, {1, 2} or "

@@ -4,7 +4,9 @@ sqlglot parses INSERT, UPDATE and DELETE; UPSERT and REPLACE are read as INSERT 
 word is swapped for one of the same length, so positions stay right). DynamoDB's REMOVE has no
 SQL spelling, so ``REMOVE a, b.c`` inside an UPDATE is cut out (blanked, positions kept) and its
 paths parsed on their own. Values use the SELECT grammar's literals plus ``{'a', 'b'}`` (a set:
-strings or numbers), ``[1, 'x']`` (a list) and ``{'k': 1}`` (a map).
+strings or numbers), ``[1, 'x']`` (a list) and ``{'k': 1}`` (a map); a :parameter may stand
+for any value in them (``{:x, :y}``, a set of binary values too), which keeps the collection an
+``ast.Collection`` until the statement is bound.
 """
 
 from __future__ import annotations
