@@ -24,7 +24,7 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from decimal import Decimal
 from typing import Any
@@ -104,6 +104,33 @@ def type_of(value: Any) -> str | None:
     if isinstance(value, int | float):
         return "N"
     raise TypeError(f"not a DynamoDB value: {value!r}")
+
+
+_SET_OF: dict[str | None, type[StringSet | NumberSet | BinarySet]] = {
+    "S": StringSet,
+    "N": NumberSet,
+    "B": BinarySet,
+}
+# the refusal of a set written with elements `set_of` takes no set from (parsing, binding)
+SET_RULE = (
+    "a set holds strings, numbers or binary values, all of one type: {'a', 'b'}, {1, 2} or "
+    "{:x, :y} (binary values come from parameters)"
+)
+
+
+def set_of(members: Iterable[Any]) -> StringSet | NumberSet | BinarySet | None:
+    """The DynamoDB set of `members` when they are all strings, all numbers or all binary;
+    None when they are not (mixed types, another type, or none at all). The one rule for a
+    set written in a statement (``{'a', 'b'}``, ``{:x, :y}``) or bound from Python."""
+    elements = [bytes(m) if isinstance(m, bytearray) else m for m in members]  # hashable
+    codes: set[str | None] = set()
+    for element in elements:
+        try:
+            codes.add(type_of(element))
+        except TypeError:  # not a DynamoDB value at all
+            return None
+    kind = _SET_OF.get(codes.pop()) if len(codes) == 1 else None
+    return kind(elements) if kind is not None else None
 
 
 def number(text: str | int | Decimal) -> Decimal:

@@ -387,13 +387,9 @@ def test_insert_select_maps_each_select_column_to_its_target(
     assert _items_of(moto_backend, target) == {"a": {"pk": "a", "x": 1, "z": 3}}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by the write fuzzer (not an item of issue 21): a :parameter inside a list, "
-    "map or set literal is refused (`… is not a value`), though grammar/README.md's write "
-    "`value` allows it; binary values can only be written through parameters",
-)
 def test_a_parameter_inside_a_list_or_map_literal(moto_backend: Backend, tmp_path: Path) -> None:
+    """Found by the write fuzzer: a :parameter inside a list or map literal was refused
+    (`… is not a value`); binary values inside a collection can only come from parameters."""
     name = _hash_table(moto_backend, [])
     ran = run(
         _session(moto_backend, tmp_path),

@@ -458,7 +458,10 @@ BAD = [
     ("INSERT INTO {t} (pk, sk, blob) VALUES ('a', 1, :big)", "over DynamoDB's 400 KB item limit"),
     ("INSERT INTO {t} (pk, sk) VALUES ('x', 1), ('x', 1)", "row 2 repeats the key of row 1"),
     ("UPDATE {t} SET a = 1, a = 2", "a is changed twice"),
-    ("UPDATE {t} SET tags = tags + {{1, 'a'}} WHERE pk = 'a'", "a set holds strings or numbers"),
+    (
+        "UPDATE {t} SET tags = tags + {{1, 'a'}} WHERE pk = 'a'",
+        "a set holds strings, numbers or binary",
+    ),
     ("INSERT INTO {t} VALUES (1)", "needs its column names"),
 ]
 

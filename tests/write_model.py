@@ -33,11 +33,6 @@ Path = tuple[Any, ...]  # names (str) and list indexes (int)
 MISSING: Any = object()
 EXACT = decimal.Context(prec=200, Emax=999999, Emin=-999999)
 
-# Found by this fuzzer, not an item of issue 21: a parameter inside a list, map or set literal
-# (`{'k': :p}`, which the grammar's `value` allows) is refused ("… is not a value").
-AVOID_NESTED_PARAMETERS = True
-
-
 # Backend quirks the model steps around (set by the runner for the backend under test):
 # "moto": moto 5 answers HTTP 500 to a condition applying size() to a number, boolean or NULL
 # (DynamoDB Local and dynalite answer false, `<>` true, as DynamoDB documents); after
@@ -225,24 +220,19 @@ def sql_value(v: Any, params: Params) -> str:
             + ", ".join(f"{sql_value(k, params)}: {sql_value(x, params)}" for k, x in v.items())
             + "}"
         )
-    if t == "BS":
-        raise Unmodelable("no binary set literal")
+    if t == "BS":  # no binary literal: a set of parameters
+        return "{" + ", ".join(params.add(bytes(x)) for x in sorted(v)) + "}"
     return "{" + ", ".join(sql_value(x, params) for x in sorted(v, key=canon)) + "}"
 
 
-def literal_ok(v: Any, nested: bool = False) -> bool:
-    """Whether a value can be written as a literal in a write statement (see AVOID_…)."""
+def literal_ok(v: Any) -> bool:
+    """Whether a value can be written in a write statement (`sql_value` writes no empty map);
+    a binary value, at any depth, goes as a parameter."""
     t = type_of(v)
-    if t == "B":
-        return not (nested and AVOID_NESTED_PARAMETERS)
     if t == "L":
-        return all(literal_ok(x, True) for x in v)
-    if t == "M":
-        return bool(v) and all(literal_ok(x, True) for x in v.values())
-    if t == "BS":
-        return False
-    if t in ("SS", "NS"):
         return all(literal_ok(x) for x in v)
+    if t == "M":
+        return bool(v) and all(literal_ok(x) for x in v.values())
     return True
 
 

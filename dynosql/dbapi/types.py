@@ -143,12 +143,7 @@ def _number(value: int | Decimal | float, name: str) -> Decimal:
 def _set(value: set[Any] | frozenset[Any], name: str) -> Any:
     if not value:
         raise DataError(f"parameter :{name}: DynamoDB has no empty set")
-    members = [value_of(v, name) for v in value]
-    codes = {values.type_of(v) for v in members}
-    if codes == {"S"}:
-        return values.StringSet(members)
-    if codes == {"N"}:
-        return values.NumberSet(members)
-    if codes == {"B"}:
-        return values.BinarySet(members)
-    raise DataError(f"parameter :{name}: a set holds strings, numbers or binaries of one type")
+    found = values.set_of(value_of(v, name) for v in value)
+    if found is None:
+        raise DataError(f"parameter :{name}: a set holds strings, numbers or binaries of one type")
+    return found

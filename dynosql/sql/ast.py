@@ -56,6 +56,19 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Collection:
+    """A list, map or set written in a write statement that holds a :parameter somewhere
+    (``[:a, 1]``, ``{'k': :b}``, ``{:x, :y}``): its value is known only when the statement is
+    bound (dynosql/sql/bind.py), which turns it into a Literal. A collection of plain literals
+    is a Literal from the start."""
+
+    kind: str  # "L" (a list), "M" (a map) or "set" (its type comes from the bound elements)
+    items: tuple[Any, ...]  # Literal | Param | Collection, in the order written
+    keys: tuple[str, ...] = ()  # a map's keys, one per item
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
 class Size:
     """``size(path)``."""
 
@@ -89,7 +102,7 @@ class Case:
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
-Value = Literal | Param
+Value = Literal | Param | Collection  # a Collection only in writes
 Operand = Path | Literal | Param | Size | Scalar | Case
 
 

@@ -55,15 +55,9 @@ def bind(statement: Any, params: dict[str, Any]) -> Any:
     """Replace every :name with its value; an unbound one is an error with its position."""
 
     def value(node: Any) -> ast.Literal | None:
-        if not isinstance(node, ast.Param):
-            return None
-        if node.name not in params:
-            raise SqlError(
-                f"no value for :{node.name} (give one with -v {node.name}=value)",
-                node.pos.line,
-                node.pos.col,
-            )
-        return ast.Literal(params[node.name], node.pos)
+        if isinstance(node, ast.Param | ast.Collection):
+            return ast.Literal(_resolve(node, params), node.pos)
+        return None
 
     now = values.now_text()
 
@@ -76,6 +70,30 @@ def bind(statement: Any, params: dict[str, Any]) -> Any:
         return node
 
     return ast.rewrite(statement, value, finish)
+
+
+def _resolve(node: ast.Literal | ast.Param | ast.Collection, params: dict[str, Any]) -> Any:
+    """The value of a literal, a parameter or a collection holding parameters (a list, a map,
+    or a set whose elements must then all be strings, all numbers or all binary)."""
+    if isinstance(node, ast.Literal):
+        return node.value
+    if isinstance(node, ast.Param):
+        if node.name not in params:
+            raise SqlError(
+                f"no value for :{node.name} (give one with -v {node.name}=value)",
+                node.pos.line,
+                node.pos.col,
+            )
+        return params[node.name]
+    elements = [_resolve(item, params) for item in node.items]
+    if node.kind == "L":
+        return elements
+    if node.kind == "M":
+        return dict(zip(node.keys, elements, strict=True))
+    found = values.set_of(elements)
+    if found is None:
+        raise SqlError(values.SET_RULE, node.pos.line, node.pos.col)
+    return found
 
 
 def _limit_value(literal: ast.Literal) -> int:

@@ -225,12 +225,10 @@ class _Reader:
         while self.punct(","):
             elements.append(self.value())
         self.expect("}")
-        kinds = {values.type_of(v) for v in elements}
-        if kinds == {"S"}:
-            return values.StringSet(elements)
-        if kinds == {"N"}:
-            return values.NumberSet(elements)
-        raise _GiveUp
+        found = values.set_of(elements)
+        if found is None:
+            raise _GiveUp
+        return found
 
 
 def same_values(a: Any, b: Any) -> bool:

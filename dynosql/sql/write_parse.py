@@ -4,7 +4,9 @@ sqlglot parses INSERT, UPDATE and DELETE; UPSERT and REPLACE are read as INSERT 
 word is swapped for one of the same length, so positions stay right). DynamoDB's REMOVE has no
 SQL spelling, so ``REMOVE a, b.c`` inside an UPDATE is cut out (blanked, positions kept) and its
 paths parsed on their own. Values use the SELECT grammar's literals plus ``{'a', 'b'}`` (a set:
-strings or numbers), ``[1, 'x']`` (a list) and ``{'k': 1}`` (a map).
+strings or numbers), ``[1, 'x']`` (a list) and ``{'k': 1}`` (a map); a :parameter may stand
+for any value in them (``{:x, :y}``, a set of binary values too), which keeps the collection an
+``ast.Collection`` until the statement is bound.
 """
 
 from __future__ import annotations
@@ -459,12 +461,41 @@ class _WriteConverter(_Converter):
 
     # --- values ---------------------------------------------------------------------------------
 
-    def value_operand(self, e: exp.Expression, locate: bool = True) -> ast.Literal | ast.Param:
+    def value_operand(
+        self, e: exp.Expression, locate: bool = True
+    ) -> ast.Literal | ast.Param | ast.Collection:
+        """A value as written; a list, map or set holding a :parameter stays a Collection
+        until the statement is bound. `locate=False` (the rows of VALUES) keeps no
+        positions: finding each value in the text is quadratic in the rows."""
+        if isinstance(e, exp.Paren):
+            return self.value_operand(e.this, locate)
         if isinstance(e, exp.Placeholder):
             if not e.name or e.name == "?":
                 raise self.fail("parameters are named: :name", at=self.find(r"\?"))
             return ast.Param(e.name, self.pos(e) if locate else ast.NOWHERE)
+        if isinstance(e, exp.Array | exp.Struct) and e.find(exp.Placeholder) is not None:
+            return self.collection(e, locate)
         return ast.Literal(self.value(e), self.pos(e) if locate else ast.NOWHERE)
+
+    def collection(self, e: exp.Array | exp.Struct, locate: bool) -> ast.Collection:
+        """A list, map or set with a :parameter inside; its elements' types (a set's must be
+        of one type) are checked when it is bound, by the rule a literal set follows. It is
+        placed at its first element (sqlglot keeps no position on a bracket)."""
+        items = e.expressions
+        if isinstance(e, exp.Array):
+            elements = tuple(self.value_operand(i, locate) for i in items)
+            return ast.Collection("L", elements, pos=elements[0].pos)
+        if all(isinstance(i, exp.PropertyEQ) for i in items):
+            elements = tuple(self.value_operand(i.expression, locate) for i in items)
+            keys = tuple(i.this.name for i in items)
+            return ast.Collection("M", elements, keys, elements[0].pos)
+        elements = tuple(self.value_operand(i, locate) for i in items)
+        literals = [x.value for x in elements if isinstance(x, ast.Literal)]
+        if any(isinstance(x, ast.Collection) for x in elements) or (
+            literals and values.set_of(literals) is None
+        ):  # refused now, as the same set of literals would be
+            raise self.fail(values.SET_RULE, e)
+        return ast.Collection("set", elements, pos=elements[0].pos)
 
     def value(self, e: exp.Expression) -> Any:
         if isinstance(e, exp.Paren):
@@ -488,23 +519,22 @@ class _WriteConverter(_Converter):
                 return out
             if not items:
                 return {}
-            elements = [self.value(i) for i in items]
-            kinds = {values.type_of(v) for v in elements}
-            if kinds == {"S"}:
-                return values.StringSet(elements)
-            if kinds == {"N"}:
-                return values.NumberSet(elements)
-            raise self.fail(
-                "a set holds strings or numbers, all of one type: {'a', 'b'} or {1, 2}", e
-            )
+            found = values.set_of(self.value(i) for i in items)
+            if found is None:
+                raise self.fail(values.SET_RULE, e)
+            return found
         raise self.fail(
             f"{_sql(e)} is not a value: use a literal, a list [..], a map or set {{..}}", e
         )
 
 
 def _set_value(operand: Any) -> Any:
+    """The set `operand` is written as (a literal set, or a set holding parameters), else
+    None."""
     if isinstance(operand, ast.Literal) and values.type_of(operand.value) in ("SS", "NS", "BS"):
         return operand.value
+    if isinstance(operand, ast.Collection) and operand.kind == "set":
+        return operand
     return None
 
 
