@@ -344,13 +344,22 @@ class Context:
         except OSError as err:
             raise DynosqlError(f"cannot write the undo journal {path}: {err.strerror}") from None
 
-    def write_target(self) -> dict[str, str]:
+    def write_target(self, table: str | None = None) -> dict[str, str]:
         """Where this session's writes go, as the journal's header records it and undo checks
-        it: the endpoint (``embedded`` for --local, whose port is new in every process) and
-        the region."""
+        it: the endpoint (``embedded`` for --local, whose port is new in every process), the
+        region, and the table's ARN where DescribeTable gave one (it names the account: the
+        same endpoint and region under another profile is another target)."""
         meta = self.client.meta
         endpoint = "embedded" if self.embedded else str(getattr(meta, "endpoint_url", ""))
-        return {"endpoint": endpoint, "region": str(getattr(meta, "region_name", ""))}
+        target = {"endpoint": endpoint, "region": str(getattr(meta, "region_name", ""))}
+        if table is not None and not self.embedded:  # --local: a new account per process
+            try:
+                arn = self.table(table).raw.get("TableArn")
+            except DynosqlError:
+                arn = None  # the table is gone: endpoint and region still say where
+            if arn:
+                target["table_arn"] = str(arn)
+        return target
 
     def keep_journal(self) -> bool:
         """Whether a journal with nothing to undo is kept (--journal FILE is the user's)."""

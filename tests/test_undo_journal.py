@@ -62,7 +62,8 @@ def test_the_header_says_where_and_what_and_undo_elsewhere_is_refused(
         assert run.returncode == 0, run.stderr
         header = json.loads(journal.read_text().splitlines()[0])
         assert header["statement"] == sql  # the whole statement, as written
-        assert header["target"] == {"endpoint": proxy.url, "region": "us-east-1"}
+        arn = moto_backend.client().describe_table(TableName=name)["Table"]["TableArn"]
+        assert header["target"] == {"endpoint": proxy.url, "region": "us-east-1", "table_arn": arn}
         changed = _scan(moto_backend, name)
         refused = _cli(moto_backend.endpoint_url, tmp_path, "undo", str(journal), "--yes")
         assert refused.returncode == 3
@@ -527,3 +528,41 @@ def test_the_local_undo_form_the_help_shows(tmp_path: Path) -> None:
     run = run_cli("--local", "undo", str(journal), "--yes", env=env)  # 120 items: --yes
     assert run.returncode == 0, run.stderr
     assert "already as before the statement" in run.stderr
+
+
+def test_the_header_names_the_tables_arn_and_undo_in_another_account_is_refused(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """Item 4: the same endpoint and region under another account (the ARN says which) is
+    another target; the header records the table's ARN from DescribeTable."""
+    name, before = _table(moto_backend)
+    journal = tmp_path / "j.jsonl"
+    sql = f"UPDATE {name} SET n = n + 100 WHERE pk = 'p0' AND n >= 0"
+    run = _cli(moto_backend.endpoint_url, tmp_path, "--yes", "--journal", str(journal), "-e", sql)
+    assert run.returncode == 0, run.stderr
+    lines = journal.read_text().splitlines()
+    header = json.loads(lines[0])
+    arn = moto_backend.client().describe_table(TableName=name)["Table"]["TableArn"]
+    assert header["target"]["table_arn"] == arn
+    # the same journal as if written in another account (the end line's checksum covers the
+    # header, so the edit is also damage: forced here, to reach the target check)
+    other = arn.replace(arn.split(":")[4], "999999999999")
+    header["target"]["table_arn"] = other
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    refused = _cli(
+        moto_backend.endpoint_url, tmp_path, "undo", str(journal), "--yes", "--force-damaged"
+    )
+    assert refused.returncode == 3
+    error = refused.one_error()
+    assert other in error and arn in error and "--force-target" in error
+    forced = _cli(
+        moto_backend.endpoint_url,
+        tmp_path,
+        "undo",
+        str(journal),
+        "--yes",
+        "--force-damaged",
+        "--force-target",
+    )
+    assert forced.returncode == 0, forced.stderr
+    assert _scan(moto_backend, name) == before

@@ -62,7 +62,7 @@ class LoadJournal:
         self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
         self.scans = 0
         self.seen = KeysSeen() if self._empty() else None  # None: read every batch's keys
-        journal.begin(table.name, self.names, statement, ctx.write_target())
+        journal.begin(table.name, self.names, statement, ctx.write_target(table.name))
 
     def _empty(self) -> bool:
         """Whether the table holds no item now (a consistent Scan with Limit 1)."""

@@ -172,7 +172,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     try:
         if journal is not None:  # write-ahead: every key is on disk before the request is sent
             text = "; ".join(q.statement.source for q in transaction.queued)
-            journal.begin(stats.table, (), f"BEGIN; {text}; COMMIT", ctx.write_target())
+            journal.begin(stats.table, (), f"BEGIN; {text}; COMMIT", ctx.write_target(stats.table))
             stats.journal = str(journal.path)
             with journal.group():  # one fsync for every action's intent
                 for a in actions:

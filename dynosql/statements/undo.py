@@ -163,7 +163,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
     try:
         if journal is not None:
             quoted = str(path).replace("'", "''")
-            journal.begin(stats.table, (), f"UNDO '{quoted}'", ctx.write_target())
+            journal.begin(stats.table, (), f"UNDO '{quoted}'", ctx.write_target(stats.table))
             stats.journal = str(journal.path)
         # an item written twice must come back to its first state: then one at a time, newest
         # first; else concurrently
@@ -255,12 +255,13 @@ def _checked(ctx: Context, journal_file: JournalFile, statement: ast.Undo) -> li
         )
     if said is not None:
         warnings.append(said)
-    here = ctx.write_target()
     for header in journal_file.headers:
         there = header.get("target")
         if there is None:
             continue  # an older journal: nothing recorded to compare
-        if (there.get("endpoint"), there.get("region")) != (here["endpoint"], here["region"]):
+        here = ctx.write_target(header.get("table") if there.get("table_arn") else None)
+        compared = ["endpoint", "region"] + (["table_arn"] if "table_arn" in here else [])
+        if any(there.get(k) != here.get(k) for k in compared):
             if statement.force_target:
                 warnings.append(f"undoing writes made on {_where(there)} on {_where(here)}")
                 continue
@@ -273,7 +274,10 @@ def _checked(ctx: Context, journal_file: JournalFile, statement: ast.Undo) -> li
 
 
 def _where(target: dict[str, Any]) -> str:
-    return f"{target.get('endpoint')} (region {target.get('region')})"
+    arn = target.get("table_arn")
+    return f"{target.get('endpoint')} (region {target.get('region')}" + (
+        f", {arn})" if arn else ")"
+    )
 
 
 def _unsent_notes(journal_file: JournalFile) -> list[str]:

@@ -129,7 +129,10 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     try:
         if journal is not None:
             journal.begin(
-                plan.table.name, plan.table.keys.names, statement.source or verb, ctx.write_target()
+                plan.table.name,
+                plan.table.keys.names,
+                statement.source or verb,
+                ctx.write_target(plan.table.name),
             )
             stats.journal = str(journal.path)
         _send(ctx, plan, statement, targets, stats, journal, images, returning)
