@@ -158,17 +158,14 @@ def follow_dynamodb_conditions() -> None:
     for cls, expr in replaced.items():
         cls.expr = expr
 
-    moto_set = SetExecutor.set.__func__  # type: ignore[attr-defined]
+    # The value a SET action stores (its execute() only; ADD also calls SetExecutor.set and
+    # then fills the stored set in place, so set() itself must keep storing what it is given)
+    moto_value = SetExecutor.get_action_value
 
-    def set_a_copy(cls: Any, *args: Any, **kwargs: Any) -> None:
-        """moto's ``set(item_part, element, value_to_set, names)``, storing a copy of the value."""
-        if "value_to_set" in kwargs:
-            kwargs["value_to_set"] = copy.deepcopy(kwargs["value_to_set"])
-        else:
-            args = (*args[:2], copy.deepcopy(args[2]), *args[3:])
-        moto_set(cls, *args, **kwargs)
+    def a_copy_of_the_value(executor: Any) -> Any:
+        return copy.deepcopy(moto_value(executor))
 
-    SetExecutor.set = classmethod(set_a_copy)  # type: ignore[method-assign,assignment]
+    SetExecutor.get_action_value = a_copy_of_the_value  # type: ignore[method-assign,assignment]
 
 
 def _bytes(value: Any) -> bytes:
