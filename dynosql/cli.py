@@ -47,6 +47,7 @@ examples:
   dynosql --local --dry-run -e "DELETE FROM audit WHERE PK = 'ACTOR#ana.silva'"
   dynosql --local --yes --journal undo.jsonl -e "UPDATE drive SET size = size + 1"
   dynosql --local undo undo.jsonl                   put back what a write changed
+  dynosql undo --last                               undo the newest write (asks first)
 
 exit codes: 0 ok, 1 a statement failed, 2 bad usage, 3 refused by a guard, 130 interrupted,
   143 terminated (SIGTERM)
@@ -123,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    argv = _undo_command(list(sys.argv[1:] if argv is None else argv))
+    argv = _undo_command(list(sys.argv[1:] if argv is None else argv), parser)
     args = parser.parse_args(argv)
     try:
         return _main(parser, args)
@@ -216,15 +217,55 @@ def _serve(args: argparse.Namespace) -> int:
     return EXIT_OK  # pragma: no cover - the wait ends only by an interruption
 
 
-def _undo_command(argv: list[str]) -> list[str]:
-    """``dynosql undo JOURNAL [options]`` is ``dynosql -e "UNDO 'JOURNAL'" [options]``."""
-    if not argv or argv[0] != "undo":
+UNDO_FLAGS = {"--force-target": "FORCE TARGET", "--force-damaged": "FORCE DAMAGED"}
+
+
+def _undo_command(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``dynosql [options] undo {FILE | --last} [--force-target] [--force-damaged] [options]``
+    is ``dynosql -e "UNDO 'FILE'" [options]`` (``UNDO LAST``, ``FORCE TARGET``, …): the word
+    ``undo`` is the first argument that is neither an option nor an option's value."""
+    at = _first_positional(argv, parser, 0)
+    if at is None or argv[at] != "undo":
         return argv
-    if len(argv) < 2 or argv[1].startswith("-"):
-        _err("error: dynosql undo takes a journal file: dynosql undo FILE [options]")
+    rest = argv[:at] + argv[at + 1 :]
+    forced = [UNDO_FLAGS[a] for a in rest[at:] if a in UNDO_FLAGS]
+    last = "--last" in rest[at:]
+    rest = rest[:at] + [a for a in rest[at:] if a not in UNDO_FLAGS and a != "--last"]
+    where = _first_positional(rest, parser, at)
+    if (where is None) == (not last):
+        _err(
+            "error: dynosql undo takes a journal file or --last: "
+            "dynosql undo {FILE | --last} [--force-target] [--force-damaged] [options]"
+        )
         raise SystemExit(EXIT_USAGE)
-    quoted = argv[1].replace("'", "''")
-    return ["-e", f"UNDO '{quoted}'", *argv[2:]]
+    if last:
+        target = "LAST"
+    else:
+        assert where is not None
+        target = "'" + rest.pop(where).replace("'", "''") + "'"
+    return ["-e", " ".join(["UNDO", target, *forced]), *rest]
+
+
+def _first_positional(argv: list[str], parser: argparse.ArgumentParser, start: int) -> int | None:
+    """The index of the first argument from `start` that is not an option or its value."""
+    takes_value = {
+        option
+        for action in parser._actions
+        if action.nargs != 0
+        for option in action.option_strings
+    }
+    i = start
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return i + 1 if i + 1 < len(argv) else None
+        if arg.startswith("-") and arg != "-":
+            if arg in takes_value:
+                i += 1  # its value
+            i += 1
+            continue
+        return i
+    return None
 
 
 def _scripts(args: argparse.Namespace) -> list[tuple[str | None, str]] | None:

@@ -113,6 +113,7 @@ class Context:
         self.ledger = Ledger()
         self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
         self.journal_file: str | None = None  # --journal FILE (else one file per statement)
+        self.embedded = False  # the in-process server of --local (its port changes per run)
         self.last_write: WriteStats | None = None
         self.transaction: Any = None  # the writes queued since BEGIN (statements.transaction)
         self.exports: dict[str, str] = {}  # table → the export ARN taken this session
@@ -342,6 +343,14 @@ class Context:
             return Journal(path)
         except OSError as err:
             raise DynosqlError(f"cannot write the undo journal {path}: {err.strerror}") from None
+
+    def write_target(self) -> dict[str, str]:
+        """Where this session's writes go, as the journal's header records it and undo checks
+        it: the endpoint (``embedded`` for --local, whose port is new in every process) and
+        the region."""
+        meta = self.client.meta
+        endpoint = "embedded" if self.embedded else str(getattr(meta, "endpoint_url", ""))
+        return {"endpoint": endpoint, "region": str(getattr(meta, "region_name", ""))}
 
     def keep_journal(self) -> bool:
         """Whether a journal with nothing to undo is kept (--journal FILE is the user's)."""

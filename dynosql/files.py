@@ -311,6 +311,11 @@ def _loads(text: str) -> Any:
         raise BadValue(f"not JSON: {err.msg} at column {err.colno}") from None
 
 
+def parse_value(text: str) -> Any:
+    """One value's JSON text as jsonl holds it (numbers as Decimal), not yet typed."""
+    return _loads(text)
+
+
 def parse_jsonl(text: str) -> dict[str, Any]:
     return _typed_item(_loads(text), "each line must be one JSON object (an item)")
 

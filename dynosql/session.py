@@ -101,12 +101,17 @@ class Session:
 
     @classmethod
     def local(cls, load_examples: bool = True, **kwargs: Any) -> Session:
-        """A session on the embedded DynamoDB (moto, in-process), loaded with the examples."""
+        """A session on the embedded DynamoDB (moto, in-process), loaded with the examples; its
+        exports go to the embedded S3 unless export_s3 says otherwise (--engine export works
+        with no setup)."""
         from dynosql.dynamo.embedded import start_local
 
         server = start_local(load_examples=load_examples)
         session = cls(server.client(), capabilities=EMBEDDED, **kwargs)
         session.embedded = server
+        session.context.embedded = True
+        if not session.settings.export_s3:
+            session.settings.export_s3 = server.export_s3
         return session
 
     def cancel(self) -> None:
@@ -274,9 +279,10 @@ class Session:
             names.update(item)
         return sorted(names)
 
-    def undo(self, journal: str) -> Result:
-        """Restore what a journal recorded (items changed since are listed, not touched)."""
-        return self.run_statement(ast.Undo(journal))
+    def undo(self, journal: str = "", *, last: bool = False, force_target: bool = False) -> Result:
+        """Restore what a journal recorded (items changed since are listed, not touched);
+        `last`: the newest journal of a write (UNDO LAST)."""
+        return self.run_statement(ast.Undo(journal, last=last, force_target=force_target))
 
     # --- settings -------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ import base64
 import datetime
 import decimal
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from decimal import Decimal
 from typing import Any
 
@@ -190,8 +191,15 @@ def _blob(raw: Any) -> bytes:
     return base64.b64decode(raw) if isinstance(raw, str) else bytes(raw)
 
 
-def decode_item(wire: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    return {name: decode(v) for name, v in wire.items()}
+def decode_item(
+    wire: Mapping[str, Mapping[str, Any]], names: AbstractSet[str] | None = None
+) -> dict[str, Any]:
+    """An item from the low-level client to Python values; with `names`, only those top-level
+    attributes (the rest are never decoded: a page that came back whole when the statement
+    needs a few attributes costs their decoding alone)."""
+    if names is None:  # strings inline: most attributes (and most keys) are strings
+        return {name: v["S"] if "S" in v else decode(v) for name, v in wire.items()}
+    return {name: decode(wire[name]) for name in names if name in wire}
 
 
 def encode(value: Any) -> dict[str, Any]:

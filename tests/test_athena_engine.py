@@ -175,3 +175,16 @@ def test_price_comparison_uses_named_constants_and_overrides() -> None:
     assert "× $2.50/TB = $1.25" in cheaper and "~10 s at --rate-limit 100" in cheaper
     with pytest.raises(ValueError, match="unknown price"):
         parse_prices("foo=1")
+
+
+def test_document_paths_stay_refused_in_athena() -> None:
+    """The DuckDB engine loads each path as a column; Athena's table declares top-level
+    attributes only, so a path there is a one-line refusal, not a wrong answer."""
+    from dynosql.errors import PlanError
+
+    statement = parse("SELECT meta.iso FROM t WHERE meta.iso > 100")
+    assert isinstance(statement, ast.Select)
+    with pytest.raises(
+        PlanError, match=r"athena engine does not support document paths \(meta\.iso\)"
+    ):
+        athena.query(statement, {"meta": "S"}, "t")

@@ -174,7 +174,7 @@ def test_table_and_file_statements():
     assert texts("COPY s") == ["sensors"]
     assert texts("COPY sensors ") == ["TO", "FROM"]
     assert texts("COPY sensors TO 'x.csv' ") == ["FORMAT"]
-    assert texts("COPY sensors TO 'x' FORMAT ") == ["jsonl", "csv", "json", "dynamodb"]
+    assert texts("COPY sensors TO 'x' FORMAT ") == ["jsonl", "csv", "json", "dynamodb", "parquet"]
     after_from = ["FORMAT", "START AT LINE", "START AT ELEMENT", "SKIP BAD"]
     assert texts("COPY sensors FROM 'x.json' ") == after_from
     assert texts("COPY sensors FROM 'x' FORMAT json ") == after_from[1:]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sys
 from collections import Counter
 from decimal import Decimal
@@ -17,10 +18,9 @@ from cli_runner import cli_env, run_cli
 
 from dynosql.errors import ExecutionError
 from dynosql.session import Session
+from dynosql.sql import ast
 
 pytest.importorskip("duckdb")
-
-BUCKET = "dynosql-exports"
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +36,9 @@ def exported():
 
 
 def _prepare(backend):  # noqa: ANN001, ANN202
-    client = backend.client()
-    session = Session(client)
-    s3 = session.aws_client("s3")
-    if BUCKET not in [b["Name"] for b in s3.list_buckets().get("Buckets", [])]:
-        s3.create_bucket(Bucket=BUCKET)
+    """Exports go to the server's own bucket (backend.local.bucket, as --local's); made here,
+    not by the first export, so that any test may run first."""
+    Session(backend.client()).aws_client("s3").create_bucket(Bucket=backend.local.bucket)
     big = unique_name("big")
     backend.create_table(
         TableName=big,
@@ -71,10 +69,8 @@ def _prepare(backend):  # noqa: ANN001, ANN202
     for item in items:
         item["tags"] = values.StringSet(item["tags"])
     backend.put_items(big, items)
-    for table in ("drive", "audit", "sensors", "tenants", big):
-        client.update_continuous_backups(
-            TableName=table, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
-        )
+    # the bucket and PITR as --local prepares them, for this module's tables too
+    backend.local.prepare_exports(["drive", "audit", "sensors", "tenants", big])
     return backend, big
 
 
@@ -89,7 +85,7 @@ def _both(backend, sql: str) -> tuple[list[dict], list[dict]]:
     if session is None:
         session = _EXPORT_SESSIONS[backend.endpoint_url] = Session(backend.client())
         session.set("engine", "export")
-        session.set("export_s3", f"s3://{BUCKET}/t/")
+        session.set("export_s3", f"s3://{backend.local.bucket}/t/")
     return scan, session.execute(sql).all()
 
 
@@ -111,6 +107,13 @@ GROUP_BYS = [
     "SELECT COUNT(*), MIN(SK), MAX(SK) FROM drive WHERE begins_with(PK, 'DRIVE#')",
     "SELECT region, COUNT(*) FROM sensors WHERE region <> 'eu-west' GROUP BY region HAVING COUNT(*) > 10",
     "SELECT * FROM tenants WHERE pk = 'TENANT#acme' ORDER BY sk DESC LIMIT 4",
+    # document paths: each loaded as a column of its own, resolved as the Scan resolves them
+    "SELECT meta.artist, COUNT(*) AS n, SUM(meta.durationSec) AS secs, MAX(meta.durationSec) "
+    "FROM drive WHERE meta.durationSec > 200 GROUP BY meta.artist ORDER BY n DESC, meta.artist",
+    "SELECT SK, meta.iso, meta.geo.country, tags FROM drive WHERE meta.iso >= 800 "
+    "AND begins_with(meta.geo.country, 'P') ORDER BY meta.iso DESC, SK LIMIT 5",
+    "SELECT SK, meta.geo FROM drive WHERE attribute_exists(meta.geo) AND meta.camera <> 'x' "
+    "ORDER BY SK LIMIT 3",
 ]
 
 
@@ -150,20 +153,22 @@ def test_from_export_reads_an_existing_export_by_prefix_and_arn(exported) -> Non
     backend, _big = exported
     session = Session(backend.client())
     session.set("engine", "export")
-    session.set("export_s3", f"s3://{BUCKET}/again/")
+    session.set("export_s3", f"s3://{backend.local.bucket}/again/")
     expected = [{"COUNT(*)": Decimal(backend.datasets["tenants"])}]
     assert session.execute("SELECT COUNT(*) FROM tenants").all() == expected
     arn = session.context.exports["tenants"]
     plain = Session(backend.client())
     by_arn = plain.execute(f"SELECT COUNT(*) FROM EXPORT '{arn}' AS tenants").all()
     by_prefix = plain.execute(
-        f"SELECT COUNT(*) FROM EXPORT 's3://{BUCKET}/again/tenants/' AS tenants"
+        f"SELECT COUNT(*) FROM EXPORT 's3://{backend.local.bucket}/again/tenants/' AS tenants"
     ).all()
     assert by_arn == by_prefix == expected
 
 
 def _put(backend, key: str, body: bytes) -> None:
-    Session(backend.client()).aws_client("s3").put_object(Bucket=BUCKET, Key=key, Body=body)
+    Session(backend.client()).aws_client("s3").put_object(
+        Bucket=backend.local.bucket, Key=key, Body=body
+    )
 
 
 @pytest.mark.slow
@@ -197,7 +202,9 @@ def test_malformed_or_partial_exports_are_clear_errors(exported, files, message)
         _put(backend, key, body)
     session = Session(backend.client())
     with pytest.raises(ExecutionError, match=message):
-        session.execute(f"SELECT COUNT(*) FROM EXPORT 's3://{BUCKET}/{prefix}/' AS t").all()
+        session.execute(
+            f"SELECT COUNT(*) FROM EXPORT 's3://{backend.local.bucket}/{prefix}/' AS t"
+        ).all()
 
 
 def test_pitr_off_says_so_and_what_it_costs(moto_backend, table_name) -> None:
@@ -211,7 +218,9 @@ def test_pitr_off_says_so_and_what_it_costs(moto_backend, table_name) -> None:
     session.set("engine", "export")
     session.set("export_s3", "s3://somewhere/x/")
     with pytest.raises(
-        ExecutionError, match=r"point-in-time recovery.*update-continuous-backups.*per GB-month"
+        ExecutionError,
+        match=rf"point-in-time recovery.*ALTER TABLE {table_name} SET POINT IN TIME RECOVERY ON"
+        r".*update-continuous-backups.*per GB-month",
     ):
         session.execute(f"SELECT COUNT(*) FROM {table_name}")
 
@@ -240,7 +249,7 @@ def test_the_command_line_runs_the_export_engine(exported, tmp_path) -> None:
         "--engine",
         "export",
         "--export-s3",
-        f"s3://{BUCKET}/cli/",
+        f"s3://{backend.local.bucket}/cli/",
         "--format",
         "csv",
         "-e",
@@ -275,3 +284,81 @@ def test_tablesample_is_not_dropped_by_the_export_engines() -> None:
     session = Session(offline_client(), capabilities=DYNAMODB)
     with pytest.raises(PlanError, match="TABLESAMPLE samples a DynamoDB Scan"):
         session.execute("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t TABLESAMPLE (5 PERCENT)")
+
+
+@pytest.mark.slow
+def test_local_answers_with_the_export_engine_and_no_setup(moto_examples_backend, tmp_path) -> None:
+    """`dynosql --local --engine export -e …`: no --export-s3, no PITR command; the answer is
+    the Scan's (of the same example data), and the printed ARN is DynamoDB's shape, not moto's
+    nested one."""
+    sql = "SELECT action, COUNT(*) AS n FROM audit GROUP BY action ORDER BY n DESC, action"
+    export = run_cli(
+        "--local", "--engine", "export", "--format", "json", "-e", sql, env=cli_env(tmp_path)
+    )
+    assert export.returncode == 0, export.stderr
+    scan = Session(moto_examples_backend.client()).execute(sql).all()
+    assert (
+        json.loads(export.stdout) == [{"action": r["action"], "n": int(r["n"])} for r in scan] != []
+    )
+    assert "→ DuckDB" in export.stderr and "s3://dynosql-local-" in export.stderr
+    arns = set(re.findall(r"arn:aws:dynamodb:\S+?(?=[ ']|$)", export.stderr))
+    assert len(arns) == 1, export.stderr
+    assert re.fullmatch(
+        r"arn:aws:dynamodb:us-east-1:\d{12}:table/audit/export/\d{14}-[0-9a-f]{8}", arns.pop()
+    )
+
+
+@pytest.mark.slow
+def test_embedded_exports_are_shaped_like_dynamodb(exported) -> None:
+    """The export ARN, the folder named by its id, manifest-files.json listing the data file
+    (so the engine's partial-export check runs on --local too) and the billed size: the item
+    sizes by DynamoDB's rules, as the table's own size would be."""
+    backend, _big = exported
+    session = Session(backend.client())
+    session.set("engine", "export")
+    session.set("export_s3", f"s3://{backend.local.bucket}/shape/")
+    result = session.execute("SELECT COUNT(*) FROM tenants")
+    assert result.all() == [{"COUNT(*)": Decimal(backend.datasets["tenants"])}]
+    arn = session.context.exports["tenants"]
+    table_arn = backend.client().describe_table(TableName="tenants")["Table"]["TableArn"]
+    export_id = arn.removeprefix(table_arn + "/export/")
+    assert re.fullmatch(r"\d{14}-[0-9a-f]{8}", export_id), arn
+    s3 = session.aws_client("s3")
+    keys = [
+        o["Key"]
+        for o in s3.list_objects_v2(Bucket=backend.local.bucket, Prefix="shape/")["Contents"]
+    ]
+    folder = next(k for k in keys if k.endswith("/manifest-files.json")).rsplit("/", 1)[0]
+    assert folder.endswith(f"/AWSDynamoDB/{export_id}")
+    manifest = json.loads(
+        s3.get_object(Bucket=backend.local.bucket, Key=f"{folder}/manifest-files.json")[
+            "Body"
+        ].read()
+    )
+    assert manifest["dataFileS3Key"] in keys and manifest["dataFileS3Key"].endswith(".json.gz")
+    assert manifest["itemCount"] == backend.datasets["tenants"]
+    from dynosql import values
+
+    items = Session(backend.client()).execute("SELECT * FROM tenants").all()
+    described = backend.client().describe_export(ExportArn=arn)["ExportDescription"]
+    assert described["BilledSizeBytes"] == sum(values.item_size(i) for i in items)
+    assert not any("no manifest" in n for n in result.notes)
+
+
+@pytest.mark.slow
+def test_list_elements_and_paths_next_to_a_dotted_attribute(exported) -> None:
+    """`doc.a[0]` reads the list's element (missing where the list is shorter); an attribute
+    named "doc.a" would be another column: a path's column is marked as a path."""
+    backend, big = exported
+    sql = f"SELECT id, doc.a[0] AS first, doc.a[1] FROM {big} WHERE doc.a[0] >= 2 ORDER BY id"
+    scan, export = _both(backend, sql)
+    assert export == scan == [{"id": f"k{i}", "first": Decimal(i)} for i in range(2, 6)]
+
+
+def test_a_paths_column_never_meets_an_attribute_named_with_a_dot() -> None:
+    from dynosql.engines.sqlgen import key, shown
+
+    dotted = ast.Path(("doc.a",), '"doc.a"')
+    nested = ast.Path(("doc", "a", 0), "doc.a[0]")
+    assert key(dotted) == "doc.a" and key(nested) != "doc.a[0]"
+    assert shown(key(nested)) == "doc.a[0]"

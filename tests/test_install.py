@@ -43,6 +43,10 @@ def test_the_runtime_closure_leaves_out_moto_server_extras() -> None:
     assert {"moto", "boto3", "sqlglot", "flask", "flask-cors"} <= closure
     # what moto[server] would add for other AWS services
     assert not {"cfn-lint", "sympy", "aws-xray-sdk", "graphql-core", "joserfc"} & closure
+    # the embedded S3 (--local's exports) brings no distribution beyond moto[dynamodb]'s
+    assert _closure("moto", frozenset({"dynamodb", "s3"})) == _closure(
+        "moto", frozenset({"dynamodb"})
+    )
 
 
 BLOCKER = """

@@ -89,3 +89,21 @@ def test_a_write_answered_but_never_journaled_is_listed_as_unknown(
         k: v for k, v in before.items() if k[1] != 5
     }
     assert crashed == [{"pk": "p", "sk": Decimal(5)}]
+
+
+def test_a_torn_line_stays_alone_and_is_reported_as_damage(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    with Journal(path) as journal:
+        journal.begin("t", ("pk",), "UPDATE t SET n = 1 WHERE pk = 'a'")
+        journal.intents("t", [{"pk": "a"}])
+        journal.record("t", {"pk": "a"}, {"pk": "a"}, {"pk": "a", "n": Decimal(1)})
+    with path.open("a") as f:
+        f.write('{"seq":0,"journal":2,"table":"t","ke')  # a crash (or a full disk) mid-line
+    with Journal(path) as journal:  # the next statement appends to the same --journal file
+        journal.begin("t", ("pk",), "DELETE FROM t WHERE pk = 'b'")
+        journal.intents("t", [{"pk": "b"}])
+        journal.record("t", {"pk": "b"}, {"pk": "b"}, None)
+    read = read_journal(path)
+    assert [h["statement"][:6] for h in read.headers] == ["UPDATE", "DELETE"]
+    assert [e.key for e in read.entries] == [{"pk": "a"}, {"pk": "b"}]
+    assert read.trust.damage is not None and read.trust.damage.startswith("line 5: not a journal")

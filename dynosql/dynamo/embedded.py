@@ -1,4 +1,5 @@
-"""The embedded backend: a moto DynamoDB server on 127.0.0.1, in this process.
+"""The embedded backend: a moto DynamoDB server on 127.0.0.1, in this process, with moto's S3
+on the same endpoint for table exports.
 
 ``dynosql --local`` and the in-process tests talk to it over real HTTP with an ordinary boto3
 client, exactly as they would to AWS. We run ``moto.server.ThreadedMotoServer`` rather than
@@ -26,6 +27,18 @@ Two things the plain ``ThreadedMotoServer`` does not give us, added here:
   `dynosql.dynamo.moto_conditions` makes these answer as DynamoDB does.
 - **Capacity.** moto's ConsumedCapacity is a constant; `dynosql.dynamo.metering.Meter`
   replaces it with what DynamoDB would charge, computed by DynamoDB's documented rules.
+- **Exports shaped like DynamoDB's.** moto 5.x names an export
+  ``…:table/arn:aws:dynamodb:…:table/T/import/<uuid>`` (the table's whole ARN nested in the
+  export's, and ``import``: moto's ``TableExport.__init__``, moto/dynamodb/models/table_export.py)
+  and writes one data file under a folder id of its own, with no manifest. DynamoDB's export
+  ARN is ``<table ARN>/export/<14-digit ms time>-<8 hex>`` and its files are
+  ``<prefix>/AWSDynamoDB/<that id>/data/*.json.gz`` listed in ``manifest-files.json``
+  (developer guide, "DynamoDB table export output format"). :func:`_export_like_dynamodb`
+  reshapes moto's exports so (a standalone moto server still answers with its own shape).
+
+``start_local`` (``--local``) turns point-in-time recovery on for the example tables, and an
+export to the server's own bucket (``LocalDynamo.export_s3``, the session's default
+``--export-s3``) makes that bucket first, so ``--engine export`` answers with no setup.
 
 boto3 and moto are imported inside the functions that need them: importing this module must
 stay cheap for commands that never start a local server.
@@ -33,16 +46,24 @@ stay cheap for commands that never start a local server.
 
 from __future__ import annotations
 
+import base64
 import collections
+import gzip
+import hashlib
 import itertools
+import json
 import threading
 import time
+import uuid
 from typing import Any
 
 from dynosql.dynamo.metering import Meter
 from dynosql.dynamo.moto_conditions import follow_dynamodb_conditions
 
 REGION = "us-east-1"
+# --local's bucket in the embedded S3, one per server: moto's bucket names are global to the
+# process (as S3's are to the world), and each server has an account of its own
+BUCKET_PREFIX = "dynosql-local-"
 # Dummy credentials, set on each client only (never in os.environ): moto accepts any.
 ACCESS_KEY_ID = "dynosql-local"
 SECRET_ACCESS_KEY = "dynosql-local"
@@ -100,6 +121,7 @@ class LocalDynamo:
 
         _follow_dynamodb_numbers()
         follow_dynamodb_conditions()
+        _export_like_dynamodb()
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
         wsgi: Any = server._server  # werkzeug's ThreadedWSGIServer, read per request
@@ -137,6 +159,7 @@ class LocalDynamo:
 
         if self.account_id in list(dynamodb_backends.keys()):
             dynamodb_backends[self.account_id].reset()
+        _forget_buckets(self.account_id)
 
     @property
     def running(self) -> bool:
@@ -228,6 +251,25 @@ class LocalDynamo:
         self.loaded.update(counts)
         return counts
 
+    @property
+    def bucket(self) -> str:
+        return BUCKET_PREFIX + self.account_id
+
+    @property
+    def export_s3(self) -> str:
+        """Where ``--local`` puts table exports (its default ``--export-s3``)."""
+        return f"s3://{self.bucket}/exports/"
+
+    def prepare_exports(self, tables: list[str]) -> None:
+        """The export engine with no setup: point-in-time recovery on for `tables`, straight
+        in this server's moto backend (milliseconds; four UpdateContinuousBackups and an S3
+        client over HTTP took most of a second on a busy machine). The bucket `bucket` is
+        made by the first export that names it (`_export_like_dynamodb`), so a session that
+        never exports pays nothing for S3."""
+        backend = self._backend()
+        for table in tables:
+            backend.update_continuous_backups(table, {"PointInTimeRecoveryEnabled": True})
+
     def _backend(self) -> Any:
         """moto's DynamoDB backend of this server's account and region (same process)."""
         from moto.dynamodb.models import dynamodb_backends
@@ -318,8 +360,110 @@ def start_local(load_examples: bool = True) -> LocalDynamo:
     try:
         if load_examples:
             local.load_examples()
+        from dynosql.examples import datasets
+
+        local.prepare_exports(
+            [
+                datasets.DATASETS[name].table_name
+                for name in local.loaded
+                if name in datasets.DATASETS
+            ]
+        )
     except BaseException:
         local.stop()
         raise
     local.load_seconds = time.perf_counter() - began
     return local
+
+
+def _forget_buckets(account_id: str) -> None:
+    """Drop one account's buckets from moto's S3. Not ``S3Backend.reset``: it also closes the
+    files of every other account's objects (moto tracks them in one global list), which would
+    break another server running in this process."""
+    try:
+        from moto.s3.models import s3_backends
+    except ImportError:
+        return
+    if account_id not in list(s3_backends.keys()):
+        return
+    for backend in list(s3_backends[account_id].values()):
+        for name, bucket in list(backend.buckets.items()):
+            for key in list(bucket.keys.values()):
+                dispose = getattr(key, "dispose", None)
+                if dispose is not None:
+                    dispose()
+            s3_backends.bucket_accounts.pop(name, None)
+            backend.buckets.pop(name, None)
+
+
+def _export_like_dynamodb() -> None:
+    """Reshape moto's table exports as DynamoDB's (see the module docstring): the export ARN,
+    the folder named by the export id, the data file ``*.json.gz`` and ``manifest-files.json``
+    and ``manifest-summary.json`` beside it. Applied once per process; left alone for a moto
+    whose ``TableExport`` is not shaped as 5.x's."""
+    try:
+        from moto.dynamodb.models.table_export import TableExport
+    except ImportError:
+        return
+    if getattr(TableExport, "_dynosql_shaped", False):
+        return
+    if not hasattr(TableExport, "_backup_to_s3_file"):
+        return
+    moto_init = TableExport.__init__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        moto_init(self, *args, **kwargs)
+        if self.s3_bucket == BUCKET_PREFIX + self.account_id:  # the server's own: made on demand
+            from moto.s3.models import s3_backends
+
+            s3 = s3_backends[self.account_id][self.partition]
+            if self.s3_bucket not in s3.buckets:
+                s3.create_bucket(self.s3_bucket, self.region_name)
+        self.export_id = f"{int(time.time() * 1000):014d}-{uuid.uuid4().hex[:8]}"
+        self.arn = f"{self.table.table_arn}/export/{self.export_id}"
+
+    def _backup_to_s3_file(self: Any, s3_backend: Any) -> None:
+        from moto.dynamodb.models.utilities import dynamo_json_dump
+
+        from dynosql.dynamo.wiresize import item_size
+
+        lines, size = [], 0
+        for item in self.table.all_items():  # {"Item": {…}} lines, as moto writes them
+            line = dynamo_json_dump(item.to_json(root_attr_name="Item"))
+            lines.append(line)
+            size += item_size(json.loads(line)["Item"])  # BilledSizeBytes: DynamoDB's sizes
+        folder = "/".join(
+            p for p in (self.s3_prefix.strip("/"), "AWSDynamoDB", self.export_id) if p
+        )
+        data_key = f"{folder}/data/{uuid.uuid4().hex}.json.gz"
+        body = gzip.compress(("".join(line + "\n" for line in lines)).encode("utf-8"))
+        s3_backend.put_object(self.s3_bucket, data_key, body)
+        manifest = {
+            "itemCount": len(lines),
+            "md5Checksum": base64.b64encode(hashlib.md5(body).digest()).decode(),
+            "etag": hashlib.md5(body).hexdigest(),
+            "dataFileS3Key": data_key,
+        }
+        s3_backend.put_object(
+            self.s3_bucket, f"{folder}/manifest-files.json", (json.dumps(manifest) + "\n").encode()
+        )
+        summary = {
+            "version": "2020-06-30",
+            "exportArn": self.arn,
+            "tableArn": self.table.table_arn,
+            "s3Bucket": self.s3_bucket,
+            "s3Prefix": self.s3_prefix,
+            "manifestFilesS3Key": f"{folder}/manifest-files.json",
+            "billedSizeBytes": size,
+            "itemCount": len(lines),
+            "outputFormat": "DYNAMODB_JSON",
+        }
+        s3_backend.put_object(
+            self.s3_bucket, f"{folder}/manifest-summary.json", json.dumps(summary).encode()
+        )
+        self.item_count, self.processed_bytes = len(lines), size
+        self.status = "COMPLETED"
+
+    TableExport.__init__ = __init__  # type: ignore[method-assign]
+    TableExport._backup_to_s3_file = _backup_to_s3_file  # type: ignore[method-assign]
+    TableExport._dynosql_shaped = True  # type: ignore[attr-defined]

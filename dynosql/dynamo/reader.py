@@ -339,7 +339,10 @@ class Executor:
             if not self.estimate_capacity:
                 self._add_capacity(stats, _reported(page.get("ConsumedCapacity")))
         wire = page.get("Items", [])
-        items = [values.decode_item(i) for i in wire] if decode else wire
+        items = wire
+        if decode:  # an answer sent whole in place of its projection: only what it projects
+            names = wire_module.projected_names(params) if page.get(UNPROJECTED) else None
+            items = wire_module.decode_items(wire, names)
         scanned = page.get("ScannedCount", page.get("Count", 0))
         sizes = None
         if reduced is None and unfiltered and "Items" in page:
@@ -381,7 +384,8 @@ class Executor:
                 "batch_get_item", {**params, "RequestItems": pending}, stats, plan
             )
             wire = response.get("Responses", {}).get(table, [])
-            items = [values.decode_item(i) for i in wire]
+            projected = wire_module.projected_names(spec) if response.get(UNPROJECTED) else None
+            items = wire_module.decode_items(wire, projected)
             self._charge_gets(plan, stats, params, response, wire, 0)
             self._after_page(stats)
             for item in items:

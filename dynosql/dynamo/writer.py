@@ -512,6 +512,7 @@ def write_batches(
     limits: WriteLimits | None = None,
     workers: int = 4,
     on_written: Callable[[list[dict[str, Any]]], None] | None = None,
+    on_sending: Callable[[list[dict[str, Any]]], None] | None = None,
     policy: RetryPolicy | None = None,
 ) -> WriteStats:
     """Send BatchWriteItem write requests (``{"PutRequest": {"Item": wire}}`` or
@@ -519,6 +520,8 @@ def write_batches(
     calls in flight. UnprocessedItems are sent again with exponential backoff and jitter (up to
     12 rounds, then ExecutionError); throttles, 5xx and dropped connections are retried (all
     through `policy`: its deadline, its cancel event, its sleep).
+    `on_sending` gets each batch just before its first call (the journal's write-ahead intents:
+    a batch never sent, after --max-wcu or Ctrl-C stopped the load, has none);
     `on_written` gets each group of requests once DynamoDB has processed them. Returns the
     stats: ``changed`` = requests processed, ``wcu`` reported (or estimated: 1 KB units of each
     put item, 1 per delete). Ctrl-C stops new calls; calls in flight finish first.
@@ -541,6 +544,8 @@ def write_batches(
 
     def send(chunk: list[dict[str, Any]]) -> Outcome:
         pending = chunk
+        if on_sending is not None:
+            on_sending(chunk)
         for _round in writer.policy.rounds(MAX_UNPROCESSED_ROUNDS, unprocessed_delay):
             response = writer.call(
                 "batch_write_item",

@@ -39,18 +39,18 @@ if TYPE_CHECKING:
 
 POLL_FIRST_SECONDS, POLL_CAP_SECONDS = 0.2, 10.0  # DescribeExport: 0.2 s, doubling, then 10 s
 PITR_HINT = (
-    "aws dynamodb update-continuous-backups --table-name {table} "
-    "--point-in-time-recovery-specification PointInTimeRecoveryEnabled=true"
+    "ALTER TABLE {table} SET POINT IN TIME RECOVERY ON (or: aws dynamodb "
+    "update-continuous-backups --table-name {table} "
+    "--point-in-time-recovery-specification PointInTimeRecoveryEnabled=true)"
 )
 
 
-def require_duckdb() -> Any:
+def require_duckdb(what: str = "the export engine") -> Any:
+    """DuckDB, or one clear message saying what needs it and how to install it."""
     try:
         import duckdb
     except ImportError:
-        raise ExecutionError(
-            "the export engine needs DuckDB: pip install 'dynosql[export]'"
-        ) from None
+        raise ExecutionError(f"{what} needs DuckDB: pip install 'dynosql[export]'") from None
     return duckdb
 
 
@@ -257,35 +257,47 @@ class Loaded:
     items: int
 
 
+def _paths(statement: ast.Select) -> list[ast.Path]:
+    """Every path the statement reads, where it reads it."""
+    from dynosql.plan.expressions import paths_in
+
+    found: list[ast.Path] = []
+    for item in statement.items or ():
+        found.extend(paths_in(item.expr))
+    for o in statement.order_by:
+        found.extend(paths_in(o.expr))
+    found.extend(paths_in(statement.where))
+    found.extend(paths_in(statement.having))
+    found.extend(statement.group_by)
+    return found
+
+
 def used_attributes(statement: ast.Select) -> set[str] | None:
     """Top-level attributes the statement reads; None for every one (SELECT *)."""
     if statement.items is None:
         return None
-    from dynosql.plan.expressions import paths_in
+    return {p.root for p in _paths(statement)}
 
-    found: set[str] = set()
-    for item in statement.items:
-        found.update(p.root for p in paths_in(item.expr))
-    for o in statement.order_by:
-        found.update(p.root for p in paths_in(o.expr))
-    found.update(p.root for p in paths_in(statement.where))
-    found.update(p.root for p in paths_in(statement.having))
-    found.update(p.root for p in statement.group_by)
-    return found
+
+def nested_paths(statement: ast.Select) -> dict[str, ast.Path]:
+    """The document paths (``doc.x``, ``a[0]``) the statement reads, by their column name:
+    each is loaded as a column of its own, its value per item resolved as the DynamoDB
+    engine resolves it (dynosql.evaluate.predicate.resolve)."""
+    return {sqlgen.key(p): p for p in _paths(statement) if not p.is_attribute}
 
 
 def _compared(statement: ast.Select) -> set[str]:
-    """Attributes the statement compares, groups, orders or aggregates (they need one type)."""
+    """Columns the statement compares, groups, orders or aggregates (they need one type)."""
     from dynosql.plan.expressions import paths_in
 
-    found = {p.root for p in paths_in(statement.where)}
-    found.update(p.root for p in paths_in(statement.having))
-    found.update(p.root for p in statement.group_by)
+    found = {sqlgen.key(p) for p in paths_in(statement.where)}
+    found.update(sqlgen.key(p) for p in paths_in(statement.having))
+    found.update(sqlgen.key(p) for p in statement.group_by)
     for o in statement.order_by:
-        found.update(p.root for p in paths_in(o.expr))
+        found.update(sqlgen.key(p) for p in paths_in(o.expr))
     for item in statement.items or ():
         if isinstance(item.expr, ast.Aggregate) and item.expr.path is not None:
-            found.add(item.expr.path.root)
+            found.add(sqlgen.key(item.expr.path))
     return found
 
 
@@ -294,13 +306,20 @@ _SQL_TYPES = {"N": "VARCHAR", "S": "VARCHAR", "B": "BLOB", "BOOL": "BOOLEAN", "w
 
 def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Loaded:
     """The attributes the statement uses, as a DuckDB table ``items``."""
+    from dynosql.evaluate.predicate import resolve
+
     wanted = used_attributes(statement)
+    nested = nested_paths(statement)
     compared = _compared(statement)
     types: dict[str, set[str]] = {}
     scales: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     for item in items:
         row = {k: v for k, v in item.items() if wanted is None or k in wanted}
+        for column, path in nested.items():
+            value = resolve(item, path)
+            if value is not values.MISSING:
+                row[column] = value
         for name, value in row.items():
             code = values.type_of(value)
             if code == "NULL":
@@ -313,16 +332,16 @@ def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Lo
         for v in literals:
             scales[name] = max(scales.get(name, 0), -int(v.as_tuple().exponent))
     kinds: dict[str, str] = {}
-    for name in sorted(set(types) | set(wanted or ())):
+    for name in sorted(set(types) | set(wanted or ()) | set(nested)):
         held = types.get(name, set())
         if len(held) > 1 and name in compared:
             raise ExecutionError(
-                f"attribute {name} holds values of several types in the export "
+                f"attribute {sqlgen.shown(name)} holds values of several types in the export "
                 f"({', '.join(sorted(held))}): the export engine compares, groups and sums one "
                 "type per attribute; run this statement with --engine dynamodb"
             )
         if not held:
-            if name in types or wanted is not None:
+            if name in types or wanted is not None or name in nested:
                 kinds[name] = "S"  # no item holds it: every value is NULL
             continue
         code = next(iter(held))
@@ -372,7 +391,9 @@ def target(loaded: Loaded) -> sqlgen.Target:
             exp.Literal.string(str(scaled)), exp.DataType.build("BIGNUM", dialect="duckdb")
         )
 
-    return sqlgen.Target("export", loaded.kinds, lambda n: exp.column(n, quoted=True), number)
+    return sqlgen.Target(
+        "export", loaded.kinds, lambda n: exp.column(n, quoted=True), number, paths=True
+    )
 
 
 def _number(value: Any, scale: int) -> Decimal:

@@ -1,4 +1,6 @@
-"""What a statement's choices cost: a Scan, an export read here, or Athena over the export.
+"""What a statement's choices cost: a Scan, an export read here, or Athena over the export; and
+what a statement costs per month at a request rate (``EXPLAIN … AT n PER SECOND``), on-demand
+and provisioned side by side.
 
 The prices are the published on-demand list prices of us-east-1 (checked 2025); other regions
 differ by up to about 50%. Override any of them with ``--prices name=dollars,…`` (or
@@ -7,12 +9,17 @@ differ by up to about 50%. Override any of them with ``--prices name=dollars,…
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
 # dollars per million read request units (on-demand; an eventually consistent 4 KB read is
 # half a unit, which the planner's RCU figures already count)
 RCU_MILLION = Decimal("0.125")
+WCU_MILLION = Decimal("0.625")  # dollars per million write request units (on-demand)
+RCU_HOUR = Decimal("0.00013")  # provisioned: dollars per read capacity unit-hour
+WCU_HOUR = Decimal("0.00065")  # provisioned: dollars per write capacity unit-hour
+HOURS_PER_MONTH = 730  # AWS's pricing month (8,760 hours a year / 12)
 EXPORT_GB = Decimal("0.10")  # ExportTableToPointInTime, per GB of table size exported
 PITR_GB_MONTH = Decimal("0.20")  # point-in-time recovery, per GB-month while it is on
 ATHENA_TB = Decimal("5.00")  # Athena, per TB of data scanned (10 MB minimum per query)
@@ -29,6 +36,9 @@ TB = 1000**4
 @dataclass(frozen=True)
 class Prices:
     rcu_million: Decimal = RCU_MILLION
+    wcu_million: Decimal = WCU_MILLION
+    rcu_hour: Decimal = RCU_HOUR
+    wcu_hour: Decimal = WCU_HOUR
     export_gb: Decimal = EXPORT_GB
     pitr_gb_month: Decimal = PITR_GB_MONTH
     athena_tb: Decimal = ATHENA_TB
@@ -112,3 +122,70 @@ def compare(
 
 def _fmt(x: Decimal) -> str:
     return format(x.normalize(), "f") if x else "0"
+
+
+@dataclass(frozen=True)
+class Monthly:
+    """One statement's units at `rate` a second, for a month, both ways of paying."""
+
+    rate: Decimal
+    rcu: Decimal  # per statement, as EXPLAIN estimates it (eventually consistent halves)
+    wcu: Decimal
+    prices: Prices
+
+    @property
+    def seconds(self) -> int:
+        return HOURS_PER_MONTH * 3600
+
+    @property
+    def statements(self) -> Decimal:
+        return self.rate * self.seconds
+
+    def on_demand(self) -> tuple[Decimal, Decimal]:
+        """Dollars for the month's read and write request units."""
+        reads = self.rcu * self.statements * self.prices.rcu_million / 1_000_000
+        writes = self.wcu * self.statements * self.prices.wcu_million / 1_000_000
+        return reads, writes
+
+    def provisioned_units(self) -> tuple[int, int]:
+        """The RCU and WCU to provision to sustain the rate (whole units; no burst or
+        auto scaling headroom)."""
+        return math.ceil(self.rcu * self.rate), math.ceil(self.wcu * self.rate)
+
+    def provisioned(self) -> tuple[Decimal, Decimal]:
+        rcu, wcu = self.provisioned_units()
+        hours = HOURS_PER_MONTH
+        return rcu * hours * self.prices.rcu_hour, wcu * hours * self.prices.wcu_hour
+
+    def lines(self) -> list[str]:
+        reads, writes = self.on_demand()
+        p_reads, p_writes = self.provisioned()
+        rcu_units, wcu_units = self.provisioned_units()
+        n = self.statements
+        return [
+            f"per month at {_fmt(self.rate)} per second ({n:,.0f} statements in "
+            f"{HOURS_PER_MONTH} h; list prices of us-east-1, --prices name=dollars,… overrides):",
+            f"  on-demand:   reads {_fmt(self.rcu)} RRU × {n:,.0f} × "
+            f"{_dollars(self.prices.rcu_million)}/million = {_dollars(reads)}; writes "
+            f"{_fmt(self.wcu)} WRU × {n:,.0f} × {_dollars(self.prices.wcu_million)}/million = "
+            f"{_dollars(writes)}; total {_dollars(reads + writes)}",
+            f"  provisioned: {rcu_units} RCU × {HOURS_PER_MONTH} h × "
+            f"{_dollars(self.prices.rcu_hour)} = {_dollars(p_reads)}; {wcu_units} WCU × "
+            f"{HOURS_PER_MONTH} h × {_dollars(self.prices.wcu_hour)} = {_dollars(p_writes)}; "
+            f"total {_dollars(p_reads + p_writes)} (steady rate, no headroom)",
+        ]
+
+    def document(self) -> dict[str, str | int]:
+        reads, writes = self.on_demand()
+        p_reads, p_writes = self.provisioned()
+        rcu_units, wcu_units = self.provisioned_units()
+        return {
+            "rate_per_second": _fmt(self.rate),
+            "hours": HOURS_PER_MONTH,
+            "on_demand_reads": _fmt(reads),
+            "on_demand_writes": _fmt(writes),
+            "provisioned_rcu": rcu_units,
+            "provisioned_wcu": wcu_units,
+            "provisioned_reads": _fmt(p_reads),
+            "provisioned_writes": _fmt(p_writes),
+        }

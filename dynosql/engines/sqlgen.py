@@ -29,22 +29,43 @@ HIDDEN_SUM, HIDDEN_COUNT = "__dynosql_sum ", "__dynosql_count "  # AVG's parts, 
 UNSUPPORTED = "the {engine} engine does not support {what}; run it with --engine dynamodb"
 
 
+PATH_MARK = " (path)"  # ends a nested path's column name: no attribute is named so
+
+
+def key(path: ast.Path) -> str:
+    """The column that holds a path's values: a top-level attribute's own name; for a nested
+    path (``doc.x``, ``a[0]``) its canonical text marked as a path, so that it never meets an
+    attribute whose name has a dot in it (``"doc.x"``)."""
+    if path.is_attribute:
+        return path.root
+    text = "".join(f"[{e}]" if isinstance(e, int) else f".{e}" for e in path.elements)
+    return text[1:] + PATH_MARK
+
+
+def shown(column: str) -> str:
+    """A column's name in messages: the attribute, or the path as written canonically."""
+    return column.removesuffix(PATH_MARK)
+
+
 @dataclass
 class Target:
-    """How the engine reads attributes. `kinds`: attribute → type code held in the export
-    (N, S, B, BOOL, or "wire" for maps, lists and sets kept as DynamoDB JSON text)."""
+    """How the engine reads attributes. `kinds`: column (see `key`) → type code held in the
+    export (N, S, B, BOOL, or "wire" for maps, lists and sets kept as DynamoDB JSON text).
+    `paths`: whether nested paths have columns of their own (the DuckDB engine loads each
+    path's value per item; Athena reads top-level attributes only)."""
 
     engine: str
     kinds: dict[str, str]
     column: Callable[[str], exp.Expression]
     number: Callable[[str, Decimal], exp.Expression]  # a literal compared with attribute
+    paths: bool = False
 
     def kind(self, path: ast.Path) -> str | None:
-        if not path.is_attribute:
+        if not path.is_attribute and not self.paths:
             raise PlanError(
                 UNSUPPORTED.format(engine=self.engine, what=f"document paths ({path.text})")
             )
-        return self.kinds.get(path.root)
+        return self.kinds.get(key(path))
 
 
 @dataclass
@@ -70,7 +91,7 @@ def select(
     refuse_expressions(statement, target.engine)
     g = _Gen(target)
     if statement.items is None:
-        names = sorted(target.kinds)
+        names = sorted(n for n in target.kinds if not n.endswith(PATH_MARK))
         query = exp.select(*[exp.alias_(target.column(n), n, quoted=True) for n in names])
         columns = [OutColumn(n, n) for n in names]
     else:
@@ -127,7 +148,7 @@ def refuse_expressions(statement: ast.Select, engine: str) -> None:
 
 def _attr(target: Target, path: ast.Path) -> str:
     target.kind(path)
-    return path.root
+    return key(path)
 
 
 class _Gen:
@@ -139,24 +160,24 @@ class _Gen:
         expr = item.expr
         assert not isinstance(expr, ast.Scalar | ast.Case)  # refused by select()
         if isinstance(expr, ast.Path):
-            return [(self.t.column(_attr(self.t, expr)), OutColumn(item.name, expr.root))]
+            return [(self.t.column(_attr(self.t, expr)), OutColumn(item.name, key(expr)))]
         if expr.func == "AVG":
             assert expr.path is not None
             total = self.aggregate(ast.Aggregate("SUM", expr.path, False, ""))
             count = self.aggregate(ast.Aggregate("COUNT", expr.path, False, ""))
             return [
-                (total, OutColumn(HIDDEN_SUM + item.name, expr.path.root, "SUM", hidden=True)),
+                (total, OutColumn(HIDDEN_SUM + item.name, key(expr.path), "SUM", hidden=True)),
                 (count, OutColumn(HIDDEN_COUNT + item.name, None, "COUNT", hidden=True)),
-                (exp.null(), OutColumn(item.name, expr.path.root, "AVG")),
+                (exp.null(), OutColumn(item.name, key(expr.path), "AVG")),
             ]
-        root = expr.path.root if expr.path is not None else None
+        root = key(expr.path) if expr.path is not None else None
         return [(self.aggregate(expr), OutColumn(item.name, root, expr.func))]
 
     def aggregate(self, agg: ast.Aggregate) -> Any:  # a sqlglot expression
         if agg.path is None:
             return exp.Count(this=exp.Star())
         kind = self.t.kind(agg.path)
-        column = self.t.column(agg.path.root)
+        column = self.t.column(key(agg.path))
         if agg.func == "COUNT":
             inner = exp.Distinct(expressions=[column]) if agg.distinct else column
             return exp.Count(this=inner)
@@ -175,7 +196,7 @@ class _Gen:
             assert expr.path is not None
             if self.t.kind(expr.path) != "N":
                 return exp.null()
-            column = self.t.column(expr.path.root)
+            column = self.t.column(key(expr.path))
             return exp.Div(
                 this=exp.cast(exp.Sum(this=column), "DOUBLE"), expression=exp.Count(this=column)
             )
@@ -206,7 +227,7 @@ class _Gen:
             if self.t.kind(c.path) != "S" or not isinstance(c.arg, ast.Literal):
                 return exp.false()
             return exp.func(
-                "starts_with", self.t.column(c.path.root), exp.Literal.string(c.arg.value)
+                "starts_with", self.t.column(key(c.path)), exp.Literal.string(c.arg.value)
             )
         if isinstance(c, ast.Function) and c.name in ("attribute_exists", "attribute_not_exists"):
             column = self.t.column(_attr(self.t, c.path))
@@ -216,7 +237,7 @@ class _Gen:
             if self.t.kind(c.path) != "S":
                 return exp.false()
             return exp.Like(
-                this=self.t.column(c.path.root), expression=exp.Literal.string(c.pattern)
+                this=self.t.column(key(c.path)), expression=exp.Literal.string(c.pattern)
             )
         what = type(c).__name__ if not isinstance(c, ast.Function) else f"{c.name}()"
         if isinstance(c, ast.IsNull):
@@ -258,7 +279,7 @@ class _Gen:
 
     def value(self, o: Any, attribute: str | None, having: bool) -> Any:  # a sqlglot expression
         if isinstance(o, ast.Path):
-            return self.t.column(o.root)
+            return self.t.column(key(o))
         if isinstance(o, ast.Aggregate):
             if o.func == "AVG":
                 return self.order_value(o)
@@ -280,9 +301,9 @@ class _Gen:
 def _attribute_of(o: Any) -> str | None:
     """The attribute whose values an operand holds (for writing a number literal against it)."""
     if isinstance(o, ast.Path):
-        return str(o.root)
+        return key(o)
     if isinstance(o, ast.Aggregate) and o.path is not None and o.func != "COUNT":
-        return str(o.path.root)
+        return key(o.path)
     return None
 
 

@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
+from dynosql.evaluate import count_groups
 from dynosql.evaluate.predicate import expression_value, operand_value, resolve, size_of
 from dynosql.evaluate.spill import DISTINCT_VALUE_BYTES, GROUP_BYTES, MB, SpillingGroups
 from dynosql.sql import ast
@@ -215,6 +216,14 @@ def group(
     paths = statement.group_by
     keys = [ast.key_of(p) for p in paths]
     n = 0
+    names = count_groups.counted_names(aggs, paths)
+    if names is not None:  # COUNT(*) by top-level names: counted in C, the rest loops below
+
+        def counted(found: tuple[Any, ...], n: int) -> None:
+            for state in groups.states(tuple(values.hashable(v) for v in found), found):
+                state.count += n
+
+        items = count_groups.count(items, names, counted)
     for item in items:
         # a tuple: a dict per group costs 200 B
         found = tuple(operand_value(p, item) for p in paths)

@@ -192,6 +192,14 @@ def include(repl: Repl, arg: str) -> Iterator[Result]:
     return repl.session.run(script)
 
 
+@command("\\undo", "[FILE]", complete="path")
+def undo(repl: Repl, arg: str) -> Result:
+    """Undo the newest write's journal (or FILE's), after saying what it will restore."""
+    if arg:
+        return repl.session.undo(os.path.expanduser(_unquote_path(arg)))
+    return repl.session.undo(last=True)
+
+
 @command("\\o", "[FILE]", complete="path")
 def output(repl: Repl, arg: str) -> Result:
     """Send results to FILE (overwritten); without FILE, back to the screen."""

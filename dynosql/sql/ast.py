@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from dynosql import values
@@ -297,6 +298,8 @@ class Select:
 class Explain:
     statement: Statement  # a Select, a write (or BEGIN/COMMIT/UNDO) or a table statement
     analyze: bool = False
+    rate: Decimal | None = None  # EXPLAIN … AT <rate> PER SECOND: priced per month at that rate
+    program: bool = False  # EXPLAIN (FORMAT PYTHON): the plan as a runnable boto3 program
 
 
 @dataclass(frozen=True)
@@ -422,6 +425,7 @@ class Insert:
     verb: str = "INSERT"
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -432,6 +436,7 @@ class Update:
     returning: Returning | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -441,6 +446,7 @@ class Delete:
     returning: Returning | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
 
 
 @dataclass(frozen=True)
@@ -454,10 +460,15 @@ class Transaction:
 
 @dataclass(frozen=True)
 class Undo:
-    """``UNDO 'journal file'``."""
+    """``UNDO 'journal file'`` or ``UNDO LAST`` (the newest journal of a write), with ``FORCE
+    TARGET`` (undo on another endpoint/region than the journal's) and ``FORCE DAMAGED`` (undo
+    what can be read of a journal with lines missing or edited)."""
 
     path: str
     pos: Pos = field(default=NOWHERE, compare=False)
+    last: bool = False
+    force_target: bool = False
+    force_damaged: bool = False
 
 
 # --- tables (DDL) and files (COPY): dynosql/plan/ddl.py, dynosql/statements/table.py, dynosql/statements/copy.py --------

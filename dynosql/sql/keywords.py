@@ -78,7 +78,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "select": "SELECT DISTINCT AS FROM WHERE GROUP BY HAVING ORDER ASC DESC NULLS FIRST LAST "
         f"LIMIT TABLESAMPLE SYSTEM PERCENT REPEATABLE EXPORT WITH CASE WHEN THEN ELSE END CAST "
         f"{_CONDITION}",
-        "explain": "ANALYZE",
+        "explain": "ANALYZE AT PER SECOND PYTHON",  # … AT n PER SECOND; (FORMAT PYTHON): FORMAT is copy's
         "show": "TABLES HOT KEYS ENTITIES FROM SAMPLE PERCENT REPEATABLE LIMIT CREATE TABLE",
         "set": "TO",
         "write": "INTO VALUES SELECT ON CONFLICT DO NOTHING SET REMOVE FROM WHERE RETURNING "
@@ -87,13 +87,14 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "table": "TABLE INDEX ON PRIMARY KEY BILLING PROVISIONED WITH GSI LSI PROJECTION TTL "
         "DELETION PROTECTION POINT IN TIME RECOVERY SET OFF",
         "copy": "TO FROM SELECT FORMAT START AT LINE ELEMENT SKIP BAD",
+        "undo": "LAST FORCE TARGET DAMAGED",
     }.items()
 }
 # a key attribute's type as CREATE TABLE / CREATE INDEX write it -> its DynamoDB type code
 TYPE_WORDS = {"S": "S", "N": "N", "B": "B", "STRING": "S", "NUMBER": "N", "BINARY": "B"}
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
 BILLING_MODES = ("PAY_PER_REQUEST", "ON_DEMAND", "PROVISIONED")
-COPY_FORMATS = ("jsonl", "csv", "json", "dynamodb")  # names, not keywords: FORMAT csv
+COPY_FORMATS = ("jsonl", "csv", "json", "dynamodb", "parquet")  # names, not keywords: FORMAT csv
 LITERALS = {"TRUE": True, "FALSE": False, "NULL": None}
 RETURNING = ("*", "old.*")  # RETURNING * (the item after the write) or old.* (before)
 
@@ -186,7 +187,7 @@ RESERVED = (
 )
 KEYWORDS = (
     RESERVED
-    | words("table", "copy")
+    | words("table", "copy", "undo")
     | frozenset(TYPE_WORDS)
     | frozenset(PROJECTIONS)
     | frozenset(BILLING_MODES)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from decimal import Decimal
 from typing import Any
 
 import sqlglot
@@ -105,7 +106,9 @@ _HOT_KEYS = re.compile(
 )
 _ENTITIES = re.compile(rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?\s*$", re.I)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
-_EXPLAIN = re.compile(r"\s*EXPLAIN(\s+ANALYZE)?\b", re.I)
+_EXPLAIN = re.compile(r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+PYTHON\s*\))?(\s+ANALYZE\b)?", re.I)
+# EXPLAIN … AT <n> PER SECOND: the statement priced per month at that request rate
+_RATE = re.compile(r"\s+AT\s+([0-9]*\.?[0-9]+)\s+PER\s+SECOND\s*;?\s*$", re.I)
 _EXPLAINED = keywords.leading(tuple(s for s in keywords.STARTERS if s.explain))
 _SELECT_WORDS = keywords.words("select", "explain") | frozenset(keywords.LITERALS)
 
@@ -157,24 +160,59 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             value = value[1:-1].replace("''", "'")
         return ast.SetOption(m.group(1).lower(), value, _pos(chunk, code, m.start(1)))
     if m := _EXPLAIN.match(code):
-        # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
-        head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
-        blanked = head + chunk.text[m.end() :]
-        _check_explained(
-            chunk, "".join(c if c == "\n" else " " for c in code[: m.end()]) + code[m.end() :]
-        )
-        if is_write(blanked):
-            statement = parse_explained_write(Chunk(blanked, chunk.line, chunk.col))
-            return ast.Explain(statement, bool(m.group(1)))
-        if table_and_copy_parse.EXPLAINABLE.match(code[m.end() :]):
-            return table_and_copy_parse.explain(
-                Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select
-            )
-        statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
-        return ast.Explain(statement, analyze=bool(m.group(1)))
+        chunk, code, rate = _explain_rate(chunk, code)
+        explain = _explain(chunk, code, m)
+        if rate is not None:
+            explain = dataclasses.replace(explain, rate=rate)
+        if "(" in m.group(0):  # EXPLAIN (FORMAT PYTHON)
+            if explain.analyze or rate is not None or not isinstance(explain.statement, ast.Select):
+                raise _error(
+                    chunk,
+                    code,
+                    _first(code),
+                    "EXPLAIN (FORMAT PYTHON) takes a SELECT, without ANALYZE or AT … PER SECOND",
+                )
+            explain = dataclasses.replace(explain, program=True)
+        return explain
     if is_write(chunk.text):
         return parse_write(chunk)
     return _parse_select(chunk)
+
+
+def _explain_rate(chunk: Chunk, code: str) -> tuple[Chunk, str, Decimal | None]:
+    """``… AT <n> PER SECOND`` at the end of an EXPLAIN: its rate, and the text without it
+    (blanked, so positions stay right)."""
+    found = _RATE.search(code)
+    if found is None:
+        return chunk, code, None
+    rate = Decimal(found.group(1))
+    if not rate:
+        raise _error(chunk, code, found.start(1), "AT … PER SECOND takes a rate above 0")
+    start = found.start()
+
+    def blank(text: str) -> str:
+        return text[:start] + "".join(c if c == "\n" else " " for c in text[start:])
+
+    return Chunk(blank(chunk.text), chunk.line, chunk.col), blank(code), rate
+
+
+def _explain(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Explain:
+    """EXPLAIN [ANALYZE] <statement>: the statement it explains, parsed as its own kind."""
+    # Blank the EXPLAIN words out rather than cutting them, so positions stay right.
+    head = "".join(c if c == "\n" else " " for c in chunk.text[: m.end()])
+    blanked = head + chunk.text[m.end() :]
+    _check_explained(
+        chunk, "".join(c if c == "\n" else " " for c in code[: m.end()]) + code[m.end() :]
+    )
+    if is_write(blanked):
+        statement = parse_explained_write(Chunk(blanked, chunk.line, chunk.col))
+        return ast.Explain(statement, bool(m.group(1)))
+    if table_and_copy_parse.EXPLAINABLE.match(code[m.end() :]):
+        return table_and_copy_parse.explain(
+            Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select
+        )
+    statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
+    return ast.Explain(statement, analyze=bool(m.group(1)))
 
 
 def _hot_keys_by(chunk: Chunk, start: int, end: int) -> Any:

@@ -20,7 +20,13 @@ LEADING = re.compile(rf"{keywords.leading(_STATEMENTS).pattern}|\s*SHOW\s+CREATE
 EXPLAINABLE = keywords.leading(_STATEMENTS)  # EXPLAIN shows their requests
 
 KEY_TYPES = keywords.TYPE_WORDS
-_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".json": "json"}
+_EXTENSIONS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".json": "json",
+    ".parquet": "parquet",
+}
 
 _TOKEN = re.compile(
     r"""(?P<ws>\s+)

@@ -42,7 +42,9 @@ _PUTS = tuple(s.word for s in keywords.starters("put"))  # INSERT, UPSERT, REPLA
 _TRANSACTION = re.compile(
     r"\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK)(?:\s+(?:WORK|TRANSACTION))?\s*$", re.I
 )
-_UNDO = re.compile(r"\s*UNDO\s+'((?:[^']|'')+)'\s*$", re.I)
+_UNDO = re.compile(
+    r"\s*UNDO\s+(?:'((?:[^']|'')+)'|(LAST))((?:\s+FORCE\s+(?:TARGET|DAMAGED))*)\s*$", re.I
+)
 _REMOVE = re.compile(r",?\s*\bREMOVE\b", re.I)
 _REMOVE_END = re.compile(r"\b(WHERE|RETURNING)\b", re.I)
 
@@ -73,6 +75,14 @@ def parse_explained_write(chunk: Chunk) -> ast.Statement:
 
 
 def parse_write(chunk: Chunk) -> ast.Statement:
+    statement = _parse_write(chunk)
+    if isinstance(statement, ast.Insert | ast.Update | ast.Delete):
+        # the text as written goes into the undo journal's header
+        return dataclasses.replace(statement, source=chunk.text.strip())
+    return statement
+
+
+def _parse_write(chunk: Chunk) -> ast.Statement:
     code = strip_comments(chunk.text)
     if m := _TRANSACTION.match(code):
         word = m.group(1).split()[0].upper()
@@ -81,8 +91,22 @@ def parse_write(chunk: Chunk) -> ast.Statement:
     if re.match(r"\s*UNDO\b", code, re.I):
         m = _UNDO.match(code)
         if not m:
-            raise _error(chunk, code, _first(code), "UNDO takes a journal file name: UNDO 'file'")
-        return ast.Undo(m.group(1).replace("''", "'"), _pos(chunk, code, m.start(1)))
+            raise _error(
+                chunk,
+                code,
+                _first(code),
+                "UNDO takes a journal file name or LAST: UNDO 'file' | UNDO LAST "
+                "[FORCE TARGET] [FORCE DAMAGED]",
+            )
+        forced = m.group(3).upper().split()
+        at = m.start(1) if m.group(1) is not None else m.start(2)
+        return ast.Undo(
+            (m.group(1) or "").replace("''", "'"),
+            _pos(chunk, code, at),
+            last=m.group(2) is not None,
+            force_target="TARGET" in forced,
+            force_damaged="DAMAGED" in forced,
+        )
     if _TRANSACTION.match(code.split(None, 1)[0] if code.split() else ""):
         raise _error(chunk, code, _first(code), "BEGIN, COMMIT and ROLLBACK take no arguments")
     opened = unterminated_quote(chunk.text)

@@ -28,6 +28,7 @@ from dynosql import files, guards, values
 from dynosql.dynamo.writer import WriteLimits, WriteStats, put_requests, write_batches
 from dynosql.errors import DynosqlError, ExecutionError, PlanError
 from dynosql.guards import READS, Effects
+from dynosql.journal import JournalError
 from dynosql.plan import cost
 from dynosql.plan.copy import key_types
 from dynosql.plan.ddl import quote
@@ -51,12 +52,18 @@ def copy_to(ctx: Context, statement: ast.CopyTo) -> Result:
     result = ctx.run_statement(_query(statement))
     rows = iter(result)
     part = _part_name(statement.path)
+    notes: list[str] = []
     try:
-        with files.open_file(part, "w", gzipped=statement.path.endswith(".gz")) as out:
-            if statement.format == "csv":
-                _write_csv(rows, result.columns, out)
-            else:
-                _write_lines(rows, statement.format, out)
+        if statement.format == "parquet":
+            from dynosql.engines import parquet
+
+            notes = parquet.write(rows, result.columns, part)
+        else:
+            with files.open_file(part, "w", gzipped=statement.path.endswith(".gz")) as out:
+                if statement.format == "csv":
+                    _write_csv(rows, result.columns, out)
+                else:
+                    _write_lines(rows, statement.format, out)
         os.replace(part, statement.path)
     except OSError as err:
         raise ExecutionError(f"cannot write {statement.path}: {err.strerror or err}") from err
@@ -65,7 +72,9 @@ def copy_to(ctx: Context, statement: ast.CopyTo) -> Result:
             os.unlink(part)
     stats = result.stats
     stats.finish()
-    return Result.status(f"COPY {stats.footer()} → {statement.path}", stats, result.warnings)
+    done = Result.status(f"COPY {stats.footer()} → {statement.path}", stats, result.warnings)
+    done.notes.extend(notes)
+    return done
 
 
 def _part_name(path: str) -> str:
@@ -131,17 +140,23 @@ def write_batch(
     if journal is not None:
         journal.before(items)
         extra = journal.overwrite_units
-    write_batches(
-        ctx.client,
-        table,
-        put_requests(items),
-        stats=stats,
-        estimating=ctx.estimating,
-        limits=WriteLimits(max_wcu=ctx.write_limits().max_wcu),  # --rate-limit: _Load._pace
-        workers=1,
-        on_written=None if journal is None else journal.written,
-        policy=ctx.retry_policy(),
-    )
+    try:
+        write_batches(
+            ctx.client,
+            table,
+            put_requests(items),
+            stats=stats,
+            estimating=ctx.estimating,
+            limits=WriteLimits(max_wcu=ctx.write_limits().max_wcu),  # --rate-limit: _Load._pace
+            workers=1,
+            on_written=None if journal is None else journal.written,
+            on_sending=None if journal is None else journal.sending,
+            policy=ctx.retry_policy(),
+        )
+    except BaseException as err:
+        if journal is not None:
+            journal.failed(err)
+        raise
     if journal is not None:
         extra = journal.overwrite_units - extra
     return stats.wcu - before + extra
@@ -169,7 +184,7 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
             ctx.last_write = load.writes
         with stream:
             header = ""
-            for line in files.read_items(stream, statement.format, types):
+            for line in _lines(statement, stream, types):
                 if line.item is None and line.error is None:
                     header = line.raw
                     continue
@@ -193,8 +208,11 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
                             f"(fix it, then: {load.resume(line.number)})"
                         )
                     if bad_file is None and not dry:
-                        bad_file = files.open_file(bad_path, "w")
-                        bad_file.write(header)
+                        # a resumed load adds to the .bad file of the run it continues
+                        resumed = statement.start_line > 1 and os.path.exists(bad_path)
+                        bad_file = files.open_file(bad_path, "a" if resumed else "w")
+                        if not resumed:
+                            bad_file.write(header)
                     if bad_file is not None:
                         bad_file.write(line.raw if line.raw.endswith("\n") else line.raw + "\n")
                     bad += 1
@@ -211,8 +229,12 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
         if isinstance(err, KeyboardInterrupt):
             ctx.cancelled.set()  # the batch being written stops at its next wait
         if not isinstance(err, PlanError):  # a bad line says it itself
+            load.stop()  # the batch being written finishes: the count below is exact
             journal = f" (journal {load.journal.path})" if load.journal is not None else ""
-            ctx.tell(f"{load.written} items written{journal}; to continue: {load.resume()}")
+            so_far = f"{load.writes.changed} items written{journal}; to continue: {load.resume()}"
+            if isinstance(err, JournalError):
+                raise JournalError(f"{err.message}; {so_far}") from err
+            ctx.tell(so_far)
         raise
     finally:
         load.close()
@@ -239,6 +261,14 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
     if load.writes.journal:
         title += f" · journal {load.writes.journal}"
     return Result.status(title, stats)
+
+
+def _lines(statement: ast.CopyFrom, stream: Any, types: dict[str, str]) -> Iterator[files.Line]:
+    if statement.format == "parquet":
+        from dynosql.engines import parquet
+
+        return parquet.read(statement.path)  # by name, through DuckDB (`stream` is unread)
+    return files.read_items(stream, statement.format, types)
 
 
 def position(statement: ast.CopyFrom) -> str:
@@ -310,6 +340,20 @@ class _Load:
     @property
     def read_capacity(self) -> Decimal:
         return Decimal(0) if self.journal is None else self.journal.reads.capacity
+
+    def stop(self) -> None:
+        """After a failure or Ctrl-C: no queued batch starts, the one being written finishes,
+        and every batch that completed counts (`next_line` moves past it)."""
+        for call, _count, _last in self.in_flight:
+            call.cancel()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        while self.in_flight:
+            call, count, last = self.in_flight[0]
+            if call.cancelled() or call.exception() is not None:
+                break
+            self.in_flight.popleft()
+            self.written += count
+            self.next_line = last + 1
 
     def close(self) -> None:
         for call, _count, _last in self.in_flight:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import values
 from dynosql.dynamo.reader import Executor, key_tuple
-from dynosql.journal import Journal
+from dynosql.journal import Journal, refusal
 from dynosql.plan.cost import write_units
 from dynosql.plan.planner import Options, plan_key_gets, plan_select
 from dynosql.result import Stats, format_capacity
@@ -62,7 +62,7 @@ class LoadJournal:
         self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
         self.scans = 0
         self.seen = KeysSeen() if self._empty() else None  # None: read every batch's keys
-        journal.begin(table.name, self.names, statement)
+        journal.begin(table.name, self.names, statement, ctx.write_target())
 
     def _empty(self) -> bool:
         """Whether the table holds no item now (a consistent Scan with Limit 1)."""
@@ -113,21 +113,36 @@ class LoadJournal:
             old = {key_tuple(i, self.names): i for i in self.executor.items(plan, self.reads)}
             self.reads.operations.clear()  # one label a batch is noise
         self._batch = {tag: (item, old.get(tag)) for tag, item in zip(tags, items, strict=True)}
-        self.journal.intents(self.table.name, keys)  # write-ahead: on disk before the batch is sent
+
+    def sending(self, _requests: list[dict[str, Any]]) -> None:
+        """The batch's keys, on disk (one write, one fsync) just before it is first sent: a
+        batch the load never sent (--max-wcu, Ctrl-C) leaves no intent behind."""
+        keys = [{n: item[n] for n in self.names} for item, _old in self._batch.values()]
+        self.journal.intents(self.table.name, keys)
+
+    def failed(self, err: BaseException) -> None:
+        """The batch's call failed: puts DynamoDB refused (a ValidationException: none of the
+        batch was applied) are journaled as refused; any other failure leaves them unanswered
+        (their outcome is unknown)."""
+        why = refusal(err)
+        if why is not None:
+            for item, _old in self._batch.values():
+                self.journal.refused(self.table.name, {n: item[n] for n in self.names}, why)
+        self._batch = {}
 
     def written(self, requests: list[dict[str, Any]]) -> None:
         """Journal the puts DynamoDB has processed (BatchWriteItem's `on_written`)."""
+        done = []
         for request in requests:
             wire = request["PutRequest"]["Item"]
             tag = key_tuple({n: values.decode(wire[n]) for n in self.names}, self.names)
-            new, old = self._batch[tag]
+            new, old = self._batch.pop(tag)
             key = {n: wire[n] for n in self.names}
-            self.journal.record_wire(
-                self.table.name, key, None if old is None else values.encode_item(old), wire
-            )
+            done.append((key, None if old is None else values.encode_item(old), wire))
             if old is not None and self.estimating:  # an overwrite is billed for the larger image
                 extra = write_units(values.item_size(old)) - write_units(values.item_size(new))
                 self.overwrite_units += max(Decimal(0), extra)
+        self.journal.records_wire(self.table.name, done)
 
     def close(self, keep_empty: bool) -> str | None:
         """Close the file; one with nothing to undo is removed unless it is the user's own

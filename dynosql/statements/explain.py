@@ -7,6 +7,7 @@ statement itself)."""
 from __future__ import annotations
 
 import dataclasses
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from dynosql.errors import PlanError
@@ -30,7 +31,49 @@ def run(ctx: Context, explain: ast.Explain) -> Result:
     kind = kind_of(statement)
     if kind.explain is None:
         raise PlanError(f"EXPLAIN of {kind.label(statement)} is not supported")
-    return kind.explain(ctx, statement, explain.analyze)
+    if explain.program:
+        return program(ctx, explain)
+    if explain.rate is None:
+        return kind.explain(ctx, statement, explain.analyze)
+    result = kind.explain(ctx, statement, explain.analyze)
+    return priced(ctx, result, explain.rate, kind.label(statement))
+
+
+def program(ctx: Context, explain: ast.Explain) -> Result:
+    """EXPLAIN (FORMAT PYTHON): the SELECT's plan as a runnable boto3 program."""
+    from dynosql.plan.program import program as write_program
+    from dynosql.statements.select import plan_of
+
+    statement = explain.statement
+    assert isinstance(statement, ast.Select)
+    if statement.export is not None or ctx.settings.engine != "dynamodb":
+        raise PlanError("EXPLAIN (FORMAT PYTHON) writes DynamoDB requests: use --engine dynamodb")
+    plan = plan_of(ctx, statement)
+    region = str(getattr(ctx.client.meta, "region_name", "") or "us-east-1")
+    text = write_program(plan, region, f"{plan.label}: the requests dynosql plans")
+    return Result.plan(text.splitlines(), {"program": text})
+
+
+def priced(ctx: Context, result: Result, rate: Decimal, label: str) -> Result:
+    """EXPLAIN … AT n PER SECOND: the plan, then its units per month at that rate, on-demand
+    and provisioned (engines/prices.py's constants; --prices overrides). Priced from the
+    plan's estimate, with ANALYZE too (what one run happened to cost is beside it)."""
+    from dynosql.engines.prices import Monthly, parse_prices
+
+    document = result.document if isinstance(result.document, dict) else {}
+    estimate = document.get("estimate")
+    if not isinstance(estimate, dict) or "rcu" not in estimate:
+        raise PlanError(
+            f"AT … PER SECOND prices a SELECT or a write from its estimate; {label} has none"
+        )
+    try:
+        prices = parse_prices(ctx.settings.prices)
+    except ValueError as err:
+        raise PlanError(f"--prices: {err}") from None
+    monthly = Monthly(rate, Decimal(estimate["rcu"]), Decimal(estimate.get("wcu", 0)), prices)
+    lines = [row["plan"] for row in result.rows] + monthly.lines()
+    stats = result.stats if result.stats.requests else None  # EXPLAIN ANALYZE's
+    return Result.plan(lines, {**document, "per_month": monthly.document()}, stats)
 
 
 def effects(explain: ast.Explain) -> Effects:

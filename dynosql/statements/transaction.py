@@ -171,10 +171,12 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     journal = ctx.open_journal("transaction")
     try:
         if journal is not None:  # write-ahead: every key is on disk before the request is sent
-            journal.begin(stats.table, (), "COMMIT")
+            text = "; ".join(q.statement.source for q in transaction.queued)
+            journal.begin(stats.table, (), f"BEGIN; {text}; COMMIT", ctx.write_target())
             stats.journal = str(journal.path)
-            for a in actions:
-                journal.intent(a.queued.plan.table.name, a.key)
+            with journal.group():  # one fsync for every action's intent
+                for a in actions:
+                    journal.intent(a.queued.plan.table.name, a.key)
         try:
             _send(writer, items, actions)
         except ExecutionError as err:

@@ -27,7 +27,7 @@ from dynosql.evaluate.pipeline import select_rows
 from dynosql.evaluate.predicate import resolve
 from dynosql.evaluate.update import refused_number
 from dynosql.guards import Effects
-from dynosql.journal import Journal
+from dynosql.journal import Journal, WriteAhead, refusal
 from dynosql.plan import cost
 from dynosql.plan.write import (
     WriteOptions,
@@ -128,7 +128,9 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     ctx.last_write = stats
     try:
         if journal is not None:
-            journal.begin(plan.table.name, plan.table.keys.names, verb)
+            journal.begin(
+                plan.table.name, plan.table.keys.names, statement.source or verb, ctx.write_target()
+            )
             stats.journal = str(journal.path)
         _send(ctx, plan, statement, targets, stats, journal, images, returning)
     except DynosqlError as err:
@@ -295,12 +297,26 @@ def _send(
 
         write = write_guarded_item
 
-    def write_one(target: dict[str, Any]) -> Outcome:
-        if journal is not None:  # write-ahead: the key is on disk before the request is sent
-            journal.intent(plan.table.name, plan.key_of(target))
-        return write(writer, plan, assignments, target)
+    # write-ahead: a chunk of intents on disk (one fsync) before any of its writes is sent
+    ahead = None if journal is None else WriteAhead(journal, plan.table.name, plan.key_of)
 
-    writer.run(targets, write_one, done)
+    def write_one(target: dict[str, Any]) -> Outcome:
+        if journal is None or ahead is None:
+            return write(writer, plan, assignments, target)
+        ahead.start(target)
+        try:
+            return write(writer, plan, assignments, target)
+        except DynosqlError as err:
+            why = refusal(err)  # DynamoDB said no: not applied (else: outcome unknown)
+            if why is not None:
+                journal.refused(plan.table.name, plan.key_of(target), why)
+            raise
+
+    try:
+        writer.run(targets if ahead is None else ahead(targets), write_one, done)
+    finally:
+        if ahead is not None:
+            ahead.close()  # intents of writes never started: not sent
 
 
 # --- the kinds -----------------------------------------------------------------------------

@@ -1,0 +1,111 @@
+"""COUNT(*) by top-level names counted in C (dynosql.evaluate.count_groups) gives the groups the
+general loop of `aggregate.group` gives: the same groups (1 and 1.0 one group, true and 1 two,
+a missing attribute its own), the same counts, whatever the chunking, with list and map keys
+handed back to the general loop."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dynosql import values
+from dynosql.evaluate import aggregate, count_groups
+from dynosql.sql import parse_script
+from dynosql.values import MISSING, StringSet
+
+KEYS = st.sampled_from(
+    [
+        "x",
+        "1",
+        "",
+        Decimal(1),
+        Decimal("1.0"),
+        Decimal("1E+2"),
+        Decimal(100),
+        True,
+        False,
+        None,
+        b"\x01",
+        b"",
+        MISSING,
+        StringSet({"a"}),
+        [Decimal(1)],
+        {"k": "v"},
+    ]
+)
+
+
+def _groups(sql: str, items: list[dict[str, Any]]) -> dict[Any, Any]:
+    (statement,) = parse_script(sql)
+    out = {}
+    for g in aggregate.group(statement, iter(items)):
+        key = tuple(values.hashable(v) for v in g.key_values.values())
+        assert key not in out
+        out[key] = g.aggregates
+    return out
+
+
+def _general(sql: str, items: list[dict[str, Any]], monkeypatch: Any) -> dict[Any, Any]:
+    with monkeypatch.context() as m:
+        m.setattr(count_groups, "counted_names", lambda aggs, paths: None)
+        return _groups(sql, items)
+
+
+def _items(drawn: list[tuple[Any, Any]]) -> list[dict[str, Any]]:
+    items = []
+    for g, h in drawn:
+        item: dict[str, Any] = {"pk": "p"}
+        if g is not MISSING:
+            item["g"] = g
+        if h is not MISSING:
+            item["h"] = h
+        items.append(item)
+    return items
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(KEYS, KEYS), max_size=40), st.integers(1, 7), st.integers(1, 5))
+def test_counted_as_the_general_loop_counts(drawn, chunk, max_raw) -> None:
+    items = _items(drawn)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(count_groups, "CHUNK", chunk)
+        m.setattr(count_groups, "MAX_RAW", max_raw)
+        for sql in (
+            "SELECT g, COUNT(*) AS n FROM t GROUP BY g",
+            "SELECT g, h, COUNT(*), COUNT(*) AS again FROM t GROUP BY g, h",
+        ):
+            assert _groups(sql, items) == _general(sql, items, m)
+
+
+def test_types_stay_apart_and_numbers_meet(monkeypatch) -> None:
+    items = _items([(k, MISSING) for k in ["1", Decimal(1), Decimal("1.0"), True, MISSING, None]])
+    got = _groups("SELECT g, COUNT(*) AS n FROM t GROUP BY g", items)
+    assert got == {
+        (("S", "1"),): {"COUNT(*)": 1},
+        (("N", Decimal(1)),): {"COUNT(*)": 2},
+        (("BOOL", True),): {"COUNT(*)": 1},
+        (("MISSING",),): {"COUNT(*)": 1},
+        (("NULL", None),): {"COUNT(*)": 1},
+    }
+
+
+@pytest.mark.parametrize(
+    "sql, applies",
+    [
+        ("SELECT g, COUNT(*) FROM t GROUP BY g", True),
+        ("SELECT COUNT(*) FROM t GROUP BY g, h", True),
+        ("SELECT COUNT(*) FROM t", False),  # no group-by names: one group, the general loop
+        ("SELECT g, COUNT(g) FROM t GROUP BY g", False),
+        ("SELECT g, COUNT(DISTINCT h) FROM t GROUP BY g", False),
+        ("SELECT g, COUNT(*), SUM(h) FROM t GROUP BY g", False),
+        ("SELECT m.k, COUNT(*) FROM t GROUP BY m.k", False),
+    ],
+)
+def test_where_it_applies(sql, applies) -> None:
+    (statement,) = parse_script(sql)
+    aggs = aggregate.collect_aggregates(statement)
+    assert (count_groups.counted_names(aggs, statement.group_by) is not None) == applies
