@@ -366,12 +366,6 @@ def _session(backend: Backend, tmp_path: Path) -> Session:
     return session
 
 
-def _moto_bug(backend: Backend, request: pytest.FixtureRequest, reason: str) -> None:
-    """moto (the embedded backend) gets this wrong; DynamoDB Local and dynalite get it right."""
-    if backend.name == "moto":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=f"moto 5 bug: {reason}"))
-
-
 def test_insert_select_maps_each_select_column_to_its_target(
     moto_backend: Backend, tmp_path: Path
 ) -> None:
@@ -404,12 +398,10 @@ def test_a_parameter_inside_a_list_or_map_literal(moto_backend: Backend, tmp_pat
     }
 
 
-def test_a_copied_set_does_not_share_its_source(
-    backend: Backend, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
+def test_a_copied_set_does_not_share_its_source(backend: Backend, tmp_path: Path) -> None:
     """`SET c = s` then `c = c - {…}` must leave s alone. On moto (the embedded backend) the
-    two attributes share one object after the copy, and the DELETE changes both."""
-    _moto_bug(backend, request, "after SET c = s of a set, DELETE from c also changes s")
+    two attributes shared one object after the copy, and the DELETE changed both; the embedded
+    server now stores a copy (dynamo/moto_conditions.py)."""
     name = _hash_table(backend, [{"pk": "a", "s": frozenset({"x", "y"})}])
     session = _session(backend, tmp_path)
     assert run(session, f"UPDATE {name} SET c = s WHERE pk = 'a'", {}).code == 0
@@ -421,13 +413,10 @@ def test_a_copied_set_does_not_share_its_source(
     }
 
 
-def test_size_of_a_number_in_a_write_condition(
-    backend: Backend, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
+def test_size_of_a_number_in_a_write_condition(backend: Backend, tmp_path: Path) -> None:
     """A number has no size: `size(n) <> 3` is true, `size(n) > 0` false (grammar/README.md;
-    DynamoDB Local and dynalite agree). moto answers HTTP 500 to such a condition, so the
-    UPDATE fails with exit 1 on the embedded backend."""
-    _moto_bug(backend, request, "HTTP 500 for size() of a number in a ConditionExpression")
+    DynamoDB Local and dynalite agree). moto answered HTTP 500 to such a condition; the
+    embedded server now treats such a size as missing (dynamo/moto_conditions.py)."""
     name = _hash_table(backend, [{"pk": "a", "n": Decimal(5)}, {"pk": "b", "n": Decimal(6)}])
     session = _session(backend, tmp_path)
     first = run(session, f"UPDATE {name} SET x = 1 WHERE pk = 'a' AND size(n) <> 3", {})
@@ -437,9 +426,7 @@ def test_size_of_a_number_in_a_write_condition(
     assert items["a"].get("x") == 1 and "x" not in items["b"]
 
 
-def test_arithmetic_keeps_38_digits(
-    backend: Backend, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
+def test_arithmetic_keeps_38_digits(backend: Backend, tmp_path: Path) -> None:
     """`n = n + 1` is exact to 38 digits, whatever the stored number's form. moto adds in
     Python's 28-digit context (2.2345678901234567890123456789012345 becomes
     2.234567890123456789012345679) and answers HTTP 500 when the stored number is 1E+20; the
@@ -460,13 +447,12 @@ def test_arithmetic_keeps_38_digits(
 
 
 def test_a_keyed_write_never_takes_null_for_missing_or_true_for_1(
-    backend: Backend, tmp_path: Path, request: pytest.FixtureRequest
+    backend: Backend, tmp_path: Path
 ) -> None:
     """A write by the full key sends its WHERE as the condition, with no read. A missing
     attribute is not NULL and TRUE is not 1 (grammar/README.md), but moto compares Python
-    values, so on the embedded backend these DELETEs removed items their WHERE does not match
-    (dynosql checks such comparisons client-side for reads on moto, not for keyed writes)."""
-    _moto_bug(backend, request, "a keyed write's condition: missing = NULL, TRUE = 1")
+    values, so on the embedded backend these DELETEs removed items their WHERE does not match,
+    until the embedded server compared typed values (dynamo/moto_conditions.py)."""
     name = _hash_table(backend, [{"pk": "a"}, {"pk": "b", "flag": True}])
     session = _session(backend, tmp_path)
     assert run(session, f"DELETE FROM {name} WHERE pk = 'a' AND l IN (NULL, 'x')", {}).code == 0
@@ -474,14 +460,11 @@ def test_a_keyed_write_never_takes_null_for_missing_or_true_for_1(
     assert set(_items_of(backend, name)) == {"a", "b"}
 
 
-def test_begins_with_and_contains_on_binary(
-    backend: Backend, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
+def test_begins_with_and_contains_on_binary(backend: Backend, tmp_path: Path) -> None:
     """begins_with and contains hold for a binary prefix / sub-bytes of a binary attribute
-    (grammar/README.md). moto answers false to both, and dynosql sends them to the backend
-    (only non-string, non-binary literals are checked client-side on moto): on the embedded
-    backend the SELECT finds nothing and the DELETE deletes nothing, silently."""
-    _moto_bug(backend, request, "begins_with/contains of binary in binary are false")
+    (grammar/README.md). moto answered false to both, so on the embedded backend the SELECT
+    found nothing and the DELETE deleted nothing, silently, until the embedded server compared
+    binaries by their bytes (dynamo/moto_conditions.py)."""
     name = _hash_table(backend, [{"pk": "a", "b": b"\xff\x01"}, {"pk": "z", "b": b"\x01"}])
     session = _session(backend, tmp_path)
     found = session.execute(f"SELECT pk FROM {name} WHERE begins_with(b, :p)", {"p": b"\xff"})

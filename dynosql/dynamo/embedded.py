@@ -21,6 +21,10 @@ Two things the plain ``ThreadedMotoServer`` does not give us, added here:
   only supports precision up to 38 digits"); moto rounds it to 28 digits or fails with a 500.
   Its number addition and subtraction are made to answer as DynamoDB does
   (:func:`_follow_dynamodb_numbers`).
+- **DynamoDB's conditions.** moto compares untyped Python values in conditions (a missing
+  attribute equals NULL, TRUE equals 1, begins_with/contains of a Binary are false), answers
+  HTTP 500 to ``size()`` of a number, and ``SET a = b`` shares b's object;
+  `dynosql.dynamo.moto_conditions` makes these answer as DynamoDB does.
 - **Capacity.** moto's ConsumedCapacity is a constant; `dynosql.dynamo.metering.Meter`
   replaces it with what DynamoDB would charge, computed by DynamoDB's documented rules.
 - **Exports shaped like DynamoDB's.** moto 5.x names an export
@@ -54,6 +58,7 @@ import uuid
 from typing import Any
 
 from dynosql.dynamo.metering import Meter
+from dynosql.dynamo.moto_conditions import follow_dynamodb_conditions
 
 REGION = "us-east-1"
 # --local's bucket in the embedded S3, one per server: moto's bucket names are global to the
@@ -115,6 +120,7 @@ class LocalDynamo:
         from moto.server import ThreadedMotoServer
 
         _follow_dynamodb_numbers()
+        follow_dynamodb_conditions()
         _export_like_dynamodb()
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
