@@ -576,6 +576,9 @@ class _Converter:
 
     def aggregate(self, e: exp.Expression, name: str) -> ast.Aggregate:
         arg = e.this
+        if arg is None:  # COUNT(), SUM()
+            takes = "* or an attribute path" if name == "COUNT" else "an attribute path"
+            raise self.fail(f"{name}() takes one argument: {takes}", e)
         distinct = False
         if isinstance(arg, exp.Distinct):
             if len(arg.expressions) != 1:
