@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import io
 import sys
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -314,6 +315,10 @@ def test_the_embedded_server_keeps_its_tracebacks_to_itself(capfd) -> None:
         client.put_item(TableName="tracebacks", Item={"pk": {"S": "a"}, "s": {"S": "x"}})
         with pytest.raises(Exception, match="500"):  # a path through a string: moto fails
             client.scan(TableName="tracebacks", ProjectionExpression="s.x")
+        # werkzeug logs the error after the 500 has gone out: wait for the server's thread
+        deadline = time.monotonic() + 5
+        while not local.errors and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert local.errors and "Traceback" in local.errors[-1]
     captured = capfd.readouterr()
     assert "Traceback" not in captured.err and "Error on request" not in captured.err
