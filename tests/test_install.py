@@ -91,3 +91,24 @@ def test_local_runs_with_only_the_declared_dependencies() -> None:
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)[0]["n"] > 0
+
+
+def test_help_reads_a_grammar_the_package_ships() -> None:
+    """`help SELECT` reads dynosql/repl/grammar.md: in a checkout a link to grammar/README.md,
+    in a wheel a copy (package data; pip's build copies the link's target)."""
+    from pathlib import Path
+
+    from dynosql.repl import grammar_help
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    assert grammar_help.GRAMMAR.parent == root / "dynosql" / "repl"
+    assert grammar_help.GRAMMAR.resolve() == (root / "grammar" / "README.md").resolve()
+    data = tomllib.loads((root / "pyproject.toml").read_text())
+    shipped = data["tool"]["setuptools"]["package-data"]["dynosql"]
+    assert "repl/grammar.md" in shipped
+    assert grammar_help.syntax("SELECT")[0].startswith("select")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-GRAMMAR = Path(__file__).resolve().parent.parent.parent / "grammar" / "README.md"
+# grammar/README.md, shipped in the package: a link to it in a checkout, a copy in the wheel
+GRAMMAR = Path(__file__).with_name("grammar.md")
 _RULE = re.compile(r"^(\w+)\s*=.*?;[ \t]*(?:\(\*.*?\*\))?[ \t]*$", re.M | re.S)
 
 
@@ -17,8 +18,8 @@ def rules(text: str | None = None) -> dict[str, str]:
             text = GRAMMAR.read_text(encoding="utf-8")
         except OSError:
             raise LookupError(
-                "the grammar (grammar/README.md) is not installed with this copy of dynosql; "
-                "it is in the source repository"
+                f"the grammar ({GRAMMAR}) is missing from this copy of dynosql; "
+                "it is grammar/README.md in the source repository"
             ) from None
     found: dict[str, str] = {}
     for block in re.findall(r"```ebnf\n(.*?)```", text, re.S):
