@@ -9,7 +9,7 @@ Fixtures:
 - ``backend``: session-scoped, parametrized over all three (ids ``moto``, ``dynalite``,
   ``ddblocal``: DynamoDB Local).
 - ``examples_backend``: session-scoped, parametrized over all three; separate servers with the
-  four example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends
+  example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends
   on test order). Treat them as read-only.
 - ``table_name``: a fresh unique table name (``backends.unique_name()``).
 

@@ -5,8 +5,11 @@ evaluator (tests/expr_oracle.py: exact fractions, no code shared with dynosql)."
 from __future__ import annotations
 
 import random
+import re
+from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import expr_oracle as O
@@ -15,9 +18,12 @@ from backends import unique_name
 
 from dynosql.errors import SqlError
 from dynosql.evaluate import scalar
+from dynosql.examples import datasets
 from dynosql.session import Session
 from dynosql.sql import parse
 from dynosql.values import MISSING
+
+ROOT = Path(__file__).resolve().parent.parent
 
 D = Decimal
 BIG = D("12345678901234567890123456789012345678")  # 38 significant digits
@@ -445,3 +451,46 @@ def test_like_on_an_expression_is_checked_client_side(moto_backend: Any, table: 
     assert len(none) == len(ITEMS) - 1  # NOT is plain negation: NULL rows are kept
     plan = session.execute(f"EXPLAIN SELECT sk FROM {table} WHERE LOWER(name) LIKE 'a%'")
     assert any(line["plan"].endswith(": LOWER(name) LIKE 'a%'") for line in plan)
+
+
+# --- the README's examples, on --local's tables ---------------------------------------------------
+
+
+def _readme_expression_examples() -> list[str]:
+    """The statements of the README's "Expressions: per day, per logical key" sql block."""
+    section = (ROOT / "README.md").read_text().split("## Expressions: per day", 1)[1]
+    block = re.search(r"```sql\n(.*?)```", section, re.S)
+    assert block, "README's expressions section has no sql block"
+    text = "\n".join(line for line in block.group(1).splitlines() if not line.startswith("--"))
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
+def test_the_readme_sharded_key_examples_run_on_the_example_tables(
+    moto_examples_backend: Any,
+) -> None:
+    """The README's per-day and write-sharded examples, against counts made from the
+    generator (dynosql.examples.datasets), not from dynosql."""
+    statements = _readme_expression_examples()
+    assert len(statements) == 3 and "FROM usage" in statements[1] and "usage BY" in statements[2]
+    session = Session(moto_examples_backend.client())
+    calls = Counter(i["pk"].split("#")[0] for i in datasets.DATASETS["usage"].items())
+    shards = Counter(t.split("#")[0] for t in {i["pk"] for i in datasets.DATASETS["usage"].items()})
+    grouped = list(session.execute(statements[1]))
+    expected = [(t, D(n), D(shards[t])) for t, n in calls.most_common()]
+    assert [(r["tenant"], r["calls"], r["shards"]) for r in grouped] == expected
+    assert expected[0] == ("acme", D(150), D(8))  # as the README's comment says
+    hot = session.execute(statements[2])
+    assert [(r["key"], r["items"], r["shards"]) for r in hot] == expected
+    assert any(n.startswith("acme: 8 shards can spread over up to 8 partitions") for n in hot.notes)
+
+
+@pytest.mark.slow  # a Scan of sensors' 1,300 items: about 0.6 s on moto
+def test_the_readme_per_day_example_runs_on_the_example_tables(moto_examples_backend: Any) -> None:
+    per_day = list(
+        Session(moto_examples_backend.client()).execute(_readme_expression_examples()[0])
+    )
+    days = Counter(i["readingTs"][:10] for i in datasets.DATASETS["sensors"].items())
+    assert [(r["day"], r["readings"]) for r in per_day] == sorted(
+        (d, D(n)) for d, n in days.items()
+    )
+    assert (per_day[0]["day"], per_day[0]["avg_temp"]) == ("2026-05-04", D("21.30"))  # README
