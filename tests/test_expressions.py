@@ -420,8 +420,8 @@ def test_hot_keys_by_an_expression_sums_the_shards(moto_backend: Any, table: str
     assert plain == {"tenant-1#1": D(3), "tenant-1#2": D(1), "tenant-2#1": D(1)}
     with pytest.raises(Exception, match="BY takes an expression of the partition key pk, not sk"):
         list(session.execute(f"SHOW HOT KEYS FROM {table} BY SUBSTR(sk, 1, 3)"))
-    with pytest.raises(SqlError, match="takes no SAMPLE"):
-        parse(f"SHOW HOT KEYS FROM {table} BY SPLIT_PART(pk, '#', 1) SAMPLE 10 PERCENT")
+    with pytest.raises(Exception, match="BY takes an expression of the partition key pk, not sk"):
+        list(session.execute(f"SHOW HOT KEYS FROM {table} BY SUBSTR(sk, 1, 3) SAMPLE 50 PERCENT"))
 
 
 def test_aggregates_over_expressions(moto_backend: Any, table: str) -> None:
@@ -494,3 +494,37 @@ def test_the_readme_per_day_example_runs_on_the_example_tables(moto_examples_bac
         (d, D(n)) for d, n in days.items()
     )
     assert (per_day[0]["day"], per_day[0]["avg_temp"]) == ("2026-05-04", D("21.30"))  # README
+
+
+def test_hot_keys_by_an_expression_with_a_sample(moto_examples_backend: Any) -> None:
+    """BY … SAMPLE: shards, items and bytes per logical key estimated from the sampled
+    segments: exact at 100 PERCENT (the full report's figures), and at 50 PERCENT the same
+    estimates and intervals as TABLESAMPLE's COUNT(*) … GROUP BY over the same segments."""
+    session = Session(moto_examples_backend.client())
+    by = "SHOW HOT KEYS FROM usage BY SPLIT_PART(pk, '#', 1)"
+    items = list(datasets.DATASETS["usage"].items())
+    calls = Counter(i["pk"].split("#")[0] for i in items)
+    shards = Counter(pk.split("#")[0] for pk in {i["pk"] for i in items})
+    whole = session.execute(by + " SAMPLE 100 PERCENT").all()
+    assert [(r["key"], r["shards"], r["items"]) for r in whole] == [
+        (k, D(shards[k]), D(n)) for k, n in calls.most_common()
+    ]
+    assert all(r["items low"] == r["items"] == r["items high"] for r in whole)
+    half = session.execute(by + " SAMPLE 50 PERCENT REPEATABLE (3)")
+    got = half.all()
+    assert half.stats.items_scanned < 300  # only the sampled segments were read
+    assert "estimated from 2 of 4 segments of usage (seed 3)" in (half.title or "")
+    assert any(
+        "estimates for the whole table with 95% confidence intervals" in n for n in half.notes
+    )
+    grouped = session.execute(
+        "SELECT SPLIT_PART(pk, '#', 1) AS k, COUNT(*) AS n, COUNT(DISTINCT pk) AS seen "
+        "FROM usage TABLESAMPLE (50 PERCENT) REPEATABLE (3) GROUP BY k ORDER BY n DESC"
+    ).all()
+    assert [(r["key"], r["items"], r["items low"], r["items high"]) for r in got] == [
+        (r["k"], r["n"], r["n low"], r["n high"]) for r in grouped
+    ]
+    for row, counted in zip(got, grouped, strict=True):
+        seen = counted["seen"]  # the sample's own shards: scaled by N/k = 4/2
+        assert row["shards"] == 2 * seen and row["shards low"] >= seen <= shards[row["key"]]
+        assert row["shards low"] <= row["shards"] <= row["shards high"]
