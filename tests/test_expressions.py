@@ -205,6 +205,40 @@ def test_the_key_rewrite_reads_the_same_rows_with_a_key_condition(
     assert day == [{"sk": "EVT#2026-05-04T10:00:00Z"}]
 
 
+def test_is_null_on_an_expression_is_the_expressions_null(moto_backend: Any, table: str) -> None:
+    """`expr IS NULL` holds where the expression gives NULL (an attribute missing, NULL or of
+    another type, grammar/README.md); `p IS NULL` on a path keeps DynamoDB's meaning (stored
+    NULL only)."""
+
+    def sks(where: str) -> list[str]:
+        return sorted(r["sk"] for r in rows(moto_backend, f"SELECT sk FROM {table} WHERE {where}"))
+
+    # n: 3, 1, the string '3', missing twice
+    assert sks("n * 2 IS NULL") == ["EVT#", "EVT#2026-05-05T00:00:00Z", "USR#ana"]
+    assert sks("n * 2 IS NOT NULL") == ["EVT#2026-05-04T10:00:00Z", "EVT#2026-05-04T23:59:59Z"]
+    # t: stored NULL on EVT#, missing on USR#ana
+    assert sks("t IS NULL") == ["EVT#"]
+    assert sks("t + 0 IS NULL") == ["EVT#", "USR#ana"]
+    assert sks("pk = 'tenant-1#1' AND SUBSTR(name, 1, 2) IS NULL") == [
+        "EVT#", "EVT#2026-05-04T10:00:00Z", "EVT#2026-05-05T00:00:00Z"
+    ]  # fmt: skip
+    assert sks("CASE WHEN t > 20 THEN 'warm' END IS NULL AND pk = 'tenant-1#1'") == [
+        "EVT#", "EVT#2026-05-05T00:00:00Z"
+    ]  # fmt: skip
+    having = rows(
+        moto_backend,
+        f"SELECT SPLIT_PART(pk, '#', 1) AS k, COUNT(*) AS n FROM {table} GROUP BY k "
+        "HAVING SUM(t) IS NULL AND ROUND(AVG(n), 1) IS NULL",
+    )
+    assert having == [{"k": "tenant-2", "n": D(1)}]  # tenant-2 has no number t nor n
+    plan = Session(moto_backend.client()).execute(
+        f"EXPLAIN SELECT sk FROM {table} WHERE pk = 'tenant-1#1' AND LOWER(name) IS NOT NULL"
+    )
+    assert any(line["plan"].endswith(": NOT (LOWER(name) IS NULL)") for line in plan)
+    with pytest.raises(SqlError, match="expected an attribute path, found SIZE"):
+        parse(f"SELECT sk FROM {table} WHERE size(t) IS NULL")
+
+
 def test_write_sharded_keys_are_summed_back(moto_backend: Any, table: str) -> None:
     got = rows(
         moto_backend,
