@@ -378,6 +378,9 @@ EXPRESSIONS = [  # on usage (300 items): each statement re-reads its export
     # (IS NULL, = NULL hold), and that NULL is shown as a value
     "SELECT pk, sk, endpoint || nope AS e FROM usage WHERE NOT (nope = 1) "
     "AND SUBSTR(nope, 1, 2) IS NULL AND endpoint || nope = NULL ORDER BY pk, sk LIMIT 3",
+    # SELECT *: the items' attributes, not the expressions' columns
+    "SELECT * FROM usage WHERE LENGTH(endpoint) > 12 AND SUBSTR(sk, 12, 2) = '10' "
+    "ORDER BY pk, sk LIMIT 2",
 ]
 
 

@@ -536,7 +536,7 @@ def run(ctx: Context, statement: ast.Select) -> Result:
         key_names: tuple[str, ...] = ()
         if statement.export is None:
             key_names = ctx.table(statement.table).keys.names
-        visible = list(key_names) or sorted(loaded.kinds)
+        visible = list(key_names) or sorted(n for n in loaded.kinds if sqlgen.is_attribute(n))
         rows = [whole_item_row(r, key_names) for r in rows]
     result = Result(visible, iter(rows), stats, notes=list(export.notes))
     result.open_columns = statement.items is None

@@ -82,6 +82,12 @@ def _untyped(node: Any) -> Any:
     return node
 
 
+def is_attribute(column: str) -> bool:
+    """Whether a column holds a top-level attribute (not a path's or an expression's values,
+    which SELECT * leaves out)."""
+    return not column.endswith((PATH_MARK, EXPR_MARK))
+
+
 def shown(column: str) -> str:
     """A column's name in messages: the attribute, or the path or expression as written
     canonically."""
@@ -135,7 +141,7 @@ def select(
     refuse_expressions(statement, target.engine)
     g = _Gen(target)
     if statement.items is None:
-        names = sorted(n for n in target.kinds if not n.endswith(PATH_MARK))
+        names = sorted(n for n in target.kinds if is_attribute(n))
         query = exp.select(*[exp.alias_(target.column(n), n, quoted=True) for n in names])
         columns = [OutColumn(n, n) for n in names]
     else:
