@@ -8,9 +8,10 @@ Fixtures:
   and AWS require) and may delete them afterwards.
 - ``backend``: session-scoped, parametrized over all three (ids ``moto``, ``dynalite``,
   ``ddblocal``: DynamoDB Local).
-- ``examples_backend``: session-scoped, parametrized over all three; separate servers with the
-  example datasets loaded once per session (so SHOW TABLES on ``backend`` never depends
-  on test order). Treat them as read-only.
+- ``examples_backend``: session-scoped, parametrized over all three, with the example
+  datasets loaded once per session when a test first asks: on moto a server of its own (which
+  holds only the examples), on dynalite and DynamoDB Local the ``backend`` servers themselves
+  (SHOW TABLES there lists other tests' tables too). Treat the example tables as read-only.
 - ``table_name``: a fresh unique table name (``backends.unique_name()``).
 
 dynalite and DynamoDB Local are never silently skipped: if node_modules (or Java) is missing
@@ -20,9 +21,17 @@ the fixture fails and says to run ``npm ci`` (or install Java >= 17).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
+
+# Cache compiled bytecode even where PYTHONDONTWRITEBYTECODE is set (this machine and CI set
+# it): without the cache every xdist worker recompiles dynosql and re-rewrites the asserts of
+# every test module (8.7 s instead of 2.5 s of CPU to collect), and every `dynosql` child
+# process the tests start compiles dynosql again.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # No instance-metadata lookups from botocore (slow timeouts off EC2); clients get explicit
 # dummy credentials anyway.
@@ -61,19 +70,30 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return request.getfixturevalue(f"{request.param}_backend")
 
 
+def _with_examples(server: Backend) -> Backend:
+    """The same server with the four example datasets, loaded the first time they are asked
+    for: one dynalite and one DynamoDB Local per worker (a second DynamoDB Local is a second
+    JVM to start and warm up, about 3 s of CPU)."""
+    if not server.datasets:
+        server.load_examples()
+    return server
+
+
 @pytest.fixture(scope="session")
 def moto_examples_backend() -> Iterator[Backend]:
+    """A moto server of its own (in-process, cheap to start): the REPL and CLI tests that list
+    the tables see the four examples only."""
     yield from _serve("moto", examples=True)
 
 
 @pytest.fixture(scope="session")
-def dynalite_examples_backend() -> Iterator[Backend]:
-    yield from _serve("dynalite", examples=True)
+def dynalite_examples_backend(dynalite_backend: Backend) -> Backend:
+    return _with_examples(dynalite_backend)
 
 
 @pytest.fixture(scope="session")
-def ddblocal_examples_backend() -> Iterator[Backend]:
-    yield from _serve("ddblocal", examples=True)
+def ddblocal_examples_backend(ddblocal_backend: Backend) -> Backend:
+    return _with_examples(ddblocal_backend)
 
 
 @pytest.fixture(scope="session", params=BACKEND_NAMES)

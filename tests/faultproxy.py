@@ -121,7 +121,10 @@ class FaultProxy:
         handler = type("Handler", (_Handler,), {"proxy": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # polled every 10 ms, not every 0.5 s: stop() (every fault test) waits for the next poll
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
         self._thread.start()
         return self
 

@@ -28,7 +28,7 @@ from dynosql.sql import parse_script
 MISSING = object()  # "leave the attribute out" in the generators below
 
 SETTINGS = settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

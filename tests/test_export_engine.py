@@ -371,7 +371,8 @@ EXPRESSIONS = [  # on usage (300 items): each statement re-reads its export
     "SELECT SUBSTR(sk, 12, 2) AS hour, COUNT(*) AS calls, ROUND(AVG(latencyMs), 2) AS ms "
     "FROM usage GROUP BY hour ORDER BY hour",
     "SELECT SPLIT_PART(pk, '#', 1) AS tenant, CASE WHEN status >= 400 THEN 'fail' ELSE 'ok' END "
-    "AS outcome, COUNT(*) AS calls, COUNT(DISTINCT pk) AS shards, SUM(latencyMs * 2) AS twice "
+    "AS outcome, COUNT(*) AS calls, COUNT(DISTINCT pk) AS shards, SUM(latencyMs * 2) AS twice, "
+    "SUM(ITEM_SIZE()) AS bytes "
     "FROM usage GROUP BY tenant, outcome HAVING COUNT(*) * 10 >= 50 "
     "ORDER BY MAX(latencyMs) - MIN(latencyMs) DESC, tenant LIMIT 6",
     # `nope` is on no item: NOT is plain negation (every item), an expression of it is NULL

@@ -385,7 +385,7 @@ def test_random_token_soup(text: str) -> None:
 
 
 @pytest.mark.slow
-@fuzz_settings(1500)
+@fuzz_settings(800)
 @given(mutated_statements())
 def test_mutated_statements(text: str) -> None:
     outcome(text)

@@ -346,7 +346,9 @@ class _Fake(http.server.BaseHTTPRequestHandler):
 def _fake_server(status: int, body: bytes) -> Iterator[str]:
     handler = type("Handler", (_Fake,), {"status": status, "body": body})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+    ).start()
     try:
         yield f"127.0.0.1:{server.server_address[1]}"
     finally:

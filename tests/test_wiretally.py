@@ -228,7 +228,7 @@ _ITEMS = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(_KEY, min_size=3, max_size=3, unique_by=values.hashable), _ITEMS)
 def test_drawn_items_exact_or_declined(keys: list, drawn: list) -> None:
     items = [{**attributes, "pk": keys[k]} for k, attributes in drawn]
@@ -243,7 +243,7 @@ _PLAIN = st.text(alphabet=st.one_of(_CHARS, st.sampled_from("{[],: ")), max_size
 )
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@settings(max_examples=100, deadline=None, derandomize=True)
 @given(
     st.lists(
         st.tuples(

@@ -20,6 +20,7 @@ from dynosql import values
 from dynosql.evaluate import scalar
 from dynosql.evaluate.scalar import like_regex
 from dynosql.sql import ast
+from dynosql.sql.keywords import ITEM_MEASURES
 from dynosql.values import MISSING
 
 
@@ -72,6 +73,8 @@ def expression_value(expr: ast.Scalar | ast.Case, item: Any, value_of: Resolver)
             if matches(condition, item, value_of):
                 return _null_for_missing(value_of(then, item))
         return _null_for_missing(value_of(expr.default, item))
+    if expr.func in ITEM_MEASURES:  # the item itself, whole (the planner read it so)
+        return scalar.item_measure(expr.func, item, *(a.value for a in expr.args))
     return scalar.apply(expr.func, [value_of(a, item) for a in expr.args])
 
 

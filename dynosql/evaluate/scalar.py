@@ -14,6 +14,10 @@ The rules (grammar/README.md, "Expressions", says them for users):
   Division (and ``%``) by zero gives NULL.
 - Strings are counted in code points (``SUBSTR``, ``LENGTH``: 1-based, as SQL), which is how
   DynamoDB's ``size()`` counts a string's characters too.
+- ``ITEM_SIZE()``, ``ITEM_RCU([mode])``, ``ITEM_WCU([mode])`` measure the item, not their
+  arguments (`item_measure`): its size by DynamoDB's rules (`values.item_size`, the rule the
+  cost model and the embedded backend's metering use) and what one read or write of it costs
+  (`dynosql.plan.cost`). The planner reads whole items for them (no ProjectionExpression).
 - Time: ISO-8601 strings and epoch-second numbers, the two encodings that sort as their
   values do. ``DATE_TRUNC`` keeps the input's encoding: a string is cut to the unit's prefix
   (``'2026-05-04T13:45:12Z'`` by day is ``'2026-05-04'``, in the string's own time zone), a
@@ -26,7 +30,7 @@ import calendar
 import datetime
 import decimal
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from typing import Any
@@ -384,6 +388,26 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "TO_UNIXTIME": _to_unixtime,
     "NOW": lambda bound=None: bound if bound is not None else values.now_text(),
 }
+
+
+def item_measure(func: str, item: Mapping[str, Any], mode: str | None = None) -> Decimal:
+    """``ITEM_SIZE()``: the item's bytes; ``ITEM_RCU(mode)``: one GetItem of it, 'eventual'
+    (half a unit per 4 KB), 'strong' (one) or 'transactional' (two, as TransactGetItems);
+    ``ITEM_WCU(mode)``: one PutItem or DeleteItem of it on the table, 'standard' (one unit
+    per 1 KB) or 'transactional' (two). Index writes are not counted: they depend on the write
+    (EXPLAIN of the write prices them)."""
+    # imported here: the planner imports this module, and dynosql.plan's package imports the
+    # planner, so a top-level import would run into a half-made module
+    from dynosql.plan.cost import read_units, transactional_read_units, write_units
+
+    size = values.item_size(item)
+    if func == "ITEM_SIZE":
+        return Decimal(size)
+    if func == "ITEM_RCU":
+        if mode == "transactional":
+            return transactional_read_units(size)
+        return read_units(size, consistent=mode == "strong")
+    return write_units(size, transactional=mode == "transactional")
 
 
 def apply(func: str, args: list[Any]) -> Any:

@@ -34,7 +34,7 @@ from dynosql.plan.rewrite import key_friendly
 from dynosql.plan.sample import apply_sample
 from dynosql.plan.schema import IndexInfo, TableInfo
 from dynosql.sql import ast
-from dynosql.sql.text import sql_text
+from dynosql.sql.text import expression_text, sql_text
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100
@@ -199,8 +199,9 @@ def _first_in_key_order(statement: ast.Select, table: TableInfo) -> ast.Select |
 
 
 def _needed_paths(statement: ast.Select) -> list[ast.Path] | None:
-    """Paths the client needs on each item, or None for whole items (SELECT *)."""
-    if statement.items is None:
+    """Paths the client needs on each item, or None for whole items (SELECT *, and any
+    statement that sizes items: ITEM_SIZE() is of the item as stored, every attribute)."""
+    if statement.items is None or ast.item_measures(statement):
         return None
     found: list[ast.Path] = []
     for item in statement.items:
@@ -769,10 +770,10 @@ def _build(
         plan.fetch = _fetch_request(
             statement, table, needed if options.projections else None, consistent=options.consistent
         )
-        plan.steps.append(
-            f"fetch full items from {table.name} with BatchGetItem ({path.name} does not project "
-            "every attribute needed)"
-        )
+        why = f"{path.name} does not project every attribute needed"
+        if ast.item_measures(statement):
+            why = f"{path.name} projects {path.projection}: sizes are of the table's whole items"
+        plan.steps.append(f"fetch full items from {table.name} with BatchGetItem ({why})")
     _client_steps(plan, statement, client_sort, multi)
     return plan
 
@@ -1015,6 +1016,12 @@ def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
 
 
 def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: bool) -> None:
+    measures = dict.fromkeys(expression_text(m.func, m.args) for m in ast.item_measures(statement))
+    if measures:
+        plan.steps.append(
+            f"{', '.join(measures)}: each whole item (every attribute read) sized client-side "
+            "by DynamoDB's item-size rules"
+        )
     residuals = [r for r in plan.requests if r.residual is not None]
     if residuals and plan.operation in ("Query", "Scan"):
         plan.steps.append("check conditions DynamoDB cannot evaluate here, client-side")

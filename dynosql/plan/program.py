@@ -181,10 +181,11 @@ def refusal(plan: Plan) -> str | None:
         return "TABLESAMPLE's estimates"
     if plan.count_only or statement.group_by or statement.having is not None:
         return "aggregates"
-    if statement.items is not None and any(
-        type(item.expr).__name__ != "Path" for item in statement.items
-    ):
-        return "aggregates"
+    for item in statement.items or ():
+        if isinstance(item.expr, ast.Scalar | ast.Case) and not ast.aggregates_in(item.expr):
+            return f"expressions such as {item.expr.text}"  # computed client-side per item
+        if not isinstance(item.expr, ast.Path):
+            return "aggregates"
     if statement.distinct:
         return "DISTINCT"
     if plan.sort:

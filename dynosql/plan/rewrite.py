@@ -24,6 +24,7 @@ from typing import Any
 
 from dynosql.evaluate import scalar
 from dynosql.sql import ast
+from dynosql.sql.keywords import ITEM_MEASURES
 
 
 def key_friendly(where: ast.Condition | None) -> ast.Condition | None:
@@ -56,8 +57,8 @@ def _fold_operands(condition: Any) -> Any:
 
 
 def _folded(node: Any) -> Any:
-    if not isinstance(node, ast.Scalar):
-        return node
+    if not isinstance(node, ast.Scalar) or node.func in ITEM_MEASURES:
+        return node  # ITEM_SIZE() and its kin: of the item, never of their arguments alone
     args = [_folded(a) for a in node.args]
     if all(isinstance(a, ast.Literal) for a in args):
         return ast.Literal(scalar.apply(node.func, [a.value for a in args]), node.pos)

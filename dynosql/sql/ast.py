@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
+from dynosql.sql.keywords import ITEM_MEASURES
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,21 @@ def aggregates_in(node: Any) -> list[Aggregate]:
     if isinstance(node, Scalar | Case | Compare | Between | In | And | Or | Not | Function):
         return [a for name in field_names(type(node)) for a in aggregates_in(getattr(node, name))]
     return []
+
+
+def item_measures(node: Any) -> list[Scalar]:
+    """Every ``ITEM_SIZE()``, ``ITEM_RCU()``, ``ITEM_WCU()`` in a statement or expression:
+    each sizes the whole item as stored, so a plan that holds one must read whole items."""
+    found: list[Scalar] = []
+
+    def visit(n: Any) -> Any:
+        if isinstance(n, Scalar) and n.func in ITEM_MEASURES:
+            found.append(n)
+            return n  # nothing inside to look at
+        return None
+
+    rewrite(node, visit)
+    return found
 
 
 def key_of(expr: Any) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -272,6 +273,10 @@ def _describe(description: str, highlight: str) -> str:
 class _Converter:
     """sqlglot tree → ast, refusing what we do not support, with positions."""
 
+    # ITEM_SIZE() and its kin size the whole items a SELECT reads; a write's WHERE is checked on
+    # the attributes it names (dynosql/plan/write.py), so the write parser turns them away
+    item_measures = True
+
     def __init__(self, chunk: Chunk):
         self.chunk = chunk
         self.code = code_only(chunk.text)
@@ -476,12 +481,13 @@ class _Converter:
                 "SELECT * cannot be combined with GROUP BY or aggregates", at=self.find(r"\*")
             )
         grouped = {ast.key_of(g) for g in statement.group_by}
-        for item in statement.items:
-            loose = _ungrouped(item.expr, grouped)
+        having = _ungrouped(statement.having, grouped, _is_item_measure)
+        for loose in [*(_ungrouped(i.expr, grouped) for i in statement.items), having]:
             if loose is not None:
                 p = loose.pos
+                inside = f": SUM({loose.text})" if _is_item_measure(loose) else ""
                 raise SqlError(
-                    f"{loose.text} must appear in GROUP BY or be inside an aggregate",
+                    f"{loose.text} must appear in GROUP BY or be inside an aggregate{inside}",
                     p.line,
                     p.col,
                 )
@@ -870,7 +876,11 @@ class _Converter:
         if name not in CONDITION_FUNCTIONS:
             if name == "size":
                 raise self.fail("size() must be compared: size(p) > 3", e)
-            if type(e) in _SCALAR_NODES or name.upper() in _ANONYMOUS:
+            if (
+                type(e) in _SCALAR_NODES
+                or name.upper() in _ANONYMOUS
+                or name.upper() in keywords.ITEM_MEASURES
+            ):
                 text = _sql(e)
                 raise self.fail(f"{text} is not a condition: compare it, e.g. {text} = …", e)
             guess = function_guess(name, keywords.functions("condition", "operand"))
@@ -940,6 +950,8 @@ class _Converter:
         pos = self.pos(e)
         if isinstance(e, exp.Case):
             return self.case(e, aliases, allow_aggregates, e.sql(dialect=DynoSQL), pos)
+        if isinstance(e, exp.Anonymous) and e.name.upper() in keywords.ITEM_MEASURES:
+            return self.item_measure(e, pos)
         operands: tuple[Any, ...]
         if isinstance(e, exp.Cast):
             func, operands = self.cast_type(e), (o(e.this),)
@@ -993,6 +1005,38 @@ class _Converter:
         raise self.fail(
             f"{_sql(e)} is not supported here: use an attribute path, a literal or an expression", e
         )
+
+    def item_measure(self, e: exp.Anonymous, pos: ast.Pos) -> ast.Scalar:
+        """``ITEM_SIZE()``, ``ITEM_RCU([mode])``, ``ITEM_WCU([mode])``: the mode, checked, is
+        the one argument, always present (the default filled in), so that two spellings of one
+        measure are one group."""
+        func = e.name.upper()
+        modes = keywords.ITEM_MEASURES[func]
+        if not self.item_measures:
+            raise self.function_error(
+                e,
+                func,
+                "sizes the whole items a SELECT reads; a write's WHERE cannot use it (find the "
+                f"items with SELECT … WHERE {func}() > …, then write them by key)",
+            )
+        args = list(e.expressions)
+        if not modes and args:
+            raise self.function_error(e, func, "takes no arguments")
+        if len(args) > 1 or (
+            args
+            and not (
+                isinstance(args[0], exp.Literal)
+                and args[0].is_string
+                and args[0].this.lower() in modes
+            )
+        ):
+            quoted = keywords.listing([f"'{m}'" for m in modes])
+            raise self.function_error(e, func, f"takes no argument or one of {quoted}")
+        operands: tuple[ast.Literal, ...] = ()
+        if modes:
+            at = self.pos(args[0]) if args else pos
+            operands = (ast.Literal(args[0].this.lower() if args else modes[0], at),)
+        return ast.Scalar(func, operands, expression_text(func, operands), pos)
 
     def function_error(self, e: exp.Expression, func: str, message: str) -> SqlError:
         """An error naming the function as it was typed (SUBSTR, not SUBSTRING), at its name."""
@@ -1088,24 +1132,37 @@ def _is_missing(e: exp.Expression) -> bool:
     )
 
 
-def _ungrouped(node: Any, grouped: set[Any]) -> ast.Path | None:
-    """The first path of an expression that is neither grouped (by itself or inside a
-    grouped expression) nor inside an aggregate; None when the expression is computable
-    from each group."""
+def _is_item_measure(node: Any) -> bool:
+    return isinstance(node, ast.Scalar) and node.func in keywords.ITEM_MEASURES
+
+
+def _per_item(node: Any) -> bool:
+    """What has a value per item but none per group: a path, ITEM_SIZE() and its kin."""
+    return isinstance(node, ast.Path) or _is_item_measure(node)
+
+
+def _ungrouped(
+    node: Any, grouped: set[Any], loose: Callable[[Any], bool] = _per_item
+) -> ast.Path | ast.Scalar | None:
+    """The first path (or ITEM_SIZE(), ...; what `loose` picks) of an expression that is
+    neither grouped (by itself or inside a grouped expression) nor inside an aggregate; None
+    when the expression is computable from each group."""
     if isinstance(node, ast.Aggregate | ast.Literal | ast.Param) or node is None:
         return None
     if isinstance(node, ast.Path | ast.Scalar | ast.Case | ast.Size) and (
         ast.key_of(node) in grouped
     ):
         return None
-    if isinstance(node, ast.Path):
+    if loose(node):
         return node
+    if isinstance(node, ast.Path):
+        return None
     if isinstance(node, tuple):
-        return next((p for x in node if (p := _ungrouped(x, grouped)) is not None), None)
+        return next((p for x in node if (p := _ungrouped(x, grouped, loose)) is not None), None)
     for name in ast.field_names(type(node)):
         value = getattr(node, name)
         if not isinstance(value, str | ast.Pos):
-            found = _ungrouped(value, grouped)
+            found = _ungrouped(value, grouped, loose)
             if found is not None:
                 return found
     return None

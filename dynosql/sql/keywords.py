@@ -144,9 +144,19 @@ FUNCTIONS = (
             ("FROM_UNIXTIME", 1),
             ("TO_UNIXTIME", 1),
             ("NOW", 0),
+            ("ITEM_SIZE", 0),
+            ("ITEM_RCU", 1),
+            ("ITEM_WCU", 1),
         )
     ),
 )
+# the item-size calculator's functions (dynosql/evaluate/scalar.py `item_measure`): each measures
+# the whole item as stored, not its arguments; the one argument a mode, the first the default
+ITEM_MEASURES: dict[str, tuple[str, ...]] = {
+    "ITEM_SIZE": (),  # bytes, by DynamoDB's item-size rules
+    "ITEM_RCU": ("eventual", "strong", "transactional"),  # one GetItem (or transactional read)
+    "ITEM_WCU": ("standard", "transactional"),  # one PutItem/DeleteItem on the table
+}
 
 
 def functions(*kinds: str) -> tuple[str, ...]:

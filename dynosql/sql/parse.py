@@ -223,6 +223,14 @@ def _hot_keys_by(chunk: Chunk, start: int, end: int) -> Any:
     expr = statement.items[0].expr
     if statement.is_aggregate or len(statement.items) != 1:
         raise _error(chunk, text, start, "SHOW HOT KEYS … BY takes one expression, no aggregate")
+    if ast.item_measures(expr):
+        raise _error(
+            chunk,
+            text,
+            start,
+            "SHOW HOT KEYS … BY takes an expression of the partition key; the report already "
+            "sums each key's bytes (or: SELECT pk, SUM(ITEM_SIZE()) … GROUP BY pk)",
+        )
     return expr
 
 

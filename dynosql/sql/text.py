@@ -8,6 +8,7 @@ from typing import Any
 
 from dynosql import values
 from dynosql.sql import ast
+from dynosql.sql.keywords import ITEM_MEASURES
 
 
 def sql_text(node: Any, nested: bool = False) -> str:
@@ -95,6 +96,10 @@ def expression_text(func: str, args: tuple[Any, ...]) -> str:
         return f"TRIM({where.value} {sql_text(chars)} FROM {sql_text(args[0])})"
     if func == "NOW":
         return "NOW()"
+    if func in ITEM_MEASURES:  # the default mode is not written: ITEM_RCU()
+        modes = ITEM_MEASURES[func]
+        shown = [a for a in args if getattr(a, "value", None) != modes[0]] if modes else []
+        return f"{func}({', '.join(sql_text(a) for a in shown)})"
     if func == "LIKE":
         return f"{sql_text(args[0])} LIKE {sql_text(args[1])}"
     if func == "IS_NULL":

@@ -192,6 +192,8 @@ _DUMMY = "_"  # the placeholder assignment that stands for a cut-out REMOVE when
 
 
 class _WriteConverter(_Converter):
+    item_measures = False  # ITEM_SIZE() needs whole items; a write reads the paths it names
+
     def __init__(self, chunk: Chunk, verb: str):
         super().__init__(chunk)
         self.verb = verb
