@@ -210,8 +210,10 @@ def test_is_null_on_an_expression_is_the_expressions_null(moto_backend: Any, tab
     another type, grammar/README.md); `p IS NULL` on a path keeps DynamoDB's meaning (stored
     NULL only)."""
 
+    session = Session(moto_backend.client())  # one session: one DescribeTable
+
     def sks(where: str) -> list[str]:
-        return sorted(r["sk"] for r in rows(moto_backend, f"SELECT sk FROM {table} WHERE {where}"))
+        return sorted(r["sk"] for r in session.execute(f"SELECT sk FROM {table} WHERE {where}"))
 
     # n: 3, 1, the string '3', missing twice
     assert sks("n * 2 IS NULL") == ["EVT#", "EVT#2026-05-05T00:00:00Z", "USR#ana"]
@@ -225,13 +227,12 @@ def test_is_null_on_an_expression_is_the_expressions_null(moto_backend: Any, tab
     assert sks("CASE WHEN t > 20 THEN 'warm' END IS NULL AND pk = 'tenant-1#1'") == [
         "EVT#", "EVT#2026-05-05T00:00:00Z"
     ]  # fmt: skip
-    having = rows(
-        moto_backend,
+    having = session.execute(
         f"SELECT SPLIT_PART(pk, '#', 1) AS k, COUNT(*) AS n FROM {table} GROUP BY k "
-        "HAVING SUM(t) IS NULL AND ROUND(AVG(n), 1) IS NULL",
-    )
+        "HAVING SUM(t) IS NULL AND ROUND(AVG(n), 1) IS NULL"
+    ).all()
     assert having == [{"k": "tenant-2", "n": D(1)}]  # tenant-2 has no number t nor n
-    plan = Session(moto_backend.client()).execute(
+    plan = session.execute(
         f"EXPLAIN SELECT sk FROM {table} WHERE pk = 'tenant-1#1' AND LOWER(name) IS NOT NULL"
     )
     assert any(line["plan"].endswith(": NOT (LOWER(name) IS NULL)") for line in plan)
