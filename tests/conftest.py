@@ -8,7 +8,7 @@ Fixtures:
   and AWS require) and may delete them afterwards.
 - ``backend``: session-scoped, parametrized over all three (ids ``moto``, ``dynalite``,
   ``ddblocal``: DynamoDB Local).
-- ``examples_backend``: session-scoped, parametrized over all three, with the four example
+- ``examples_backend``: session-scoped, parametrized over all three, with the example
   datasets loaded once per session when a test first asks: on moto a server of its own (which
   holds only the examples), on dynalite and DynamoDB Local the ``backend`` servers themselves
   (SHOW TABLES there lists other tests' tables too). Treat the example tables as read-only.

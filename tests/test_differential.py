@@ -1438,7 +1438,7 @@ EXAMPLE_QUERIES = [
 
 @pytest.fixture(scope="session")
 def example_world(examples_backend: Backend) -> World:
-    """The four example tables, every item read once."""
+    """The example tables, every item read once."""
     world = World(examples_backend, {})
     for name in examples_backend.datasets:
         description = world.session.table(name).raw

@@ -1,5 +1,5 @@
 """SHOW ENTITIES: key templates, counts, merged schemas, sparse index membership and sort-key
-health — on the four example tables (the entity types the datasets were built with) and on a
+health — on four of the example tables (the entity types the datasets were built with) and on a
 generated table with known templates."""
 
 from __future__ import annotations

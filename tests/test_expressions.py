@@ -5,8 +5,11 @@ evaluator (tests/expr_oracle.py: exact fractions, no code shared with dynosql)."
 from __future__ import annotations
 
 import random
+import re
+from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import expr_oracle as O
@@ -15,9 +18,12 @@ from backends import unique_name
 
 from dynosql.errors import SqlError
 from dynosql.evaluate import scalar
+from dynosql.examples import datasets
 from dynosql.session import Session
 from dynosql.sql import parse
 from dynosql.values import MISSING
+
+ROOT = Path(__file__).resolve().parent.parent
 
 D = Decimal
 BIG = D("12345678901234567890123456789012345678")  # 38 significant digits
@@ -199,6 +205,41 @@ def test_the_key_rewrite_reads_the_same_rows_with_a_key_condition(
     assert day == [{"sk": "EVT#2026-05-04T10:00:00Z"}]
 
 
+def test_is_null_on_an_expression_is_the_expressions_null(moto_backend: Any, table: str) -> None:
+    """`expr IS NULL` holds where the expression gives NULL (an attribute missing, NULL or of
+    another type, grammar/README.md); `p IS NULL` on a path keeps DynamoDB's meaning (stored
+    NULL only)."""
+
+    session = Session(moto_backend.client())  # one session: one DescribeTable
+
+    def sks(where: str) -> list[str]:
+        return sorted(r["sk"] for r in session.execute(f"SELECT sk FROM {table} WHERE {where}"))
+
+    # n: 3, 1, the string '3', missing twice
+    assert sks("n * 2 IS NULL") == ["EVT#", "EVT#2026-05-05T00:00:00Z", "USR#ana"]
+    assert sks("n * 2 IS NOT NULL") == ["EVT#2026-05-04T10:00:00Z", "EVT#2026-05-04T23:59:59Z"]
+    # t: stored NULL on EVT#, missing on USR#ana
+    assert sks("t IS NULL") == ["EVT#"]
+    assert sks("t + 0 IS NULL") == ["EVT#", "USR#ana"]
+    assert sks("pk = 'tenant-1#1' AND SUBSTR(name, 1, 2) IS NULL") == [
+        "EVT#", "EVT#2026-05-04T10:00:00Z", "EVT#2026-05-05T00:00:00Z"
+    ]  # fmt: skip
+    assert sks("CASE WHEN t > 20 THEN 'warm' END IS NULL AND pk = 'tenant-1#1'") == [
+        "EVT#", "EVT#2026-05-05T00:00:00Z"
+    ]  # fmt: skip
+    having = session.execute(
+        f"SELECT SPLIT_PART(pk, '#', 1) AS k, COUNT(*) AS n FROM {table} GROUP BY k "
+        "HAVING SUM(t) IS NULL AND ROUND(AVG(n), 1) IS NULL"
+    ).all()
+    assert having == [{"k": "tenant-2", "n": D(1)}]  # tenant-2 has no number t nor n
+    plan = session.execute(
+        f"EXPLAIN SELECT sk FROM {table} WHERE pk = 'tenant-1#1' AND LOWER(name) IS NOT NULL"
+    )
+    assert any(line["plan"].endswith(": NOT (LOWER(name) IS NULL)") for line in plan)
+    with pytest.raises(SqlError, match="expected an attribute path, found SIZE"):
+        parse(f"SELECT sk FROM {table} WHERE size(t) IS NULL")
+
+
 def test_write_sharded_keys_are_summed_back(moto_backend: Any, table: str) -> None:
     got = rows(
         moto_backend,
@@ -220,15 +261,17 @@ def test_case_and_having_over_expressions(moto_backend: Any, table: str) -> None
     assert got == [{"band": "none", "n": D(2)}, {"band": "warm", "n": D(2)}]
 
 
-def test_the_export_engines_refuse_expressions(moto_backend: Any, table: str) -> None:
+def test_the_athena_engine_refuses_expressions(moto_backend: Any, table: str) -> None:
+    """Athena computes none (its functions differ at the edges); the export engine computes
+    them (tests/test_export_engine.py)."""
     session = Session(moto_backend.client())
-    session.execute("SET engine = export")
+    session.execute("SET engine = athena")
     for sql in (
         f"SELECT UPPER(sk) FROM {table}",
         f"SELECT COUNT(*) FROM {table} GROUP BY SUBSTR(sk, 1, 3)",
         f"EXPLAIN SELECT pk FROM {table} WHERE n * 2 > 1",
     ):
-        with pytest.raises(Exception, match="the export engine does not support expressions"):
+        with pytest.raises(Exception, match="the athena engine does not support expressions"):
             list(session.execute(sql))
 
 
@@ -414,8 +457,8 @@ def test_hot_keys_by_an_expression_sums_the_shards(moto_backend: Any, table: str
     assert plain == {"tenant-1#1": D(3), "tenant-1#2": D(1), "tenant-2#1": D(1)}
     with pytest.raises(Exception, match="BY takes an expression of the partition key pk, not sk"):
         list(session.execute(f"SHOW HOT KEYS FROM {table} BY SUBSTR(sk, 1, 3)"))
-    with pytest.raises(SqlError, match="takes no SAMPLE"):
-        parse(f"SHOW HOT KEYS FROM {table} BY SPLIT_PART(pk, '#', 1) SAMPLE 10 PERCENT")
+    with pytest.raises(Exception, match="BY takes an expression of the partition key pk, not sk"):
+        list(session.execute(f"SHOW HOT KEYS FROM {table} BY SUBSTR(sk, 1, 3) SAMPLE 50 PERCENT"))
 
 
 def test_aggregates_over_expressions(moto_backend: Any, table: str) -> None:
@@ -445,3 +488,80 @@ def test_like_on_an_expression_is_checked_client_side(moto_backend: Any, table: 
     assert len(none) == len(ITEMS) - 1  # NOT is plain negation: NULL rows are kept
     plan = session.execute(f"EXPLAIN SELECT sk FROM {table} WHERE LOWER(name) LIKE 'a%'")
     assert any(line["plan"].endswith(": LOWER(name) LIKE 'a%'") for line in plan)
+
+
+# --- the README's examples, on --local's tables ---------------------------------------------------
+
+
+def _readme_expression_examples() -> list[str]:
+    """The statements of the README's "Expressions: per day, per logical key" sql block."""
+    section = (ROOT / "README.md").read_text().split("## Expressions: per day", 1)[1]
+    block = re.search(r"```sql\n(.*?)```", section, re.S)
+    assert block, "README's expressions section has no sql block"
+    text = "\n".join(line for line in block.group(1).splitlines() if not line.startswith("--"))
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
+def test_the_readme_sharded_key_examples_run_on_the_example_tables(
+    moto_examples_backend: Any,
+) -> None:
+    """The README's per-day and write-sharded examples, against counts made from the
+    generator (dynosql.examples.datasets), not from dynosql."""
+    statements = _readme_expression_examples()
+    assert len(statements) == 3 and "FROM usage" in statements[1] and "usage BY" in statements[2]
+    session = Session(moto_examples_backend.client())
+    calls = Counter(i["pk"].split("#")[0] for i in datasets.DATASETS["usage"].items())
+    shards = Counter(t.split("#")[0] for t in {i["pk"] for i in datasets.DATASETS["usage"].items()})
+    grouped = list(session.execute(statements[1]))
+    expected = [(t, D(n), D(shards[t])) for t, n in calls.most_common()]
+    assert [(r["tenant"], r["calls"], r["shards"]) for r in grouped] == expected
+    assert expected[0] == ("acme", D(150), D(8))  # as the README's comment says
+    hot = session.execute(statements[2])
+    assert [(r["key"], r["items"], r["shards"]) for r in hot] == expected
+    assert any(n.startswith("acme: 8 shards can spread over up to 8 partitions") for n in hot.notes)
+
+
+@pytest.mark.slow  # a Scan of sensors' 1,300 items: about 0.6 s on moto
+def test_the_readme_per_day_example_runs_on_the_example_tables(moto_examples_backend: Any) -> None:
+    per_day = list(
+        Session(moto_examples_backend.client()).execute(_readme_expression_examples()[0])
+    )
+    days = Counter(i["readingTs"][:10] for i in datasets.DATASETS["sensors"].items())
+    assert [(r["day"], r["readings"]) for r in per_day] == sorted(
+        (d, D(n)) for d, n in days.items()
+    )
+    assert (per_day[0]["day"], per_day[0]["avg_temp"]) == ("2026-05-04", D("21.30"))  # README
+
+
+def test_hot_keys_by_an_expression_with_a_sample(moto_examples_backend: Any) -> None:
+    """BY … SAMPLE: shards, items and bytes per logical key estimated from the sampled
+    segments: exact at 100 PERCENT (the full report's figures), and at 50 PERCENT the same
+    estimates and intervals as TABLESAMPLE's COUNT(*) … GROUP BY over the same segments."""
+    session = Session(moto_examples_backend.client())
+    by = "SHOW HOT KEYS FROM usage BY SPLIT_PART(pk, '#', 1)"
+    items = list(datasets.DATASETS["usage"].items())
+    calls = Counter(i["pk"].split("#")[0] for i in items)
+    shards = Counter(pk.split("#")[0] for pk in {i["pk"] for i in items})
+    whole = session.execute(by + " SAMPLE 100 PERCENT").all()
+    assert [(r["key"], r["shards"], r["items"]) for r in whole] == [
+        (k, D(shards[k]), D(n)) for k, n in calls.most_common()
+    ]
+    assert all(r["items low"] == r["items"] == r["items high"] for r in whole)
+    half = session.execute(by + " SAMPLE 50 PERCENT REPEATABLE (3)")
+    got = half.all()
+    assert half.stats.items_scanned < 300  # only the sampled segments were read
+    assert "estimated from 2 of 4 segments of usage (seed 3)" in (half.title or "")
+    assert any(
+        "estimates for the whole table with 95% confidence intervals" in n for n in half.notes
+    )
+    grouped = session.execute(
+        "SELECT SPLIT_PART(pk, '#', 1) AS k, COUNT(*) AS n, COUNT(DISTINCT pk) AS seen "
+        "FROM usage TABLESAMPLE (50 PERCENT) REPEATABLE (3) GROUP BY k ORDER BY n DESC"
+    ).all()
+    assert [(r["key"], r["items"], r["items low"], r["items high"]) for r in got] == [
+        (r["k"], r["n"], r["n low"], r["n high"]) for r in grouped
+    ]
+    for row, counted in zip(got, grouped, strict=True):
+        seen = counted["seen"]  # the sample's own shards: scaled by N/k = 4/2
+        assert row["shards"] == 2 * seen and row["shards low"] >= seen <= shards[row["key"]]
+        assert row["shards low"] <= row["shards"] <= row["shards high"]

@@ -210,7 +210,7 @@ def test_unknown_table_names_the_closest(runs) -> None:
     run = runs["table"]
     assert run.returncode == 1
     assert run.one_error() == (
-        "error: no table named drvie in region us-east-1; did you mean drive? (tables: audit, drive, sensors, tenants)"
+        "error: no table named drvie in region us-east-1; did you mean drive? (tables: audit, drive, sensors, tenants, usage)"
     )
 
 

@@ -15,7 +15,7 @@ from dynosql.examples import datasets
 from dynosql.examples.datasets import DATASETS
 from dynosql.values import SET_TYPES, decode_item, encode_item, item_size
 
-EXPECTED_COUNTS = {"drive": 675, "audit": 1000, "sensors": 1300, "tenants": 479}
+EXPECTED_COUNTS = {"drive": 675, "audit": 1000, "sensors": 1300, "tenants": 479, "usage": 300}
 
 
 @pytest.fixture(scope="module")
@@ -154,8 +154,8 @@ def test_generation_is_deterministic() -> None:
 
 def test_total_size_and_shape() -> None:
     items = _all_items()
-    assert 3000 <= sum(len(v) for v in items.values()) <= 3500
-    assert set(DATASETS) == {"drive", "audit", "sensors", "tenants"}
+    assert 3000 <= sum(len(v) for v in items.values()) <= 3800
+    assert set(DATASETS) == {"drive", "audit", "sensors", "tenants", "usage"}
     for name, dataset in DATASETS.items():
         assert dataset.name == name == dataset.table_name
         assert dataset.table["BillingMode"] == "PAY_PER_REQUEST"
@@ -264,6 +264,24 @@ def test_tenants_shape() -> None:
                 assert item["gsi1sk"] == item["dueDate"]
         else:
             assert "gsi1pk" not in item
+
+
+def test_usage_shape() -> None:
+    """A write-sharded key: every tenant's calls under `<tenant>#<shard>`, the busy one widest."""
+    items = list(DATASETS["usage"].items())
+    shards: dict[str, set[str]] = {}
+    for item in items:
+        tenant, shard = item["pk"].split("#")
+        shards.setdefault(tenant, set()).add(shard)
+        assert item["sk"].startswith("2026-05-04T") and item["status"] >= 200
+    assert {t: len(s) for t, s in shards.items()} == {
+        "acme": 8,
+        "globex": 4,
+        "initech": 2,
+        "umbrella": 2,
+        "hooli": 1,
+    }
+    assert shards["acme"] == {str(n) for n in range(8)}
 
 
 def test_load_rejects_unknown_names() -> None:

@@ -207,9 +207,9 @@ def test_hot_keys_and_explain_analyze_ask_too(session):
 
 def test_dt_lists_tables(session):
     screen, _ = drive(session, "\\dt\r\\dt s*\r\\q\r")
-    for name in ("audit", "drive", "sensors", "tenants"):
+    for name in ("audit", "drive", "sensors", "tenants", "usage"):
         assert f"| {name}" in screen
-    assert "4 rows" in screen and "1 row" in screen
+    assert "5 rows" in screen and "1 row" in screen
 
 
 def test_dt_plus_shows_keys(session):
@@ -416,7 +416,7 @@ def test_tall_results_go_through_the_pager(session, tmp_path):
     text, _ = drive(session, keys, prepare=lambda repl: _terminal(repl, rows=12, columns=200))
     assert ANA_FIRST in paged.read_text() and ANA_FIRST not in text
     assert "rows · Query audit" in text  # the footer after the pager, on the screen
-    assert "| sensors" in text  # 4 tables fit: no pager
+    assert "| sensors" in text  # 5 tables fit: no pager
 
 
 def test_wide_results_go_through_the_pager(session, tmp_path):

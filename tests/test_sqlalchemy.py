@@ -215,7 +215,7 @@ def test_pandas_read_sql_equals_the_clis_json(moto_examples_backend: Backend, tm
     engine.dispose()
 
 
-@pytest.mark.slow  # the embedded backend loads the four example tables (about 2-3 s)
+@pytest.mark.slow  # the embedded backend loads the example tables (about 2-3 s)
 def test_jupysql_magic_in_an_ipython_shell(
     moto_examples_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):

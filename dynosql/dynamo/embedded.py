@@ -365,7 +365,7 @@ def _put_direct(backend: Any, table_name: str) -> Any:
 
 
 def start_local(load_examples: bool = True) -> LocalDynamo:
-    """Start a :class:`LocalDynamo` and, by default, load the four example datasets.
+    """Start a :class:`LocalDynamo` and, by default, load the example datasets.
 
     The server is stopped again if loading fails. ``local.loaded`` holds the item counts and
     ``local.load_seconds`` how long start + load took.

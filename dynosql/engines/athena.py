@@ -45,8 +45,10 @@ FIELDS = {"S": "s", "N": "n", "BOOL": "bool", "B": "b"}
 
 
 def kinds_of(statement: ast.Select, table: TableInfo | None) -> dict[str, str]:
-    """Each attribute's type, as far as the keys and the statement say (else a string)."""
-    from dynosql.engines.export import used_attributes
+    """Each attribute's type, as far as the keys and the statement say (else a string); for
+    the export engine's EXPLAIN, its expressions' columns too (their types are known only
+    once computed)."""
+    from dynosql.engines.export import expression_columns, used_attributes
 
     kinds: dict[str, str] = {}
     if table is not None:
@@ -60,7 +62,11 @@ def kinds_of(statement: ast.Select, table: TableInfo | None) -> dict[str, str]:
     for agg in [i.expr for i in statement.items or () if isinstance(i.expr, ast.Aggregate)]:
         if agg.func in ("SUM", "AVG") and agg.path is not None:
             kinds.setdefault(agg.path.root, "N")
-    return {a: kinds.get(a, "S") for a in sorted(used_attributes(statement) or kinds)}
+    computed = expression_columns(statement)
+    for name, expression in computed.items():
+        kinds.setdefault(name, sqlgen.result_kind(expression))
+    names = sorted(used_attributes(statement) or kinds) + list(computed)
+    return {a: kinds.get(a, "S") for a in names}
 
 
 def _scale(statement: ast.Select) -> int:

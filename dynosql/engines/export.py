@@ -14,6 +14,7 @@ DuckDB is optional: ``pip install 'dynosql[export]'``.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import math
@@ -30,7 +31,8 @@ from sqlglot import exp
 from dynosql import values
 from dynosql.engines import sqlgen
 from dynosql.errors import ExecutionError, translate_error
-from dynosql.evaluate.aggregate import AVG_CONTEXT
+from dynosql.evaluate.aggregate import AVG_CONTEXT, Group, collect_aggregates
+from dynosql.evaluate.pipeline import aggregate_rows
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
 
@@ -268,7 +270,8 @@ def _paths(statement: ast.Select) -> list[ast.Path]:
         found.extend(paths_in(o.expr))
     found.extend(paths_in(statement.where))
     found.extend(paths_in(statement.having))
-    found.extend(statement.group_by)
+    for g in statement.group_by:
+        found.extend(paths_in(g))
     return found
 
 
@@ -286,19 +289,40 @@ def nested_paths(statement: ast.Select) -> dict[str, ast.Path]:
     return {sqlgen.key(p): p for p in _paths(statement) if not p.is_attribute}
 
 
+def expression_columns(statement: ast.Select) -> dict[str, ast.Scalar | ast.Case]:
+    """The expressions of an item's attributes the statement reads, by their column name:
+    each is loaded as a column of its own, its value per item computed by dynosql's evaluator
+    (dynosql.evaluate.predicate.operand_value: NULL where an argument is missing, NULL or of
+    another type), so DuckDB compares, groups, sorts and sums what the DynamoDB engine would."""
+    found: dict[str, ast.Scalar | ast.Case] = {}
+    for node in sqlgen.expressions(statement):
+        if sqlgen.is_expression(node):
+            found.setdefault(sqlgen.key(node), node)
+    return found
+
+
 def _compared(statement: ast.Select) -> set[str]:
-    """Columns the statement compares, groups, orders or aggregates (they need one type)."""
+    """Columns the statement compares, groups, orders or aggregates (they need one type): its
+    paths outside expressions, and its expressions (a path inside an expression is read by the
+    expression's rules, which take any type)."""
     from dynosql.plan.expressions import paths_in
 
-    found = {sqlgen.key(p) for p in paths_in(statement.where)}
-    found.update(sqlgen.key(p) for p in paths_in(statement.having))
+    def columns(node: Any) -> set[str]:
+        outer = ast.rewrite(node, lambda n: _CUT if sqlgen.is_expression(n) else None)
+        inner = {sqlgen.key(e) for e in sqlgen.expressions(node) if sqlgen.is_expression(e)}
+        return {sqlgen.key(p) for p in paths_in(outer)} | inner
+
+    found = columns(statement.where) | columns(statement.having)
     found.update(sqlgen.key(p) for p in statement.group_by)
     for o in statement.order_by:
-        found.update(sqlgen.key(p) for p in paths_in(o.expr))
+        found |= columns(o.expr)
     for item in statement.items or ():
-        if isinstance(item.expr, ast.Aggregate) and item.expr.path is not None:
-            found.add(sqlgen.key(item.expr.path))
+        if isinstance(item.expr, ast.Aggregate):
+            found |= columns(item.expr)
     return found
+
+
+_CUT = ast.Literal(None)  # an expression taken out of a condition, for `_compared`
 
 
 _SQL_TYPES = {"N": "VARCHAR", "S": "VARCHAR", "B": "BLOB", "BOOL": "BOOLEAN", "wire": "VARCHAR"}
@@ -306,10 +330,11 @@ _SQL_TYPES = {"N": "VARCHAR", "S": "VARCHAR", "B": "BLOB", "BOOL": "BOOLEAN", "w
 
 def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Loaded:
     """The attributes the statement uses, as a DuckDB table ``items``."""
-    from dynosql.evaluate.predicate import resolve
+    from dynosql.evaluate.predicate import operand_value, resolve
 
     wanted = used_attributes(statement)
     nested = nested_paths(statement)
+    computed = expression_columns(statement)
     compared = _compared(statement)
     types: dict[str, set[str]] = {}
     scales: dict[str, int] = {}
@@ -320,6 +345,8 @@ def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Lo
             value = resolve(item, path)
             if value is not values.MISSING:
                 row[column] = value
+        for column, expression in computed.items():
+            row[column] = operand_value(expression, item)  # never MISSING; NULL is None
         for name, value in row.items():
             code = values.type_of(value)
             if code == "NULL":
@@ -332,16 +359,17 @@ def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Lo
         for v in literals:
             scales[name] = max(scales.get(name, 0), -int(v.as_tuple().exponent))
     kinds: dict[str, str] = {}
-    for name in sorted(set(types) | set(wanted or ()) | set(nested)):
+    for name in sorted(set(types) | set(wanted or ()) | set(nested) | set(computed)):
         held = types.get(name, set())
         if len(held) > 1 and name in compared:
+            what = "expression" if name in computed else "attribute"
             raise ExecutionError(
-                f"attribute {sqlgen.shown(name)} holds values of several types in the export "
+                f"{what} {sqlgen.shown(name)} holds values of several types in the export "
                 f"({', '.join(sorted(held))}): the export engine compares, groups and sums one "
-                "type per attribute; run this statement with --engine dynamodb"
+                f"type per {what}; run this statement with --engine dynamodb"
             )
         if not held:
-            if name in types or wanted is not None or name in nested:
+            if name in types or wanted is not None or name in nested or name in computed:
                 kinds[name] = "S"  # no item holds it: every value is NULL
             continue
         code = next(iter(held))
@@ -424,7 +452,8 @@ def convert(
             out[c.name] = Decimal(value)
             continue
         if value is None:
-            if c.func is not None:
+            # an aggregate's or an expression's NULL is a value; a missing attribute is absent
+            if c.func is not None or (c.attribute or "").endswith(sqlgen.EXPR_MARK):
                 out[c.name] = None
             continue
         if kind == "N":
@@ -438,6 +467,41 @@ def convert(
     return out
 
 
+GROUP_COLUMN, AGGREGATE_COLUMN = "__dynosql_group {}", "__dynosql_aggregate {}"
+
+
+def grouped(statement: ast.Select) -> ast.Select | None:
+    """For a statement with an expression over aggregates (``ROUND(AVG(t), 2)``, ``HAVING
+    COUNT(*) * 10 > n``, ``ORDER BY MAX(a) - MIN(a)``): the statement DuckDB runs instead, its
+    GROUP BY values and every aggregate, one row per group. The rest (the expressions,
+    HAVING, ORDER BY, DISTINCT, LIMIT) is dynosql's own evaluation of those groups
+    (dynosql.evaluate.pipeline.aggregate_rows), as on the DynamoDB engine. None when DuckDB
+    can run the statement as it is."""
+    if all(sqlgen.is_expression(e) for e in sqlgen.expressions(statement)):
+        return None  # no expression holds an aggregate
+    items = [
+        ast.SelectItem(g, GROUP_COLUMN.format(n)) for n, g in enumerate(statement.group_by)
+    ] + [
+        ast.SelectItem(a, AGGREGATE_COLUMN.format(n))
+        for n, a in enumerate(collect_aggregates(statement))
+    ]
+    return dataclasses.replace(
+        statement, items=tuple(items), having=None, order_by=(), limit=None, distinct=False
+    )
+
+
+def _groups(statement: ast.Select, rows: list[dict[str, Any]]) -> Iterator[Group]:
+    """`grouped`'s rows as the groups dynosql's evaluation takes."""
+    aggregates = collect_aggregates(statement)
+    for row in rows:
+        keys = {
+            ast.key_of(g): row.get(GROUP_COLUMN.format(n), values.MISSING)
+            for n, g in enumerate(statement.group_by)
+        }
+        found = {a.text: row.get(AGGREGATE_COLUMN.format(n)) for n, a in enumerate(aggregates)}
+        yield Group(keys, found)
+
+
 def run(ctx: Context, statement: ast.Select) -> Result:
     """The statement answered from an export, by DuckDB."""
     duckdb = require_duckdb()
@@ -446,9 +510,10 @@ def run(ctx: Context, statement: ast.Select) -> Result:
     s3 = ctx.aws_client("s3")
     keys = data_files(s3, export)
     con = duckdb.connect()
+    outer = grouped(statement)
     try:
         loaded = load(con, read_items(s3, export, keys), statement)
-        query, columns = sqlgen.select(statement, target(loaded), exp.to_table("items"))
+        query, columns = sqlgen.select(outer or statement, target(loaded), exp.to_table("items"))
         sql = query.sql(dialect="duckdb")
         try:
             fetched = con.execute(sql).fetchall()
@@ -462,13 +527,16 @@ def run(ctx: Context, statement: ast.Select) -> Result:
     stats.items_scanned = loaded.items
     visible = [c.name for c in columns if not c.hidden]
     rows = [convert(r, columns, loaded) for r in fetched]
+    if outer is not None:
+        visible = [i.name for i in statement.items or ()]
+        rows = list(aggregate_rows(statement, _groups(statement, rows)))
     if statement.items is None:  # SELECT *: the key attributes first, as the Scan path does
         from dynosql.evaluate.pipeline import whole_item_row
 
         key_names: tuple[str, ...] = ()
         if statement.export is None:
             key_names = ctx.table(statement.table).keys.names
-        visible = list(key_names) or sorted(loaded.kinds)
+        visible = list(key_names) or sorted(n for n in loaded.kinds if sqlgen.is_attribute(n))
         rows = [whole_item_row(r, key_names) for r in rows]
     result = Result(visible, iter(rows), stats, notes=list(export.notes))
     result.open_columns = statement.items is None
@@ -481,5 +549,16 @@ def explain_sql(statement: ast.Select, kinds: dict[str, str]) -> str:
     scales: dict[str, int] = {}
     for name, literals in sqlgen.number_literals(statement).items():
         scales[name] = max([0, *(-int(v.as_tuple().exponent) for v in literals)])
-    query, _ = sqlgen.select(statement, target(Loaded(kinds, scales, 0)), exp.to_table("items"))
-    return query.sql(dialect="duckdb")
+    outer = grouped(statement)
+    loaded = Loaded(kinds, scales, 0)
+    query, _ = sqlgen.select(outer or statement, target(loaded), exp.to_table("items"))
+    sql = query.sql(dialect="duckdb")
+    computed = [sqlgen.shown(name) for name in expression_columns(statement)]
+    if computed:
+        sql = f"-- computed by dynosql per item while loading: {'; '.join(computed)}\n" + sql
+    if outer is not None:
+        sql += (
+            "\n-- then dynosql, over those groups: the expressions over aggregates, HAVING, "
+            "ORDER BY, DISTINCT and LIMIT"
+        )
+    return sql

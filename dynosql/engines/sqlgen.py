@@ -14,6 +14,7 @@ Athena: a DECIMAL cast of the export's text) and how a number literal is written
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -24,27 +25,73 @@ from sqlglot import exp
 from dynosql.errors import PlanError
 from dynosql.evaluate.aggregate import collect_aggregates
 from dynosql.sql import ast
+from dynosql.sql.text import sql_text
 
 HIDDEN_SUM, HIDDEN_COUNT = "__dynosql_sum ", "__dynosql_count "  # AVG's parts, divided here
 UNSUPPORTED = "the {engine} engine does not support {what}; run it with --engine dynamodb"
 
 
 PATH_MARK = " (path)"  # ends a nested path's column name: no attribute is named so
+EXPR_MARK = " (expression)"  # ends an expression's column name (see `key`)
+
+Column = ast.Path | ast.Scalar | ast.Case  # what has a column of its own
 
 
-def key(path: ast.Path) -> str:
-    """The column that holds a path's values: a top-level attribute's own name; for a nested
-    path (``doc.x``, ``a[0]``) its canonical text marked as a path, so that it never meets an
-    attribute whose name has a dot in it (``"doc.x"``)."""
-    if path.is_attribute:
-        return path.root
-    text = "".join(f"[{e}]" if isinstance(e, int) else f".{e}" for e in path.elements)
+def is_expression(node: Any) -> bool:
+    """A scalar expression of an item's attributes (no aggregate inside): the DuckDB engine
+    gives it a column of its own, computed while loading (`key`)."""
+    return isinstance(node, ast.Scalar | ast.Case) and not ast.aggregates_in(node)
+
+
+def key(node: Column) -> str:
+    """The column that holds a path's or an expression's values: a top-level attribute's own
+    name; for a nested path (``doc.x``, ``a[0]``) its canonical text marked as a path, so that
+    it never meets an attribute whose name has a dot in it (``"doc.x"``); for an expression
+    (``SUBSTR(sk, 1, 3)``) its text in one spelling (``SUBSTRING`` is ``SUBSTR``), marked as an
+    expression. The DuckDB engine computes each expression's column per item with dynosql's
+    own evaluator (dynosql.evaluate.scalar), so its meaning is the DynamoDB engine's."""
+    if isinstance(node, ast.Scalar | ast.Case):
+        return sql_text(_untyped(node)) + EXPR_MARK
+    if node.is_attribute:
+        return node.root
+    text = "".join(f"[{e}]" if isinstance(e, int) else f".{e}" for e in node.elements)
     return text[1:] + PATH_MARK
 
 
+_BOOLEAN = frozenset({"LIKE", "STARTS_WITH", "IS_NULL"})
+_NUMERIC = frozenset(
+    {"+", "-", "*", "/", "%", "NEG", "ROUND", "FLOOR", "CEIL", "ABS", "LENGTH", "CAST_NUMBER"}
+    | {"TO_UNIXTIME"}
+)
+
+
+def result_kind(node: ast.Scalar | ast.Case) -> str:
+    """The type an expression most likely gives, for EXPLAIN (which reads no item; a run
+    takes each column's type from the values computed)."""
+    if isinstance(node, ast.Scalar) and node.func in _BOOLEAN:
+        return "BOOL"
+    if isinstance(node, ast.Scalar) and node.func in _NUMERIC:
+        return "N"
+    return "S"
+
+
+def _untyped(node: Any) -> Any:
+    """An expression without the text it was typed with: named in one spelling."""
+    if isinstance(node, ast.Scalar):
+        return dataclasses.replace(node, text="", args=tuple(_untyped(a) for a in node.args))
+    return node
+
+
+def is_attribute(column: str) -> bool:
+    """Whether a column holds a top-level attribute (not a path's or an expression's values,
+    which SELECT * leaves out)."""
+    return not column.endswith((PATH_MARK, EXPR_MARK))
+
+
 def shown(column: str) -> str:
-    """A column's name in messages: the attribute, or the path as written canonically."""
-    return column.removesuffix(PATH_MARK)
+    """A column's name in messages: the attribute, or the path or expression as written
+    canonically."""
+    return column.removesuffix(PATH_MARK).removesuffix(EXPR_MARK)
 
 
 @dataclass
@@ -58,14 +105,17 @@ class Target:
     kinds: dict[str, str]
     column: Callable[[str], exp.Expression]
     number: Callable[[str, Decimal], exp.Expression]  # a literal compared with attribute
-    paths: bool = False
+    paths: bool = False  # also expressions: columns computed per item while loading
 
-    def kind(self, path: ast.Path) -> str | None:
-        if not path.is_attribute and not self.paths:
+    def kind(self, node: Column) -> str | None:
+        if isinstance(node, ast.Scalar | ast.Case):
+            if not self.paths:
+                raise PlanError(expressions_refused(self.engine, sql_text(node)))
+        elif not node.is_attribute and not self.paths:
             raise PlanError(
-                UNSUPPORTED.format(engine=self.engine, what=f"document paths ({path.text})")
+                UNSUPPORTED.format(engine=self.engine, what=f"document paths ({node.text})")
             )
-        return self.kinds.get(key(path))
+        return self.kinds.get(key(node))
 
 
 @dataclass
@@ -91,7 +141,7 @@ def select(
     refuse_expressions(statement, target.engine)
     g = _Gen(target)
     if statement.items is None:
-        names = sorted(n for n in target.kinds if not n.endswith(PATH_MARK))
+        names = sorted(n for n in target.kinds if is_attribute(n))
         query = exp.select(*[exp.alias_(target.column(n), n, quoted=True) for n in names])
         columns = [OutColumn(n, n) for n in names]
     else:
@@ -105,8 +155,7 @@ def select(
     if statement.where is not None:
         query = query.where(g.condition(statement.where))
     if statement.group_by:
-        paths = [p for p in statement.group_by if isinstance(p, ast.Path)]
-        query = query.group_by(*[target.column(_attr(target, p)) for p in paths])
+        query = query.group_by(*[target.column(_attr(target, p)) for p in statement.group_by])
     if statement.having is not None:
         query = query.having(g.condition(statement.having, having=True))
     if statement.distinct:
@@ -126,29 +175,45 @@ def select(
     return query, columns
 
 
-def first_expression(statement: ast.Select) -> str | None:
-    """The text of a scalar expression in the statement (not yet written for the engines)."""
-    found: list[str] = []
+def expressions(statement: ast.Select) -> list[ast.Scalar | ast.Case]:
+    """Every scalar expression in the statement, outermost first (each once per place)."""
+    found: list[ast.Scalar | ast.Case] = []
 
     def visit(node: Any) -> None:
         if isinstance(node, ast.Scalar | ast.Case):
-            found.append(node.text)
+            found.append(node)
         return None
 
-    ast.rewrite(statement, visit)
-    return found[0] if found else None
+    ast.rewrite(statement, visit)  # visit returns None: the walk goes on into every node
+    return found
+
+
+def expressions_refused(engine: str, written: str) -> str:
+    return UNSUPPORTED.format(engine=engine, what=f"expressions such as {written}")
 
 
 def refuse_expressions(statement: ast.Select, engine: str) -> None:
-    """The export engines do not compute expressions yet: one sentence, before any work."""
-    written = first_expression(statement)
-    if written is not None:
-        raise PlanError(UNSUPPORTED.format(engine=engine, what=f"expressions such as {written}"))
+    """What the engine cannot compute, refused in one sentence before any work. Athena reads
+    the export itself, so it computes no expression (its SQL functions differ from dynosql's
+    at the edges: SUBSTR from 0, SPLIT_PART past the end, UPPER('ß'), a NULL in CONCAT).
+    DuckDB gets every expression of an item's attributes as a column computed while loading
+    (`key`), and expressions over aggregates (``ROUND(AVG(t), 2)``) are computed from DuckDB's
+    groups by dynosql (dynosql.engines.export.grouped)."""
+    if engine == "export":
+        return
+    for node in expressions(statement):
+        raise PlanError(expressions_refused(engine, sql_text(node)))
 
 
-def _attr(target: Target, path: ast.Path) -> str:
-    target.kind(path)
-    return key(path)
+def _attr(target: Target, node: Column) -> str:
+    target.kind(node)
+    return key(node)
+
+
+def _operand_of(agg: ast.Aggregate) -> Column | None:
+    """What an aggregate reads: a path, an expression (``SUM(price * qty)``), or None for
+    COUNT(*)."""
+    return agg.path if agg.path is not None else agg.arg
 
 
 class _Gen:
@@ -158,26 +223,27 @@ class _Gen:
     # select list
     def item(self, item: ast.SelectItem) -> list[tuple[exp.Expression, OutColumn]]:
         expr = item.expr
-        assert not isinstance(expr, ast.Scalar | ast.Case)  # refused by select()
-        if isinstance(expr, ast.Path):
+        if not isinstance(expr, ast.Aggregate):  # a path, or an expression (select() checked)
             return [(self.t.column(_attr(self.t, expr)), OutColumn(item.name, key(expr)))]
+        operand = _operand_of(expr)
         if expr.func == "AVG":
-            assert expr.path is not None
-            total = self.aggregate(ast.Aggregate("SUM", expr.path, False, ""))
-            count = self.aggregate(ast.Aggregate("COUNT", expr.path, False, ""))
+            assert operand is not None
+            total = self.aggregate(ast.Aggregate("SUM", expr.path, False, "", arg=expr.arg))
+            count = self.aggregate(ast.Aggregate("COUNT", expr.path, False, "", arg=expr.arg))
             return [
-                (total, OutColumn(HIDDEN_SUM + item.name, key(expr.path), "SUM", hidden=True)),
+                (total, OutColumn(HIDDEN_SUM + item.name, key(operand), "SUM", hidden=True)),
                 (count, OutColumn(HIDDEN_COUNT + item.name, None, "COUNT", hidden=True)),
-                (exp.null(), OutColumn(item.name, key(expr.path), "AVG")),
+                (exp.null(), OutColumn(item.name, key(operand), "AVG")),
             ]
-        root = key(expr.path) if expr.path is not None else None
+        root = key(operand) if operand is not None else None
         return [(self.aggregate(expr), OutColumn(item.name, root, expr.func))]
 
     def aggregate(self, agg: ast.Aggregate) -> Any:  # a sqlglot expression
-        if agg.path is None:
+        operand = _operand_of(agg)
+        if operand is None:
             return exp.Count(this=exp.Star())
-        kind = self.t.kind(agg.path)
-        column = self.t.column(key(agg.path))
+        kind = self.t.kind(operand)
+        column = self.t.column(key(operand))
         if agg.func == "COUNT":
             inner = exp.Distinct(expressions=[column]) if agg.distinct else column
             return exp.Count(this=inner)
@@ -193,17 +259,17 @@ class _Gen:
 
     def order_value(self, expr: ast.Expr) -> Any:  # a sqlglot expression
         if isinstance(expr, ast.Aggregate) and expr.func == "AVG":
-            assert expr.path is not None
-            if self.t.kind(expr.path) != "N":
+            operand = _operand_of(expr)
+            assert operand is not None
+            if self.t.kind(operand) != "N":
                 return exp.null()
-            column = self.t.column(key(expr.path))
+            column = self.t.column(key(operand))
             return exp.Div(
                 this=exp.cast(exp.Sum(this=column), "DOUBLE"), expression=exp.Count(this=column)
             )
         if isinstance(expr, ast.Aggregate):
             return self.aggregate(expr)
-        assert isinstance(expr, ast.Path)  # expressions are refused by select()
-        return self.t.column(_attr(self.t, expr))
+        return self.t.column(_attr(self.t, expr))  # a path or an expression
 
     # conditions
     def condition(self, c: Any, having: bool = False) -> Any:  # a sqlglot expression
@@ -212,7 +278,10 @@ class _Gen:
         if isinstance(c, ast.Or):
             return exp.or_(*[self.condition(x, having) for x in c.items])
         if isinstance(c, ast.Not):
-            return exp.not_(exp.Paren(this=self.condition(c.item, having)))
+            # NOT is plain negation (DynamoDB's two-valued logic): SQL's NOT of a comparison
+            # with a NULL (a missing attribute) is NULL, and would drop the item
+            inner = exp.func("coalesce", self.condition(c.item, having), exp.false())
+            return exp.not_(inner)
         if isinstance(c, ast.Compare):
             return self.compare(c.op, c.left, c.right, having)
         if isinstance(c, ast.Between):
@@ -245,17 +314,22 @@ class _Gen:
         raise PlanError(UNSUPPORTED.format(engine=self.t.engine, what=what))
 
     def operand_kind(self, o: Any) -> str | None:
-        if isinstance(o, ast.Path):
+        if isinstance(o, ast.Path | ast.Scalar | ast.Case):
             return self.t.kind(o)
         if isinstance(o, ast.Aggregate):
             if o.func == "COUNT":
                 return "N"
-            return self.t.kind(o.path) if o.path is not None else "N"
+            operand = _operand_of(o)
+            return self.t.kind(operand) if operand is not None else "N"
         if isinstance(o, ast.Literal):
             return _type_of_literal(o.value)
         raise PlanError(UNSUPPORTED.format(engine=self.t.engine, what="size()"))
 
     def compare(self, op: str, left: Any, right: Any, having: bool) -> Any:  # a sqlglot expression
+        null = _null_test(op, left, right)
+        if null is not None:  # an expression's NULL is a value: `x * 2 = NULL` where x is missing
+            is_null = exp.Is(this=self.t.column(_attr(self.t, null)), expression=exp.null())
+            return is_null if op == "=" else exp.not_(is_null)
         lk, rk = self.operand_kind(left), self.operand_kind(right)
         if lk is None or rk is None or lk != rk or lk == "wire":
             # different types (or an attribute no item holds): false, `<>` true
@@ -278,7 +352,7 @@ class _Gen:
         return test
 
     def value(self, o: Any, attribute: str | None, having: bool) -> Any:  # a sqlglot expression
-        if isinstance(o, ast.Path):
+        if isinstance(o, ast.Path | ast.Scalar | ast.Case):
             return self.t.column(key(o))
         if isinstance(o, ast.Aggregate):
             if o.func == "AVG":
@@ -298,12 +372,25 @@ class _Gen:
         raise PlanError(UNSUPPORTED.format(engine=self.t.engine, what=f"the literal {v!r}"))
 
 
+def _null_test(op: str, left: Any, right: Any) -> Column | None:
+    """The expression of ``expr = NULL`` / ``expr <> NULL`` (the expression's NULL, a value),
+    else None."""
+    if op not in ("=", "<>"):
+        return None
+    for a, b in ((left, right), (right, left)):
+        if is_expression(a) and isinstance(b, ast.Literal) and b.value is None:
+            return a
+    return None
+
+
 def _attribute_of(o: Any) -> str | None:
-    """The attribute whose values an operand holds (for writing a number literal against it)."""
-    if isinstance(o, ast.Path):
+    """The attribute (or expression) whose values an operand holds (for writing a number
+    literal against it)."""
+    if isinstance(o, ast.Path | ast.Scalar | ast.Case):
         return key(o)
-    if isinstance(o, ast.Aggregate) and o.path is not None and o.func != "COUNT":
-        return key(o.path)
+    if isinstance(o, ast.Aggregate) and o.func != "COUNT":
+        operand = _operand_of(o)
+        return key(operand) if operand is not None else None
     return None
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import decimal
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from statistics import NormalDist
@@ -299,6 +299,16 @@ def with_intervals(statement: ast.Select) -> ast.Select:
     return dataclasses.replace(statement, items=tuple(items))
 
 
+def scaling_text(spec: SampleSpec) -> str:
+    """How a sampled total is scaled to the table (`Design.total`), for the notes."""
+    if spec.table_items:
+        return (
+            f"the sample's share times the table's {spec.table_items} items (DescribeTable's "
+            "ItemCount, refreshed about every six hours)"
+        )
+    return f"scaled by {spec.total}/{spec.k}"
+
+
 def sample_notes(statement: ast.Select, spec: SampleSpec) -> list[str]:
     """What the numbers of a sampled statement are: said after the rows."""
     notes = [
@@ -312,12 +322,7 @@ def sample_notes(statement: ast.Select, spec: SampleSpec) -> list[str]:
     est = [a.text for a in aggs if scaled(a)]
     kept = [a.text for a in aggs if not scaled(a)]
     if est:
-        how = (
-            f"the sample's share times the table's {spec.table_items} items (DescribeTable's "
-            "ItemCount, refreshed about every six hours)"
-            if spec.table_items
-            else f"scaled by {spec.total}/{spec.k}"
-        )
+        how = scaling_text(spec)
         notes.append(
             f"{', '.join(est)}: estimates for the whole table ({how}), with "
             f"{CONFIDENCE:.0%} confidence intervals in the '… low' and '… high' columns"
@@ -425,3 +430,76 @@ def key_sample(
             per_items[index] += 1
             per_keys[index].add(key)
     return KeySample(spec, keys, per_items, [Decimal(len(s)) for s in per_keys])
+
+
+# --- SHOW HOT KEYS … BY … SAMPLE: logical keys from a sample of their shards -------------------
+
+
+@dataclass(frozen=True)
+class LogicalKey:
+    """One logical key (``SPLIT_PART(pk, '#', 1)``) estimated from the sampled segments.
+
+    Unlike a partition key, a logical key is *not* held by one segment: each of its shards
+    hashes on its own, so its items spread over the segments like any non-key attribute's,
+    and its item and byte totals are estimated as TABLESAMPLE's ``COUNT(*) … GROUP BY`` is
+    (`Design.total`). Its shards do each lie in one segment, so their count adds up per
+    segment and is estimated as the plain ``SHOW HOT KEYS … SAMPLE`` estimates distinct keys
+    (the expansion estimate)."""
+
+    key: Any
+    items: Interval
+    size: Interval
+    shards: Interval
+    sampled_items: int
+    sampled_shards: int
+    largest_shard: int  # items of its largest sampled shard
+
+
+def logical_key_sample(
+    pages: Iterable[tuple[int, int, list[dict[str, Any]]]],
+    pk: str,
+    logical: Callable[[Any], Any],
+    spec: SampleSpec,
+) -> list[LogicalKey]:
+    """Logical keys of the sampled segments, hottest (by estimated items) first. `logical`
+    maps a partition-key value to its logical key; it runs once per distinct value."""
+    scanned = [Decimal(0)] * spec.k
+    shards: dict[Any, list[Any]] = {}  # hashable pk -> [logical key, segment, items, bytes]
+    for index, count, items in pages:
+        scanned[index] += count
+        for item in items:
+            value = item.get(pk, values.MISSING)
+            entry = shards.get(values.hashable(value))
+            if entry is None:
+                key = logical(value)
+                entry = shards[values.hashable(value)] = [key, index, 0, 0]
+            entry[2] += 1
+            entry[3] += values.item_size(item)
+    per_key: dict[
+        Any, list[Any]
+    ] = {}  # hashable logical key -> [key, {seg: [items, bytes, shards]}, largest]
+    for key, index, n, size in shards.values():
+        entry = per_key.setdefault(values.hashable(key), [key, {}, 0])
+        seg = entry[1].setdefault(index, [Decimal(0), Decimal(0), Decimal(0)])
+        seg[0] += n
+        seg[1] += size
+        seg[2] += 1
+        entry[2] = max(entry[2], n)
+    design = Design(spec.total, scanned, spec.table_items)
+    expansion = Design(spec.total, scanned)
+    out = []
+    for key, segs, largest in per_key.values():
+        seen = [int(sum((s[j] for s in segs.values()), Decimal(0))) for j in range(3)]
+        column = [{i: s[j] for i, s in segs.items()} for j in range(3)]
+        out.append(
+            LogicalKey(
+                key,
+                _round_count(design.total(column[0]), seen[0]),
+                _round_count(design.total(column[1]), seen[1]),
+                _round_count(expansion.total(column[2]), seen[2]),
+                seen[0],
+                seen[2],
+                largest,
+            )
+        )
+    return sorted(out, key=lambda e: (-e.items.estimate, -e.sampled_items, values.sort_key(e.key)))

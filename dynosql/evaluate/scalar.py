@@ -378,6 +378,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SPLIT_PART": _split_part,
     "STARTS_WITH": _starts_with,
     "LIKE": _like,
+    "IS_NULL": lambda a: a is None,  # an expression's NULL (`p IS NULL` is predicate.py's)
     "COALESCE": _coalesce,
     "NULLIF": _nullif,
     "CAST_NUMBER": _cast_number,
@@ -418,4 +419,4 @@ def apply(func: str, args: list[Any]) -> Any:
     return FUNCTIONS[func](*args)
 
 
-_NULL_AWARE = ("COALESCE", "CONCAT", "NULLIF")
+_NULL_AWARE = ("COALESCE", "CONCAT", "NULLIF", "IS_NULL")

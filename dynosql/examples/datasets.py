@@ -1,4 +1,4 @@
-"""The four example datasets behind ``dynosql --local`` and the execution tests.
+"""The five example datasets behind ``dynosql --local`` and the execution tests.
 
 Each one is a common single-table design, small enough for moto (which sorts a whole table on
 every Query, so a few thousand items is the comfortable size) and shaped to show one family of
@@ -10,6 +10,8 @@ access patterns:
   negative and two-decimal numbers, stored NULLs.
 - ``tenants`` — an overloaded table (users, invoices, events under one ``pk``) with a sparse
   GSI that only holds open and paid invoices.
+- ``usage``   — API calls per tenant under a write-sharded key (``acme#3``): the busiest tenant's
+  calls are spread over 8 partition keys, summed back on read with ``SPLIT_PART(pk, '#', 1)``.
 
 Generation is deterministic: every dataset draws from its own ``random.Random(seed)``, so two
 runs give equal items and tests may pin counts and values. Items are *decoded* Python values
@@ -546,6 +548,53 @@ def _tenants_items() -> Iterator[dict[str, Any]]:
             }
 
 
+# --- usage -------------------------------------------------------------------------------------
+
+USAGE_TABLE: dict[str, Any] = {
+    "TableName": "usage",
+    "KeySchema": _key_schema("pk", "sk"),
+    "AttributeDefinitions": _attribute_definitions("pk", "sk"),
+    "BillingMode": "PAY_PER_REQUEST",
+}
+
+# tenant -> (API calls on 2026-05-04, write shards). Write sharding (AWS's partition-key
+# guidance for a hot key): each call goes to ``<tenant>#<random shard>``, so one busy tenant's
+# writes spread over several partition keys; reads sum the shards back (``SPLIT_PART(pk, '#',
+# 1)``). The busiest tenant has the most shards.
+_USAGE_TENANTS = {
+    "acme": (150, 8),
+    "globex": (60, 4),
+    "initech": (35, 2),
+    "umbrella": (30, 2),
+    "hooli": (25, 1),
+}
+_ENDPOINTS = {"GET /invoices": 40, "GET /users": 25, "POST /invoices": 15, "POST /events": 20}
+_HTTP_STATUS = {200: 85, 201: 6, 404: 4, 429: 3, 500: 2}
+
+
+def _usage_items() -> Iterator[dict[str, Any]]:
+    rng = random.Random(20260505)
+    start = datetime(2026, 5, 4, tzinfo=timezone.utc)
+    span_ms = 24 * 3600 * 1000
+    for tenant, (calls, shards) in _USAGE_TENANTS.items():
+        seen: set[tuple[str, str]] = set()
+        while len(seen) < calls:
+            pk = f"{tenant}#{rng.randrange(shards)}"
+            sk = _iso_ms(start + timedelta(milliseconds=rng.randrange(span_ms)))
+            if (pk, sk) in seen:
+                continue
+            seen.add((pk, sk))
+            endpoint = rng.choices(list(_ENDPOINTS), list(_ENDPOINTS.values()))[0]
+            status = rng.choices(list(_HTTP_STATUS), list(_HTTP_STATUS.values()))[0]
+            yield {
+                "pk": pk,
+                "sk": sk,
+                "endpoint": endpoint,
+                "status": _num(status),
+                "latencyMs": _num(int(40 * rng.lognormvariate(0, 0.5)) + 1),
+            }
+
+
 # --- registry ----------------------------------------------------------------------------------
 
 DATASETS: dict[str, Dataset] = {
@@ -574,6 +623,13 @@ DATASETS: dict[str, Dataset] = {
         "Overloaded multi-tenant table: USER#, INVOICE#, EVENT# under pk=TENANT#<name>; "
         "sparse GSI gsi1 of open/paid invoices by due date.",
         _tenants_items,
+    ),
+    "usage": Dataset(
+        "usage",
+        USAGE_TABLE,
+        "API calls of 2026-05-04, write-sharded: pk=<tenant>#<shard> (acme over 8 shards), "
+        "sk=ISO time with ms.",
+        _usage_items,
     ),
 }
 
@@ -640,7 +696,7 @@ def write_items(
 def load(client: Any, names: Iterable[str] | None = None, workers: int = 4) -> dict[str, int]:
     """Create the example tables (waiting until ACTIVE) and write their items.
 
-    ``names`` picks datasets (default: all four). Tables are loaded concurrently, one thread
+    ``names`` picks datasets (default: all). Tables are loaded concurrently, one thread
     per table, each with real BatchWriteItem requests of 25 items. Returns items written per
     table. Raises the service's error if a table already exists.
     """

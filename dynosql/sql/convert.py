@@ -804,6 +804,14 @@ class _Converter:
                 return ast.Function("attribute_not_exists", self.path(e.this), None, self.pos(e))
             if not isinstance(e.expression, exp.Null):
                 raise self.fail("IS takes NULL, NOT NULL, MISSING or NOT MISSING", e)
+            if not isinstance(e.this, exp.Column | exp.Dot | exp.Bracket):
+                subject = o(e.this)
+                if isinstance(subject, ast.Scalar | ast.Case | ast.Aggregate):
+                    # SUBSTR(x, 1, 2) IS NULL: the expression's NULL (x missing, NULL or of
+                    # another type), checked client-side; `p IS NULL` stays DynamoDB's
+                    text = f"{sql_text(subject)} IS NULL"
+                    null = ast.Scalar("IS_NULL", (subject,), text, self.pos(e))
+                    return ast.Compare("=", null, ast.Literal(True), self.pos(e))
             return ast.IsNull(self.path(e.this), self.pos(e))
         if isinstance(e, exp.Contains):
             return ast.Function("contains", self.path(e.this), o(e.expression), self.pos(e))

@@ -128,8 +128,6 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
         if m.group(4):
             sample = _sample(chunk, code, m.start(4), m.group(4), m.group(5))
         by = _hot_keys_by(chunk, m.start(3), m.end(3)) if m.group(3) else None
-        if by is not None and sample is not None:
-            raise _error(chunk, code, m.start(4), "SHOW HOT KEYS … BY takes no SAMPLE (yet)")
         return ast.ShowHotKeys(
             _unquote(m.group(1)),
             _unquote(m.group(2)) if m.group(2) else None,

@@ -41,7 +41,7 @@ def sql_text(node: Any, nested: bool = False) -> str:
         if (
             node.op == "="
             and isinstance(left, ast.Scalar)
-            and left.func in ("LIKE", "STARTS_WITH")
+            and left.func in ("LIKE", "STARTS_WITH", "IS_NULL")
             and isinstance(right, ast.Literal)
             and right.value is True
         ):
@@ -102,4 +102,6 @@ def expression_text(func: str, args: tuple[Any, ...]) -> str:
         return f"{func}({', '.join(sql_text(a) for a in shown)})"
     if func == "LIKE":
         return f"{sql_text(args[0])} LIKE {sql_text(args[1])}"
+    if func == "IS_NULL":
+        return f"{sql_text(args[0])} IS NULL"
     return f"{func}({', '.join(sql_text(a) for a in args)})"

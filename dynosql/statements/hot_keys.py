@@ -8,7 +8,7 @@ says so.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -91,11 +91,7 @@ def _by_logical_key(ctx: Context, plan: Plan, stats: Stats, limit: int, by: Any)
     per-key tally are the plain report's; the expression maps each partition-key value to its
     logical key afterwards (one evaluation per distinct key, not per item)."""
     pk = plan.access.keys.pk
-    other = [p.text for p in paths_in(by) if p.elements != (pk,)]
-    if other:
-        raise PlanError(
-            f"SHOW HOT KEYS … BY takes an expression of the partition key {pk}, not {other[0]}"
-        )
+    _check_by(pk, by)
     result = Result(
         ["key", "shards", "items", "bytes", "share", "rcu", "bar"],
         iter(()),
@@ -113,12 +109,11 @@ def _by_logical_key(ctx: Context, plan: Plan, stats: Stats, limit: int, by: Any)
 def _logical_rows(
     ctx: Context, plan: Plan, stats: Stats, limit: int, result: Result, by: Any
 ) -> Iterator[dict[str, Any]]:
-    pk = plan.access.keys.pk
     consistent = plan.consistent
+    logical_of = _logical_of(plan.access.keys.pk, by)
     logical: dict[Any, list[Any]] = {}  # hashable key -> [key, items, bytes, shards, rcu, top]
     for value, items, size in _count(ctx, plan, stats):
-        key = operand_value(by, {} if value is None else {pk: value})
-        key = None if key is values.MISSING else key
+        key = logical_of(value)
         entry = logical.setdefault(values.hashable(key), [key, 0, 0, 0, Decimal(0), 0])
         entry[1] += items
         entry[2] += size
@@ -140,6 +135,116 @@ def _logical_rows(
             "rcu": rcu,
             "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
         }
+
+
+def _check_by(pk: str, by: Any) -> None:
+    other = [p.text for p in paths_in(by) if p.elements != (pk,)]
+    if other:
+        raise PlanError(
+            f"SHOW HOT KEYS … BY takes an expression of the partition key {pk}, not {other[0]}"
+        )
+
+
+def _logical_of(pk: str, by: Any) -> Callable[[Any], Any]:
+    """The BY expression as a map from a partition-key value (None or MISSING: an item
+    without one, as an index may hold) to its logical key (None where the expression is)."""
+
+    def logical(value: Any) -> Any:
+        absent = value is None or value is values.MISSING
+        key = operand_value(by, {} if absent else {pk: value})
+        return None if key is values.MISSING else key
+
+    return logical
+
+
+def _sampled_by_logical_key(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Result:
+    """``SHOW HOT KEYS FROM t BY <expr> SAMPLE p PERCENT``: the logical keys of the sampled
+    segments, their shards, items and bytes estimated for the table with 95% intervals
+    (`dynosql.evaluate.sample_stats.logical_key_sample`)."""
+    from dynosql.evaluate.sample_stats import CONFIDENCE, logical_key_sample, scaling_text
+
+    assert plan.sample is not None and statement.by is not None
+    spec, by, pk = plan.sample, statement.by, plan.access.keys.pk
+    _check_by(pk, by)
+    stats = Stats(expected_items=plan.estimate.items or None)
+    limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
+    target = (
+        plan.table.name if plan.access.name is None else f"{plan.table.name}.{plan.access.name}"
+    )
+    percent = format(spec.percent.normalize(), "f")
+    result = Result(
+        ["key", "shards", "shards low", "shards high", "items", "items low", "items high"]
+        + ["bytes", "bar"],
+        iter(()),
+        stats,
+        warnings=list(plan.warnings),
+        human_only=("bar",),
+        title=(
+            f"logical keys: {getattr(by, 'text', pk)} of {pk}, estimated from {spec.k} of "
+            f"{spec.total} segments of {target} (seed {spec.seed})"
+        ),
+    )
+    how = scaling_text(spec)
+    result.notes.extend(
+        [
+            f"SAMPLE {percent} PERCENT: read {spec.k} of {spec.total} Scan segments (seed "
+            f"{spec.seed}; repeat with REPEATABLE ({spec.seed})).",
+            f"shards, items and bytes are estimates for the whole table with {CONFIDENCE:.0%} "
+            f"confidence intervals ('… low', '… high' columns; those of bytes in the JSON document): items "
+            f"and bytes {how}, shards scaled by {spec.total}/{spec.k} (each shard lies in one "
+            "segment, as SHOW HOT KEYS … SAMPLE counts keys). A logical key's shards hash into "
+            "segments of their own, so its items spread over the segments and scale; a "
+            "logical key of one shard is sampled whole or not at all (a wide interval), and "
+            "one none of whose shards was sampled is missing.",
+            _notes(plan, [], 1)[0],
+        ]
+    )
+
+    def rows() -> Iterator[dict[str, Any]]:
+        ranked = logical_key_sample(ctx.pages(plan, stats), pk, _logical_of(pk, by), spec)
+        result.document = {
+            "sample": spec.document(),
+            "logical_keys": [
+                {
+                    "key": e.key,
+                    **{
+                        name: {"estimate": iv.estimate, "low": iv.low, "high": iv.high}
+                        for name, iv in (
+                            ("shards", e.shards),
+                            ("items", e.items),
+                            ("bytes", e.size),
+                        )
+                    },
+                    "sampled_shards": e.sampled_shards,
+                    "sampled_items": e.sampled_items,
+                }
+                for e in ranked
+            ],
+        }
+        for e in ranked[:MAX_KEY_NOTES]:
+            if e.sampled_shards >= 2:
+                result.notes.append(
+                    f"{e.key}: {e.sampled_shards} of its shards sampled (~{e.shards.estimate} in "
+                    f"the table); its largest sampled shard holds "
+                    f"{e.largest_shard / e.sampled_items:.0%} of its sampled items (even: "
+                    f"{1 / e.sampled_shards:.0%})"
+                )
+        top = ranked[0].items.estimate if ranked else 1
+        for e in ranked[:limit]:
+            yield {
+                "key": e.key,
+                "shards": e.shards.estimate,
+                "shards low": e.shards.low,
+                "shards high": e.shards.high,
+                "items": e.items.estimate,
+                "items low": e.items.low,
+                "items high": e.items.high,
+                "bytes": e.size.estimate,
+                "bar": "█" * max(1, round(BAR_WIDTH * e.items.estimate / (top or 1))),
+            }
+
+    result.rows = rows()
+    return result
 
 
 def _shard_notes(ranked: list[list[Any]]) -> list[str]:
@@ -270,6 +375,8 @@ def _run(ctx: Context, statement: ast.ShowHotKeys) -> Result:
         from dynosql.statements.tablesample import sampled_hot_keys, seeded
 
         statement = seeded(statement)
+        if statement.by is not None:
+            return _sampled_by_logical_key(ctx, statement, plan_of(ctx, statement))
         return sampled_hot_keys(ctx, statement, plan_of(ctx, statement))
     return hot_keys(ctx, statement)
 
