@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "dynosql"
@@ -31,8 +32,10 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module `path` imports (absolute names), type-only imports included."""
+@cache
+def _imports(path: Path) -> frozenset[str]:
+    """Every module `path` imports (absolute names), type-only imports included (each file
+    parsed once: five tests ask)."""
     tree = ast.parse(path.read_text())
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -55,7 +58,7 @@ def _imports(path: Path) -> set[str]:
             visit(child)
 
     visit(tree)
-    return found
+    return frozenset(found)
 
 
 def _graph() -> dict[str, set[str]]:

@@ -175,7 +175,7 @@ def test_read_only_and_missing_file(session: Session, tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_throttled_every_third_call_writes_every_row_once(backend: Any, tmp_path: Path) -> None:
     """Throttling on every 3rd BatchWriteItem through the fault proxy: every row lands once.
-    750 rows in the suite (the proxy costs ~60 ms a call: 30 calls and 10 throttles); the
+    750 rows in the suite (30 calls and 10 throttles); the
     issue's 50,000: ``DYNOSQL_THROTTLED_ROWS=50000 python -m pytest tests/test_copy.py -k
     "throttled and dynalite"`` (about 3 minutes)."""
     count = int(os.environ.get("DYNOSQL_THROTTLED_ROWS", "750"))
