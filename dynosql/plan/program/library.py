@@ -538,8 +538,11 @@ def replace(s, old, new):
 def starts_with(s, prefix):
     if isinstance(s, str) and isinstance(prefix, str):
         return s.startswith(prefix)
+    if isinstance(s, Binary | bytes) and isinstance(prefix, Binary | bytes):
+        return bytes(s).startswith(bytes(prefix))
     return None
 """,
+    needs=("kind",),
     imports=("from decimal import Decimal",),
 )
 
@@ -608,6 +611,126 @@ def date_trunc(unit, ts):
     imports=("import calendar", "import datetime", "import re"),
 )
 
+_helper(
+    "more_strings",
+    '''
+def trim(s, chars=" ", where="BOTH"):
+    """TRIM([LEADING|TRAILING|BOTH] [chars FROM] s)."""
+    if not isinstance(s, str) or not isinstance(chars, str):
+        return None
+    if where == "LEADING":
+        return s.lstrip(chars)
+    if where == "TRAILING":
+        return s.rstrip(chars)
+    return s.strip(chars)
+
+
+def split_part(s, sep, n):
+    """The n-th field (1-based; negative counts from the end), '' beyond the last."""
+    index = whole(n)
+    if not (isinstance(s, str) and isinstance(sep, str)) or index is None or index == 0:
+        return None
+    parts = s.split(sep) if sep else [s]
+    if abs(index) > len(parts):
+        return ""
+    return parts[index - 1] if index > 0 else parts[index]
+
+
+def like_value(s, pattern):
+    """LIKE as a value (in the select list): NULL unless both are strings."""
+    if not isinstance(s, str) or not isinstance(pattern, str):
+        return None
+    return like(s, pattern)
+''',
+    needs=("whole", "like"),
+)
+
+_helper(
+    "casts",
+    '''
+def cast_number(a):
+    """CAST(… AS NUMBER): a number as it is; a string holding a DynamoDB number (at most 38
+    significant digits, 1E-130 to 9.99…E+125 in size); anything else NULL."""
+    if isinstance(a, Decimal):
+        return a
+    if not isinstance(a, str):
+        return None
+    try:
+        n = Decimal(a.strip())
+        digits = len(n.normalize(EXACT).as_tuple().digits)
+    except (decimal.InvalidOperation, decimal.Overflow):
+        return None
+    if not n.is_finite() or digits > 38:
+        return None
+    if n and not (Decimal("1E-130") <= n.copy_abs() <= Decimal("9.9999999999999999999999999999999999999E+125")):
+        return None
+    return n
+
+
+def cast_string(a):
+    """CAST(… AS STRING): text of strings, numbers and booleans; else NULL."""
+    return text_of(a)
+''',
+    needs=("text_of",),
+)
+
+_helper(
+    "epoch",
+    '''
+def from_unixtime(a):
+    """Epoch seconds as ISO-8601 UTC text; a fraction keeps its digits, padded to
+    milliseconds (or micro-, nanoseconds)."""
+    if number(a) is None:
+        return None
+    try:
+        moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(
+            seconds=int(a.to_integral_value(rounding=decimal.ROUND_FLOOR))
+        )
+    except (OverflowError, ValueError):
+        return None
+    if not 1 <= moment.year <= 9999:
+        return None
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    fraction = EXACT.subtract(a, a.to_integral_value(rounding=decimal.ROUND_FLOOR))
+    if fraction:
+        digits = format(fraction.normalize(EXACT), "f")[2:]
+        text += "." + digits.ljust(-(-len(digits) // 3) * 3, "0")
+    return text + "Z"
+
+
+def to_unixtime(a):
+    """ISO-8601 text as epoch seconds, exactly; no zone means UTC."""
+    m = ISO.match(a) if isinstance(a, str) else None
+    if m is None:
+        return None
+    year, month, day, hour, minute, second = (int(g) if g else 0 for g in m.groups()[:6])
+    try:
+        datetime.datetime(year or 1, month or 1, day or 1, hour, minute, second)
+    except ValueError:
+        return None
+    total = Decimal(calendar.timegm((year, month, day or 1, hour, minute, second, 0, 0, 0)))
+    if m.group(7):
+        total = EXACT.add(total, Decimal("0" + m.group(7)))
+    zone = m.group(8)
+    if zone and zone != "Z":
+        sign = -1 if zone[0] == "-" else 1
+        digits = zone[1:].replace(":", "")
+        offset = int(digits[:2]) * 3600 + (int(digits[2:4]) * 60 if len(digits) > 2 else 0)
+        total = EXACT.subtract(total, Decimal(sign * offset))
+    return total
+
+
+def now(bound=None):
+    """NOW(): the statement's time when it was bound, else the time the program runs
+    (ISO-8601 UTC with milliseconds)."""
+    if bound is not None:
+        return bound
+    moment = datetime.datetime.now(datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+''',
+    needs=("date_trunc",),
+)
+
 # SQL function name -> (the helper that defines it, the Python function name)
 FUNCTIONS: dict[str, tuple[str, str]] = {
     "+": ("add", "add"),
@@ -631,6 +754,14 @@ FUNCTIONS: dict[str, tuple[str, str]] = {
     "COALESCE": ("coalesce", "coalesce"),
     "NULLIF": ("coalesce", "nullif"),
     "DATE_TRUNC": ("date_trunc", "date_trunc"),
+    "TRIM": ("more_strings", "trim"),
+    "SPLIT_PART": ("more_strings", "split_part"),
+    "LIKE": ("more_strings", "like_value"),
+    "CAST_NUMBER": ("casts", "cast_number"),
+    "CAST_STRING": ("casts", "cast_string"),
+    "FROM_UNIXTIME": ("epoch", "from_unixtime"),
+    "TO_UNIXTIME": ("epoch", "to_unixtime"),
+    "NOW": ("epoch", "now"),
 }
 
 # --- aggregates and sample estimates -----------------------------------------------------------
