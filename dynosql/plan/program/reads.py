@@ -134,19 +134,23 @@ def _pages(plan: Plan, request: Request, params: dict[str, Any], env: Env) -> li
         env.use("responses")
         out = [f'    for page in responses("{_METHODS[request.operation]}", {text}):']
     out.append('        found = page.get("Items", [])')
-    if plan.fetch is not None:
-        env.use("fetch")
-        table = plan.table.name
-        template = {
-            k: v for k, v in plan.fetch.params["RequestItems"][table].items() if k != "Keys"
-        }
-        keys = list(plan.table.keys.names)
-        out.append(f"        # {plan.access.name} does not project every attribute needed")
-        out.append(
-            f"        found = fetch(found, {table!r}, {params_text(template, '        ')}, {keys!r})"
-        )
+    out += _fetch(plan, env)
     out.append("        for raw in found:")
     return out
+
+
+def _fetch(plan: Plan, env: Env) -> list[str]:
+    """The whole items behind a page of index entries, when the index lacks attributes."""
+    if plan.fetch is None:
+        return []
+    env.use("fetch")
+    table = plan.table.name
+    template = {k: v for k, v in plan.fetch.params["RequestItems"][table].items() if k != "Keys"}
+    keys = list(plan.table.keys.names)
+    return [
+        f"        # {plan.access.name} does not project every attribute needed",
+        f"        found = fetch(found, {table!r}, {params_text(template, '        ')}, {keys!r})",
+    ]
 
 
 def sampled_pages(plan: Plan, env: Env) -> list[str]:
@@ -162,7 +166,9 @@ def sampled_pages(plan: Plan, env: Env) -> list[str]:
         f"    # the seeded sample's segments, of {plan.sample.total}",
         f"    sampled = {params_text(list(plan.sample.segments), '    ')}",
         f"    for segment, page in segments({text}, sampled, {plan.sample.total}):",
-        '        found = [typed(raw) for raw in page.get("Items", [])]',
+        '        found = page.get("Items", [])',
+        *_fetch(plan, env),
+        "        found = [typed(raw) for raw in found]",
     ]
     if request.residual is not None:
         out.append(

@@ -136,7 +136,7 @@ def _aggregate_rows(plan: Plan, env: Env) -> list[str]:
     out += ["def rows():", '    """The groups, then the statement\'s rows from them."""', *body]
     if statement.having is not None:
         out.append(
-            f"    groups = [group for group in groups if {condition(statement.having, genv)}]"
+            f"    # HAVING\n    groups = [group for group in groups if {condition(statement.having, genv)}]"
         )
     if statement.order_by:
         out += _order_by(statement.order_by, genv, "group")
