@@ -405,3 +405,63 @@ def test_the_programs_functions_answer_as_dynosqls() -> None:
             assert _canonical([{"v": theirs}]) == _canonical([{"v": ours}]), (func, args)
             checked += 1
     assert checked > 3000
+
+
+def test_the_programs_rules_answer_as_dynosqls() -> None:
+    """The value rules a program restates (comparison, equality, begins_with, contains,
+    size(), LIKE, ORDER BY's order, DISTINCT's identity) against dynosql's own
+    (evaluate/predicate.py, values.py) over pairs of values of every type."""
+    from boto3.dynamodb.types import Binary
+
+    from dynosql.evaluate import predicate
+    from dynosql.plan.program import library
+
+    names = ["compare", "begins_with", "contains", "size", "like", "order_key", "hashable"]
+    imports, text = library.source(names)
+    ns: dict[str, Any] = {}
+    exec("\n".join(imports) + "\n" + text, ns)  # noqa: S102 - the helpers under test
+    samples: list[Any] = [
+        MISSING, None, True, False, "", "a", "ab", "Zebra", "apple", "Äpfel", "😀",
+        Decimal(1), Decimal("1.0"), Decimal(-2), Decimal("1e-5"), b"", b"a", b"\xff",
+        [Decimal(1), "a"], ["a"], {"k": Decimal(1)}, {"k": Decimal("1.00")},
+        values.set_of(["a", "b"]), values.set_of([Decimal(1), Decimal(2)]), values.set_of([b"a"]),
+    ]  # fmt: skip
+
+    def boto(v: Any) -> Any:
+        """The value as boto3's TypeDeserializer gives it to the program."""
+        if v is MISSING:
+            return ns["MISSING"]
+        if isinstance(v, bytes):
+            return Binary(v)
+        if isinstance(v, list):
+            return [boto(x) for x in v]
+        if isinstance(v, dict):
+            return {k: boto(x) for k, x in v.items()}
+        if isinstance(v, frozenset):
+            return {boto(x) for x in v}
+        return v
+
+    def order(v: Any) -> Any:
+        return values.sort_key(v)
+
+    for a, b in itertools.product(samples, repeat=2):
+        x, y = boto(a), boto(b)
+        for op in ("=", "<>", "<", "<=", ">", ">="):
+            assert ns["compare"](x, op, y) == predicate.compare(op, a, b), (a, op, b)
+        assert ns["begins_with"](x, y) == predicate.begins_with(a, b), (a, b)
+        assert ns["contains"](x, y) == predicate.contains(a, b), (a, b)
+        assert (ns["order_key"](x) < ns["order_key"](y)) == (order(a) < order(b)), (a, b)
+        same = ns["hashable"](x) == ns["hashable"](y)
+        assert same == (values.hashable(a) == values.hashable(b)), (a, b)
+        if isinstance(a, str) and isinstance(b, str):
+            for pattern in (b, b + "%", "%" + b, "_" + b):
+                theirs = ns["like"](x, pattern)
+                assert theirs == predicate.matches(
+                    ast.Like(ast.Path(("p",), "p"), pattern), {"p": a}
+                )
+    for a in samples:
+        theirs = ns["size"](boto(a))
+        ours = predicate.size_of(a)
+        assert (theirs is ns["MISSING"]) == (ours is MISSING) and (
+            ours is MISSING or theirs == ours
+        )

@@ -235,7 +235,9 @@ _helper(
 def size(value):
     """size(): a string's characters, binary's bytes, a set's, list's or map's elements;
     other types (and a missing value) have none, so a comparison with it is false."""
-    if kind(value) in ("S", "B", "L", "M", "SS", "NS", "BS"):
+    if kind(value) == "B":
+        return Decimal(len(bytes(value)))
+    if kind(value) in ("S", "L", "M", "SS", "NS", "BS"):
         return Decimal(len(value))
     return MISSING
 ''',
