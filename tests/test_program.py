@@ -339,7 +339,7 @@ def test_every_program_answers_as_dynosql(name: str) -> None:
 def test_explain_format_python_through_the_session(moto_examples_backend) -> None:
     """The statements as a user writes them: each program runs and gives the statement's
     rows (a filter DynamoDB checks, a client-side GROUP BY with HAVING and a top-n ORDER BY,
-    a seeded sample's estimates)."""
+    a seeded sample's estimates, CASE and arithmetic under a NULLS LAST top-n)."""
     session = Session(moto_examples_backend.client())
     filtered = (
         "SELECT SK, size, meta.iso FROM drive WHERE PK = 'DRIVE#alice' "
@@ -350,10 +350,15 @@ def test_explain_format_python_through_the_session(moto_examples_backend) -> Non
         "GROUP BY PK HAVING COUNT(*) > 1 ORDER BY bytes DESC LIMIT 3"
     )
     sampled = "SELECT COUNT(*), AVG(size) FROM drive TABLESAMPLE (50 PERCENT) REPEATABLE (5)"
+    expressions = (
+        "SELECT SK, CASE WHEN size > 1000 THEN 'big' ELSE 'small' END AS k, size * 2 AS d "
+        "FROM drive WHERE PK = 'DRIVE#bob' ORDER BY size DESC NULLS LAST LIMIT 4"
+    )
     for sql, steps in [
         (filtered, ("def responses(", "LastEvaluatedKey", "compare(at(item, ('size',))")),
         (grouped, ("def add(state, item)", "groups = [group for group in groups if", "nsmallest")),
         (sampled, ("def estimate_ratio(", "TotalSegments")),
+        (expressions, ("call(multiply", "null_if_missing(", "heapq.nsmallest(4")),
     ]:
         result = session.execute("EXPLAIN (FORMAT PYTHON) " + sql)
         text = result.document["program"]
