@@ -414,14 +414,16 @@ def test_the_programs_functions_answer_as_dynosqls() -> None:
 
 def test_the_programs_rules_answer_as_dynosqls() -> None:
     """The value rules a program restates (comparison, equality, begins_with, contains,
-    size(), LIKE, ORDER BY's order, DISTINCT's identity) against dynosql's own
-    (evaluate/predicate.py, values.py) over pairs of values of every type."""
+    size(), LIKE, ORDER BY's order, DISTINCT's identity, ITEM_SIZE/RCU/WCU) against
+    dynosql's own (evaluate/predicate.py, evaluate/scalar.py, values.py) over values of
+    every type."""
     from boto3.dynamodb.types import Binary
 
     from dynosql.evaluate import predicate
     from dynosql.plan.program import library
 
     names = ["compare", "begins_with", "contains", "size", "like", "order_key", "hashable"]
+    names.append("item_measure")
     imports, text = library.source(names)
     ns: dict[str, Any] = {}
     exec("\n".join(imports) + "\n" + text, ns)  # noqa: S102 - the helpers under test
@@ -464,6 +466,16 @@ def test_the_programs_rules_answer_as_dynosqls() -> None:
                 assert theirs == predicate.matches(
                     ast.Like(ast.Path(("p",), "p"), pattern), {"p": a}
                 )
+    from dynosql.evaluate.scalar import item_measure
+    from dynosql.sql.keywords import ITEM_MEASURES
+
+    for n, k in itertools.product(range(0, len(samples), 5), (1, 9, 60)):  # to past 4 KB
+        item = {f"a{i}": v for i, v in enumerate(samples[n:] * k) if v is not MISSING}
+        typed = boto(item)
+        for func, modes in ITEM_MEASURES.items():
+            for mode in modes or (None,):
+                theirs = ns["item_measure"](func, typed, mode)
+                assert theirs == item_measure(func, item, mode), (func, mode, n, k)
     for a in samples:
         theirs = ns["size"](boto(a))
         ours = predicate.size_of(a)

@@ -15,6 +15,7 @@ from typing import Any
 from dynosql import values
 from dynosql.plan.program.library import FUNCTIONS
 from dynosql.sql import ast
+from dynosql.sql.keywords import ITEM_MEASURES
 
 
 class Unwritable(Exception):
@@ -76,6 +77,12 @@ def value(o: Any, env: Env) -> str:
     if isinstance(o, ast.Size):
         env.use("size")
         return f"size({value(o.path, env)})"
+    if isinstance(o, ast.Scalar) and o.func in ITEM_MEASURES:
+        if env.group_by is not None:  # never on a group: the parser asks for an item
+            raise Unwritable(f"{o.func}() over a group")
+        env.use("item_measure")
+        mode = "".join(", " + literal(a.value, env) for a in o.args)
+        return f"item_measure({o.func!r}, {env.row}{mode})"
     if isinstance(o, ast.Scalar):
         if o.func not in FUNCTIONS:
             raise Unwritable(f"{o.func}(): its value is not the same when the program runs")

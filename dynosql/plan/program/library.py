@@ -733,6 +733,55 @@ def now(bound=None):
     needs=("date_trunc",),
 )
 
+_helper(
+    "item_measure",
+    '''
+def value_size(value):
+    """A value's billed bytes: a string's UTF-8 bytes; a number about one byte per two
+    significant digits plus one (21 at most); binary its bytes; a boolean or NULL one; a
+    list or map 3 plus its elements (1 more each, and a map's names); a set its elements."""
+    k = kind(value)
+    if k == "S":
+        return len(value.encode("utf-8"))
+    if k == "N":
+        if value == 0:
+            return 1
+        sign, digits, exponent = value.normalize(EXACT).as_tuple()
+        n = len(digits)
+        first = n + exponent - 1  # digits are stored in pairs aligned on the decimal point
+        size = 1 + (n + 1) // 2 + (0 if n % 2 or first % 2 else 1)
+        return min(size + (1 if sign else 0), 21)
+    if k == "B":
+        return len(bytes(value))
+    if k in ("BOOL", "NULL"):
+        return 1
+    if k == "L":
+        return 3 + sum(value_size(v) + 1 for v in value)
+    if k == "M":
+        return 3 + sum(len(n.encode("utf-8")) + value_size(v) + 1 for n, v in value.items())
+    return sum(value_size(v) for v in value)  # a set
+
+
+def item_measure(func, item, mode=None):
+    """ITEM_SIZE(): the item's bytes (names and values); ITEM_RCU(mode): one GetItem of it,
+    4 KB units, half for 'eventual', twice for 'transactional'; ITEM_WCU(mode): one PutItem
+    of it, 1 KB units, twice for 'transactional' (index writes not counted)."""
+    size = sum(len(name.encode("utf-8")) + value_size(v) for name, v in item.items())
+    if func == "ITEM_SIZE":
+        return Decimal(size)
+    if func == "ITEM_RCU":
+        units = Decimal(max(1, math.ceil(size / 4096)))
+        if mode == "transactional":
+            return units * 2
+        return units if mode == "strong" else units / 2
+    units = Decimal(max(1, math.ceil(size / 1024)))
+    return units * 2 if mode == "transactional" else units
+''',
+    needs=("kind", "number"),
+    imports=("import math",),
+)
+
+
 # SQL function name -> (the helper that defines it, the Python function name)
 FUNCTIONS: dict[str, tuple[str, str]] = {
     "+": ("add", "add"),
