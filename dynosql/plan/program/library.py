@@ -26,7 +26,9 @@ class Helper:
 HELPERS: dict[str, Helper] = {}
 
 
-def _helper(name: str, source: str, needs: tuple[str, ...] = (), imports: tuple[str, ...] = ()):
+def _helper(
+    name: str, source: str, needs: tuple[str, ...] = (), imports: tuple[str, ...] = ()
+) -> None:
     HELPERS[name] = Helper(needs, imports, source.strip("\n"))
 
 
