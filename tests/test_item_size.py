@@ -191,13 +191,24 @@ def test_a_keys_only_index_read_fetches_whole_items(moto_backend: Backend, table
 
 def test_the_doors_that_cannot_size_items_say_so(moto_backend: Backend, table: str) -> None:
     session = Session(moto_backend.client())
-    with pytest.raises(PlanError, match=r"does not yet write expressions such as ITEM_SIZE\(\);"):
-        session.execute(f"EXPLAIN (FORMAT PYTHON) SELECT pk, ITEM_SIZE() FROM {table}")
-    # the export engine sizes the export's whole items (tests/test_export_engine.py); Athena
-    # computes no expression
+    # FORMAT PYTHON writes them (tests/test_program.py); the export engine sizes the export's
+    # whole items (tests/test_export_engine.py); Athena computes no expression
     session.execute("SET engine = athena")
     with pytest.raises(PlanError, match=r"does not support expressions such as ITEM_SIZE\(\);"):
         list(session.execute(f"SELECT SUM(ITEM_SIZE()) FROM {table}"))
+
+
+def test_the_python_program_sizes_items_as_dynosql(moto_backend: Backend, table: str) -> None:
+    """EXPLAIN (FORMAT PYTHON) writes ITEM_SIZE(), ITEM_RCU() and ITEM_WCU() out: the program's
+    rows are the statement's."""
+    from test_program import _canonical, _run
+
+    session = Session(moto_backend.client())
+    sql = f"SELECT pk, sk, ITEM_SIZE() AS n, ITEM_RCU('strong') AS r, ITEM_WCU() AS w FROM {table}"
+    text = session.execute("EXPLAIN (FORMAT PYTHON) " + sql).document["program"]
+    assert "def item_measure(" in text
+    theirs, ours = _canonical(_run(text, table, moto_backend)), _canonical(rows(session, sql))
+    assert sorted(theirs) == sorted(ours) and ours  # a Scan: no order to compare
 
 
 def test_sizes_equal_the_wire_sizer_of_the_raw_items(moto_backend: Backend, table: str) -> None:

@@ -48,6 +48,10 @@ def program(ctx: Context, explain: ast.Explain) -> Result:
     assert isinstance(statement, ast.Select)
     if statement.export is not None or ctx.settings.engine != "dynamodb":
         raise PlanError("EXPLAIN (FORMAT PYTHON) writes DynamoDB requests: use --engine dynamodb")
+    if statement.sample is not None:  # the program reads the seeded segments EXPLAIN shows
+        from dynosql.statements.tablesample import seeded
+
+        statement = seeded(statement)
     plan = plan_of(ctx, statement)
     region = str(getattr(ctx.client.meta, "region_name", "") or "us-east-1")
     text = write_program(plan, region, f"{plan.label}: the requests dynosql plans")
