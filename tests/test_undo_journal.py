@@ -581,29 +581,38 @@ def _intent_of(journal: str, sk: int) -> dict[str, Any]:
     return mine[0]
 
 
+@pytest.mark.parametrize("read", [True, False], ids=["read-whole", "by-key"])
 def test_a_delete_whose_answer_was_lost_is_undone_from_its_intent(
-    moto_backend: Backend, tmp_path: Path
+    moto_backend: Backend, tmp_path: Path, read: bool
 ) -> None:
     """DynamoDB deleted the item but its answer was lost; the retry found the item gone (its own
     first attempt, or someone else: nobody can tell), so the journal has no answer line for it.
-    The DELETE read the item whole first, so its intent line holds it: undo puts it back (the
-    item is absent, as the DELETE leaves it), and lists nothing as unknown."""
+    A DELETE that read the item whole first has it in the intent line: undo puts it back (the
+    item is absent, as the DELETE leaves it), and lists nothing as unknown. A DELETE by key read
+    nothing: that item stays unknown, never guessed at."""
     name, before = _table(moto_backend, items=8)
+    where = "n >= 0" if read else "sk IN (0, 2, 4, 6)"
     with FaultProxy(moto_backend.endpoint_url) as proxy:
         proxy.fail("DeleteItem", "lost", calls=[1], match=lambda b: b["Key"]["sk"] == {"N": "4"})
         session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path / "j")))
         session.assume_yes = True
-        result = session.execute(f"DELETE FROM {name} WHERE pk = 'p0' AND n >= 0")
+        result = session.execute(f"DELETE FROM {name} WHERE pk = 'p0' AND {where}")
         result.all()
     stats = result.stats
     assert (stats.matched, stats.changed, stats.uncertain) == (4, 4, 1)
-    assert "first answer was lost: old image as read before it, in the journal" in result.footer()
     assert set(_scan(moto_backend, name)) == {k for k in before if k[0] == "p1"}
     intent = _intent_of(stats.journal, 4)
+    undo = _session(moto_backend.endpoint_url, tmp_path).undo(stats.journal, force_target=True)
+    listed = undo.all()
+    if not read:
+        assert "old" not in intent and "old image unknown, listed by undo" in result.footer()
+        assert [(r["sk"], r["state"][:7]) for r in listed] == [(4, "unknown")]
+        assert _scan(moto_backend, name) == {k: v for k, v in before.items() if k[1] != 4}
+        return
+    assert "first answer was lost: old image as read before it, in the journal" in result.footer()
     assert values.decode_item(intent["old"]) == before[("p0", Decimal(4))]
     assert intent["new"] is None
-    undo = _session(moto_backend.endpoint_url, tmp_path).undo(stats.journal, force_target=True)
-    assert undo.all() == []  # nothing unknown, nothing changed since
+    assert listed == []  # nothing unknown, nothing changed since
     assert undo.stats.changed == 4
     assert "1 write(s) whose answer was never journaled" in " ".join(undo.warnings)
     assert _scan(moto_backend, name) == before
