@@ -524,6 +524,13 @@ def test_explain_prices_the_write_and_sends_no_write(backend: Backend, tmp_path:
         f"DELETE {name}: DeleteItem per item (conditional)",
         "estimate: 1 items, ~0 RCU read + ~2 WCU written",  # the table and GSI by_g
     ]
+    # a Query of the table: whole items for the same RCU, so each intent can hold its image
+    whole = [
+        r["plan"]
+        for r in session.execute(f"EXPLAIN DELETE FROM {name} WHERE pk = 'a' AND n > 10").all()
+    ]
+    assert "read (whole items):" in whole and '"ProjectionExpression"' not in "\n".join(whole)
+    assert any("each write's intent line holds the item as read" in x for x in whole)
     assert _table(backend, name)[("a", Decimal(1))]
 
 

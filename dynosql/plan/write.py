@@ -185,7 +185,11 @@ class WritePlan:
         """EXPLAIN for people: the read (when one finds the keys), then the writes."""
         out = [self.label, f"estimate: {self.estimate.text()}"]
         if read_lines is not None:
-            what = "the source rows" if self.source is not None else "the keys"
+            what = "the keys"
+            if self.source is not None:
+                what = "the source rows"
+            elif self.whole_items:
+                what = "whole items"
             out.append(f"read ({what}):")
             out.extend("  " + line for line in read_lines)
         concrete = self.requests()
@@ -199,7 +203,8 @@ class WritePlan:
         elif self.read is not None or self.source is not None:
             field_name = "Item" if self.operation == "PutItem" else "Key"
             out.append(
-                f"then, for each {'row' if self.source else 'key'} found ({field_name} filled in, 8 at a time):"
+                f"then, for each {'row' if self.source else 'item' if self.whole_items else 'key'} "
+                f"found ({field_name} filled in, 8 at a time):"
             )
             text = Request(self.operation, {**self.template, field_name: "…"}).code()
             out.extend("  " + line for line in text.splitlines())
