@@ -6,7 +6,8 @@ Format (one JSON object a line, DynamoDB JSON for every value, so every type is 
   "statement": "UPDATE …", "started": "2026-12-01T04:16:00Z"}``;
 - before each write is sent, an intent line: ``{"table": "t", "key": {…}, "intent": true}``,
   with ``"old"`` and ``"new"`` when the write's images are known before it is sent (an UPDATE or
-  DELETE whose read returned the whole item: the item as read and as the write leaves it);
+  DELETE whose read returned the whole item, a transaction's action: the item as read and as
+  the write leaves it; an undo's restore);
 - once it is answered, one line per item written: ``{"table": "t", "key": {…}, "old": {…} | null,
   "new": {…} | null}`` (``old`` null: the item did not exist; ``new`` null: the write deleted
   it), or ``{"table": "t", "key": {…}, "unchanged": true}`` when it was not written (its
@@ -192,8 +193,9 @@ class Journal:
     ) -> None:
         """A write about to be sent, on disk before it is. `images`: the item as read before
         the write and as the write will leave it, when both are known (an UPDATE or DELETE
-        whose read returned the whole item, an undo's restore): if the answer is lost, undo
-        can still tell from the item whether the write applied, and restore it."""
+        whose read returned the whole item, a transaction's action, an undo's restore): if the
+        answer is lost, undo can still tell from the item whether the write applied, and
+        restore it."""
         self.intents(table, [key], None if images is None else [images])
 
     def intents(
