@@ -4,7 +4,10 @@ Format (one JSON object a line, DynamoDB JSON for every value, so every type is 
 
 - a header line per statement: ``{"journal": 1, "table": "t", "keys": ["pk", "sk"],
   "statement": "UPDATE …", "started": "2026-12-01T04:16:00Z"}``;
-- before each write is sent, an intent line: ``{"table": "t", "key": {…}, "intent": true}``;
+- before each write is sent, an intent line: ``{"table": "t", "key": {…}, "intent": true}``,
+  with ``"old"`` and ``"new"`` when the write's images are known before it is sent (an UPDATE or
+  DELETE whose read returned the whole item, a transaction's action: the item as read and as
+  the write leaves it; an undo's restore);
 - once it is answered, one line per item written: ``{"table": "t", "key": {…}, "old": {…} | null,
   "new": {…} | null}`` (``old`` null: the item did not exist; ``new`` null: the write deleted
   it), or ``{"table": "t", "key": {…}, "unchanged": true}`` when it was not written (its
@@ -12,9 +15,12 @@ Format (one JSON object a line, DynamoDB JSON for every value, so every type is 
 
 Write-ahead: every line is flushed before the statement goes on, the intent before its request
 is sent. After Ctrl-C, a crash, a kill or exhausted retries the journal lists exactly what was
-written, and an intent with no answer line after it is a write whose outcome is unknown (sent,
-answer never recorded): undo lists those keys instead of guessing. The file is created 0600:
-old images can hold anything.
+written, and an intent with no answer line after it is a write whose answer was never recorded
+(a lost answer, a process killed in flight). Undo restores such a write from its intent's images
+only where the item is now exactly as the write would leave it (else it did not apply, or the
+item changed since: left alone); an intent without images (nothing was read: a write by key, an
+INSERT) is listed as unknown, never guessed at. The file is created 0600: old images can hold
+anything.
 
 Undo (``dynosql undo FILE``, ``UNDO 'file'``) restores each recorded item, newest first, with a
 conditional write that succeeds only while the item is still as the statement left it (every
@@ -44,6 +50,8 @@ from dynosql.errors import DynosqlError, classify
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders
 
 T = TypeVar("T")
+# a write's (old, new) images, decoded; None: the item absent (before it, or after a delete)
+Images = tuple[dict[str, Any] | None, dict[str, Any] | None]
 VERSION = 2  # 2: sequence numbers, end lines, targets, intent images, outcomes
 
 
@@ -181,27 +189,30 @@ class Journal:
         self,
         table: str,
         key: dict[str, Any],
-        images: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None,
+        images: Images | None = None,
     ) -> None:
         """A write about to be sent, on disk before it is. `images`: the item as read before
-        the write and as the write will leave it, when both are known (a guarded UPDATE, a
-        DELETE of items read whole, an INSERT): if the answer is lost, undo can still tell
-        from the item whether the write applied, and restore it."""
+        the write and as the write will leave it, when both are known (an UPDATE or DELETE
+        whose read returned the whole item, a transaction's action, an undo's restore): if the
+        answer is lost, undo can still tell from the item whether the write applied, and
+        restore it."""
         self.intents(table, [key], None if images is None else [images])
 
     def intents(
         self,
         table: str,
         keys: list[dict[str, Any]],
-        images: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] | None = None,
+        images: list[Images | None] | None = None,
     ) -> None:
-        """`intent` of a batch's keys (decoded): one write and one fsync before it is sent."""
+        """`intent` of a batch's keys (decoded): one write and one fsync before it is sent.
+        `images`: each write's (old, new) images where known, None where not."""
         lines, idents = [], []
         for i, key in enumerate(keys):
             wire_key = values.encode_item(key)
             data: dict[str, Any] = {"table": table, "key": wire_key, "intent": True}
-            if images is not None:
-                old, new = images[i]
+            known = None if images is None else images[i]
+            if known is not None:
+                old, new = known
                 data["old"] = None if old is None else values.encode_item(old)
                 data["new"] = None if new is None else values.encode_item(new)
             lines.append(data)
@@ -343,8 +354,6 @@ class Journal:
 
 AHEAD = 32  # intents journaled (one write, one fsync) ahead of the writes they announce
 
-Images = tuple[dict[str, Any] | None, dict[str, Any] | None]
-
 
 class WriteAhead(Generic[T]):
     """Intents journaled a chunk at a time ahead of the writes: `__call__` wraps the targets
@@ -360,7 +369,7 @@ class WriteAhead(Generic[T]):
         journal: Journal,
         table: str,
         key_of: Callable[[T], dict[str, Any]],
-        images_of: Callable[[T], Images] | None = None,
+        images_of: Callable[[T], Images | None] | None = None,
         chunk: int = AHEAD,
     ):
         self.journal = journal

@@ -1,7 +1,8 @@
 """The undo journal is write-ahead: an intent line (the key) is flushed before each write is sent,
 the images after its answer. A process that dies between DynamoDB's answer and the journal
-line leaves an intent with no answer: undo lists that key as "unknown" instead of skipping it
-silently, and restores the rest.
+line leaves an intent with no answer: when nothing was read before the write (a write by key)
+undo lists that key as "unknown" instead of skipping it silently, and restores the rest; when
+the write's read returned the whole item, the intent holds its images and undo restores it too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from backends import Backend, unique_name
+from journal_lines import answers
 from test_writes import _table as _scan
 
 from dynosql import values
@@ -44,8 +46,9 @@ class _Crash(BaseException):
     """The process dying: not an Exception, so nothing on the way catches it."""
 
 
-def test_a_write_answered_but_never_journaled_is_listed_as_unknown(
-    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("read", [False, True], ids=["by-key", "read-whole"])
+def test_a_write_answered_but_never_journaled_is_listed_as_unknown_unless_read_whole(
+    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: bool
 ) -> None:
     name = unique_name("wal")
     backend.create_keyed_table(name)
@@ -68,19 +71,30 @@ def test_a_write_answered_but_never_journaled_is_listed_as_unknown(
         return answer
 
     monkeypatch.setattr(write_execute.Writer, "call_or_failure", call)
+    where = "n >= 0" if read else f"sk IN ({', '.join(str(i) for i in range(12))})"
     with pytest.raises(_Crash):
-        session.execute(f"UPDATE {name} SET n = 100 WHERE pk = 'p' AND n >= 0").all()
+        session.execute(f"UPDATE {name} SET n = 100 WHERE pk = 'p' AND {where}").all()
     monkeypatch.undo()
     journal = session.last_write.journal
     assert journal is not None
     after = _scan(backend, name)
     assert after[("p", Decimal(5))]["n"] == 100  # applied, not journaled
     lines = [json.loads(x) for x in Path(journal).read_text().splitlines()[1:]]
-    recorded = {values.decode_item(e["key"])["sk"] for e in lines if "new" in e}
+    recorded = {values.decode_item(e["key"])["sk"] for e in answers(journal)}
     changed = {k[1] for k in before if after[k] != before[k]}
     assert changed == recorded | {Decimal(5)}
+    (intent,) = [e for e in lines if e.get("intent") and e["key"]["sk"] == {"N": "5"}]
     undo = session.undo(journal)
     listed = undo.all()
+    assert crashed == [{"pk": "p", "sk": Decimal(5)}]
+    if read:  # the intent holds the item as read and as written: restored from it
+        assert values.decode_item(intent["old"]) == before[("p", Decimal(5))]
+        assert values.decode_item(intent["new"]) == after[("p", Decimal(5))]
+        assert listed == [] and undo.stats.changed == len(recorded) + 1
+        assert "1 write(s) whose answer was never journaled" in " ".join(undo.warnings)
+        assert _scan(backend, name) == before
+        return
+    assert "old" not in intent  # nothing was read: no image to restore
     assert [(r["pk"], r["sk"], r["state"][:7]) for r in listed] == [("p", 5, "unknown")]
     assert "outcome never reached the journal" in " ".join(undo.warnings)
     assert undo.stats.changed == len(recorded)
@@ -88,7 +102,6 @@ def test_a_write_answered_but_never_journaled_is_listed_as_unknown(
     assert {k: v for k, v in now.items() if k[1] != 5} == {
         k: v for k, v in before.items() if k[1] != 5
     }
-    assert crashed == [{"pk": "p", "sk": Decimal(5)}]
 
 
 def test_a_torn_line_stays_alone_and_is_reported_as_damage(tmp_path: Path) -> None:

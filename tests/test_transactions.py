@@ -3,14 +3,18 @@ TransactWriteItems (it answers UnknownOperationException), so these cannot run t
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from backends import Backend, unique_name
 from cli_runner import cli_env, run_cli
 from test_writes import _create, _table
 
+from dynosql import values
+from dynosql.dynamo import writer as write_execute
 from dynosql.errors import DynosqlError, PlanError
 from dynosql.session import Session, Settings, make_client
 
@@ -149,3 +153,52 @@ def test_dynalite_says_it_has_no_transactions(dynalite_backend: Backend, tmp_pat
     assert run.returncode == 1
     assert "has no TransactWriteItems" in run.one_error()
     assert _table(dynalite_backend, name) == before
+
+
+class _Killed(BaseException):
+    """The process dying in flight: not an Exception, so nothing on the way catches it."""
+
+
+def test_a_commit_killed_in_flight_is_undone_from_its_intents(
+    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DynamoDB applied the TransactWriteItems, then the process died before any answer line:
+    each action's intent holds the item as its GetItem read it (the action required exactly
+    that) and as the action leaves it, so undo restores them all instead of listing them as
+    unknown (issue 21, item 6)."""
+    name = unique_name("tk")
+    moto_backend.create_keyed_table(name)
+    moto_backend.put_items(
+        name, [{"pk": p, "sk": Decimal(k), "n": Decimal(k)} for p in "ab" for k in (1, 2)]
+    )
+    before = _table(moto_backend, name)
+    session = _session(moto_backend, tmp_path)
+    real = write_execute.Writer.call_or_failure
+
+    def call(self: Any, method: str, params: dict) -> Any:
+        answer = real(self, method, params)
+        if method == "transact_write_items":
+            raise _Killed  # applied; no answer line reaches the journal
+        return answer
+
+    monkeypatch.setattr(write_execute.Writer, "call_or_failure", call)
+    with pytest.raises(_Killed):
+        list(
+            session.run(
+                f"BEGIN; UPDATE {name} SET n = n + 1 WHERE pk = 'a' AND sk = 1; "
+                f"DELETE FROM {name} WHERE pk = 'b' AND sk = 2; "
+                f"INSERT INTO {name} (pk, sk) VALUES ('t', 1); COMMIT;"
+            )
+        )
+    monkeypatch.undo()
+    assert _table(moto_backend, name) != before  # applied
+    (path,) = (tmp_path).glob("*.jsonl")
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    intents = [x for x in lines if x.get("intent")]
+    assert len(intents) == 3 and not [x for x in lines if "old" in x and not x.get("intent")]
+    images = {x["key"]["pk"]["S"]: (x["old"], x["new"]) for x in intents}
+    assert images["b"][1] is None and images["t"][0] is None  # deleted; inserted
+    assert values.decode_item(images["a"][0]) == before[("a", Decimal(1))]
+    undo = session.undo(str(path))
+    assert undo.all() == [] and undo.stats.changed == 3
+    assert _table(moto_backend, name) == before

@@ -209,8 +209,10 @@ def test_a_journal_cut_short_is_undone_with_a_loud_warning(
     run = _cli(moto_backend.endpoint_url, tmp_path, "undo", str(journal), "--yes")
     assert run.returncode == 0, run.stderr
     assert "warning: the journal has no end line" in run.stderr
-    after = _scan(moto_backend, name)
-    assert sum(after[k] != before[k] for k in before) == 2  # the two answers cut off
+    # the two writes whose answers were cut off: their intents hold the items as read and as
+    # written (the UPDATE read whole items), and the items are as written: restored too
+    assert "2 write(s) whose answer was never journaled" in run.stderr
+    assert _scan(moto_backend, name) == before
 
 
 @pytest.mark.parametrize("edit", ["drop a line", "change a value"])
@@ -566,3 +568,96 @@ def test_the_header_names_the_tables_arn_and_undo_in_another_account_is_refused(
     )
     assert forced.returncode == 0, forced.stderr
     assert _scan(moto_backend, name) == before
+
+
+# --- 6: old images that were known are kept ----------------------------------------------------
+
+
+def _intent_of(journal: str, sk: int) -> dict[str, Any]:
+    """The intent line of the write to the item ``sk``, and no answer line after it."""
+    lines = [json.loads(x) for x in Path(journal).read_text().splitlines()]
+    mine = [x for x in lines if x.get("key", {}).get("sk") == {"N": str(sk)}]
+    assert len(mine) == 1 and mine[0]["intent"], mine  # its answer never reached the journal
+    return mine[0]
+
+
+@pytest.mark.parametrize("read", [True, False], ids=["read-whole", "by-key"])
+def test_a_delete_whose_answer_was_lost_is_undone_from_its_intent(
+    moto_backend: Backend, tmp_path: Path, read: bool
+) -> None:
+    """DynamoDB deleted the item but its answer was lost; the retry found the item gone (its own
+    first attempt, or someone else: nobody can tell), so the journal has no answer line for it.
+    A DELETE that read the item whole first has it in the intent line: undo puts it back (the
+    item is absent, as the DELETE leaves it), and lists nothing as unknown. A DELETE by key read
+    nothing: that item stays unknown, never guessed at."""
+    name, before = _table(moto_backend, items=8)
+    where = "n >= 0" if read else "sk IN (0, 2, 4, 6)"
+    with FaultProxy(moto_backend.endpoint_url) as proxy:
+        proxy.fail("DeleteItem", "lost", calls=[1], match=lambda b: b["Key"]["sk"] == {"N": "4"})
+        session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path / "j")))
+        session.assume_yes = True
+        result = session.execute(f"DELETE FROM {name} WHERE pk = 'p0' AND {where}")
+        result.all()
+    stats = result.stats
+    assert (stats.matched, stats.changed, stats.uncertain) == (4, 4, 1)
+    assert set(_scan(moto_backend, name)) == {k for k in before if k[0] == "p1"}
+    intent = _intent_of(stats.journal, 4)
+    undo = _session(moto_backend.endpoint_url, tmp_path).undo(stats.journal, force_target=True)
+    listed = undo.all()
+    if not read:
+        assert "old" not in intent and "old image unknown, listed by undo" in result.footer()
+        assert [(r["sk"], r["state"][:7]) for r in listed] == [(4, "unknown")]
+        assert _scan(moto_backend, name) == {k: v for k, v in before.items() if k[1] != 4}
+        return
+    assert "first answer was lost: old image as read before it, in the journal" in result.footer()
+    assert values.decode_item(intent["old"]) == before[("p0", Decimal(4))]
+    assert intent["new"] is None
+    assert listed == []  # nothing unknown, nothing changed since
+    assert undo.stats.changed == 4
+    assert "1 write(s) whose answer was never journaled" in " ".join(undo.warnings)
+    assert _scan(moto_backend, name) == before
+
+
+@pytest.mark.parametrize("moved", [False, True], ids=["as-written", "changed-since"])
+def test_a_guarded_update_killed_in_flight_is_undone_from_its_intent(
+    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moved: bool
+) -> None:
+    """``n = n + 1`` (guarded: it reads what it writes) applied by DynamoDB, then the process
+    died before the answer was journaled. Its intent holds the item as read and as the write
+    leaves it: undo restores it while the item is exactly that, and lists it, untouched, when
+    another client changed it since (never overwritten)."""
+    name, before = _table(moto_backend, items=8)
+    session = _session(moto_backend.endpoint_url, tmp_path)
+    real = write_execute.Writer.call_or_failure
+
+    def call(self: Any, method: str, params: dict) -> Any:
+        answer = real(self, method, params)
+        if method == "update_item" and params["Key"]["sk"] == {"N": "2"}:
+            raise _Crash  # applied; the answer never reaches the journal
+        return answer
+
+    monkeypatch.setattr(write_execute.Writer, "call_or_failure", call)
+    with pytest.raises(_Crash):
+        session.execute(f"UPDATE {name} SET n = n + 1 WHERE pk = 'p0' AND n >= 0").all()
+    monkeypatch.undo()
+    journal = session.last_write.journal
+    two = ("p0", Decimal(2))
+    assert _scan(moto_backend, name)[two]["n"] == 3  # applied
+    intent = _intent_of(journal, 2)
+    assert values.decode_item(intent["old"]) == before[two]
+    assert values.decode_item(intent["new"]) == {**before[two], "n": Decimal(3)}
+    if moved:  # another client writes the item after the statement: theirs stands
+        moto_backend.client().update_item(
+            TableName=name,
+            Key=values.encode_item({"pk": "p0", "sk": Decimal(2)}),
+            UpdateExpression="SET n = :v",
+            ExpressionAttributeValues={":v": {"N": "50"}},
+        )
+    undo = session.undo(journal)
+    listed = undo.all()
+    after = _scan(moto_backend, name)
+    if moved:
+        assert [(r["sk"], r["state"]) for r in listed] == [(2, "changed since")]
+        assert after == {**before, two: {**before[two], "n": Decimal(50)}}
+    else:
+        assert listed == [] and after == before

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from backends import Backend, unique_name
 from cli_runner import cli_env, run_cli
+from journal_lines import answers
 from repl_driver import drive
 
 from dynosql import values
@@ -187,9 +188,19 @@ def test_update_and_delete_match_the_oracle_and_undo_restores(
         assert stat.S_IMODE(journal.stat().st_mode) == 0o600
         lines = [json.loads(x) for x in journal.read_text().splitlines()[1:]]
         # write-ahead: an intent line before each write, the images after it
-        assert len([e for e in lines if "new" in e]) == len(matched)
-        answered = len([e for e in lines if "new" in e or e.get("unchanged")])
-        assert len([e for e in lines if e.get("intent")]) == answered
+        assert len(answers(journal)) == len(matched)
+        intents = [e for e in lines if e.get("intent")]
+        assert len(intents) == len(answers(journal)) + len([e for e in lines if "unchanged" in e])
+        # a read of whole items: each intent holds the item as read and as the write leaves it
+        # (undo's images should the answer be lost); not the DELETE by keys (nothing read), nor
+        # the read through the KEYS_ONLY GSI by_g (whole items would cost a fetch)
+        imaged = [e for e in intents if "old" in e]
+        keys_only = "sk IN (1, 2, 99)" in sql or "g = 'gc'" in sql
+        assert len(imaged) == (0 if keys_only else len(matched))
+        for e in imaged:
+            key = tuple(values.decode_item(e["key"]).values())
+            assert values.decode_item(e["old"]) == before[key]
+            assert (e["new"] and values.decode_item(e["new"])) == expected.get(key)
         undone = session.undo(str(journal))
         really = [
             k for k in matched if expected.get(k) != before[k]
@@ -340,7 +351,8 @@ def test_a_second_writer_between_read_and_write_is_skipped(
     table = _table(backend, name)
     assert table[("c", Decimal(4))]["n"] == -5  # the other writer's value stands
     journal = [json.loads(x) for x in Path(stats.journal).read_text().splitlines()[1:]]
-    assert {values.decode_item(e["key"])["sk"] for e in journal if "new" in e} == {2, 3, 5, 6}
+    written = {values.decode_item(e["key"])["sk"] for e in answers(stats.journal)}
+    assert written == {2, 3, 5, 6}
     # the skipped one: its intent, then "unchanged" (so undo knows its state)
     assert [e for e in journal if e.get("unchanged")][0]["key"]["sk"] == {"N": "4"}
 
@@ -512,6 +524,13 @@ def test_explain_prices_the_write_and_sends_no_write(backend: Backend, tmp_path:
         f"DELETE {name}: DeleteItem per item (conditional)",
         "estimate: 1 items, ~0 RCU read + ~2 WCU written",  # the table and GSI by_g
     ]
+    # a Query of the table: whole items for the same RCU, so each intent can hold its image
+    whole = [
+        r["plan"]
+        for r in session.execute(f"EXPLAIN DELETE FROM {name} WHERE pk = 'a' AND n > 10").all()
+    ]
+    assert "read (whole items):" in whole and '"ProjectionExpression"' not in "\n".join(whole)
+    assert any("each write's intent line holds the item as read" in x for x in whole)
     assert _table(backend, name)[("a", Decimal(1))]
 
 
@@ -582,8 +601,6 @@ def test_returning_old_and_max_wcu(backend: Backend, tmp_path: Path) -> None:
     session.settings.max_wcu = Decimal(2)
     with pytest.raises(GuardError, match=r"^stopped: the statement wrote 2 WCU .* --max-wcu 2"):
         session.execute(f"DELETE FROM {name} WHERE pk = 'd'")
-    journal = [
-        x for x in Path(session.last_write.journal).read_text().splitlines()[1:] if '"new"' in x
-    ]
+    journal = answers(session.last_write.journal)  # not the intents (which hold images too)
     gone = {k for k in before if k[0] == "d"} - set(_table(backend, name))
     assert len(gone) == 2 and len(journal) == 2  # small items: 1 WCU each

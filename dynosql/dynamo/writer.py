@@ -68,6 +68,9 @@ class WriteStats(Stats):
     changed: int = 0  # writes that succeeded
     skipped: int = 0  # condition failed: changed by someone else, or (INSERT) the key exists
     uncertain: int = 0  # written, but by an attempt whose answer was lost: old image unknown
+    # the writes' old images were read whole before them (their intent lines hold them): undo
+    # restores an uncertain write from there instead of listing it
+    images_read: bool = False
     wcu: Decimal = Decimal(0)
     wcu_estimated: bool = False
     dry_run: bool = False
@@ -86,9 +89,14 @@ class WriteStats(Stats):
         skipped = "already existed" if self.verb == "INSERT" else "skipped (changed since read)"
         text = f"{self.matched:,} matched, {self.changed:,} written, {self.skipped:,} {skipped}"
         if self.uncertain:
+            what = (
+                "old image as read before it, in the journal"
+                if self.images_read
+                else "old image unknown, listed by undo"
+            )
             text += (
                 f" ({self.uncertain:,} written by a retried request whose first answer was lost: "
-                "old image unknown, listed by undo)"
+                f"{what})"
             )
         return text
 

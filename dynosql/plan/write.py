@@ -6,16 +6,20 @@ the write requests, priced. Pure: no I/O, never imports boto3.
 - UPSERT / REPLACE → PutItem without a condition, ReturnValues ALL_OLD (the journal's old
   image); BatchWriteItem (25 a call) when there is no journal and no RETURNING.
 - UPDATE / DELETE with the full primary key by equality (or IN) → one conditional write per
-  key, no read. Otherwise the SELECT planner finds the keys (a keys-only read, through an
-  index when exact), then one conditional write per key. Each write's condition is
-  ``attribute_exists(<pk>) AND <the WHERE>`` (the conjuncts DynamoDB can evaluate), so an item
-  changed by someone else between the read and the write is skipped, never clobbered.
+  key, no read. Otherwise the SELECT planner finds the items (through an index when exact),
+  then one conditional write per item. The read returns whole items wherever they cost no more
+  RCU than keys (the base table, an index projecting ALL: DynamoDB bills by item size, not by
+  projection), so each write's journal intent holds the item as read and undo can restore a
+  write whose answer was lost; a KEYS_ONLY or INCLUDE index keeps its keys-only read. Each
+  write's condition is ``attribute_exists(<pk>) AND <the WHERE>`` (the conjuncts DynamoDB can
+  evaluate), so an item changed by someone else between the read and the write is skipped,
+  never clobbered.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -81,6 +85,10 @@ class WritePlan:
     # the paths the unchecked WHERE parts read: each write also requires their values as read,
     # so an item that stopped matching those parts after the read is skipped (dynamo.as_read)
     as_read: tuple[ast.Path, ...] = ()
+    # the read returns whole items (it costs no more than keys: `_whole_items`): each write's
+    # intent line carries the item as read and as the write leaves it, so a write whose answer
+    # is lost (or whose process is killed in flight) can still be undone (journal, undo)
+    whole_items: bool = False
     warnings: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
 
@@ -95,9 +103,9 @@ class WritePlan:
 
     @property
     def reads_items(self) -> bool:
-        """Whether each write needs the item the read found (its values go into the write's
-        condition), not only its key."""
-        return bool(self.guards or self.as_read)
+        """Whether each write gets the item the read found (its values go into the write's
+        condition, or its intent line), not only its key."""
+        return bool(self.guards or self.as_read or self.whole_items)
 
     @property
     def as_read_paths(self) -> tuple[ast.Path, ...]:
@@ -109,9 +117,11 @@ class WritePlan:
         return "ConditionExpression" in self.template
 
     def request(self, item_or_key: dict[str, Any]) -> dict[str, Any]:
-        """The parameters of one write (a PutItem's Item, or a Key for the others)."""
-        field_name = "Item" if self.operation == "PutItem" else "Key"
-        return {**self.template, field_name: values.encode_item(item_or_key)}
+        """The parameters of one write: a PutItem's Item, or the others' Key (of the key or
+        the whole item the read found)."""
+        if self.operation == "PutItem":
+            return {**self.template, "Item": values.encode_item(item_or_key)}
+        return {**self.template, "Key": values.encode_item(self.key_of(item_or_key))}
 
     def key_of(self, item: dict[str, Any]) -> dict[str, Any]:
         return {n: item[n] for n in self.table.keys.names}
@@ -175,7 +185,11 @@ class WritePlan:
         """EXPLAIN for people: the read (when one finds the keys), then the writes."""
         out = [self.label, f"estimate: {self.estimate.text()}"]
         if read_lines is not None:
-            what = "the source rows" if self.source is not None else "the keys"
+            what = "the keys"
+            if self.source is not None:
+                what = "the source rows"
+            elif self.whole_items:
+                what = "whole items"
             out.append(f"read ({what}):")
             out.extend("  " + line for line in read_lines)
         concrete = self.requests()
@@ -189,7 +203,8 @@ class WritePlan:
         elif self.read is not None or self.source is not None:
             field_name = "Item" if self.operation == "PutItem" else "Key"
             out.append(
-                f"then, for each {'row' if self.source else 'key'} found ({field_name} filled in, 8 at a time):"
+                f"then, for each {'row' if self.source else 'item' if self.whole_items else 'key'} "
+                f"found ({field_name} filled in, 8 at a time):"
             )
             text = Request(self.operation, {**self.template, field_name: "…"}).code()
             out.extend("  " + line for line in text.splitlines())
@@ -461,6 +476,9 @@ def _plan_keyed(
         keys = []
     elif read.operation in ("GetItem", "BatchGetItem") and not unchecked and not guards:
         keys = _keys_of(read, table)
+    whole = None if keys is not None else _whole_items(read, select, table, options.read)
+    if whole is not None:
+        read = whole
     size = table.average_item_size
     if verb == "UPDATE":
         size += sum(values.value_size(a.value.value) for a in assignments if _is_literal(a))
@@ -476,6 +494,7 @@ def _plan_keyed(
         n = read.estimate.items
         estimate = WriteEstimate(n, read.estimate.rcu, per_item * n)
         plan = WritePlan(statement, table, verb, operation, template, estimate, read=read)
+        plan.whole_items = whole is not None
         plan.warnings.extend(read.warnings)
         plan.steps.append(
             "each write's condition holds only while the item still matches the WHERE (the "
@@ -483,6 +502,12 @@ def _plan_keyed(
             + (", and the values the rest reads, as read" if unchecked else "")
             + "): an item that stopped matching after the read is skipped and counted, never "
             "written"
+        )
+    if plan.whole_items:
+        plan.steps.append(
+            "the read returns whole items (the same RCU as their keys): each write's intent line "
+            "holds the item as read and as the write leaves it, so undo can restore a write "
+            "whose answer was lost"
         )
     if guards:
         plan.guards = guards
@@ -494,6 +519,27 @@ def _plan_keyed(
     plan.unchecked = [sql_text(c) for c in unchecked]
     plan.as_read = outermost(tuple(p for c in unchecked for p in paths_in(c)))
     return plan
+
+
+def _whole_items(read: Plan, select: ast.Select, table: TableInfo, options: Options) -> Plan | None:
+    """The read of `select` returning whole items instead of the attributes it names, when that
+    costs no more: the same access path and operation, no fetch from the base table, the same
+    estimated RCU. DynamoDB bills a read by the size of the items (or index entries) it reads,
+    whatever the ProjectionExpression, so a read of the base table or of an index projecting
+    ALL returns whole items for nothing; a KEYS_ONLY or INCLUDE index would need a fetch
+    (BatchGetItem: more RCU) and keeps its keys-only read. None when whole items cost more."""
+    if read.then is not None or read.fetch is not None:
+        return None
+    whole = plan_select(replace(select, items=None), table, options)
+    if (
+        whole.access != read.access
+        or whole.operation != read.operation
+        or whole.fetch is not None
+        or whole.then is not None
+        or whole.estimate.rcu > read.estimate.rcu
+    ):
+        return None
+    return whole
 
 
 def outermost(paths: tuple[ast.Path, ...]) -> tuple[ast.Path, ...]:

@@ -175,8 +175,10 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
             journal.begin(stats.table, (), f"BEGIN; {text}; COMMIT", ctx.write_target(stats.table))
             stats.journal = str(journal.path)
             with journal.group():  # one fsync for every action's intent
-                for a in actions:
-                    journal.intent(a.queued.plan.table.name, a.key)
+                for a, old, new in zip(actions, olds, news, strict=True):
+                    # the images are exact (each action requires its item as read): should the
+                    # answer be lost, undo can tell whether the transaction applied
+                    journal.intent(a.queued.plan.table.name, a.key, (old, new))
         try:
             _send(writer, items, actions)
         except ExecutionError as err:

@@ -20,6 +20,9 @@ Each item is read (strongly consistent) first, then:
   before), as every write statement resolves its lost answers;
 - already as before the statement: nothing to do, said so (an earlier undo restored it, or, for
   a write whose outcome was never journaled, the write did not apply);
+- a write whose outcome was never journaled but whose intent line holds its images (its read
+  returned the whole item): restored like any other when the item is exactly as that write
+  leaves it, and said so; an intent without images is listed as unknown, never guessed at;
 - anything else: changed since, listed and left alone.
 """
 
@@ -94,6 +97,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
     states: dict[int, str] = {}  # why a restore did not write, by its id
     listed: list[dict[str, Any]] = []
     already: list[Restore] = []
+    recovered: list[Restore] = []  # restored from an unanswered intent's images
 
     # write-ahead, a chunk at a time: each intent says what its restore will do (from the
     # statement's new image to its old one), should the answer be lost. Restores of several
@@ -157,6 +161,8 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
             )
             return
         stats.changed += 1
+        if r.entry.unanswered:
+            recovered.append(r)
         if journal is not None:
             journal.record(r.entry.table, r.entry.key, outcome.old, outcome.new)
 
@@ -179,6 +185,11 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
         stats.finish()
         ctx.ledger.settle(stats)
     warnings.extend(_already_notes(already))
+    if recovered:
+        warnings.append(
+            f"{len(recovered):,} write(s) whose answer was never journaled (lost, or the process "
+            "stopped) had applied: restored from the item their intent line holds as read"
+        )
     return _answer(stats, listed, unknown, warnings)
 
 

@@ -25,9 +25,9 @@ from dynosql.dynamo.writer import (
 from dynosql.errors import ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.evaluate.predicate import resolve
-from dynosql.evaluate.update import refused_number
+from dynosql.evaluate.update import UpdateFailed, apply_update, refused_number
 from dynosql.guards import Effects
-from dynosql.journal import Journal, WriteAhead, refusal
+from dynosql.journal import Images, Journal, WriteAhead, refusal
 from dynosql.plan import cost
 from dynosql.plan.write import (
     WriteOptions,
@@ -108,6 +108,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     plan = plan_of(ctx, statement)
     stats = WriteStats(verb=verb, table=plan.table.name, dry_run=guards.dry_run(ctx))
     stats.capacity_estimated = ctx.estimating
+    stats.images_read = plan.whole_items
     why = unbounded_why(statement, plan)
     if why is not None:
         guards.unbounded(ctx, verb, why)
@@ -301,7 +302,11 @@ def _send(
         write = write_guarded_item
 
     # write-ahead: a chunk of intents on disk (one fsync) before any of its writes is sent
-    ahead = None if journal is None else WriteAhead(journal, plan.table.name, plan.key_of)
+    ahead = (
+        None
+        if journal is None
+        else WriteAhead(journal, plan.table.name, plan.key_of, _images_of(plan, assignments))
+    )
 
     def write_one(target: dict[str, Any]) -> Outcome:
         if journal is None or ahead is None:
@@ -320,6 +325,27 @@ def _send(
     finally:
         if ahead is not None:
             ahead.close()  # intents of writes never started: not sent
+
+
+def _images_of(
+    plan: WritePlan, assignments: tuple[ast.Assignment, ...]
+) -> Callable[[dict[str, Any]], Images | None] | None:
+    """Each write's images for its intent line, when its read returned the whole item: the item
+    as read and as the write will leave it (DELETE: absent). Should the answer be lost or the
+    process be killed in flight, undo can then tell from the item whether the write applied
+    and restore it, rather than list it as unknown. None when the read returned keys only."""
+    if not plan.whole_items:
+        return None
+
+    def images(item: dict[str, Any]) -> Images | None:
+        if plan.kind == "delete":
+            return item, None
+        try:
+            return item, apply_update(item, assignments)
+        except UpdateFailed:
+            return None  # DynamoDB will refuse this write: nothing to restore, no image
+
+    return images
 
 
 # --- the kinds -----------------------------------------------------------------------------
