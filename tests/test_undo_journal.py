@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -463,7 +464,12 @@ def test_an_interrupted_copy_counts_the_batch_in_flight(
     def read_items(*args: Any, **kwargs: Any) -> Any:
         for line in real(*args, **kwargs):
             if line.number == 61:
-                raise KeyboardInterrupt  # Ctrl-C while the first batches are being written
+                # Ctrl-C while the first batches are being written: once the first is (on a
+                # busy machine the writer thread may not have sent it yet at this line)
+                deadline = time.monotonic() + 10
+                while len(_scan(moto_backend, name)) < 25 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                raise KeyboardInterrupt
             yield line
 
     monkeypatch.setattr(copy_module.files, "read_items", read_items)
