@@ -14,6 +14,8 @@ from typing import Any
 
 from dynosql import values
 
+MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer (bind checks it too)
+
 
 @dataclass(frozen=True)
 class Pos:

@@ -21,6 +21,7 @@ from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 from dynosql import values
 from dynosql.errors import SqlError
 from dynosql.sql import ast, keywords
+from dynosql.sql.ast import MAX_LIMIT
 from dynosql.sql.spelling import (
     function_guess,
     misspelt_keyword,
@@ -41,7 +42,6 @@ class DynoSQL(Dialect):
     NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_SENSITIVE
 
 
-MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
 # IN on a key becomes one request per value (Query) or 100 keys per BatchGetItem; on other
 # attributes, filters of 100 values each (DynamoDB's IN limit) OR-ed, or a client-side check
 MAX_IN_VALUES = 1000
