@@ -1,24 +1,53 @@
-"""Parsed scripts, kept for the process: statements are immutable, so a script seen before (a
-program or a loop running one statement with new parameters, the REPL) is parsed once; parsing
-costs more than a GetItem.
+"""Parsed scripts, kept: in memory for the process, and on disk for the next process.
 
-This module imports neither sqlglot nor the parser: they load (about 0.15 s of CPU) only when a
-script is not found here, so importing ``dynosql.sql`` stays cheap.
+Statements are immutable and depend on nothing but their text, so a script seen before is not
+parsed again. In memory: a program or a loop running one statement with new parameters, the
+REPL. On disk (``$XDG_CACHE_HOME/dynosql/parsed``, default ``~/.cache/…``): the command line's
+``-e``/``-f`` scripts, which a pipeline or a cron job runs again and again in new processes. A
+script found there needs neither the parser nor sqlglot, whose import alone costs more CPU
+(~0.15 s) than the rest of a ``dynosql -e`` keyed lookup does besides botocore.
+
+An entry holds the script's text and a fingerprint of the code that parsed it (dynosql's
+version, the size and modification time of every module of ``dynosql/sql`` and of
+``values.py``, sqlglot's, the Python version), and is used only when both match exactly: an
+edited parser or another sqlglot parses again, and a hash collision can never return another
+script's statements. Only statements that parsed are kept (an error is reported from a fresh
+parse, with its line and column). Entries are pickles written atomically (0600, in a 0700
+directory) and read only from a directory and files the user owns that no one else can write;
+anything unreadable counts as absent. The directory keeps at most ``KEPT_ENTRIES`` entries (the
+least recently used go); deleting it at any time is safe.
+
+This module imports neither sqlglot nor the parser: they load only when a script is not found,
+so importing ``dynosql.sql`` stays cheap.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import sys
+from pathlib import Path
 
 from dynosql.sql import ast
 
 CACHED_SCRIPT_CHARS = 4096  # longer scripts (a 10,000-row INSERT) are parsed every time
+KEPT_ENTRIES = 1000  # on disk; when over, the least recently used half goes
 
 
-def parse_script(script: str) -> list[ast.Statement]:
-    """Every statement of a script, parsed; the first bad one raises SqlError (not kept)."""
+def parse_script(script: str, *, across_runs: bool = False) -> list[ast.Statement]:
+    """Every statement of a script, parsed; the first bad one raises SqlError (not kept).
+
+    `across_runs`: also look for the script on disk, and keep it there once parsed (the
+    command line's scripts)."""
     if len(script) > CACHED_SCRIPT_CHARS:
         return _parse(script)
+    if across_runs:
+        kept = _load(script)
+        if kept is not None:
+            return list(kept)
+        statements = _parse_cached(script)
+        _store(script, statements)
+        return list(statements)
     return list(_parse_cached(script))
 
 
@@ -34,5 +63,110 @@ def _parse(script: str) -> list[ast.Statement]:
 
 
 def clear() -> None:
-    """Forget every kept script (benchmarks time the parser itself)."""
+    """Forget every script kept in memory (benchmarks time the parser itself)."""
     _parse_cached.cache_clear()
+
+
+# --- on disk -----------------------------------------------------------------------------------
+
+
+def directory() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "dynosql" / "parsed"
+
+
+@functools.lru_cache(maxsize=1)
+def fingerprint() -> str:
+    """What the parse of a text depends on besides the text: the code that parses it."""
+    from importlib.machinery import PathFinder
+
+    from dynosql import __version__
+
+    here = Path(__file__).parent
+    files = sorted(here.glob("*.py")) + [here.parent / "values.py"]
+    spec = PathFinder.find_spec("sqlglot")  # located, not imported
+    if spec is not None and spec.origin:
+        sqlglot = Path(spec.origin).parent
+        files += [sqlglot / "__init__.py", sqlglot / "_version.py", sqlglot / "parser.py"]
+    parts = [__version__, sys.version]
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            parts.append(f"{path}:-")
+            continue
+        parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
+def _entry(script: str) -> Path:
+    import hashlib
+
+    digest = hashlib.sha256(f"{fingerprint()}\0{script}".encode("utf-8", "surrogatepass"))
+    return directory() / f"{digest.hexdigest()[:40]}.pickle"
+
+
+def _trusted(st: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else (a pickle runs code when read)."""
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _load(script: str) -> tuple[ast.Statement, ...] | None:
+    import pickle
+
+    path = _entry(script)
+    try:
+        if not _trusted(path.parent.stat()):
+            return None
+        with open(path, "rb") as f:
+            if not _trusted(os.fstat(f.fileno())):
+                return None
+            kept = pickle.load(f)
+        os.utime(path)  # recently used: kept when the directory is pruned
+    except Exception:  # absent, unreadable, from another version: parse again
+        return None
+    if (
+        isinstance(kept, tuple)
+        and len(kept) == 3
+        and kept[0] == fingerprint()
+        and kept[1] == script
+        and isinstance(kept[2], tuple)
+        and all(isinstance(s, ast.Statement) for s in kept[2])
+    ):
+        return kept[2]
+    return None
+
+
+def _store(script: str, statements: tuple[ast.Statement, ...]) -> None:
+    """Write the entry atomically (a reader never sees half of one); any failure (a read-only
+    home, a full disk, a statement that does not pickle) leaves the cache as it was."""
+    import pickle
+    import tempfile
+
+    path = _entry(script)
+    try:
+        data = pickle.dumps((fingerprint(), script, statements), protocol=pickle.HIGHEST_PROTOCOL)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        _prune(path.parent)
+    except Exception:
+        return
+
+
+def _prune(folder: Path) -> None:
+    entries = [e for e in os.scandir(folder) if e.name.endswith(".pickle")]
+    if len(entries) <= KEPT_ENTRIES:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime_ns)
+    for entry in entries[: len(entries) - KEPT_ENTRIES // 2]:
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            pass
