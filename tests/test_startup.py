@@ -171,3 +171,23 @@ def test_the_directory_keeps_a_bounded_number_of_entries(
         cache.parse_script(f"SELECT * FROM t WHERE pk = '{i}'", across_runs=True)
     assert 2 <= len(list(kept_dir.glob("*.pickle"))) <= 4
     assert not list(kept_dir.glob(".*.tmp"))  # no torn temporary files left
+
+
+# --- botocore's data loader ------------------------------------------------------------------
+
+
+def test_the_session_loader_answers_each_service_as_botocore_does() -> None:
+    import botocore.loaders
+
+    from dynosql.dynamo import aws
+
+    ours = aws.boto_session(None, "us-east-1").get_component("data_loader")
+    theirs = botocore.loaders.create_loader()
+    every = theirs.list_available_services("service-2")
+    for type_name in ("service-2", "waiters-2"):  # every service has a model, fewer have waiters
+        listed = theirs.list_available_services(type_name)
+        answer = ours.list_available_services(type_name)
+        names = {*every, "no-such-service", "", "..", "a/b", "endpoints.json"}
+        assert {n for n in names if n in answer} == set(listed)  # one name at a time
+        assert list(answer) == listed and len(answer) == len(listed)  # the whole listing
+    assert "dynamodb" in every and len(listed) < len(every)
