@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
-from dynosql.dynamo.capabilities import Capabilities, probe
+from dynosql.dynamo.capabilities import Capabilities, from_response, probe
 from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog
 from dynosql.dynamo.reader import Executor, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep
@@ -110,6 +110,7 @@ class Context:
             lambda: self.capabilities,
             lambda name: self.sample(name, counted=False),
             self.retry_policy,
+            heard=self._heard,
         )
         self._samples: dict[str, list[dict[str, Any]]] = {}
         self.cancelled = threading.Event()  # set by Session.cancel(): reads and waits stop
@@ -131,6 +132,13 @@ class Context:
         if self._capabilities is None:
             self._capabilities = probe(self.client, self.retry_policy())
         return self._capabilities
+
+    def _heard(self, response: dict[str, Any]) -> None:
+        """An answer from the endpoint (DescribeTable's): its Server header says what the
+        backend is, as the probe's would, so a statement that describes a table first sends
+        no ListTables probe."""
+        if self._capabilities is None:
+            self._capabilities = from_response(response)
 
     @property
     def estimating(self) -> bool:

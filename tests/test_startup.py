@@ -191,3 +191,30 @@ def test_the_session_loader_answers_each_service_as_botocore_does() -> None:
         assert {n for n in names if n in answer} == set(listed)  # one name at a time
         assert list(answer) == listed and len(answer) == len(listed)  # the whole listing
     assert "dynamodb" in every and len(listed) < len(every)
+
+
+# --- what a keyed lookup sends ---------------------------------------------------------------
+
+
+def test_a_keyed_lookup_learns_the_backend_from_describe_table(moto_backend: Any) -> None:
+    from dynosql.dynamo.capabilities import probe
+    from dynosql.session import Session
+
+    table = unique_name("startup")
+    moto_backend.create_table(
+        TableName=table,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    moto_backend.put_items(table, [{"pk": "x"}])
+    client = moto_backend.client()
+    sent: list[str] = []
+    client.meta.events.register(
+        "before-call.dynamodb.*", lambda model, **_: sent.append(model.name)
+    )
+    session = Session(client)
+    assert session.execute(f"SELECT * FROM {table} WHERE pk = 'x'").all() == [{"pk": "x"}]
+    assert sent == ["DescribeTable", "GetItem"]  # no ListTables probe before it
+    assert session.capabilities == probe(client)  # what the probe would have said
+    assert session.capabilities.backend == "moto"
