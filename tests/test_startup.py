@@ -218,3 +218,47 @@ def test_a_keyed_lookup_learns_the_backend_from_describe_table(moto_backend: Any
     assert sent == ["DescribeTable", "GetItem"]  # no ListTables probe before it
     assert session.capabilities == probe(client)  # what the probe would have said
     assert session.capabilities.backend == "moto"
+
+
+# --- ast's deferred dataclass methods ----------------------------------------------------------
+
+
+def test_ast_nodes_compare_hash_and_print_as_frozen_dataclasses() -> None:
+    import dataclasses
+
+    nodes = [
+        ast.Path(("a", "b", 2), "a.b[2]", ast.Pos(1, 2), quoted=True),
+        ast.Path(("a", "b", 2), "a.b[2]", ast.Pos(3, 4)),  # pos and quoted: compare=False
+        ast.Literal(Decimal("1.50")),
+        ast.ShowTables(),
+    ]
+    for node in nodes:  # the same class written with the stock decorator, field for field
+        cls = type(node)
+        stock = dataclasses.make_dataclass(
+            cls.__name__,
+            [
+                (f.name, Any, dataclasses.field(repr=f.repr, compare=f.compare, hash=f.hash))
+                for f in dataclasses.fields(cls)
+            ],
+            frozen=True,
+        )
+        twin = stock(**{f.name: getattr(node, f.name) for f in dataclasses.fields(cls)})
+        assert repr(node) == repr(twin)
+        assert hash(node) == hash(twin)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            node.pos = ast.NOWHERE  # type: ignore[misc]
+    assert nodes[0] == nodes[1] and hash(nodes[0]) == hash(nodes[1]) and len({*nodes}) == 3
+    assert nodes[0] != nodes[2] and (nodes[2] == 1) is False
+    assert type(nodes[0]).__eq__ is type(nodes[1]).__eq__  # made once, for the class
+
+
+def test_ast_methods_are_made_on_first_use_not_at_import() -> None:
+    code = (
+        "import dynosql.sql.ast as a; c = a.SetPointInTimeRecovery; "
+        "made = lambda: c.__dict__['__eq__'].__qualname__; before = made(); "
+        "c('t', True) == c('t', True); print(before, made())"
+    )
+    names = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout.split()
+    assert names == ["_deferred.<locals>.first_call", "SetPointInTimeRecovery.__eq__"]
