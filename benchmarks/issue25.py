@@ -27,10 +27,11 @@ Sections:
   startup `dynosql -e "SELECT * FROM t WHERE pk = 'x'"` (a GetItem on a one-item table) against
           a raw boto3 script sending the same GetItem, whole processes, alternating: with the
           script kept parsed on disk by an earlier run (the usual case for a pipeline's `-e` or
-          `-f`), and cold (a new empty cache directory each run: the parser and sqlglot load);
+          `-f`; also with `--format csv`, which needs no table renderer), and cold (a new empty cache directory each run: the parser and sqlglot load);
           `python -c pass` for the floor; `dynosql --local -q -e …` (wall and CPU). Bytecode is
           compiled first (PYTHONDONTWRITEBYTECODE dropped, one unmeasured run of each), as an
-          installed wheel has it.
+          installed wheel has it. `--before DIR` adds the same `-e` run with the dynosql of DIR
+          (`git archive <commit> dynosql | tar -x -C DIR`) in the same alternation.
 """
 
 from __future__ import annotations
@@ -304,6 +305,9 @@ def bench_e2e(server: Dynalite, runs: int, items: int) -> None:
 
 # --- start-up ----------------------------------------------------------------------------------
 
+# `python -m dynosql` with another tree's package first on sys.path (argv[1]: that tree)
+BEFORE = "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module('dynosql', run_name='__main__')"
+
 RAW_GET_ONE = """
 import sys, boto3
 client = boto3.client("dynamodb", endpoint_url=sys.argv[1])
@@ -312,7 +316,7 @@ print(item.get("Item"))
 """
 
 
-def bench_startup(server: Dynalite, runs: int) -> None:
+def bench_startup(server: Dynalite, runs: int, before: str | None = None) -> None:
     client = server.client()
     from dynosql.examples import datasets
 
@@ -339,18 +343,21 @@ def bench_startup(server: Dynalite, runs: int) -> None:
         floor = [sys.executable, "-c", "pass"]
         local_sql = "SELECT PK, SK FROM audit WHERE PK = 'ACTOR#ivan.petrov' LIMIT 3"
         local = dynosql_cmd("--local", "-q", "-e", local_sql)
-        for cmd in (ours, raw, local):  # bytecode written, the parse kept
+        csv = dynosql_cmd("--endpoint-url", server.url, "--format", "csv", "-e", sql)
+        commands = {"raw": raw, "kept": ours, "csv": csv, "floor": floor}
+        if before:
+            commands["before"] = [sys.executable, "-c", BEFORE, before, *ours[3:]]
+        for cmd in (*commands.values(), local):  # bytecode written, the parse kept
             usage_of(cmd, kept_env)
         print(f"\n## start-up: one GetItem as a whole process, medians of {runs} (load {load()})\n")
         samples: dict[str, list[tuple[float, float, float]]] = {
-            k: [] for k in ("raw", "kept", "cold", "floor", "local")
+            k: [] for k in (*commands, "cold", "local")
         }
         for i in range(runs):  # alternating, so that a change of load hits every command alike
-            samples["raw"].append(usage_of(raw, kept_env))
-            samples["kept"].append(usage_of(ours, kept_env))
+            for key, cmd in commands.items():
+                samples[key].append(usage_of(cmd, kept_env))
             cold_env = {**env, "XDG_CACHE_HOME": str(Path(tmp, f"cold{i}"))}
             samples["cold"].append(usage_of(ours, cold_env))
-            samples["floor"].append(usage_of(floor, kept_env))
             if i < max(3, runs // 3):
                 samples["local"].append(usage_of(local, kept_env))
 
@@ -370,6 +377,10 @@ def bench_startup(server: Dynalite, runs: int) -> None:
     print(
         f"| `dynosql -e`, cold (parsed: sqlglot loaded) | {cpu('cold'):.3f} s | {ratio('cold'):.2f}x | |"
     )
+    if before:
+        print(
+            f"| `dynosql -e` of `--before` ({before}) | {cpu('before'):.3f} s | {ratio('before'):.2f}x | |"
+        )
     print(f"| `python -c pass` | {cpu('floor'):.3f} s | | |")
     local_wall = statistics.median(x[1] for x in samples["local"])
     print(
@@ -450,6 +461,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--big", type=int, default=1_000_000)
+    parser.add_argument("--before", metavar="DIR", help="startup: also run the dynosql of DIR")
     args = parser.parse_args()
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     print(
@@ -461,7 +473,7 @@ def main() -> int:
         server = Dynalite()
         try:
             if "startup" in chosen:
-                bench_startup(server, args.runs)
+                bench_startup(server, args.runs, args.before)
             if "e2e" in chosen:
                 bench_e2e(server, args.runs, args.items)
             if "memory" in chosen:
