@@ -1,9 +1,9 @@
 """The shared pieces of the SQL parsers: our sqlglot dialect, the sqlglot tree → ast
 converter (`_Converter`) and the small position/error helpers.
 
-The statement parsers (``parse`` for SELECT and the leading-word statements,
+The statement parsers (``parser`` for SELECT and the leading-word statements,
 ``write_parse``, ``table_and_copy_parse``) import from here; nothing here imports them, so the
-dispatcher (``parse``) can import the statement parsers without a cycle.
+dispatcher (``parser``) can import the statement parsers without a cycle.
 """
 
 from __future__ import annotations
