@@ -375,6 +375,9 @@ def bench_startup(server: Dynalite, runs: int, before: str | None = None) -> Non
         f"| `dynosql -e`, the script kept parsed (a run before) | {cpu('kept'):.3f} s | {ratio('kept'):.2f}x | ≤ 1.2x |"
     )
     print(
+        f"| the same, `--format csv` (no table renderer: tabulate, wcwidth) | {cpu('csv'):.3f} s | {ratio('csv'):.2f}x | |"
+    )
+    print(
         f"| `dynosql -e`, cold (parsed: sqlglot loaded) | {cpu('cold'):.3f} s | {ratio('cold'):.2f}x | |"
     )
     if before:
