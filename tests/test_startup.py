@@ -179,9 +179,9 @@ def test_the_directory_keeps_a_bounded_number_of_entries(
 def test_the_session_loader_answers_each_service_as_botocore_does() -> None:
     import botocore.loaders
 
-    from dynosql.dynamo import aws
+    from dynosql.dynamo import botodata
 
-    ours = aws.boto_session(None, "us-east-1").get_component("data_loader")
+    ours = botodata.loader(None)
     theirs = botocore.loaders.create_loader()
     every = theirs.list_available_services("service-2")
     for type_name in ("service-2", "waiters-2"):  # every service has a model, fewer have waiters
@@ -191,6 +191,36 @@ def test_the_session_loader_answers_each_service_as_botocore_does() -> None:
         assert {n for n in names if n in answer} == set(listed)  # one name at a time
         assert list(answer) == listed and len(answer) == len(listed)  # the whole listing
     assert "dynamodb" in every and len(listed) < len(every)
+
+
+def test_endpoints_resolve_as_from_botocores_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import botocore.loaders
+    from botocore.regions import EndpointResolver
+
+    from dynosql.dynamo import botodata
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    stock, path = botocore.loaders.create_loader().load_data_with_path("endpoints")
+    theirs = EndpointResolver(stock, uses_builtin_data=True)
+    regions = {(p["partition"], r) for p in stock["partitions"] for r in p["regions"]}
+    for run in ("first (the whole file, the copy written)", "next (the trimmed copy)"):
+        loader = botodata.loader(None)
+        data, found = loader.load_data_with_path("endpoints")
+        assert found == path and loader.is_builtin_path(found), run
+        ours = EndpointResolver(data, uses_builtin_data=True)
+        for partition, region in sorted(regions):
+            for service in ("dynamodb", "sts", "s3"):  # kept, and two read from the whole file
+                assert ours.construct_endpoint(service, region) == theirs.construct_endpoint(
+                    service, region
+                ), (run, service, region)
+            assert ours.get_available_endpoints(
+                "dynamodb", partition
+            ) == theirs.get_available_endpoints("dynamodb", partition)
+        assert list(tmp_path.glob("dynosql/botocore/endpoints-*.json")), run
+    trimmed = next(tmp_path.glob("dynosql/botocore/endpoints-*.json"))
+    assert trimmed.stat().st_size < 100_000 < os.stat(path + ".json").st_size
 
 
 # --- what a keyed lookup sends ---------------------------------------------------------------
