@@ -221,6 +221,19 @@ def test_endpoints_resolve_as_from_botocores_whole_file(
         assert list(tmp_path.glob("dynosql/botocore/endpoints-*.json")), run
     trimmed = next(tmp_path.glob("dynosql/botocore/endpoints-*.json"))
     assert trimmed.stat().st_size < 100_000 < os.stat(path + ".json").st_size
+    # a copy someone else could have written is not read; the user's own is
+    planted = json.loads(trimmed.read_text())
+    for partition in planted["partitions"]:
+        endpoints = partition["services"]["dynamodb"]["endpoints"]
+        endpoints["eu-west-1"] = {"hostname": "elsewhere.example"}
+    for mode, read in ((0o666, False), (0o600, True)):
+        trimmed.write_text(json.dumps(planted))  # (a refused copy is written anew)
+        trimmed.chmod(mode)
+        data, _ = botodata.loader(None).load_data_with_path("endpoints")
+        found = EndpointResolver(data, uses_builtin_data=True).construct_endpoint(
+            "dynamodb", "eu-west-1"
+        )
+        assert (found["hostname"] == "elsewhere.example") is read, mode
 
 
 # --- what a keyed lookup sends ---------------------------------------------------------------

@@ -10,11 +10,11 @@ Two reads cost a ``dynosql -e`` more than the rest of making its client (measure
   something iterates it.
 - ``endpoints.json`` (1.25 MB, every service in every partition) is decoded whole for the
   region and partition facts of one service. :func:`_endpoints` returns each partition with its
-  ``dynamodb`` entry read from a trimmed copy (JSON, ``$XDG_CACHE_HOME/dynosql/botocore/``,
-  named by the file's path, size and modification time, so another botocore or an edited
-  file makes a new one) and every other service read from the whole file the first time one
-  is asked for: the answers are the file's own. Without a usable copy the whole file is read,
-  as botocore does, and the copy written (atomically) for the next process.
+  ``dynamodb`` entry read from a trimmed copy (JSON in ``user_cache``'s ``botocore/``, named
+  by the file's path, size and modification time, so another botocore or an edited file makes
+  a new one; read only when private to the user) and every other service read from the whole
+  file the first time one is asked for: the answers are the file's own. Without a usable copy
+  the whole file is read, as botocore does, and the copy written for the next process.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
+
+from dynosql import user_cache
 
 KEPT_SERVICES = ("dynamodb",)  # the client every statement makes; others read the whole file
 
@@ -65,9 +67,9 @@ def _located(loader: Any, name: str) -> tuple[str, str] | None:
 def _endpoints(file: str, whole: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     cached = _trimmed_path(file)
     try:
-        with open(cached, encoding="utf-8") as f:
-            trimmed = json.load(f)
-    except (OSError, ValueError):
+        trimmed = json.loads(user_cache.read(cached) or b"")
+        partitions = trimmed["partitions"]
+    except (ValueError, TypeError, KeyError):
         data = whole()
         _write_trimmed(cached, data)
         return data
@@ -78,7 +80,7 @@ def _endpoints(file: str, whole: Callable[[], dict[str, Any]]) -> dict[str, Any]
 
     partitions = [
         {**p, "services": _PartitionServices(p["services"], partition(i))}
-        for i, p in enumerate(trimmed["partitions"])
+        for i, p in enumerate(partitions)
     ]
     return {**trimmed, "partitions": partitions}
 
@@ -86,13 +88,12 @@ def _endpoints(file: str, whole: Callable[[], dict[str, Any]]) -> dict[str, Any]
 def _trimmed_path(file: str) -> Path:
     st = os.stat(file)
     key = hashlib.sha256(f"{file}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:32]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "dynosql" / "botocore" / f"endpoints-{key}.json"
+    return user_cache.cache_dir("botocore", f"endpoints-{key}.json")
 
 
 def _write_trimmed(path: Path, data: dict[str, Any]) -> None:
-    import tempfile
-
+    """Each partition with only the kept services (a read-only home: the next process reads
+    the whole file again)."""
     trimmed = {
         **data,
         "partitions": [
@@ -107,18 +108,7 @@ def _write_trimmed(path: Path, data: dict[str, Any]) -> None:
             for partition in data["partitions"]
         ],
     }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(trimmed, f)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except Exception:  # a read-only home: the next process reads the whole file again
-        return
+    user_cache.write(path, json.dumps(trimmed).encode())
 
 
 class _PartitionServices(Mapping[str, Any]):

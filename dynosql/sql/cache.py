@@ -12,10 +12,9 @@ version, the size and modification time of every module of ``dynosql/sql`` and o
 ``values.py``, sqlglot's, the Python version), and is used only when both match exactly: an
 edited parser or another sqlglot parses again, and a hash collision can never return another
 script's statements. Only statements that parsed are kept (an error is reported from a fresh
-parse, with its line and column). Entries are pickles written atomically (0600, in a 0700
-directory) and read only from a directory and files the user owns that no one else can write;
-anything unreadable counts as absent. The directory keeps at most ``KEPT_ENTRIES`` entries (the
-least recently used go); deleting it at any time is safe.
+parse, with its line and column). Entries are pickles, written and read as ``user_cache``
+says (atomic, private to the user); anything unreadable counts as absent. The directory keeps
+at most ``KEPT_ENTRIES`` entries (the least recently used go); deleting it is safe.
 
 This module imports neither sqlglot nor the parser: they load only when a script is not found,
 so importing ``dynosql.sql`` stays cheap.
@@ -28,6 +27,7 @@ import os
 import sys
 from pathlib import Path
 
+from dynosql import user_cache
 from dynosql.sql import ast
 
 CACHED_SCRIPT_CHARS = 4096  # longer scripts (a 10,000-row INSERT) are parsed every time
@@ -71,8 +71,7 @@ def clear() -> None:
 
 
 def directory() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "dynosql" / "parsed"
+    return user_cache.cache_dir("parsed")
 
 
 @functools.lru_cache(maxsize=1)
@@ -106,24 +105,17 @@ def _entry(script: str) -> Path:
     return directory() / f"{digest.hexdigest()[:40]}.pickle"
 
 
-def _trusted(st: os.stat_result) -> bool:
-    """Owned by this user and writable by no one else (a pickle runs code when read)."""
-    return st.st_uid == os.getuid() and not st.st_mode & 0o022
-
-
 def _load(script: str) -> tuple[ast.Statement, ...] | None:
     import pickle
 
     path = _entry(script)
+    data = user_cache.read(path)
+    if data is None:
+        return None
     try:
-        if not _trusted(path.parent.stat()):
-            return None
-        with open(path, "rb") as f:
-            if not _trusted(os.fstat(f.fileno())):
-                return None
-            kept = pickle.load(f)
+        kept = pickle.loads(data)
         os.utime(path)  # recently used: kept when the directory is pruned
-    except Exception:  # absent, unreadable, from another version: parse again
+    except Exception:  # torn, from another version: parse again
         return None
     if (
         isinstance(kept, tuple)
@@ -138,26 +130,20 @@ def _load(script: str) -> tuple[ast.Statement, ...] | None:
 
 
 def _store(script: str, statements: tuple[ast.Statement, ...]) -> None:
-    """Write the entry atomically (a reader never sees half of one); any failure (a read-only
-    home, a full disk, a statement that does not pickle) leaves the cache as it was."""
+    """Keep the entry; any failure (a read-only home, a full disk, a statement that does not
+    pickle) leaves the cache as it was."""
     import pickle
-    import tempfile
 
     path = _entry(script)
     try:
         data = pickle.dumps((fingerprint(), script, statements), protocol=pickle.HIGHEST_PROTOCOL)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-        _prune(path.parent)
     except Exception:
         return
+    if user_cache.write(path, data):
+        try:
+            _prune(path.parent)
+        except OSError:
+            pass
 
 
 def _prune(folder: Path) -> None:
