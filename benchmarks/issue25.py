@@ -3,6 +3,7 @@
     python benchmarks/issue25.py --only decode            # offline, a few seconds
     python benchmarks/issue25.py --only e2e --items 100000 --runs 3
     python benchmarks/issue25.py --only memory --items 100000 --big 1000000
+    python benchmarks/issue25.py --only startup --runs 11   # a minute or two
 
 Printed, not written into README.md (benchmarks/README.md records the runs). Every figure is
 CPU time from rusage (user + system) unless it says wall: the machine this was written on is
@@ -23,6 +24,14 @@ Sections:
           GetItem script (whole processes); `dynosql --local -e` (wall).
   memory  GROUP BY pk (1,000 groups) as a whole `dynosql -e` process: peak RSS at `--items`
           and at `--big` items (small items: pk, sk, n), and the raw paginator's beside it.
+  startup `dynosql -e "SELECT * FROM t WHERE pk = 'x'"` (a GetItem on a one-item table) against
+          a raw boto3 script sending the same GetItem, whole processes, alternating: with the
+          script kept parsed on disk by an earlier run (the usual case for a pipeline's `-e` or
+          `-f`; also with `--format csv`, which needs no table renderer), and cold (a new empty cache directory each run: the parser and sqlglot load);
+          `python -c pass` for the floor; `dynosql --local -q -e …` (wall and CPU). Bytecode is
+          compiled first (PYTHONDONTWRITEBYTECODE dropped, one unmeasured run of each), as an
+          installed wheel has it. `--before DIR` adds the same `-e` run with the dynosql of DIR
+          (`git archive <commit> dynosql | tar -x -C DIR`) in the same alternation.
 """
 
 from __future__ import annotations
@@ -294,6 +303,96 @@ def bench_e2e(server: Dynalite, runs: int, items: int) -> None:
     )
 
 
+# --- start-up ----------------------------------------------------------------------------------
+
+# `python -m dynosql` with another tree's package first on sys.path (argv[1]: that tree)
+BEFORE = "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module('dynosql', run_name='__main__')"
+
+RAW_GET_ONE = """
+import sys, boto3
+client = boto3.client("dynamodb", endpoint_url=sys.argv[1])
+item = client.get_item(TableName=sys.argv[2], Key={"pk": {"S": sys.argv[3]}})
+print(item.get("Item"))
+"""
+
+
+def bench_startup(server: Dynalite, runs: int, before: str | None = None) -> None:
+    client = server.client()
+    from dynosql.examples import datasets
+
+    table = "startup"
+    datasets.create_table(
+        client,
+        {
+            "TableName": table,
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "BillingMode": "PAY_PER_REQUEST",
+        },
+    )
+    client.put_item(TableName=table, Item={"pk": {"S": "x"}, "n": {"N": "1"}, "s": {"S": "hi"}})
+    sql = f"SELECT * FROM {table} WHERE pk = 'x'"
+    env = cli_env()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed wheel has its bytecode compiled
+    with tempfile.TemporaryDirectory() as tmp:
+        raw_get = Path(tmp, "raw_get.py")
+        raw_get.write_text(RAW_GET_ONE)
+        kept_env = {**env, "XDG_CACHE_HOME": str(Path(tmp, "kept"))}
+        ours = dynosql_cmd("--endpoint-url", server.url, "-e", sql)
+        raw = [sys.executable, str(raw_get), server.url, table, "x"]
+        floor = [sys.executable, "-c", "pass"]
+        local_sql = "SELECT PK, SK FROM audit WHERE PK = 'ACTOR#ivan.petrov' LIMIT 3"
+        local = dynosql_cmd("--local", "-q", "-e", local_sql)
+        csv = dynosql_cmd("--endpoint-url", server.url, "--format", "csv", "-e", sql)
+        commands = {"raw": raw, "kept": ours, "csv": csv, "floor": floor}
+        if before:
+            commands["before"] = [sys.executable, "-c", BEFORE, before, *ours[3:]]
+        for cmd in (*commands.values(), local):  # bytecode written, the parse kept
+            usage_of(cmd, kept_env)
+        print(f"\n## start-up: one GetItem as a whole process, medians of {runs} (load {load()})\n")
+        samples: dict[str, list[tuple[float, float, float]]] = {
+            k: [] for k in (*commands, "cold", "local")
+        }
+        for i in range(runs):  # alternating, so that a change of load hits every command alike
+            for key, cmd in commands.items():
+                samples[key].append(usage_of(cmd, kept_env))
+            cold_env = {**env, "XDG_CACHE_HOME": str(Path(tmp, f"cold{i}"))}
+            samples["cold"].append(usage_of(ours, cold_env))
+            if i < max(3, runs // 3):
+                samples["local"].append(usage_of(local, kept_env))
+
+    def cpu(key: str) -> float:
+        return statistics.median(x[0] for x in samples[key])
+
+    def ratio(key: str) -> float:
+        pairs = zip(samples[key], samples["raw"], strict=False)
+        return statistics.median(a[0] / b[0] for a, b in pairs)
+
+    print("| command | CPU (median) | ratio to the boto3 script (median of pairs) | goal |")
+    print("|---|---:|---:|---:|")
+    print(f"| raw boto3 script: `boto3.client(...).get_item(...)` | {cpu('raw'):.3f} s | 1.00x | |")
+    print(
+        f"| `dynosql -e`, the script kept parsed (a run before) | {cpu('kept'):.3f} s | {ratio('kept'):.2f}x | ≤ 1.2x |"
+    )
+    print(
+        f"| the same, `--format csv` (no table renderer: tabulate, wcwidth) | {cpu('csv'):.3f} s | {ratio('csv'):.2f}x | |"
+    )
+    print(
+        f"| `dynosql -e`, cold (parsed: sqlglot loaded) | {cpu('cold'):.3f} s | {ratio('cold'):.2f}x | |"
+    )
+    if before:
+        print(
+            f"| `dynosql -e` of `--before` ({before}) | {cpu('before'):.3f} s | {ratio('before'):.2f}x | |"
+        )
+    print(f"| `python -c pass` | {cpu('floor'):.3f} s | | |")
+    local_wall = statistics.median(x[1] for x in samples["local"])
+    print(
+        f"| `dynosql --local -q -e …` ({len(samples['local'])} runs) | {cpu('local'):.2f} s "
+        f"(wall {local_wall:.2f} s) | | ≤ 1.0 s wall, idle |"
+    )
+    print(f"\nload after: {load()}")
+
+
 # --- memory ----------------------------------------------------------------------------------------
 
 
@@ -361,10 +460,11 @@ def bench_memory(server: Dynalite, runs: int, items: int, big: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default="decode,e2e,memory")
+    parser.add_argument("--only", default="decode,e2e,memory,startup")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--big", type=int, default=1_000_000)
+    parser.add_argument("--before", metavar="DIR", help="startup: also run the dynosql of DIR")
     args = parser.parse_args()
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     print(
@@ -372,9 +472,11 @@ def main() -> int:
     )
     if "decode" in chosen:
         bench_decode(max(args.runs, 5))
-    if {"e2e", "memory"} & set(chosen):
+    if {"e2e", "memory", "startup"} & set(chosen):
         server = Dynalite()
         try:
+            if "startup" in chosen:
+                bench_startup(server, args.runs, args.before)
             if "e2e" in chosen:
                 bench_e2e(server, args.runs, args.items)
             if "memory" in chosen:

@@ -625,7 +625,10 @@ def speed_figures(url: str, runs: int, table: str) -> dict:
     from dynosql.render import render
     from dynosql.session import Session, make_client
 
-    parse_module = importlib.import_module("dynosql.sql.parse")  # the module, not the function
+    try:
+        forget_parsed = importlib.import_module("dynosql.sql.cache").clear
+    except ImportError:  # a tree from before sql/cache.py (--before)
+        forget_parsed = importlib.import_module("dynosql.sql.parse")._parse_cached.cache_clear
 
     def session(fast: bool = True, **settings: Any) -> Session:
         s = Session(make_client(endpoint_url=url, credentials=("bench", "bench")))
@@ -705,7 +708,7 @@ def speed_figures(url: str, runs: int, table: str) -> dict:
         def go() -> None:
             for key in keys * 10:
                 if not cached:
-                    parse_module._parse_cached.cache_clear()
+                    forget_parsed()
                 s.execute(sql, {"pk": key["pk"]["S"], "sk": key["sk"]["S"]}).all()
 
         return go

@@ -165,12 +165,13 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             check_output(sys.stdout)
         except DynosqlError as err:
             return _fail(err, args)
-        # parse everything before the first request: a typo on the last line costs nothing
+        # parse everything before the first request: a typo on the last line costs nothing;
+        # a script run before is found parsed on disk (sql/cache.py: no sqlglot to import)
         from dynosql.sql import parse_script
 
         for label, script in scripts:
             try:
-                parsed.extend(parse_script(script))
+                parsed.extend(parse_script(script, across_runs=True))
             except DynosqlError as err:
                 return _fail(err, args, prefix=label)
     settings, config = _settings(args, interactive)

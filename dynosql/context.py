@@ -19,15 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
-from dynosql.dynamo.capabilities import Capabilities, probe
+from dynosql.dynamo.capabilities import Capabilities, from_response, probe
 from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog
 from dynosql.dynamo.reader import Executor, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep
-from dynosql.dynamo.writer import WriteLimits, Writer, WriteStats
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.evaluate.aggregate import count_group, group
 from dynosql.evaluate.pipeline import aggregate_rows, select_rows
-from dynosql.journal import Journal, journal_dir, new_journal_path
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import Options, plan_full_scan
 from dynosql.plan.schema import TableInfo
@@ -35,7 +33,12 @@ from dynosql.result import ProgressSink, Result, Stats, format_capacity
 from dynosql.settings import Settings
 
 if TYPE_CHECKING:
+    from dynosql.dynamo.writer import WriteLimits, Writer, WriteStats
+    from dynosql.journal import Journal
     from dynosql.sql import ast
+
+
+_NO_UNITS = Decimal(0)
 
 
 @dataclass
@@ -52,7 +55,7 @@ class Ledger:
 
     def settle(self, stats: Stats) -> None:
         rcu = stats.capacity
-        wcu = stats.wcu if isinstance(stats, WriteStats) else Decimal(0)
+        wcu = getattr(stats, "wcu", _NO_UNITS)  # a write's stats (WriteStats) carry WCU
         with self._lock:
             self.rcu += rcu - stats.settled[0]
             self.wcu += wcu - stats.settled[1]
@@ -107,6 +110,7 @@ class Context:
             lambda: self.capabilities,
             lambda name: self.sample(name, counted=False),
             self.retry_policy,
+            heard=self._heard,
         )
         self._samples: dict[str, list[dict[str, Any]]] = {}
         self.cancelled = threading.Event()  # set by Session.cancel(): reads and waits stop
@@ -128,6 +132,13 @@ class Context:
         if self._capabilities is None:
             self._capabilities = probe(self.client, self.retry_policy())
         return self._capabilities
+
+    def _heard(self, response: dict[str, Any]) -> None:
+        """An answer from the endpoint (DescribeTable's): its Server header says what the
+        backend is, as the probe's would, so a statement that describes a table first sends
+        no ListTables probe."""
+        if self._capabilities is None:
+            self._capabilities = from_response(response)
 
     @property
     def estimating(self) -> bool:
@@ -307,6 +318,8 @@ class Context:
 
     def writer(self, stats: WriteStats, *, transactional: bool = False, workers: int = 0) -> Writer:
         """A writer with the session's limits (--max-wcu, --rate-limit) and sleep set."""
+        from dynosql.dynamo.writer import Writer  # loaded by the statements that write
+
         kwargs: dict[str, Any] = {"workers": workers} if workers else {}
         return Writer(
             self.client,
@@ -325,11 +338,15 @@ class Context:
 
     def write_limits(self) -> WriteLimits:
         """--max-wcu and --rate-limit, for every writer of a statement."""
+        from dynosql.dynamo.writer import WriteLimits
+
         return WriteLimits(max_wcu=self.settings.max_wcu, rate_limit=self.settings.rate_limit)
 
     def journal_target(self) -> Path | None:
         """The journal file the next statement appends to (--journal FILE), or the directory a
         new one goes in; None when journaling is off."""
+        from dynosql.journal import journal_dir  # loaded by the statements that write
+
         if self.journal_file:
             return Path(self.journal_file)
         return journal_dir(self.settings.journal_dir)
@@ -338,6 +355,8 @@ class Context:
         target = self.journal_target()
         if target is None:
             return None
+        from dynosql.journal import Journal, new_journal_path
+
         path = target if self.journal_file else new_journal_path(target, table)
         try:
             return Journal(path)

@@ -163,35 +163,32 @@ def classify(err: BaseException) -> Failure:
 # DynamoDB's refusals of a valid-looking statement, as each backend words them (AWS, DynamoDB
 # Local, dynalite and moto differ, and moto sometimes names the wrong operand type), mapped to
 # one sentence of dynosql's own: the message never depends on the backend. First match wins.
-REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), ours)
-    for pattern, ours in (
-        (
-            r"precision up to 38 digits|Number overflow|magnitude (larger|smaller) than "
-            r"supported range",
-            "a number the write computes needs more than 38 significant digits or leaves "
-            "DynamoDB's range (1E-130 to 9.99…E+125)",
-        ),
-        (
-            r"UpdateExpression: Incorrect operand type for operator or function|operand in "
-            r"the update expression has an incorrect data type",
-            "an item holds a value of the wrong type for this change (+, - and ADD of a number "
-            "need numbers, list_append lists, ADD/DELETE of a set a set of the same type)",
-        ),
-        (
-            r"refers to an attribute that does not exist in the item",
-            "an item lacks an attribute the SET reads (if_not_exists(a, 0) + 1 starts it)",
-        ),
-        (
-            r"document path provided in the update expression is invalid for update",
-            "an item has no map or list where the SET path goes through one (a.b needs a to be "
-            "a map)",
-        ),
-        (
-            r"Type mismatch for (Index )?key",
-            "a key attribute of the table or of an index must keep its declared type",
-        ),
-    )
+# (Patterns, compiled on first use: every command imports this module, few meet a refusal.)
+REFUSALS: tuple[tuple[str, str], ...] = (
+    (
+        r"precision up to 38 digits|Number overflow|magnitude (larger|smaller) than "
+        r"supported range",
+        "a number the write computes needs more than 38 significant digits or leaves "
+        "DynamoDB's range (1E-130 to 9.99…E+125)",
+    ),
+    (
+        r"UpdateExpression: Incorrect operand type for operator or function|operand in "
+        r"the update expression has an incorrect data type",
+        "an item holds a value of the wrong type for this change (+, - and ADD of a number "
+        "need numbers, list_append lists, ADD/DELETE of a set a set of the same type)",
+    ),
+    (
+        r"refers to an attribute that does not exist in the item",
+        "an item lacks an attribute the SET reads (if_not_exists(a, 0) + 1 starts it)",
+    ),
+    (
+        r"document path provided in the update expression is invalid for update",
+        "an item has no map or list where the SET path goes through one (a.b needs a to be a map)",
+    ),
+    (
+        r"Type mismatch for (Index )?key",
+        "a key attribute of the table or of an index must keep its declared type",
+    ),
 )
 
 
@@ -199,7 +196,7 @@ def refusal_text(message: str) -> str:
     """dynosql's own sentence for a refusal DynamoDB words differently per backend, or the
     server's message (one line) when it is not one of those."""
     for pattern, ours in REFUSALS:
-        if pattern.search(message):
+        if re.search(pattern, message, re.I):
             return ours
     return message
 

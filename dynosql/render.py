@@ -36,8 +36,6 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, TextIO
 
-from tabulate import tabulate
-
 from dynosql import values
 from dynosql.result import Result, Row, all_columns
 from dynosql.settings import FORMATS
@@ -255,6 +253,8 @@ def _render_table(result: Result, out: TextIO, tablefmt: str, escape: Any = None
     if result.title:
         out.write(visible(result.title) + "\n")
     headers = [escape(c) for c in columns] if escape else columns
+    from tabulate import tabulate  # with wcwidth ~25 ms: only the table formats load it
+
     text = tabulate(
         cells,
         headers=headers,

@@ -22,7 +22,6 @@ from dynosql.dynamo.capabilities import install as install_projection_check
 from dynosql.dynamo.catalog import Catalog
 from dynosql.dynamo.client import make_client
 from dynosql.dynamo.retry import Sleep
-from dynosql.dynamo.writer import WriteStats
 from dynosql.errors import DynosqlError, PlanError, SqlError
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import Options
@@ -35,6 +34,7 @@ from dynosql.statements import kind_for, kind_of
 
 if TYPE_CHECKING:
     from dynosql.dynamo.embedded import LocalDynamo
+    from dynosql.dynamo.writer import WriteStats
 
 T = TypeVar("T")
 

@@ -18,9 +18,8 @@ from test_write_fuzz import _hash_table, _items_of, _session
 import dynosql
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast
+from dynosql.sql import ast, parse_script
 from dynosql.sql.bind import bind
-from dynosql.sql.parse import parse_script
 from dynosql.values import BinarySet, NumberSet, StringSet
 
 

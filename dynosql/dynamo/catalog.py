@@ -43,7 +43,9 @@ class Catalog:
         capabilities: Callable[[], Capabilities],
         sampler: Callable[[str], list[dict[str, Any]]],
         policy: Callable[[], RetryPolicy] | None = None,
+        heard: Callable[[dict[str, Any]], None] | None = None,
     ):
+        self.heard = heard  # each DescribeTable answer: the session learns the backend from it
         self.sampler = sampler  # a few items of a table (Session.sample: retried, guarded)
         self.client = client
         self.capabilities = capabilities
@@ -79,6 +81,8 @@ class Catalog:
             description = sent.value
             if "Table" not in description:
                 raise not_dynamodb("DescribeTable", "a table description")
+            if self.heard is not None:
+                self.heard(description)
             info = table_info(description["Table"])
             if (
                 not self.capabilities().reports_table_size

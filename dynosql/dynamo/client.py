@@ -20,7 +20,7 @@ def make_client(
     settings: Settings | None = None,
 ) -> Any:
     """A low-level DynamoDB client; the usual AWS environment applies (AWS_PROFILE, AWS_REGION,
-    AWS_ENDPOINT_URL_DYNAMODB, SSO and role profiles through boto3 sessions)."""
+    AWS_ENDPOINT_URL_DYNAMODB, SSO and role profiles through botocore sessions)."""
     from botocore.config import Config
 
     _check_endpoint(endpoint_url)
@@ -30,7 +30,7 @@ def make_client(
         session = aws.boto_session(profile, region)
     except Exception as err:  # ProfileNotFound and friends
         raise translate_error(err) from err
-    if session.region_name is None and endpoint_url:
+    if aws.region_of(session) is None and endpoint_url:
         region = "us-east-1"  # a local endpoint does not care, but botocore insists on one
     # botocore retries a few times quickly (an unreachable endpoint fails in seconds); the
     # executor keeps retrying throttles, 5xx and dropped connections with longer backoff, until
@@ -55,7 +55,7 @@ def make_client(
     except Exception as err:
         if type(err).__name__ == "InvalidRegionError":
             raise UsageError(
-                f"--region {kwargs.get('region_name') or session.region_name!r} is not a region "
+                f"--region {kwargs.get('region_name') or aws.region_of(session)!r} is not a region "
                 "name (e.g. eu-west-1)"
             ) from err
         raise translate_error(err) from err

@@ -24,7 +24,6 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from statistics import NormalDist
 from typing import Any
 
 from dynosql import values
@@ -58,6 +57,8 @@ def t_quantile(df: int) -> float:
     Cornish-Fisher expansion above (accurate to about 1e-5 there)."""
     if df <= len(_T975):
         return _T975[df - 1]
+    from statistics import NormalDist  # not loaded by every statement that imports this module
+
     z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
     g1 = (z**3 + z) / 4
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import heapq
 import pickle
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
@@ -46,6 +45,8 @@ class _Spool:
     """A temporary file of pickled objects, written once, read once."""
 
     def __init__(self) -> None:
+        import tempfile  # only a statement that spills loads it
+
         self.file: IO[bytes] = tempfile.TemporaryFile(prefix="dynosql-")
         self.count = 0
 

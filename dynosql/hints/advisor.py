@@ -195,8 +195,6 @@ def _prefix_hints(
     """An empty ``begins_with``: the prefixes that exist (read: REPL only). A prefix without
     a separator: the entity types it spans, from the sort keys the statement read itself
     (`own_keys`) outside the REPL, from a listing in it."""
-    from dynosql.hints.prefixes import list_prefixes
-
     if plan.operation != "Query":
         return
     probe = H.begins_with_probe(statement, plan.table, plan.access.name)
@@ -213,6 +211,8 @@ def _prefix_hints(
             if hint:
                 yield hint
         return
+    from dynosql.hints.prefixes import list_prefixes  # the REPL's listing only
+
     parent = H.parent_prefix(prefix) if empty else prefix
     executor, stats = ctx.executor(), Stats()
     listing = list_prefixes(

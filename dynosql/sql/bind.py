@@ -12,7 +12,7 @@ from typing import Any
 from dynosql import values
 from dynosql.errors import SqlError
 from dynosql.sql import ast
-from dynosql.sql.parse import MAX_LIMIT
+from dynosql.sql.ast import MAX_LIMIT
 
 # A value reads as a number only in canonical form: "0042" stays a string (an ID, a zip code).
 _NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$")

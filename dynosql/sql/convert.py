@@ -1,9 +1,9 @@
 """The shared pieces of the SQL parsers: our sqlglot dialect, the sqlglot tree → ast
 converter (`_Converter`) and the small position/error helpers.
 
-The statement parsers (``parse`` for SELECT and the leading-word statements,
+The statement parsers (``parser`` for SELECT and the leading-word statements,
 ``write_parse``, ``table_and_copy_parse``) import from here; nothing here imports them, so the
-dispatcher (``parse``) can import the statement parsers without a cycle.
+dispatcher (``parser``) can import the statement parsers without a cycle.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 from dynosql import values
 from dynosql.errors import SqlError
 from dynosql.sql import ast, keywords
+from dynosql.sql.ast import MAX_LIMIT
 from dynosql.sql.spelling import (
     function_guess,
     misspelt_keyword,
@@ -42,7 +43,6 @@ class DynoSQL(Dialect):
     NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_SENSITIVE
 
 
-MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer
 # IN on a key becomes one request per value (Query) or 100 keys per BatchGetItem; on other
 # attributes, filters of 100 values each (DynamoDB's IN limit) OR-ed, or a client-side check
 MAX_IN_VALUES = 1000

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dynosql.evaluate.sample_stats import sample_text
-
 if TYPE_CHECKING:
     from dynosql.plan.model import Plan
 
@@ -24,6 +22,8 @@ def explain_lines(plan: Plan) -> list[str]:
     for i, request in enumerate(shown, 1):
         title = "request" if len(plan.requests) == 1 else f"request {i} of {len(plan.requests)}"
         if request.operation == "Scan" and plan.sample is not None:
+            from dynosql.evaluate.sample_stats import sample_text  # (statistics: ~5 ms to load)
+
             title += " " + sample_text(plan.sample)
         elif request.operation == "Scan" and plan.segments > 1:
             title += f" (sent as Segment 0..{plan.segments - 1} of TotalSegments {plan.segments})"

@@ -10,7 +10,6 @@ grammar (see ``grammar/README.md``) is refused with one sentence naming the cons
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from decimal import Decimal
 from typing import Any
@@ -44,24 +43,8 @@ from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
 
 def parse_script(script: str) -> list[ast.Statement]:
-    """Every statement of a script, parsed; the first bad one raises SqlError.
-
-    Statements are immutable, so a script seen before (a program or a loop running one
-    statement with new parameters) is parsed once: parsing costs more than a GetItem."""
-    if len(script) > _CACHED_SCRIPT_CHARS:
-        return _parse_script(script)
-    return list(_parse_cached(script))
-
-
-_CACHED_SCRIPT_CHARS = 4096
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_cached(script: str) -> tuple[ast.Statement, ...]:
-    return tuple(_parse_script(script))
-
-
-def _parse_script(script: str) -> list[ast.Statement]:
+    """Every statement of a script, parsed; the first bad one raises SqlError. Uncached: callers
+    go through ``dynosql.sql.parse_script`` (``sql/cache.py``), which keeps what it parsed."""
     # a UTF-8 byte order mark at the start (some editors write one) is not part of the SQL
     script = script.removeprefix("\ufeff")
     _check_text(script)
