@@ -20,7 +20,7 @@ from dynosql.errors import PlanError
 from dynosql.evaluate.aggregate import collect_aggregates
 from dynosql.plan import keys as K
 from dynosql.plan.choice import Range, bounded_wins
-from dynosql.plan.cost import read_units
+from dynosql.plan.cost import read_units, scan_estimate
 from dynosql.plan.expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
@@ -475,8 +475,9 @@ def _avg_size(path: IndexInfo, table: TableInfo) -> int:
     return table.average_item_size
 
 
-def _rcu(items: float, size: int, consistent: bool) -> Decimal:
-    return read_units(items * size, consistent)
+def _rcu(items: float, size: int, consistent: bool, streams: int = 1) -> Decimal:
+    """A Query's or Scan's read units, page by page (plan.cost.scan_estimate)."""
+    return scan_estimate(items, size, consistent, streams)
 
 
 def _keyed_candidate(
@@ -987,16 +988,19 @@ def _request_limit(
 def _scan_estimate(plan: Plan, statement: ast.Select, table: TableInfo, consistent: bool) -> None:
     """A Scan reads the whole table, unless a pushed-down LIMIT stops it (each segment reads
     at most LIMIT items then); a size of 0 is DynamoDB's stale figure, not an empty table."""
+    size = _avg_size(plan.access, table)
     limits = [r.max_items for r in plan.requests]
     if limits and all(n is not None for n in limits):
-        bound = sum(n for n in limits if n is not None) * plan.segments
+        limit = sum(n for n in limits if n is not None)
+        bound = limit * plan.segments
         if not plan.estimate.items or bound < plan.estimate.items:
-            units = _rcu(bound, _avg_size(plan.access, table), consistent)
-            rcu = max(units, Decimal("0.5") * plan.segments)
+            rcu = scan_estimate(bound, size, consistent, plan.segments, page_items=limit)
             plan.estimate = Estimate(bound, rcu, bound=f"LIMIT {statement.limit}")
             return
     if not plan.estimate.items:
         plan.estimate.known = False
+    else:  # every segment reads its share of the pages, and its last page is its own
+        plan.estimate.rcu = _rcu(plan.estimate.items, size, consistent, plan.segments)
 
 
 def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
@@ -1132,7 +1136,8 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
         params["ConsistentRead"] = True
     params["ReturnConsumedCapacity"] = "TOTAL"
     items = path.item_count or table.item_count
-    rcu = _rcu(items, _avg_size(path, table), consistent) if items else Decimal("0.5")
+    segments = _segments(table, path, options)
+    rcu = _rcu(items, _avg_size(path, table), consistent, segments) if items else Decimal("0.5")
     statement = ast.Select(table=table.name, index=index, items=None)
     return Plan(
         statement=statement,
@@ -1141,7 +1146,7 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
         operation="Scan",
         requests=[Request("Scan", params)],
         estimate=Estimate(items, rcu, known=bool(items)),
-        segments=_segments(table, path, options),
+        segments=segments,
         consistent=consistent,
     )
 
