@@ -261,3 +261,25 @@ def test_consumed_capacity_detail_and_pages_before_the_filter(moto_backend: Back
         RequestItems={name: [{"DeleteRequest": {"Key": key}}]}, ReturnConsumedCapacity="TOTAL"
     )
     assert answer["ConsumedCapacity"] == [{"TableName": name, "CapacityUnits": 2.0}]
+
+
+def test_a_failed_conditional_write_is_billed(moto_backend: Backend, tmp_path: Path) -> None:
+    """ "If a ConditionExpression evaluates to false during a conditional write, DynamoDB still
+    consumes write capacity from the table" (developerguide/WorkingWithItems.html#WorkingWith
+    Items.ConditionalWrites.ReturnConsumedCapacity; read-write-operations.html): the larger of
+    the stored item and the one the write tried to put, in 1 KB units; no index is written."""
+    name = unique_name("capfail")
+    _create(moto_backend, name)
+    session = _session(moto_backend, tmp_path)
+    # the key holds a 10 KB item (10 units): the INSERT's condition fails, and is billed
+    sql = f"INSERT INTO {name} (pk, sk) VALUES ('A', 'big#000') ON CONFLICT DO NOTHING"
+    result = session.execute(sql)
+    list(result)
+    assert result.stats.skipped == 1 and result.stats.wcu == Decimal(10)
+    # a DELETE whose condition fails on a tiny item: one unit
+    result = session.execute(
+        f"DELETE FROM {name} WHERE pk = 'A' AND sk = 'tiny#001' AND amount = 7"
+    )
+    list(result)
+    assert result.stats.wcu == Decimal(1), result.stats.footer()
+    assert session.ledger.wcu == Decimal(11)
