@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from dynosql import guards
 from dynosql.dynamo.capabilities import Capabilities, probe
 from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog
-from dynosql.dynamo.reader import Executor, Limits
+from dynosql.dynamo.reader import Executor, FirstPage, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep
 from dynosql.dynamo.writer import WriteLimits, Writer, WriteStats
 from dynosql.errors import DynosqlError, GuardError
@@ -196,6 +196,10 @@ class Context:
                     self.ledger.settle(stats)
         return self._samples[table]
 
+    def has_sample(self, table: str) -> bool:
+        """Whether this session holds a sample of `table` (the hints have checked against it)."""
+        return table in self._samples
+
     def hint_sample(self, table: str) -> tuple[list[dict[str, Any]] | None, str | None]:
         """The items hints may compare names and types against, and, when they were read for
         the hint now, what that read cost (a line of its own). A sample already read this
@@ -235,13 +239,17 @@ class Context:
             self.cancelled,
             unprojectable=self.unprojectable,
             sleep=self.sleep,
+            first_page_items=self.capabilities.first_page_items,
         )
 
-    def read(self, plan: Plan, stats: Stats) -> Iterator[dict[str, Any]]:
+    def read(
+        self, plan: Plan, stats: Stats, first_page: FirstPage | None = None
+    ) -> Iterator[dict[str, Any]]:
         """Every item `plan` reads that passes its client-side checks, its cost settled in the
-        ledger once the items are consumed (or abandoned)."""
+        ledger once the items are consumed (or abandoned). `first_page`: see `Executor.items`
+        (a Scan's first page, whole, for the hints)."""
         try:
-            yield from self.executor().items(plan, stats)
+            yield from self.executor().items(plan, stats, first_page)
             if plan.then is not None:  # reached only when the rows fell short of LIMIT
                 yield from self.executor().items(plan.then, stats)
         finally:
@@ -277,7 +285,11 @@ class Context:
             self.ledger.settle(stats)
 
     def rows(
-        self, plan: Plan, stats: Stats, notes: list[str] | None = None
+        self,
+        plan: Plan,
+        stats: Stats,
+        notes: list[str] | None = None,
+        first_page: FirstPage | None = None,
     ) -> Iterator[dict[str, Any]]:
         """A SELECT plan's rows: read, filtered, grouped or sorted client-side as planned."""
         statement = plan.statement
@@ -286,13 +298,13 @@ class Context:
             yield from aggregate_rows(statement, count_group(statement, count))
         elif statement.is_aggregate:
             budget = self.memory_budget()
-            groups = group(statement, self.read(plan, stats), budget, notes)
+            groups = group(statement, self.read(plan, stats, first_page), budget, notes)
             yield from aggregate_rows(statement, groups, budget, notes)
         else:
             yield from select_rows(
                 statement,
                 plan.table,
-                self.read(plan, stats),
+                self.read(plan, stats, first_page),
                 plan.sort,
                 notes,
                 self.memory_budget(),
