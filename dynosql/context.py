@@ -29,6 +29,7 @@ from dynosql.evaluate.aggregate import count_group, group
 from dynosql.evaluate.pipeline import aggregate_rows, select_rows
 from dynosql.journal import Journal, journal_dir, new_journal_path
 from dynosql.plan.model import Plan
+from dynosql.plan.observed import MAX_SORT_KEYS, Observed, Partition
 from dynosql.plan.planner import Options, plan_full_scan
 from dynosql.plan.schema import TableInfo
 from dynosql.result import ProgressSink, Result, Stats, format_capacity
@@ -109,6 +110,8 @@ class Context:
             self.retry_policy,
         )
         self._samples: dict[str, list[dict[str, Any]]] = {}
+        # the partitions read whole by this session's statements, for EXPLAIN's estimates
+        self.observed = Observed()
         self.cancelled = threading.Event()  # set by Session.cancel(): reads and waits stop
         self.ledger = Ledger()
         self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
@@ -158,6 +161,7 @@ class Context:
             segments=self.settings.segments,
             typed_filters=caps.server_filters,
             projections=caps.projections,
+            observed=self.observed,
         )
 
     def table(self, name: str) -> TableInfo:
@@ -178,6 +182,7 @@ class Context:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.catalog.refresh()
         self._samples.clear()
+        self.observed.clear()
         self.catalog_version += 1
 
     def sample(self, table: str, counted: bool = True) -> list[dict[str, Any]]:
@@ -249,7 +254,10 @@ class Context:
         ledger once the items are consumed (or abandoned). `first_page`: see `Executor.items`
         (a Scan's first page, whole, for the hints)."""
         try:
-            yield from self.executor().items(plan, stats, first_page)
+            items = self.executor().items(plan, stats, first_page)
+            yield from (
+                items if plan.whole_partition is None else self._observing(plan, items, stats)
+            )
             if plan.then is not None:  # reached only when the rows fell short of LIMIT
                 yield from self.executor().items(plan.then, stats)
         finally:
@@ -258,9 +266,40 @@ class Context:
     def count(self, plan: Plan, stats: Stats) -> int:
         """The item count of a Select=COUNT plan, settled in the ledger."""
         try:
-            return self.executor().count(plan, stats)
+            count = self.executor().count(plan, stats)
+            if plan.whole_partition is not None:
+                self._observe(plan, stats, None)
+            return count
         finally:
             self.ledger.settle(stats)
+
+    def _observing(
+        self, plan: Plan, items: Iterator[dict[str, Any]], stats: Stats
+    ) -> Iterator[dict[str, Any]]:
+        """`items`, and once they have all been read, the partition remembered (a consumer that
+        stops early, LIMIT, leaves it partly read: nothing is remembered)."""
+        sk = plan.access.keys.sk
+        sort_keys: list[Any] | None = [] if sk is not None else None
+        returned = 0
+        for item in items:
+            returned += 1
+            if sort_keys is not None:
+                if sk in item and len(sort_keys) < MAX_SORT_KEYS:
+                    sort_keys.append(item[sk])
+                else:
+                    sort_keys = None
+            yield item
+        if returned != stats.items_scanned:  # a filter dropped some: their sort keys unseen
+            sort_keys = None
+        self._observe(plan, stats, sort_keys)
+
+    def _observe(self, plan: Plan, stats: Stats, sort_keys: list[Any] | None) -> None:
+        assert plan.whole_partition is not None
+        size = stats.bytes_read if stats.bytes_exact and stats.items_scanned else None
+        found = Partition(
+            stats.items_scanned, size, tuple(sort_keys) if sort_keys is not None else None
+        )
+        self.observed.record(plan.table.name, plan.access.name, plan.whole_partition[0], found)
 
     def pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[Any]]]:
         """The plan's pages tagged with their segment (sampling), settled in the ledger."""
