@@ -263,10 +263,10 @@ class Context:
         finally:
             self.ledger.settle(stats)
 
-    def count(self, plan: Plan, stats: Stats) -> int:
+    def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
         """The item count of a Select=COUNT plan, settled in the ledger."""
         try:
-            count = self.executor().count(plan, stats)
+            count = self.executor().count(plan, stats, first_page)
             if plan.whole_partition is not None:
                 self._observe(plan, stats, None)
             return count
@@ -333,7 +333,7 @@ class Context:
         """A SELECT plan's rows: read, filtered, grouped or sorted client-side as planned."""
         statement = plan.statement
         if plan.count_only:
-            count = self.count(plan, stats)
+            count = self.count(plan, stats, first_page)
             yield from aggregate_rows(statement, count_group(statement, count))
         elif statement.is_aggregate:
             budget = self.memory_budget()

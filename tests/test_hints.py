@@ -407,3 +407,19 @@ def test_the_first_page_hint_is_told_before_the_rest_is_read(moto_examples_backe
     assert [s.get("Limit") for s in sent] == [100, None]
     assert "FilterExpression" in sent[1] and "ExclusiveStartKey" in sent[1]
     assert result.stats.items_scanned == 479 and result.stats.requests == 2
+
+
+def test_a_scripts_count_checks_names_on_its_scans_first_page(overloaded) -> None:
+    """COUNT(*) over a Scan (Select=COUNT): its first page comes back whole instead, is
+    counted here with the WHERE, and its names are checked; the count is DynamoDB's."""
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as script:
+        sent = _scans(script)
+        result = script.execute(f"SELECT COUNT(*) AS n FROM {name} WHERE nn = 1")
+        assert result.all() == [{"n": 0}]
+        assert result.notes == ["no item of the Scan's first page (6 items) has nn; closest: n"]
+        assert len(sent) == 1 and "Select" not in sent[0]
+        result = script.execute(f"SELECT COUNT(*) AS n FROM {name} WHERE n >= 1")
+        assert result.all() == [{"n": 2}] and result.notes == []

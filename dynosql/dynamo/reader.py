@@ -117,16 +117,25 @@ class Executor:
             merged = _dedupe(merged, plan.table.keys.names)
         return self._final_total(merged, stats)
 
-    def count(self, plan: Plan, stats: Stats) -> int:
-        """The item count of a Select=COUNT plan."""
+    def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
+        """The item count of a Select=COUNT plan (`first_page`: as for `items`; that page comes
+        back whole, without Select=COUNT, and its items that pass the WHERE are counted here)."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
-        streams = _Streams(
-            plan,
-            lambda r, p: (
-                pg.get("Count", 0) for pg, *_ in self._pages(plan, r.operation, p, stats)
-            ),
-        )
+        probe = _Probe(plan, first_page) if first_page is not None and plan.is_scan else None
+
+        def page_counts(request: Request, params: dict[str, Any]) -> Iterator[int]:
+            probing = probe is not None and probe.takes(request, params)
+            pages = self._pages(plan, request.operation, params, stats, whole_first=probing)
+            for page, items, _sizes in pages:
+                if probing and probe is not None:
+                    probing = False
+                    probe.seen(items)
+                    yield sum(1 for i in items if matches(plan.statement.where, i))
+                else:
+                    yield page.get("Count", 0)
+
+        streams = _Streams(plan, page_counts)
         self.budget = self._budget(stats, len(streams))
         counts = streams[0]() if len(streams) == 1 else self._concurrent(streams)
         return sum(self._final_total(counts, stats))
@@ -626,7 +635,7 @@ def _whole_items(params: dict[str, Any], most: int | None = None) -> dict[str, A
     millisecond an item to answer, a page of a few thousand items would add seconds: there
     `most` cuts the page, and the Scan goes on from its end; the same items are evaluated, and
     the bill can differ by the rounding of one more page, in one more request)."""
-    shaping = ("FilterExpression", "ProjectionExpression")
+    shaping = ("FilterExpression", "ProjectionExpression", "Select")
     if not any(k in params for k in shaping):
         return params
     out = {k: v for k, v in params.items() if k not in shaping}

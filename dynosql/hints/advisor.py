@@ -69,9 +69,9 @@ def first_page(
     checked before the read (a script, a library call): nothing is read for it (the page
     comes back whole, at the same cost: `Executor.items`), and what it finds is said before
     the next page is asked for (`Context.tell`: a script's stderr), else kept as a note.
-    None where it has nothing to do: not a Scan, a count, an index lacking attributes."""
+    None where it has nothing to do: not a Scan, an index lacking attributes."""
     table = plan.table
-    if not plan.is_scan or plan.count_only or plan.fetch is not None or plan.sample is not None:
+    if not plan.is_scan or plan.fetch is not None or plan.sample is not None:
         return None
     if plan.access.projection != "ALL" or ctx.has_sample(table.name):
         return None
