@@ -10,6 +10,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from dynosql.plan import Options, plan_select
 from dynosql.plan.cost import read_units, scan_estimate
 from dynosql.plan.schema import table_info
@@ -76,6 +78,7 @@ def _explained(session: Any, sql: str) -> tuple[str, dict[str, Any]]:
     return lines[1], result.document
 
 
+@pytest.mark.slow  # about a second: three reads of the example table on moto
 def test_explain_estimates_a_partition_from_what_the_session_read(moto_examples_backend) -> None:
     """Issue 22: `EXPLAIN … sk LIKE 'INVOICE#%'` said ~3 items / 0.5 RCU where the run reads
     80 items / 1.5 RCU. Nothing but DescribeTable known: a guess, said to be one. After
@@ -131,7 +134,7 @@ def test_show_hot_keys_counts_serve_later_estimates(moto_backend) -> None:
         assert "pk = 'a', read whole earlier this session: 6 items" in line
         assert document["estimate"]["items"] == 6
         line, document = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'c'")
-        assert f"2 partitions of {name} read whole this session: 4 items a key" in line
+        assert f"SHOW HOT KEYS's count of all 2 keys of {name}: 4 items a key" in line
         assert document["estimate"]["items"] == 4
 
 
@@ -145,3 +148,23 @@ def test_sort_key_conditions_select_as_dynamodb_does() -> None:
     assert [in_range(v, between) for v in ("a", "b", "c", "d", "e")] == [0, 1, 1, 1, 0]
     assert not in_range(Decimal(5), SortKeyCondition("<", ("z",)))  # another type: never
     assert in_range("Zebra", SortKeyCondition("<", ("apple",)))  # code point (UTF-8) order
+
+
+def test_what_a_session_keeps_is_bounded() -> None:
+    """A session keeps at most MAX_PARTITIONS partitions and MAX_SORT_KEYS sort keys a table or
+    index (SHOW HOT KEYS of millions of keys keeps its mean, and its hottest keys)."""
+    from dynosql.plan import observed as O
+
+    seen = O.Observed()
+    counts = [(f"k{i}", 3, 300) for i in range(O.MAX_PARTITIONS + 5)]
+    seen.record_every_key("t", None, counts)
+    view = seen.seen("t", None, f"k{O.MAX_PARTITIONS + 1}")
+    assert view is not None and view.own is None  # beyond the cap: not kept alone
+    assert (view.partitions, view.mean_items, view.item_bytes) == (O.MAX_PARTITIONS + 5, 3, 100)
+    keys = tuple(range(O.MAX_SORT_KEYS))
+    seen.record("u", "ix", "a", O.Partition(len(keys), None, keys))
+    seen.record("u", "ix", "b", O.Partition(2, None, (1, 2)))  # over the cap: its count only
+    view = seen.seen("u", "ix", "b")
+    assert view is not None and view.own == O.Partition(2) and len(view.sort_keys) == len(keys)
+    seen.record("u", "ix", "a", O.Partition(1, None, (7,)))  # read again: replaces
+    assert seen.seen("u", "ix", "a").sort_keys == [7]  # type: ignore[union-attr]

@@ -26,6 +26,7 @@ from typing import Any
 from dynosql.plan.keys import SortKeyCondition
 
 MAX_SORT_KEYS = 10_000  # sort keys kept per table or index (a partition beyond it: none kept)
+MAX_PARTITIONS = 10_000  # partitions kept per table or index (SHOW HOT KEYS: its hottest)
 
 
 @dataclass(frozen=True)
@@ -38,23 +39,88 @@ class Partition:
 
 
 @dataclass
-class Observed:
-    """The partitions read whole this session, per table and index (thread-safe)."""
+class _Path:
+    """What is known of one table or index."""
 
-    _paths: dict[tuple[str, str | None], dict[Any, Partition]] = field(default_factory=dict)
+    partitions: dict[Any, Partition] = field(default_factory=dict)
+    sort_keys: int = 0  # kept, over every partition
+    # (keys, items, bytes) of a count of every key (SHOW HOT KEYS), when one was made
+    everything: tuple[int, int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What `Observed.seen` hands the estimate: the key's own partition, if read whole, and
+    what the others say (their count, mean items, bytes an item, pooled sort keys)."""
+
+    own: Partition | None
+    partitions: int
+    mean_items: float
+    item_bytes: float | None
+    sort_keys: list[Any]
+    all_keys: bool  # the mean is of every key of the table or index (SHOW HOT KEYS)
+
+
+@dataclass
+class Observed:
+    """The partitions read whole this session, per table and index (thread-safe, bounded:
+    `MAX_PARTITIONS` partitions and `MAX_SORT_KEYS` sort keys a table or index)."""
+
+    _paths: dict[tuple[str, str | None], _Path] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, table: str, index: str | None, pk_value: Any, partition: Partition) -> None:
         with self._lock:
-            path = self._paths.setdefault((table, index), {})
-            kept = sum(len(p.sort_keys or ()) for k, p in path.items() if k != pk_value)
-            if partition.sort_keys is not None and kept + len(partition.sort_keys) > MAX_SORT_KEYS:
-                partition = Partition(partition.items, partition.size_bytes, None)
-            path[pk_value] = partition
+            self._record(self._paths.setdefault((table, index), _Path()), pk_value, partition)
 
-    def partitions(self, table: str, index: str | None) -> dict[Any, Partition]:
+    def record_every_key(
+        self, table: str, index: str | None, counts: list[tuple[Any, int, int]]
+    ) -> None:
+        """A count of every key's items and bytes (SHOW HOT KEYS), hottest first: the mean of
+        all of them, and the first `MAX_PARTITIONS` as partitions of their own."""
         with self._lock:
-            return dict(self._paths.get((table, index), {}))
+            path = self._paths.setdefault((table, index), _Path())
+            keys = [c for c in counts if c[0] is not None]
+            path.everything = (len(keys), sum(c[1] for c in keys), sum(c[2] for c in keys))
+            for key, items, size in keys[:MAX_PARTITIONS]:
+                self._record(path, key, Partition(items, size))
+
+    @staticmethod
+    def _record(path: _Path, pk_value: Any, partition: Partition) -> None:
+        old = path.partitions.get(pk_value)
+        if old is None and len(path.partitions) >= MAX_PARTITIONS:
+            return
+        path.sort_keys -= len(old.sort_keys or ()) if old is not None else 0
+        if partition.sort_keys is not None:
+            if path.sort_keys + len(partition.sort_keys) > MAX_SORT_KEYS:
+                partition = Partition(partition.items, partition.size_bytes, None)
+            path.sort_keys += len(partition.sort_keys or ())
+        path.partitions[pk_value] = partition
+
+    def seen(self, table: str, index: str | None, pk_value: Any) -> Seen | None:
+        """What is known for a read of `pk_value` through this table or index; None: nothing."""
+        with self._lock:
+            path = self._paths.get((table, index))
+            if path is None or not path.partitions:
+                return None
+            parts = list(path.partitions.values())
+            sized = [p for p in parts if p.size_bytes is not None and p.items]
+            if path.everything is not None and path.everything[0]:
+                keys, items, size = path.everything
+                mean, item_bytes, count = items / keys, (size / items if items else None), keys
+            else:
+                mean = sum(p.items for p in parts) / len(parts)
+                sized_items = sum(p.items for p in sized)
+                item_bytes = sum(p.size_bytes or 0 for p in sized) / sized_items if sized else None
+                count = len(parts)
+            return Seen(
+                path.partitions.get(pk_value),
+                count,
+                mean,
+                item_bytes,
+                [v for p in parts if p.sort_keys is not None for v in p.sort_keys],
+                path.everything is not None,
+            )
 
     def clear(self) -> None:
         with self._lock:
@@ -84,40 +150,35 @@ def partition_guess(
 ) -> Guess:
     """How many items `pk = pk_value [AND condition]` evaluates (see the module docstring).
     `prior_items`/`prior_fraction`/`prior_text`: the planner's guess when nothing was seen."""
-    seen = observed.partitions(table, index) if observed is not None else {}
-    where = f"{table}.{index}" if index else table
-    own = seen.get(pk_value)
+    seen = observed.seen(table, index, pk_value) if observed is not None else None
+    if seen is None:
+        return Guess(prior_items * prior_fraction, None, f"a guess: {prior_text}", False)
+    own = seen.own
     if own is not None:
-        items, how = _selected([own], condition, prior_fraction)
+        items, how = _selected(own, condition, prior_fraction)
         return Guess(
             items,
             own.size_bytes / own.items if own.size_bytes and own.items else None,
             f"{pk_text}, read whole earlier this session: {own.items} items{how}",
             True,
         )
-    if seen:
-        parts = list(seen.values())
-        mean = sum(p.items for p in parts) / len(parts)
-        fraction, how = _fraction(parts, condition, prior_fraction)
-        sized = [p for p in parts if p.size_bytes is not None and p.items]
-        item_bytes = (
-            sum(p.size_bytes or 0 for p in sized) / sum(p.items for p in sized) if sized else None
-        )
-        many = f"{len(parts)} partitions" if len(parts) > 1 else "1 partition"
-        return Guess(
-            mean * fraction,
-            item_bytes,
-            f"{many} of {where} read whole this session: {_number(mean)} items a key{how}",
-            True,
-        )
-    return Guess(prior_items * prior_fraction, None, f"a guess: {prior_text}", False)
+    fraction, how = _fraction(seen.sort_keys, condition, prior_fraction)
+    where = f"{table}.{index}" if index else table
+    if seen.all_keys:
+        source = f"SHOW HOT KEYS's count of all {seen.partitions:,} keys of {where}"
+    else:
+        many = f"{seen.partitions} partitions" if seen.partitions > 1 else "1 partition"
+        source = f"{many} of {where} read whole this session"
+    mean = _number(seen.mean_items)
+    return Guess(
+        seen.mean_items * fraction, seen.item_bytes, f"{source}: {mean} items a key{how}", True
+    )
 
 
 def _selected(
-    parts: list[Partition], condition: SortKeyCondition | None, prior: float
+    part: Partition, condition: SortKeyCondition | None, prior: float
 ) -> tuple[float, str]:
     """The items of one partition the condition selects, and how that was counted."""
-    (part,) = parts
     if condition is None:
         return float(part.items), ""
     if part.sort_keys is not None:
@@ -127,12 +188,11 @@ def _selected(
 
 
 def _fraction(
-    parts: list[Partition], condition: SortKeyCondition | None, prior: float
+    keys: list[Any], condition: SortKeyCondition | None, prior: float
 ) -> tuple[float, str]:
     """The share of a partition the condition selects, from the sort keys seen."""
     if condition is None:
         return 1.0, ""
-    keys = [v for p in parts if p.sort_keys is not None for v in p.sort_keys]
     if not keys:
         return prior, f" (no sort keys seen: {_share(prior)} of them guessed in the key range)"
     hits = sum(1 for v in keys if in_range(v, condition))
