@@ -837,8 +837,10 @@ def _build(
         ph.into(params)
         plan.requests.append(Request(cand.operation, params, K.and_of(residual), limit))
 
+    # a whole item collection read: what it holds is remembered (plan.observed; a fetch from
+    # the table would count its items too)
     if cand.operation == "Query" and len(live) == 1 and live[0].sk_condition is None:
-        if plan.requests and "Limit" not in plan.requests[0].params:
+        if plan.requests and "Limit" not in plan.requests[0].params and not fetch:
             plan.whole_partition = (live[0].pk_value,)
     if cand.operation == "Scan":
         plan.segments = _segments(table, path, options)
