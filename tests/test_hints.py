@@ -423,3 +423,16 @@ def test_a_scripts_count_checks_names_on_its_scans_first_page(overloaded) -> Non
         assert len(sent) == 1 and "Select" not in sent[0]
         result = script.execute(f"SELECT COUNT(*) AS n FROM {name} WHERE n >= 1")
         assert result.all() == [{"n": 2}] and result.notes == []
+
+
+def test_select_list_names_alone_send_no_first_page_whole(overloaded) -> None:
+    """A Scan whose WHERE names no attribute (or has none) goes out as planned: a column no row
+    fills shows blank, and a LIMIT's small first page would make a poor witness."""
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as script:
+        sent = _scans(script)
+        result = script.execute(f"SELECT sk, n FROM {name} LIMIT 2")
+        assert len(result.all()) == 2 and result.notes == []
+        assert sent[0].get("Limit") == 2 and "ProjectionExpression" in sent[0]

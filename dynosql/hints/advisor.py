@@ -69,20 +69,21 @@ def first_page(
     checked before the read (a script, a library call): nothing is read for it (the page
     comes back whole, at the same cost: `Executor.items`), and what it finds is said before
     the next page is asked for (`Context.tell`: a script's stderr), else kept as a note.
-    None where it has nothing to do: not a Scan, an index lacking attributes."""
+    None where it has nothing to do: not a Scan, no attribute in the WHERE beyond the keys, an
+    index lacking attributes."""
     table = plan.table
     if not plan.is_scan or plan.fetch is not None or plan.sample is not None:
         return None
     if plan.access.projection != "ALL" or ctx.has_sample(table.name):
         return None
-    if not H.names_attributes(statement, table):
-        return None
+    if not H.names_attributes(statement, table, where_only=True):
+        return None  # no condition to check: select-list names alone show blank columns
 
     def check(items: list[dict[str, Any]]) -> None:
         if not items:
             return
         seen_in = f"the Scan's first page ({len(items)} items)"
-        for hint in H.hints(statement, table, items, seen_in=seen_in):
+        for hint in H.hints(statement, table, items, seen_in=seen_in, where_only=True):
             if hint in shown or hint in notes:
                 continue
             if ctx.doors.notice is not None:

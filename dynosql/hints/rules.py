@@ -81,10 +81,11 @@ def qualifiers(statement: ast.Select) -> set[str]:
     return {q for q in (statement.table, statement.alias) if q}
 
 
-def names_attributes(statement: ast.Select, table: TableInfo) -> bool:
-    """Whether the statement names any attribute that is no key (else a sample adds nothing)."""
+def names_attributes(statement: ast.Select, table: TableInfo, where_only: bool = False) -> bool:
+    """Whether the statement (its WHERE, with `where_only`) names any attribute that is no key
+    (else a sample adds nothing)."""
     keys = key_roles(table)
-    return any(p.root not in keys for p, _ in _paths(statement))
+    return any(p.root not in keys and (w or not where_only) for p, w in _paths(statement))
 
 
 def has_qualified_paths(statement: ast.Select) -> bool:
@@ -168,11 +169,13 @@ def hints(
     sample: list[dict[str, Any]] | None = None,
     only: set[str] | None = None,
     seen_in: str | None = None,
+    where_only: bool = False,
 ) -> list[str]:
     """One line per likely mistake, in the order the names appear; ``sample`` (items read
     from the table) adds the checks against attribute names and types seen. ``only`` limits
     the checks to these top-level names (the columns a non-empty result never filled).
-    ``seen_in`` says what the items are (default: "a 100-item sample")."""
+    ``seen_in`` says what the items are (default: "a 100-item sample"); ``where_only``: the
+    names in the WHERE alone (a column no row fills shows as blank anyway)."""
     where_seen = seen_in or f"a {len(sample or ())}-item sample"
     roles = key_roles(table)
     types = sampled_types(sample) if sample is not None else None
@@ -180,7 +183,7 @@ def hints(
     aliases = {i.alias: i.expr for i in statement.items or () if i.alias}
     found: list[str] = []
     for path, in_where in _paths(statement):
-        if only is not None and path.root not in only:
+        if (only is not None and path.root not in only) or (where_only and not in_where):
             continue
         hint = _name_hint(path, in_where, roles, types, known, aliases, where_seen)
         if hint and hint not in found:
