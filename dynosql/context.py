@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any
 from dynosql import guards
 from dynosql.dynamo.capabilities import Capabilities, from_response, probe
 from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog
-from dynosql.dynamo.reader import Executor, Limits
+from dynosql.dynamo.reader import Executor, FirstPage, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.evaluate.aggregate import count_group, group
 from dynosql.evaluate.pipeline import aggregate_rows, select_rows
 from dynosql.plan.model import Plan
+from dynosql.plan.observed import MAX_SORT_KEYS, Observed, Partition
 from dynosql.plan.planner import Options, plan_full_scan
 from dynosql.plan.schema import TableInfo
 from dynosql.result import ProgressSink, Result, Stats, format_capacity
@@ -113,6 +114,8 @@ class Context:
             heard=self._heard,
         )
         self._samples: dict[str, list[dict[str, Any]]] = {}
+        # the partitions read whole by this session's statements, for EXPLAIN's estimates
+        self.observed = Observed()
         self.cancelled = threading.Event()  # set by Session.cancel(): reads and waits stop
         self.ledger = Ledger()
         self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
@@ -169,6 +172,7 @@ class Context:
             segments=self.settings.segments,
             typed_filters=caps.server_filters,
             projections=caps.projections,
+            observed=self.observed,
         )
 
     def table(self, name: str) -> TableInfo:
@@ -189,6 +193,7 @@ class Context:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.catalog.refresh()
         self._samples.clear()
+        self.observed.clear()
         self.catalog_version += 1
 
     def sample(self, table: str, counted: bool = True) -> list[dict[str, Any]]:
@@ -206,6 +211,10 @@ class Context:
                 if counted:
                     self.ledger.settle(stats)
         return self._samples[table]
+
+    def has_sample(self, table: str) -> bool:
+        """Whether this session holds a sample of `table` (the hints have checked against it)."""
+        return table in self._samples
 
     def hint_sample(self, table: str) -> tuple[list[dict[str, Any]] | None, str | None]:
         """The items hints may compare names and types against, and, when they were read for
@@ -246,24 +255,62 @@ class Context:
             self.cancelled,
             unprojectable=self.unprojectable,
             sleep=self.sleep,
+            first_page_items=self.capabilities.first_page_items,
         )
 
-    def read(self, plan: Plan, stats: Stats) -> Iterator[dict[str, Any]]:
+    def read(
+        self, plan: Plan, stats: Stats, first_page: FirstPage | None = None
+    ) -> Iterator[dict[str, Any]]:
         """Every item `plan` reads that passes its client-side checks, its cost settled in the
-        ledger once the items are consumed (or abandoned)."""
+        ledger once the items are consumed (or abandoned). `first_page`: see `Executor.items`
+        (a Scan's first page, whole, for the hints)."""
         try:
-            yield from self.executor().items(plan, stats)
+            items = self.executor().items(plan, stats, first_page)
+            yield from (
+                items if plan.whole_partition is None else self._observing(plan, items, stats)
+            )
             if plan.then is not None:  # reached only when the rows fell short of LIMIT
                 yield from self.executor().items(plan.then, stats)
         finally:
             self.ledger.settle(stats)
 
-    def count(self, plan: Plan, stats: Stats) -> int:
+    def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
         """The item count of a Select=COUNT plan, settled in the ledger."""
         try:
-            return self.executor().count(plan, stats)
+            count = self.executor().count(plan, stats, first_page)
+            if plan.whole_partition is not None:
+                self._observe(plan, stats, None)
+            return count
         finally:
             self.ledger.settle(stats)
+
+    def _observing(
+        self, plan: Plan, items: Iterator[dict[str, Any]], stats: Stats
+    ) -> Iterator[dict[str, Any]]:
+        """`items`, and once they have all been read, the partition remembered (a consumer that
+        stops early, LIMIT, leaves it partly read: nothing is remembered)."""
+        sk = plan.access.keys.sk
+        sort_keys: list[Any] | None = [] if sk is not None else None
+        returned = 0
+        for item in items:
+            returned += 1
+            if sort_keys is not None:
+                if sk in item and len(sort_keys) < MAX_SORT_KEYS:
+                    sort_keys.append(item[sk])
+                else:
+                    sort_keys = None
+            yield item
+        if returned != stats.items_scanned:  # a filter dropped some: their sort keys unseen
+            sort_keys = None
+        self._observe(plan, stats, sort_keys)
+
+    def _observe(self, plan: Plan, stats: Stats, sort_keys: list[Any] | None) -> None:
+        assert plan.whole_partition is not None
+        size = stats.bytes_read if stats.bytes_exact and stats.items_scanned else None
+        found = Partition(
+            stats.items_scanned, size, tuple(sort_keys) if sort_keys is not None else None
+        )
+        self.observed.record(plan.table.name, plan.access.name, plan.whole_partition[0], found)
 
     def pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[Any]]]:
         """The plan's pages tagged with their segment (sampling), settled in the ledger."""
@@ -288,22 +335,26 @@ class Context:
             self.ledger.settle(stats)
 
     def rows(
-        self, plan: Plan, stats: Stats, notes: list[str] | None = None
+        self,
+        plan: Plan,
+        stats: Stats,
+        notes: list[str] | None = None,
+        first_page: FirstPage | None = None,
     ) -> Iterator[dict[str, Any]]:
         """A SELECT plan's rows: read, filtered, grouped or sorted client-side as planned."""
         statement = plan.statement
         if plan.count_only:
-            count = self.count(plan, stats)
+            count = self.count(plan, stats, first_page)
             yield from aggregate_rows(statement, count_group(statement, count))
         elif statement.is_aggregate:
             budget = self.memory_budget()
-            groups = group(statement, self.read(plan, stats), budget, notes)
+            groups = group(statement, self.read(plan, stats, first_page), budget, notes)
             yield from aggregate_rows(statement, groups, budget, notes)
         else:
             yield from select_rows(
                 statement,
                 plan.table,
-                self.read(plan, stats),
+                self.read(plan, stats, first_page),
                 plan.sort,
                 notes,
                 self.memory_budget(),

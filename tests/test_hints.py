@@ -355,3 +355,84 @@ def test_the_hint_sample_is_counted_in_the_session_total(overloaded: tuple[Backe
         result = script.execute(f"SELECT sk FROM {name} WHERE nn = 1")
         assert result.all() == []
         assert script.total_capacity == result.stats.capacity  # nothing read for a hint
+
+
+# --- issue 22: a Scan's names checked on its own first page --------------------------------------
+
+
+def _scans(session: Any) -> list[dict[str, Any]]:
+    """Every Scan request the session's client sends from now on (its parameters)."""
+    sent: list[dict[str, Any]] = []
+    session.client.meta.events.register(
+        "before-parameter-build.dynamodb.Scan", lambda params, **_: sent.append(dict(params))
+    )
+    return sent
+
+
+def test_a_scripts_scan_checks_names_on_its_own_first_page(overloaded) -> None:
+    """Outside the REPL no sample is read: the Scan's first page comes back whole (the same
+    items evaluated, the same bill, the same one request), its names are checked, and the
+    WHERE is applied to it client-side."""
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as script:
+        sent = _scans(script)
+        result = script.execute(f"SELECT sk FROM {name} WHERE nn = 1")
+        assert result.all() == []
+        assert result.notes == ["no item of the Scan's first page (6 items) has nn; closest: n"]
+        assert result.stats.requests == 1 and len(sent) == 1
+        assert "FilterExpression" not in sent[0] and "ProjectionExpression" not in sent[0]
+        assert script.total_capacity == result.stats.capacity == Decimal("0.5")
+        # a WHERE that matches: the first page is filtered here, as DynamoDB would have
+        result = script.execute(f"SELECT sk FROM {name} WHERE n >= 1 AND begins_with(sk, 'U')")
+        assert sorted(r["sk"] for r in result.all()) == ["USER#01", "USER#02"]
+        assert result.notes == [] and result.stats.requests == 1
+
+
+def test_the_first_page_hint_is_told_before_the_rest_is_read(moto_examples_backend) -> None:
+    """A script learns of a misspelt attribute while its Scan goes on: the note is said after
+    the first page (moto: cut at 100 whole items, see Capabilities.first_page_items), and
+    the Scan reads the rest, with its filter, from where that page ended."""
+    from dynosql.session import Session
+
+    with Session(moto_examples_backend.client()) as script:
+        sent = _scans(script)
+        told: list[tuple[str, int]] = []
+        script.notice = lambda text: told.append((text, len(sent)))
+        result = script.execute("SELECT * FROM tenants WHERE stauts = 'open'")
+        assert result.all() == []
+    assert told == [("no item of the Scan's first page (100 items) has stauts; closest: status", 1)]
+    assert result.notes == []  # said once, as it was found
+    assert [s.get("Limit") for s in sent] == [100, None]
+    assert "FilterExpression" in sent[1] and "ExclusiveStartKey" in sent[1]
+    assert result.stats.items_scanned == 479 and result.stats.requests == 2
+
+
+def test_a_scripts_count_checks_names_on_its_scans_first_page(overloaded) -> None:
+    """COUNT(*) over a Scan (Select=COUNT): its first page comes back whole instead, is
+    counted here with the WHERE, and its names are checked; the count is DynamoDB's."""
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as script:
+        sent = _scans(script)
+        result = script.execute(f"SELECT COUNT(*) AS n FROM {name} WHERE nn = 1")
+        assert result.all() == [{"n": 0}]
+        assert result.notes == ["no item of the Scan's first page (6 items) has nn; closest: n"]
+        assert len(sent) == 1 and "Select" not in sent[0]
+        result = script.execute(f"SELECT COUNT(*) AS n FROM {name} WHERE n >= 1")
+        assert result.all() == [{"n": 2}] and result.notes == []
+
+
+def test_select_list_names_alone_send_no_first_page_whole(overloaded) -> None:
+    """A Scan whose WHERE names no attribute (or has none) goes out as planned: a column no row
+    fills shows blank, and a LIMIT's small first page would make a poor witness."""
+    from dynosql.session import Session
+
+    backend, name = overloaded
+    with Session(backend.client()) as script:
+        sent = _scans(script)
+        result = script.execute(f"SELECT sk, n FROM {name} LIMIT 2")
+        assert len(result.all()) == 2 and result.notes == []
+        assert sent[0].get("Limit") == 2 and "ProjectionExpression" in sent[0]

@@ -39,6 +39,10 @@ class Capabilities:
     reports_table_size: bool = True  # DescribeTable's sizes (however stale) are real
     projections: bool = True  # a ProjectionExpression may be sent
     server_filters: bool = True  # every condition may go into a FilterExpression
+    # the whole items of a Scan's first page the hints may ask for (None: the page as it is,
+    # up to 1 MB); moto answers at about a millisecond an item (its response serializer), so
+    # there the first page is cut at this many items, and the Scan goes on from its end
+    first_page_items: int | None = None
 
     @property
     def estimating(self) -> bool:
@@ -63,6 +67,7 @@ MOTO = Capabilities(
     reports_capacity=False,
     reports_table_size=False,
     server_filters=False,
+    first_page_items=100,
 )
 # the embedded server: moto, with ConsumedCapacity computed by DynamoDB's rules and table sizes
 # measured from the items (metering.py)

@@ -24,8 +24,14 @@ hours old; these are current), so that estimates stand on the same sizes whateve
 guard allows.
 
 The figures are computed under one lock, so that no other request changes an item between a
-write and the reads that price it. A failed request (a condition that failed, a cancelled
-transaction) carries no ConsumedCapacity, as DynamoDB's error answers do not.
+write and the reads that price it. A failed request carries no ConsumedCapacity, as DynamoDB's
+error answers do not, with one exception: a PutItem, UpdateItem or DeleteItem whose condition
+failed is billed by DynamoDB all the same ("If a ConditionExpression evaluates to false during a
+conditional write, DynamoDB still consumes write capacity from the table", .../developerguide/
+WorkingWithItems.html#WorkingWithItems.ConditionalWrites.ReturnConsumedCapacity, and
+.../developerguide/read-write-operations.html#write-operation-consumption), so its figure goes
+back in the `FAILED_WRITE_HEADER` of the error answer, for the writer's ledger. (A cancelled
+transaction is billed too, by the same pages; it is not priced here yet.)
 """
 
 from __future__ import annotations
@@ -48,6 +54,11 @@ TARGET_PREFIX = "DynamoDB_20120810."
 READS = {"GetItem", "BatchGetItem", "TransactGetItems", "Query", "Scan"}
 WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 SCHEMA_CHANGES = {"CreateTable", "UpdateTable", "DeleteTable"}
+SINGLE_WRITES = {"PutItem", "UpdateItem", "DeleteItem"}
+CONDITION_FAILED = "ConditionalCheckFailedException"
+# a failed conditional write's ConsumedCapacity (JSON), on the error answer: botocore keeps only
+# an error's modelled fields (message, Item), but hands every header on to the caller
+FAILED_WRITE_HEADER = "x-dynosql-failed-write-capacity"
 # request fields that do not change which items a Query or Scan evaluates, only what it returns
 _RETURN_SHAPING = (
     "FilterExpression",
@@ -115,6 +126,9 @@ class Meter:
                 answer["ConsumedCapacity"] = bill.consumed(answer, mode)
                 out = json.dumps(answer).encode()
                 headers = _with_body_headers(headers, out)
+            elif operation in SINGLE_WRITES and CONDITION_FAILED.encode() in out:
+                consumed = bill.failed_write(mode)
+                headers = [*headers, (FAILED_WRITE_HEADER, json.dumps(consumed))]
         _tagged(start_response)(status, headers)
         return [out]
 
@@ -287,6 +301,20 @@ class _Bill:
         if op == "TransactGetItems":
             return self._transact_get()
         return self._writes(answer)
+
+    def failed_write(self, mode: str) -> Wire:
+        """A PutItem/UpdateItem/DeleteItem whose condition failed, as DynamoDB bills it (see the
+        module docstring): 1 KB units of the item's size, at least one (no item: one unit);
+        for a PutItem the larger of the stored item and the one it tried to write ("The write
+        capacity units consumed will be 310 KB for the new item", read-write-operations.html).
+        An UpdateItem's would-be image is not built here: the stored item's size (the rule of
+        WorkingWithItems.html). Nothing changed, so no index is written."""
+        ((name, pairs),) = self.before.items()
+        sizes = [_size(old) or 0 for _key, old in pairs]
+        if self.operation == "PutItem":
+            sizes.append(wiresize.item_size(self.params.get("Item") or {}))
+        charge = cost.Charge(table=cost.write_units(max(sizes, default=0)))
+        return _shape(name, charge, mode)
 
     # --- reads ----------------------------------------------------------------------------
 

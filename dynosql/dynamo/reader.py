@@ -72,8 +72,10 @@ class Executor:
         cancel: threading.Event | None = None,
         unprojectable: set[str] | None = None,
         sleep: Sleep = time.sleep,
+        first_page_items: int | None = None,
     ):
         self.client = client
+        self.first_page_items = first_page_items  # Capabilities.first_page_items
         # tables whose items moto fails to project, learned on the way (see _send); the
         # Session's own set, so that it is remembered for the session
         self.unprojectable = unprojectable if unprojectable is not None else set()
@@ -90,13 +92,24 @@ class Executor:
 
     # --- public ------------------------------------------------------------------------------
 
-    def items(self, plan: Plan, stats: Stats) -> Iterator[dict[str, Any]]:
-        """Every item the plan reads that passes its client-side checks (deduplicated)."""
+    def items(
+        self, plan: Plan, stats: Stats, first_page: FirstPage | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Every item the plan reads that passes its client-side checks (deduplicated).
+
+        `first_page`: called with every item a Scan's first page evaluated (its first segment's,
+        for a parallel Scan), before the next page is asked for. That page is sent without its
+        FilterExpression and ProjectionExpression, which change what comes back, not what is
+        evaluated or billed (Limit and the 1 MB cut count items before the filter, and a Scan is
+        billed for every item it evaluates: developerguide/Scan.html#Scan.FilterExpression and
+        #Scan.ReadCapacity); the statement's WHERE is then checked on it here. So the hints
+        learn a Scan's attribute names from its own first page, and nothing more is read."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
         if plan.operation == "Nothing":
             return iter(())
-        streams = self._streams(plan, stats)
+        probe = _Probe(plan, first_page) if first_page is not None and plan.is_scan else None
+        streams = self._streams(plan, stats, probe)
         self.budget = self._budget(stats, len(streams))
         pages = streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
         merged: Iterator[dict[str, Any]] = itertools.chain.from_iterable(pages)
@@ -104,16 +117,25 @@ class Executor:
             merged = _dedupe(merged, plan.table.keys.names)
         return self._final_total(merged, stats)
 
-    def count(self, plan: Plan, stats: Stats) -> int:
-        """The item count of a Select=COUNT plan."""
+    def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
+        """The item count of a Select=COUNT plan (`first_page`: as for `items`; that page comes
+        back whole, without Select=COUNT, and its items that pass the WHERE are counted here)."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
-        streams = _Streams(
-            plan,
-            lambda r, p: (
-                pg.get("Count", 0) for pg, *_ in self._pages(plan, r.operation, p, stats)
-            ),
-        )
+        probe = _Probe(plan, first_page) if first_page is not None and plan.is_scan else None
+
+        def page_counts(request: Request, params: dict[str, Any]) -> Iterator[int]:
+            probing = probe is not None and probe.takes(request, params)
+            pages = self._pages(plan, request.operation, params, stats, whole_first=probing)
+            for page, items, _sizes in pages:
+                if probing and probe is not None:
+                    probing = False
+                    probe.seen(items)
+                    yield sum(1 for i in items if matches(plan.statement.where, i))
+                else:
+                    yield page.get("Count", 0)
+
+        streams = _Streams(plan, page_counts)
         self.budget = self._budget(stats, len(streams))
         counts = streams[0]() if len(streams) == 1 else self._concurrent(streams)
         return sum(self._final_total(counts, stats))
@@ -149,9 +171,9 @@ class Executor:
 
     # --- streams -------------------------------------------------------------------------------
 
-    def _streams(self, plan: Plan, stats: Stats) -> _Streams:
+    def _streams(self, plan: Plan, stats: Stats, probe: _Probe | None = None) -> _Streams:
         """One stream of pages (lists of items) per request and Scan segment."""
-        return _Streams(plan, lambda r, p: self._request_pages(plan, r, p, stats))
+        return _Streams(plan, lambda r, p: self._request_pages(plan, r, p, stats, probe))
 
     def wire_pages(
         self,
@@ -221,7 +243,12 @@ class Executor:
         return streams[0]() if len(streams) == 1 else self._concurrent(streams)
 
     def _request_pages(
-        self, plan: Plan, request: Request, params: dict[str, Any], stats: Stats
+        self,
+        plan: Plan,
+        request: Request,
+        params: dict[str, Any],
+        stats: Stats,
+        probe: _Probe | None = None,
     ) -> Iterator[list[dict[str, Any]]]:
         """A request's items that pass the client's checks, a page (a list) at a time: a list
         crosses from a segment's thread to the consumer at the cost of one item."""
@@ -245,10 +272,16 @@ class Executor:
         wanted = None
         if request.max_items is not None:
             wanted = lambda: request.max_items - produced  # noqa: E731 - read at each page
-        for _page, items, _sizes in self._pages(plan, op, params, stats, wanted):
+        probing = probe is not None and probe.takes(request, params)
+        pages = self._pages(plan, op, params, stats, wanted, whole_first=probing)
+        for _page, items, _sizes in pages:
             if plan.fetch is not None:
                 items = self._fetch(plan, items, stats)
-            if residual:
+            if probing and probe is not None:  # the first page came back whole: all of WHERE
+                probing = False
+                probe.seen(items)
+                items = [i for i in items if matches(plan.statement.where, i)]
+            elif residual:
                 items = [i for i in items if matches(residual, i)]
             if request.max_items is not None:
                 items = items[: request.max_items - produced]
@@ -268,6 +301,7 @@ class Executor:
         one_at_a_time: threading.Lock | None = None,
         consume: Callable[[list[dict[str, Any]], list[int]], Any] | None = None,
         consume_body: Callable[[bytes | str], wire_module.ReducedPage[Any] | None] | None = None,
+        whole_first: bool = False,
     ) -> Iterator[Any]:
         """Each page, with its items decoded once (for the rows), or left in the wire form
         (`decode` False), and their sizes from the wire form (for the bytes read and the
@@ -280,7 +314,9 @@ class Executor:
         `one_at_a_time` and `consume`: the pages arrive as bytes (`wire.deferred`); each is
         decoded and `consume`d while holding the lock, and what `consume` returns is yielded
         instead of the page, which is dropped: readers in several threads hold one decoded
-        page between them, not one each."""
+        page between them, not one each.
+
+        `whole_first`: the first page is sent without its filter and projection (`items`)."""
         method = "query" if op == "Query" else "scan"
         params = dict(params)
         first_limit = params.get("Limit")
@@ -297,15 +333,18 @@ class Executor:
                 expected, limit = self._bound_page(plan, limit, seen)
             if limit is not None:
                 params["Limit"] = limit
+            sending = params
+            if whole_first and "ExclusiveStartKey" not in params:
+                sending = _whole_items(params, self.first_page_items)
             self.budget.reserve(expected)
             try:
                 with wire_module.deferred() if one_at_a_time else nullcontext():
-                    page = self._call(method, params, stats, plan)
+                    page = self._call(method, sending, stats, plan)
             finally:
                 self.budget.settle(expected)
             with one_at_a_time or nullcontext():
                 out, last = self._page(
-                    plan, page, params, stats, seen, decode, consume, consume_body
+                    plan, page, sending, stats, seen, decode, consume, consume_body
                 )
             del page
             yield out
@@ -568,6 +607,44 @@ def _average_size(plan: Plan) -> int:
     if access.item_count and access.size_bytes:
         return max(1, access.size_bytes // access.item_count)
     return plan.table.average_item_size
+
+
+FirstPage = Callable[[list[dict[str, Any]]], None]
+
+
+class _Probe:
+    """`Executor.items`'s `first_page`: called once, with the first page of the plan's first
+    request (its Segment 0), whatever thread reads it."""
+
+    def __init__(self, plan: Plan, call: FirstPage):
+        self.first = plan.requests[0] if plan.requests else None
+        self.call = call
+
+    def takes(self, request: Request, params: dict[str, Any]) -> bool:
+        return request is self.first and params.get("Segment", 0) == 0
+
+    def seen(self, items: list[dict[str, Any]]) -> None:
+        self.call(items)
+
+
+def _whole_items(params: dict[str, Any], most: int | None = None) -> dict[str, Any]:
+    """A Scan request without what shapes its answer (filter, projection), and so without the
+    placeholders only they used (DynamoDB rejects unused ones): the same items evaluated, the
+    same page cut (Limit and the 1 MB count items before the filter), the same bill and the
+    same number of requests; whole items come back (up to 1 MB: on moto, which takes about a
+    millisecond an item to answer, a page of a few thousand items would add seconds: there
+    `most` cuts the page, and the Scan goes on from its end; the same items are evaluated, and
+    the bill can differ by the rounding of one more page, in one more request)."""
+    shaping = ("FilterExpression", "ProjectionExpression", "Select")
+    if not any(k in params for k in shaping):
+        return params
+    out = {k: v for k, v in params.items() if k not in shaping}
+    if "KeyConditionExpression" not in params:
+        out.pop("ExpressionAttributeNames", None)
+        out.pop("ExpressionAttributeValues", None)
+    if most is not None:
+        out["Limit"] = min(params.get("Limit") or most, most)
+    return out
 
 
 def _has_projection(params: dict[str, Any]) -> bool:

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import threading
 import uuid
@@ -29,6 +30,7 @@ from typing import Any
 from dynosql import values
 from dynosql.dynamo.as_read import require_as_read
 from dynosql.dynamo.budget import Cancelled
+from dynosql.dynamo.metering import FAILED_WRITE_HEADER
 from dynosql.dynamo.reader import _reported
 from dynosql.dynamo.retry import (
     MAX_UNPROCESSED_ROUNDS,
@@ -145,6 +147,15 @@ class ConditionFailure:
         return cls(values.decode_item(item) if item else None, _sent_again(answer, attempt))
 
 
+def _failed_write_units(err: Exception) -> Decimal:
+    """What a write whose condition failed consumed, where the backend says (the embedded
+    server's `metering.FAILED_WRITE_HEADER`); DynamoDB's own error answers carry no figure."""
+    answer = getattr(err, "response", None) or {}
+    headers = (answer.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
+    text = headers.get(FAILED_WRITE_HEADER)
+    return _reported(json.loads(text)) if text else Decimal(0)
+
+
 def _sent_again(answer: dict[str, Any], attempt: int) -> bool:
     """Whether the request that got `answer` had been sent before: by dynosql (`attempt`) or
     by botocore's own retries (the answer's RetryAttempts)."""
@@ -206,6 +217,8 @@ class Writer:
         if sent.error is not None:
             with self.stats.lock:
                 self.stats.requests += 1
+                if not self.estimating:  # billed all the same; the embedded server says how much
+                    self.stats.wcu += _failed_write_units(sent.error)
             failed = ConditionFailure.of(sent.error, again)
             return None, failed, failed.retried
         response: dict[str, Any] = sent.value

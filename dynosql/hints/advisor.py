@@ -1,6 +1,8 @@
 """When to look for hints (``dynosql.hints.rules``), and the few reads that feed them.
 
-Rule: outside the REPL a hint reads nothing the statement did not read. In the REPL (a person,
+Rule: outside the REPL a hint reads nothing the statement did not read: a Scan's names are
+checked on its own first page (`first_page`: the page comes back whole, same items, same
+bill), and said before the rest is read. In the REPL (a person,
 ``Doors.interactive``) a bounded sample may be read, once per table and session, and what it
 cost is a note of its own; a sample already read this session (the catalog's, where the
 backend reports no table size) is used anywhere. ``--fail-on-scan`` sends no Scan of any size
@@ -20,7 +22,7 @@ for a hint, and EXPLAIN never reads for one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
@@ -58,6 +60,39 @@ def prepare(
         if sample is not None:
             found = H.hints(statement, table, sample)
     return statement, plan, found
+
+
+def first_page(
+    ctx: Context, statement: ast.Select, plan: Plan, shown: list[str], notes: list[str]
+) -> Callable[[list[dict[str, Any]]], None] | None:
+    """The check of a Scan's attribute names on its own first page, where no sample was
+    checked before the read (a script, a library call): nothing is read for it (the page
+    comes back whole, at the same cost: `Executor.items`), and what it finds is said before
+    the next page is asked for (`Context.tell`: a script's stderr), else kept as a note.
+    None where it has nothing to do: not a Scan, no attribute in the WHERE beyond the keys, an
+    index lacking attributes."""
+    table = plan.table
+    if not plan.is_scan or plan.fetch is not None or plan.sample is not None:
+        return None
+    if plan.access.projection != "ALL" or ctx.has_sample(table.name):
+        return None
+    if not H.names_attributes(statement, table, where_only=True):
+        return None  # no condition to check: select-list names alone show blank columns
+
+    def check(items: list[dict[str, Any]]) -> None:
+        if not items:
+            return
+        seen_in = f"the Scan's first page ({len(items)} items)"
+        for hint in H.hints(statement, table, items, seen_in=seen_in, where_only=True):
+            if hint in shown or hint in notes:
+                continue
+            if ctx.doors.notice is not None:
+                ctx.tell(hint)  # now, while the rest is read
+                shown.append(hint)
+            else:
+                notes.append(hint)
+
+    return check
 
 
 def _sample(ctx: Context, table: str, spent: list[str] | None) -> list[dict[str, Any]] | None:
@@ -117,7 +152,7 @@ def after_rows(
     if empty:
         scanned = stats.items_scanned if stats is not None else 0
         found.extend(is_null_hints(statement, scanned, sample))
-    notes.extend(h for h in dict.fromkeys([*spent, *found]) if h not in shown)
+    notes.extend(h for h in dict.fromkeys([*spent, *found]) if h not in shown and h not in notes)
 
 
 def _plain_columns(statement: ast.Select) -> dict[str, str]:

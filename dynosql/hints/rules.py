@@ -81,10 +81,11 @@ def qualifiers(statement: ast.Select) -> set[str]:
     return {q for q in (statement.table, statement.alias) if q}
 
 
-def names_attributes(statement: ast.Select, table: TableInfo) -> bool:
-    """Whether the statement names any attribute that is no key (else a sample adds nothing)."""
+def names_attributes(statement: ast.Select, table: TableInfo, where_only: bool = False) -> bool:
+    """Whether the statement (its WHERE, with `where_only`) names any attribute that is no key
+    (else a sample adds nothing)."""
     keys = key_roles(table)
-    return any(p.root not in keys for p, _ in _paths(statement))
+    return any(p.root not in keys and (w or not where_only) for p, w in _paths(statement))
 
 
 def has_qualified_paths(statement: ast.Select) -> bool:
@@ -167,23 +168,28 @@ def hints(
     table: TableInfo,
     sample: list[dict[str, Any]] | None = None,
     only: set[str] | None = None,
+    seen_in: str | None = None,
+    where_only: bool = False,
 ) -> list[str]:
     """One line per likely mistake, in the order the names appear; ``sample`` (items read
     from the table) adds the checks against attribute names and types seen. ``only`` limits
-    the checks to these top-level names (the columns a non-empty result never filled)."""
+    the checks to these top-level names (the columns a non-empty result never filled).
+    ``seen_in`` says what the items are (default: "a 100-item sample"); ``where_only``: the
+    names in the WHERE alone (a column no row fills shows as blank anyway)."""
+    where_seen = seen_in or f"a {len(sample or ())}-item sample"
     roles = key_roles(table)
     types = sampled_types(sample) if sample is not None else None
     known = set(roles) | set(types or ())
     aliases = {i.alias: i.expr for i in statement.items or () if i.alias}
     found: list[str] = []
     for path, in_where in _paths(statement):
-        if only is not None and path.root not in only:
+        if (only is not None and path.root not in only) or (where_only and not in_where):
             continue
-        hint = _name_hint(path, in_where, roles, types, known, aliases, sample)
+        hint = _name_hint(path, in_where, roles, types, known, aliases, where_seen)
         if hint and hint not in found:
             found.append(hint)
     if types is not None and only is None:
-        for hint in _type_hints(statement.where, table, types, len(sample or ())):
+        for hint in _type_hints(statement.where, table, types, where_seen):
             if hint not in found:
                 found.append(hint)
     return found
@@ -196,7 +202,7 @@ def _name_hint(
     types: dict[str, set[str]] | None,
     known: set[str],
     aliases: dict[str, Any],
-    sample: list[dict[str, Any]] | None,
+    where_seen: str,
 ) -> str | None:
     name = path.root
     if name in known:
@@ -224,7 +230,7 @@ def _name_hint(
     if types is None:
         return None
     near = closest(name, known)
-    seen = f"no item of a {len(sample or ())}-item sample has {name}"
+    seen = f"no item of {where_seen} has {name}"
     return f"{seen}; closest: {', '.join(near)}" if near else seen
 
 
@@ -234,7 +240,7 @@ def _looks_like_value(name: str) -> bool:
 
 
 def _type_hints(
-    where: ast.Condition | None, table: TableInfo, types: dict[str, set[str]], n: int
+    where: ast.Condition | None, table: TableInfo, types: dict[str, set[str]], where_seen: str
 ) -> Iterator[str]:
     keys = key_types(table)
     for path, op, literal in _comparisons(where):
@@ -249,7 +255,7 @@ def _type_hints(
         suggestion = _converted(literal.value, seen) if op != "BETWEEN" else None
         guess = f" (did you mean {path.text} {op} {suggestion}?)" if suggestion else ""
         yield (
-            f"{path.text} holds {seen_text} values in a {n}-item sample, and {written} is a "
+            f"{path.text} holds {seen_text} values in {where_seen}, and {written} is a "
             f"{TYPE_NAMES.get(code or '', code)}: no item of the seen types can match{guess}"
         )
 

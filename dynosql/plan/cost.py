@@ -86,15 +86,37 @@ def write_units(size: float, transactional: bool = False) -> Decimal:
     return units * TRANSACTION_FACTOR if transactional else units
 
 
-def scan_estimate(items: int, average_size: float, consistent: bool = False) -> Decimal:
-    """An estimate of reading `items` items of `average_size` bytes with Query/Scan pages of at
-    most 1 MB each (DynamoDB rounds every page on its own)."""
-    if items <= 0:
-        return read_units(0, consistent)
-    total = items * max(average_size, 1)
-    pages = max(1, math.ceil(total / (1024 * 1024)))
-    per_page = Decimal(total) / pages
-    return read_units(float(per_page), consistent) * pages
+PAGE_BYTES = 1024 * 1024  # a Query or Scan page holds at most 1 MB of items evaluated
+
+
+def scan_estimate(
+    items: float,
+    average_size: float,
+    consistent: bool = False,
+    streams: int = 1,
+    page_items: int | None = None,
+) -> Decimal:
+    """An estimate of reading `items` items of `average_size` bytes with Query or Scan pages,
+    priced as DynamoDB bills them: each page's items evaluated, summed and rounded up to 4 KB
+    units on its own (.../developerguide/read-write-operations.html#read-operation-consumption:
+    "Query ... the sum of the sizes of all items returned, rounded up to the next 4 KB";
+    per page, since each request is billed alone). A page holds at most 1 MB
+    (.../developerguide/Query.Pagination.html), or `page_items` items when Limit is sent;
+    `streams` parallel Scan segments (or requests) each end on a page of their own. Nothing
+    read still costs one unit per stream (a request is billed at least one)."""
+    streams = max(1, streams)
+    size = max(float(average_size), 1.0)
+    per_stream = math.ceil(max(float(items), 0.0) / streams)
+    if per_stream <= 0:
+        return read_units(0, consistent) * streams
+    per_page = max(1, int(PAGE_BYTES // size))
+    if page_items is not None:
+        per_page = max(1, min(per_page, page_items))
+    full, rest = divmod(per_stream, per_page)
+    units = read_units(per_page * size, consistent) * full
+    if rest:
+        units += read_units(rest * size, consistent)
+    return units * streams
 
 
 # --- index entries and index writes ------------------------------------------------------------

@@ -68,6 +68,7 @@ class Estimate:
     # False when DescribeTable said 0 items: stale (refreshed ~every 6 h) or empty, unknown
     known: bool = True
     bound: str = ""  # what bounds it, e.g. "LIMIT 5"
+    basis: str = ""  # what the figure stands on (plan.observed: a partition read, or a guess)
 
     def text(self) -> str:
         if not self.known:
@@ -123,6 +124,9 @@ class Plan:
     # read only when this plan's rows fall short of LIMIT: the items its (sparse) index cannot
     # hold, which sort after every row this plan reads (planner: ORDER BY … NULLS LAST)
     then: Plan | None = None
+    # the partition-key value whose whole item collection this plan reads (one Query, no key
+    # range, no Limit): what it finds is remembered for later estimates (plan.observed)
+    whole_partition: tuple[Any] | None = None
 
     @property
     def is_scan(self) -> bool:
@@ -171,4 +175,5 @@ class Plan:
                 **({} if self.estimate.known else {"size_unknown": True}),
                 **({"bound": self.estimate.bound} if self.estimate.bound else {}),
             },
+            **({"estimate_basis": self.estimate.basis} if self.estimate.basis else {}),
         }

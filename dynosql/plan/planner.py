@@ -20,7 +20,7 @@ from dynosql.errors import PlanError
 from dynosql.evaluate.aggregate import collect_aggregates
 from dynosql.plan import keys as K
 from dynosql.plan.choice import Range, bounded_wins
-from dynosql.plan.cost import read_units
+from dynosql.plan.cost import read_units, scan_estimate
 from dynosql.plan.expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
@@ -30,6 +30,7 @@ from dynosql.plan.expressions import (
     projection_text,
 )
 from dynosql.plan.model import SIZE_UNKNOWN, Estimate, Plan, Request
+from dynosql.plan.observed import Guess, Observed, partition_guess
 from dynosql.plan.rewrite import key_friendly
 from dynosql.plan.sample import apply_sample
 from dynosql.plan.schema import IndexInfo, TableInfo
@@ -56,6 +57,8 @@ class Options:
     # False: a Scan reads the table, never a smaller index (TABLESAMPLE: its estimates scale
     # by the table's item count, and an index's count may be unknown)
     index_scans: bool = True
+    # the partitions the session has read whole: what a keyed read's estimate stands on
+    observed: Observed | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass
@@ -89,6 +92,7 @@ class _Candidate:
     range: Range | None = None
     # a sparse LSI read in order, continued with the items it lacks if it falls short
     continued: bool = False
+    basis: str = ""  # what the estimate stands on (EXPLAIN says it)
 
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
@@ -454,9 +458,50 @@ def _holds_all(
 
 
 def _collection_items(path: IndexInfo, table: TableInfo) -> float:
-    """A guess at the items under one partition-key value: sqrt(N) when nothing better is known."""
+    """A guess at the items under one partition-key value when nothing was seen: √N, the
+    geometric middle between one item a key and one key for the table (DynamoDB does not say
+    how many keys a table has)."""
     n = path.item_count or table.item_count or 1000
     return max(1.0, math.sqrt(n))
+
+
+def _partition_guess(
+    b: _Branch, path: IndexInfo, table: TableInfo, options: Options, per_key: float
+) -> Guess:
+    """Items one keyed branch evaluates (plan.observed: the partitions read this session,
+    else a guess from DescribeTable, said to be one)."""
+    cond = b.sk_condition
+    op = cond.op if cond else None
+    if op == "=" and path.kind != "gsi":
+        return Guess(1.0, None, "a full key: one item", True)
+    fraction = 0.05 if op == "=" else _SELECTIVITY.get(op or "", 1.0)
+    n = path.item_count or table.item_count
+    counted = (
+        f"√{n:,}: DescribeTable's ItemCount, refreshed about every six hours"
+        if n
+        else "a table of unknown size"
+    )
+    target = table.name if path.name is None else f"{table.name}.{path.name}"
+    share = f", {op} {'1/20' if op == '=' else f'1/{round(1 / fraction)}'} of them" if op else ""
+    prior = f"no partition of {target} read yet, so ~{per_key:,.0f} items a key ({counted}){share}"
+    pk_text = f"{path.keys.pk} = {_literal(b.pk_value)}"
+    return partition_guess(
+        options.observed,
+        table.name,
+        path.name,
+        pk_text,
+        b.pk_value,
+        cond,
+        per_key,
+        fraction,
+        prior,
+    )
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return str(value)
 
 
 _SELECTIVITY = {
@@ -470,14 +515,31 @@ _SELECTIVITY = {
 }
 
 
+def _bases(bases: list[str]) -> str:
+    """One basis, or the first and how many more (an IN list of keys)."""
+    distinct = list(dict.fromkeys(bases))
+    if len(distinct) <= 1:
+        return distinct[0] if distinct else ""
+    return f"{distinct[0]} (and {len(distinct) - 1} more keys, each likewise)"
+
+
+def _average_text(table: TableInfo, path: IndexInfo | None = None) -> str:
+    """Where the item size of an estimate comes from."""
+    path = path or table.base
+    if (path.item_count and path.size_bytes) or (table.item_count and table.size_bytes):
+        return f"{_avg_size(path, table):,} bytes an item (DescribeTable's average)"
+    return f"{table.average_item_size} bytes an item (a typical small item: size unknown)"
+
+
 def _avg_size(path: IndexInfo, table: TableInfo) -> int:
     if path.item_count and path.size_bytes:
         return max(1, path.size_bytes // path.item_count)
     return table.average_item_size
 
 
-def _rcu(items: float, size: int, consistent: bool) -> Decimal:
-    return read_units(items * size, consistent)
+def _rcu(items: float, size: int, consistent: bool, streams: int = 1) -> Decimal:
+    """A Query's or Scan's read units, page by page (plan.cost.scan_estimate)."""
+    return scan_estimate(items, size, consistent, streams)
 
 
 def _keyed_candidate(
@@ -507,10 +569,12 @@ def _keyed_candidate(
     per_key = _collection_items(path, table)
     size = _avg_size(path, table)
     serves = _serves_order(statement, path)
+    bases: list[str] = []
     if full_key and live:
         operation = "GetItem" if len(live) == 1 else "BatchGetItem"
         est_items = len(live)
         rcu = sum((_rcu(1, table.average_item_size, consistent) for _ in live), Decimal(0))
+        bases.append(f"one item a key; {_average_text(table)}")
     else:
         operation = "Query"
         est_items = 0
@@ -519,16 +583,19 @@ def _keyed_candidate(
         limited = statement.limit is not None and not statement.is_aggregate
         limited = limited and not statement.distinct and (not statement.order_by or serves)
         for b in live:
-            op = b.sk_condition.op if b.sk_condition else None
-            if op == "=" and path.kind == "gsi":
-                n = max(1.0, per_key * 0.05)
-            else:
-                n = 1.0 if op == "=" else per_key * _SELECTIVITY.get(op or "", 1.0)
+            guess = _partition_guess(b, path, table, options, per_key)
+            n = guess.items if guess.observed else max(1.0, guess.items)
             # with a filter, the pages are read until LIMIT rows pass: the key range at most
             if limited and statement.limit is not None and not _beyond_key(b, "Query", path, table):
                 n = min(n, float(max(1, statement.limit)))
             est_items += math.ceil(n)
-            rcu += _rcu(n, size, consistent)
+            rcu += _rcu(n, round(guess.item_bytes or size), consistent)
+            if guess.item_bytes is not None:
+                bases.append(f"{guess.basis}; {guess.item_bytes:,.0f} bytes an item, as read")
+            elif b.sk_condition and b.sk_condition.op == "=" and path.kind != "gsi":
+                bases.append(guess.basis)
+            else:
+                bases.append(f"{guess.basis}; {_average_text(table, path)}")
         if fetch:
             rcu += sum(
                 (_rcu(1, table.average_item_size, options.consistent) for _ in range(est_items)),
@@ -544,6 +611,7 @@ def _keyed_candidate(
         operation, est_items, rcu = "Nothing", 0, Decimal(0)
     cand = _Candidate(path, operation, branches, disjoint, fetch, est_items, rcu, serves, rank)
     cand.continued = continued
+    cand.basis = _bases(bases)
     _price_by_partition(cand, statement, table, live, options)
     return cand
 
@@ -650,7 +718,14 @@ def _scan_candidate(
     rcu = _rcu(items, _avg_size(path, table), consistent) if items else Decimal("0.5")
     fetch = not _holds_all(path, table, needed, statement)
     branch = _Branch(K.conjuncts(statement.where))
-    return _Candidate(path, "Scan", [branch], True, fetch, items, rcu, False, 9)
+    cand = _Candidate(path, "Scan", [branch], True, fetch, items, rcu, False, 9)
+    size = path.size_bytes or table.size_bytes
+    cand.basis = (
+        f"DescribeTable: {items:,} items, {size:,} bytes (refreshed about every six hours)"
+        if items
+        else ""
+    )
+    return cand
 
 
 def _cheapest_scan(
@@ -703,7 +778,7 @@ def _build(
         access=path,
         operation=cand.operation,
         requests=[],
-        estimate=Estimate(cand.est_items, cand.rcu),
+        estimate=Estimate(cand.est_items, cand.rcu, basis=cand.basis),
         consistent=consistent,
     )
     multi = len(live) > 1
@@ -763,6 +838,11 @@ def _build(
         ph.into(params)
         plan.requests.append(Request(cand.operation, params, K.and_of(residual), limit))
 
+    # a whole item collection read: what it holds is remembered (plan.observed; a fetch from
+    # the table would count its items too)
+    if cand.operation == "Query" and len(live) == 1 and live[0].sk_condition is None:
+        if plan.requests and "Limit" not in plan.requests[0].params and not fetch:
+            plan.whole_partition = (live[0].pk_value,)
     if cand.operation == "Scan":
         plan.segments = _segments(table, path, options)
         _scan_estimate(plan, statement, table, consistent)
@@ -988,16 +1068,20 @@ def _request_limit(
 def _scan_estimate(plan: Plan, statement: ast.Select, table: TableInfo, consistent: bool) -> None:
     """A Scan reads the whole table, unless a pushed-down LIMIT stops it (each segment reads
     at most LIMIT items then); a size of 0 is DynamoDB's stale figure, not an empty table."""
+    size = _avg_size(plan.access, table)
     limits = [r.max_items for r in plan.requests]
     if limits and all(n is not None for n in limits):
-        bound = sum(n for n in limits if n is not None) * plan.segments
+        limit = sum(n for n in limits if n is not None)
+        bound = limit * plan.segments
         if not plan.estimate.items or bound < plan.estimate.items:
-            units = _rcu(bound, _avg_size(plan.access, table), consistent)
-            rcu = max(units, Decimal("0.5") * plan.segments)
-            plan.estimate = Estimate(bound, rcu, bound=f"LIMIT {statement.limit}")
+            rcu = scan_estimate(bound, size, consistent, plan.segments, page_items=limit)
+            basis = plan.estimate.basis
+            plan.estimate = Estimate(bound, rcu, bound=f"LIMIT {statement.limit}", basis=basis)
             return
     if not plan.estimate.items:
         plan.estimate.known = False
+    else:  # every segment reads its share of the pages, and its last page is its own
+        plan.estimate.rcu = _rcu(plan.estimate.items, size, consistent, plan.segments)
 
 
 def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
@@ -1139,7 +1223,8 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
         params["ConsistentRead"] = True
     params["ReturnConsumedCapacity"] = "TOTAL"
     items = path.item_count or table.item_count
-    rcu = _rcu(items, _avg_size(path, table), consistent) if items else Decimal("0.5")
+    segments = _segments(table, path, options)
+    rcu = _rcu(items, _avg_size(path, table), consistent, segments) if items else Decimal("0.5")
     statement = ast.Select(table=table.name, index=index, items=None)
     return Plan(
         statement=statement,
@@ -1148,7 +1233,7 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
         operation="Scan",
         requests=[Request("Scan", params)],
         estimate=Estimate(items, rcu, known=bool(items)),
-        segments=_segments(table, path, options),
+        segments=segments,
         consistent=consistent,
     )
 

@@ -20,6 +20,7 @@ from dynosql.guards import READS
 from dynosql.plan.cost import read_units
 from dynosql.plan.expressions import paths_in
 from dynosql.plan.model import Plan
+from dynosql.plan.observed import MAX_PARTITIONS, Partition
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck, named
@@ -71,6 +72,16 @@ def _rows(
     ranked = sorted(_count(ctx, plan, stats), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
     total = sum(e[1] for e in ranked) or 1
     top = ranked[0][1] if ranked else 1
+    # every key counted holds its whole collection (a sampled segment holds whole keys too):
+    # later estimates stand on them (plan/observed.py)
+    counts = [(key, items, size) for key, items, size in ranked]
+    if plan.sample is None:
+        ctx.observed.record_every_key(plan.table.name, plan.access.name, counts)
+    else:
+        for key, items, size in counts[:MAX_PARTITIONS]:
+            if key is not None:
+                found = Partition(items, size)
+                ctx.observed.record(plan.table.name, plan.access.name, key, found)
     result.notes.extend(_notes(plan, ranked, total))
     consistent = plan.consistent
     for key, items, size in ranked[:limit]:

@@ -17,6 +17,11 @@ def explain_lines(plan: Plan) -> list[str]:
         f"estimate: {plan.estimate.text()}"
         + (f" ({plan.estimate.bound} stops it)" if plan.estimate.bound else "")
         + (" (strongly consistent)" if plan.consistent else "")
+        + (
+            f"; based on {plan.estimate.basis}"
+            if plan.estimate.basis and plan.estimate.known
+            else ""
+        )
     )
     shown = plan.requests[:5]
     for i, request in enumerate(shown, 1):

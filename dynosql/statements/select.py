@@ -48,8 +48,10 @@ def run(ctx: Context, statement: ast.Select) -> Result:
     result.open_columns = statement.items is None
     result.inexact = inexact_columns(statement)
     result.digits = ctx.settings.numeric_digits
-    rows = ctx.rows(plan, stats, result.notes)
-    result.rows = advisor.after_rows(ctx, rows, plan, result.notes, hints, stats, spent)
+    shown = list(hints)  # and what the Scan's first page told on the way
+    check = advisor.first_page(ctx, statement, plan, shown, result.notes)
+    rows = ctx.rows(plan, stats, result.notes, check)
+    result.rows = advisor.after_rows(ctx, rows, plan, result.notes, shown, stats, spent)
     return result
 
 
