@@ -390,23 +390,30 @@ def test_a_scripts_scan_checks_names_on_its_own_first_page(overloaded) -> None:
         assert result.notes == [] and result.stats.requests == 1
 
 
-def test_the_first_page_hint_is_told_before_the_rest_is_read(moto_examples_backend) -> None:
+def test_the_first_page_hint_is_told_before_the_rest_is_read(moto_backend: Backend) -> None:
     """A script learns of a misspelt attribute while its Scan goes on: the note is said after
-    the first page (moto: cut at 100 whole items, see Capabilities.first_page_items), and
-    the Scan reads the rest, with its filter, from where that page ended."""
+    the first page (whole items, up to DynamoDB's 1 MB), and the Scan reads the rest, with its
+    filter, from where that page ended."""
     from dynosql.session import Session
 
-    with Session(moto_examples_backend.client()) as script:
+    name = unique_name("pages")
+    moto_backend.create_keyed_table(name, sk=("sk", "N"))
+    pad = "x" * 4000  # 300 items of ~4 KB: two 1 MB pages
+    moto_backend.put_items(
+        name, [{"pk": "p", "sk": Decimal(i), "status": "open", "pad": pad} for i in range(300)]
+    )
+    with Session(moto_backend.client()) as script:
         sent = _scans(script)
         told: list[tuple[str, int]] = []
         script.notice = lambda text: told.append((text, len(sent)))
-        result = script.execute("SELECT * FROM tenants WHERE stauts = 'open'")
+        result = script.execute(f"SELECT * FROM {name} WHERE stauts = 'open'")
         assert result.all() == []
-    assert told == [("no item of the Scan's first page (100 items) has stauts; closest: status", 1)]
+    ((text, requests_then),) = told
+    assert requests_then == 1 and text.endswith("items) has stauts; closest: status"), text
     assert result.notes == []  # said once, as it was found
-    assert [s.get("Limit") for s in sent] == [100, None]
+    assert len(sent) == 2 and "Limit" not in sent[0] and "FilterExpression" not in sent[0]
     assert "FilterExpression" in sent[1] and "ExclusiveStartKey" in sent[1]
-    assert result.stats.items_scanned == 479 and result.stats.requests == 2
+    assert result.stats.items_scanned == 300 and result.stats.requests == 2
 
 
 def test_a_scripts_count_checks_names_on_its_scans_first_page(overloaded) -> None:
