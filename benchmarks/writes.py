@@ -13,7 +13,7 @@
   threads.
 
 The journal is synced (fdatasync; write-ahead: intents on disk before their writes are sent,
-32 a chunk with one sync); the row "UPDATE (fsync off)" runs the same UPDATE with the syncs
+128 a chunk with one sync); the row "UPDATE (fsync off)" runs the same UPDATE with the syncs
 counted but not done, beside its own boto3 run, to show what durability costs; the journal directory is a new one under $TMPDIR (a real disk here, not
 tmpfs: say which when recording figures). The fsyncs each statement made are counted and
 printed.

@@ -352,7 +352,10 @@ class Journal:
         self.close()
 
 
-AHEAD = 32  # intents journaled (one write, one fsync) ahead of the writes they announce
+# intents journaled (one write, one fsync) ahead of the writes they announce: 128 writes take
+# longer to send (8 in flight) than one fdatasync, so the sync of the next chunk stays hidden
+# (32 left the writers waiting on it: 1.27x boto3's UPDATE time, 314 syncs for 10,000 writes)
+AHEAD = 128
 
 
 class WriteAhead(Generic[T]):

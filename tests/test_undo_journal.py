@@ -391,7 +391,7 @@ def test_intents_journaled_ahead_of_writes_never_sent_say_not_sent(
 ) -> None:
     # intents go to disk a chunk at a time (one fsync); --max-wcu stops the UPDATE inside the
     # first chunk: the writes it never started are journaled as not sent, not left "sent"
-    name, before = _table(moto_backend, items=80)
+    name, before = _table(moto_backend, items=2 * journal_module.AHEAD + 20)
     journal = tmp_path / "j.jsonl"
     url = moto_backend.endpoint_url
     sql = f"UPDATE {name} SET n = n + 1 WHERE n >= 0"
