@@ -20,8 +20,11 @@ the fixture fails and says to run ``npm ci`` (or install Java >= 17).
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -32,6 +35,15 @@ import pytest
 # process the tests start compiles dynosql again.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# dynosql's cache (parsed -e/-f scripts, botocore's trimmed endpoint data: user_cache.py) goes
+# to a directory of this test run, not the developer's ~/.cache: set here, before xdist starts
+# its workers, so they and every dynosql child process share it; removed at the end by the
+# process that made it
+if "DYNOSQL_TEST_CACHE" not in os.environ:
+    _cache = tempfile.mkdtemp(prefix="dynosql-test-cache-")
+    os.environ["DYNOSQL_TEST_CACHE"] = os.environ["XDG_CACHE_HOME"] = _cache
+    atexit.register(shutil.rmtree, _cache, True)
 
 # No instance-metadata lookups from botocore (slow timeouts off EC2); clients get explicit
 # dummy credentials anyway.
