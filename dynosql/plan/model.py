@@ -133,10 +133,15 @@ class Plan:
         return self.operation == "Scan"
 
     @property
-    def label(self) -> str:
-        target = (
+    def target(self) -> str:
+        """What the plan reads, as a statement names it: ``table`` or ``table.index``."""
+        return (
             self.table.name if self.access.name is None else f"{self.table.name}.{self.access.name}"
         )
+
+    @property
+    def label(self) -> str:
+        target = self.target
         n = len(self.requests)
         if self.operation == "Nothing":
             return "no request (no item can match)"

@@ -1167,7 +1167,7 @@ def _reads(plan: Plan) -> str:
 
 
 def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: Options) -> str:
-    target = table.name if plan.access.name is None else f"{table.name}.{plan.access.name}"
+    target = plan.target
     hints = []
     excluded: list[str] = []
     for p in table.access_paths:

@@ -179,9 +179,7 @@ def _sampled_by_logical_key(ctx: Context, statement: ast.ShowHotKeys, plan: Plan
     _check_by(pk, by)
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
-    target = (
-        plan.table.name if plan.access.name is None else f"{plan.table.name}.{plan.access.name}"
-    )
+    target = plan.target
     percent = format(spec.percent.normalize(), "f")
     result = Result(
         ["key", "shards", "shards low", "shards high", "items", "items low", "items high"]

@@ -63,9 +63,7 @@ def sampled_hot_keys(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Re
     spec = plan.sample
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else 20
-    target = (
-        plan.table.name if plan.access.name is None else f"{plan.table.name}.{plan.access.name}"
-    )
+    target = plan.target
     result = Result(
         ["key", "items", "bytes", "sample_share", "bar"],
         iter(()),
