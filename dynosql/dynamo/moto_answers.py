@@ -5,8 +5,8 @@ value by value (``moto.core.serialize``): for a Scan page of 1,300 small items t
 0.5 ms of CPU per item, most of the embedded server's time and of the test suite's. For the
 operations that return items, the result moto builds is already DynamoDB's wire form (each
 value ``{"S": …}``, ``{"N": "…"}``, ``{"B": b"…"}`` …), so ``json.dumps`` of it, Binary in
-base64, is the answer the serializer would give. A result holding anything else
-(bytes, a timestamp) goes through moto's serializer as before. Installed once per process on
+base64, is the answer the serializer would give. A result holding any other value that is not
+plain JSON (a Decimal, a timestamp), and every error, goes through moto's serializer as before. Installed once per process on
 moto's own class (moto runs in this process only as dynosql's embedded DynamoDB); a moto whose
 internals differ is left as it is. ``tests/test_moto_answers.py`` compares both writers.
 """
