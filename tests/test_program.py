@@ -245,7 +245,9 @@ def _run(text: str, name: str, backend: Any) -> list[dict[str, Any]]:
     test's credentials), instead of a new one per program (0.2 s each)."""
     import boto3
 
-    client = _CLIENTS.setdefault(backend.endpoint_url, backend.client())
+    client = _CLIENTS.get(backend.endpoint_url)
+    if client is None:  # not setdefault(…, backend.client()): that made a client every call
+        client = _CLIENTS[backend.endpoint_url] = backend.client()
     namespace: dict[str, Any] = {"__name__": "generated"}
     argv, sys.argv = sys.argv, ["program", backend.endpoint_url]
     make, boto3.client = boto3.client, lambda *a, **k: client  # type: ignore[assignment]
