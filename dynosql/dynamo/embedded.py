@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import copy
 import gzip
 import hashlib
 import itertools
@@ -233,11 +234,12 @@ class LocalDynamo:
     def load_examples(self, names: list[str] | None = None) -> dict[str, int]:
         """Create the example tables (:mod:`dynosql.examples.datasets`) and fill them; returns item counts.
 
-        The tables are created with real CreateTable requests; the items are put straight into
-        this server's moto backend, in this process, rather than through BatchWriteItem over
-        HTTP: moto keeps items as the same DynamoDB JSON either way, and skipping 140 HTTP round
-        trips (each serialized by botocore and parsed by werkzeug, all under one GIL) is most of
-        the start-up time of ``dynosql --local``. moto's own ``put_item`` then re-validates
+        Tables and items go straight into this server's moto backend, in this process, rather
+        than through CreateTable and BatchWriteItem over HTTP: moto keeps them the same either
+        way, and the HTTP round trips (each serialized by botocore and parsed by werkzeug, all
+        under one GIL) were most of the start-up time of ``dynosql --local``: five CreateTable
+        requests and their DescribeTable polls alone took 0.3 s of a 1.6 s start
+        (`_create_direct`; real requests when moto's backend is not shaped as expected). moto's own ``put_item`` then re-validates
         each item and re-sums its size once per attribute (quadratic); the example items are
         valid (dynalite takes them through the API in the tests), so they go into the table
         as moto's ``Item`` objects directly (`_put_direct`), with ``put_item`` as the fallback
@@ -251,12 +253,12 @@ class LocalDynamo:
             raise KeyError(
                 f"unknown dataset(s): {', '.join(unknown)}; known: {', '.join(datasets.DATASETS)}"
             )
-        client = self.client(parameter_validation=False)
         backend = self._backend()
         counts: dict[str, int] = {}
         for name in chosen:
             dataset = datasets.DATASETS[name]
-            datasets.create_table(client, dataset.table)
+            if not _create_direct(backend, dataset.table):
+                datasets.create_table(self.client(parameter_validation=False), dataset.table)
             n = 0
             put = _put_direct(backend, dataset.table_name)
             for item in dataset.items():
@@ -332,6 +334,32 @@ def _follow_dynamodb_numbers() -> None:
 
     DynamoType.__add__ = exact(type(values.DECIMAL_CONTEXT).add, add)  # type: ignore[method-assign]
     DynamoType.__sub__ = exact(type(values.DECIMAL_CONTEXT).subtract, subtract)  # type: ignore[method-assign]
+
+
+def _create_direct(backend: Any, table: dict[str, Any]) -> bool:
+    """Create one (valid) example table in moto's backend as moto's CreateTable handler does
+    (moto 5.x: ``DynamoDBBackend.create_table``; its tables and indexes are ACTIVE at once).
+    False when the backend's signature differs: the caller sends a real CreateTable. A deep
+    copy, as moto keeps (and UpdateTable changes) what it is given."""
+    table = copy.deepcopy(table)
+    try:
+        backend.create_table(
+            table["TableName"],
+            schema=table["KeySchema"],
+            throughput=table.get("ProvisionedThroughput"),
+            attr=table["AttributeDefinitions"],
+            global_indexes=table.get("GlobalSecondaryIndexes") or [],
+            indexes=table.get("LocalSecondaryIndexes") or [],
+            streams=table.get("StreamSpecification"),
+            billing_mode=table.get("BillingMode", "PROVISIONED"),
+            sse_specification=table.get("SSESpecification"),
+            tags=table.get("Tags", []),
+            deletion_protection_enabled=table.get("DeletionProtectionEnabled", False),
+            warm_throughput=table.get("WarmThroughput"),
+        )
+    except TypeError:  # pragma: no cover - another moto's signature
+        return False
+    return True
 
 
 def _put_direct(backend: Any, table_name: str) -> Any:
