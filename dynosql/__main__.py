@@ -1,7 +1,5 @@
 """``python -m dynosql``."""
 
-import sys
+from dynosql.cli import entry
 
-from dynosql.cli import main
-
-sys.exit(main())
+entry()

@@ -22,9 +22,11 @@ from dynosql.process import (
     GuardedOutput,
     OutputError,
     check_output,
+    collect_less_at_start,
     discard_output,
     interrupt_code,
     read_script,
+    settled,
     sigterm_as_interrupt,
 )
 from dynosql.result import interrupted_text
@@ -122,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def entry() -> None:
+    """The ``dynosql`` command and ``python -m dynosql``: `main` as a process of its own."""
+    collect_less_at_start()
+    sys.exit(main())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = _undo_command(list(sys.argv[1:] if argv is None else argv), parser)
@@ -179,6 +187,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         session = _connect(args, params, settings)
     except DynosqlError as err:
         return _fail(err, args)
+    settled()
     _doors(session, args, interactive)
     try:
         if interactive:

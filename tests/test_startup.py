@@ -305,3 +305,24 @@ def test_ast_methods_are_made_on_first_use_not_at_import() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     ).stdout.split()
     assert names == ["_deferred.<locals>.first_call", "SetPointInTimeRecovery.__eq__"]
+
+
+def test_the_command_skips_collections_of_what_its_start_built_and_a_caller_of_main_does_not() -> (
+    None
+):
+    # `dynosql` (cli.entry): no cycle collection while starting, what the start built frozen
+    # out of later ones; `cli.main` called by another program leaves its collector alone
+    code = (
+        "import gc, sys\n"
+        "from dynosql import cli, process\n"
+        "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(gc.isenabled(), gc.get_freeze_count(), file=sys.stderr)\n"
+        "process.collect_less_at_start()\n"
+        "print(gc.isenabled(), file=sys.stderr)\n"
+        "process.settled()\n"
+        "print(gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stderr.split("\n")[:3] == ["True 0", "False", "True True"]
