@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -24,7 +24,8 @@ from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog
 from dynosql.dynamo.reader import Executor, FirstPage, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep
 from dynosql.errors import DynosqlError, GuardError
-from dynosql.evaluate.aggregate import count_group, group
+from dynosql.evaluate import count_groups
+from dynosql.evaluate.aggregate import count_group, group, wire_countable
 from dynosql.evaluate.pipeline import aggregate_rows, select_rows
 from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_SORT_KEYS, Observed, Partition
@@ -323,12 +324,12 @@ class Context:
         self,
         plan: Plan,
         stats: Stats,
-        reduce: Callable[[list[dict[str, Any]], list[int]], Any],
+        reduce: Callable[[list[dict[str, Any]], list[int] | None], Any],
         reduce_body: Callable[[bytes | str], Any] | None = None,
     ) -> Iterator[Any]:
-        """`read` for a full Scan whose items stay in the wire form: `reduce` of each page's
-        items and sizes (or `reduce_body` of its bytes), computed where the page was read
-        (SHOW HOT KEYS)."""
+        """`read` for a plan whose items stay in the wire form: `reduce` of each page's items
+        and sizes (or `reduce_body` of its bytes), computed where the page was read (SHOW HOT
+        KEYS; a GROUP BY counted by its keys)."""
         try:
             yield from self.executor().wire_pages(plan, stats, reduce, reduce_body)
         finally:
@@ -348,7 +349,14 @@ class Context:
             yield from aggregate_rows(statement, count_group(statement, count))
         elif statement.is_aggregate:
             budget = self.memory_budget()
-            groups = group(statement, self.read(plan, stats, first_page), budget, notes)
+            names = None if first_page is not None else wire_countable(plan)
+            source: Iterable[dict[str, Any]] | count_groups.WirePages
+            if names is not None:  # counted off the wire form, a page at a time
+                pages = self.read_wire_pages(plan, stats, count_groups.count_wire(names))
+                source = count_groups.WirePages(pages)
+            else:
+                source = self.read(plan, stats, first_page)
+            groups = group(statement, source, budget, notes)
             yield from aggregate_rows(statement, groups, budget, notes)
         else:
             yield from select_rows(

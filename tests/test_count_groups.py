@@ -5,6 +5,7 @@ handed back to the general loop."""
 
 from __future__ import annotations
 
+import base64
 from decimal import Decimal
 from typing import Any
 
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 
 from dynosql import values
 from dynosql.evaluate import aggregate, count_groups
+from dynosql.plan import plan_select
+from dynosql.plan.schema import table_info
 from dynosql.sql import parse_script
 from dynosql.values import MISSING, StringSet
 
@@ -109,3 +112,93 @@ def test_where_it_applies(sql, applies) -> None:
     (statement,) = parse_script(sql)
     aggs = aggregate.collect_aggregates(statement)
     assert (count_groups.counted_names(aggs, statement.group_by) is not None) == applies
+
+
+# --- counted off the wire form (a page at a time, decoding only the distinct keys) -------------
+
+
+def _wire(value: Any) -> Any:
+    """An AttributeValue as the JSON wire carries it (binary as base64 text)."""
+    if isinstance(value, dict):
+        return {k: _wire(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_wire(v) for v in value]
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    return value
+
+
+def _wire_groups(sql: str, items: list[dict[str, Any]], page: int) -> dict[Any, Any]:
+    (statement,) = parse_script(sql)
+    names = count_groups.counted_names(aggregate.collect_aggregates(statement), statement.group_by)
+    assert names is not None
+    count = count_groups.count_wire(names)
+    wire = [_wire(values.encode_item(i)) for i in items]
+    pages = [count(wire[i : i + page], None) for i in range(0, len(wire), page)]
+    out = {}
+    for g in aggregate.group(statement, count_groups.WirePages(pages)):
+        key = tuple(values.hashable(v) for v in g.key_values.values())
+        assert key not in out
+        out[key] = g.aggregates
+    return out
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(KEYS, KEYS), max_size=40), st.integers(1, 9), st.integers(1, 5))
+def test_wire_pages_count_as_the_general_loop_counts(drawn, page, max_raw) -> None:
+    items = _items(drawn)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(count_groups, "MAX_RAW", max_raw)
+        for sql in (
+            "SELECT g, COUNT(*) AS n FROM t GROUP BY g",
+            "SELECT g, h, COUNT(*), COUNT(*) AS again FROM t GROUP BY g, h",
+        ):
+            assert _wire_groups(sql, items, page) == _general(sql, items, m)
+
+
+def test_a_wire_page_with_a_list_key_is_decoded_for_the_general_loop() -> None:
+    count = count_groups.count_wire(("g",))
+    assert count([{"g": {"S": "a"}}, {"g": {"S": "a"}}, {}], None) == {
+        ((("S", "a"),),): 2,
+        ((),): 1,
+    }
+    page = [{"g": {"L": [{"N": "1"}]}}, {"g": {"B": "AQ=="}}]
+    assert count(page, None) == [{"g": [Decimal(1)]}, {"g": b"\x01"}]
+
+
+def _plan(sql: str) -> Any:
+    table = table_info(
+        {
+            "TableName": "t",
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            "ItemCount": 1000,
+            "TableSizeBytes": 100_000,
+        }
+    )
+    (statement,) = parse_script(sql)
+    return plan_select(statement, table)
+
+
+@pytest.mark.parametrize(
+    "sql, names",
+    [
+        ("SELECT pk, COUNT(*) AS n FROM t GROUP BY pk", ("pk",)),
+        ("SELECT g, COUNT(*) FROM t WHERE pk = 'a' AND sk > 'm' GROUP BY g", ("g",)),  # a Query
+        # a whole partition read: its sort keys are remembered for later estimates
+        ("SELECT g, COUNT(*) FROM t WHERE pk = 'a' GROUP BY g", None),
+        ("SELECT g, COUNT(*) FROM t WHERE n > 3 GROUP BY g", ("g",)),  # the server's filter
+        ("SELECT g, COUNT(*) FROM t WHERE pk IN ('a', 'b') GROUP BY g", ("g",)),  # two Queries
+        ("SELECT g, SUM(n) FROM t GROUP BY g", None),  # not COUNT(*) alone
+        ("SELECT COUNT(*) FROM t", None),  # no GROUP BY
+        ("SELECT g, COUNT(*) FROM t WHERE g LIKE '%x' GROUP BY g", None),  # checked client-side
+    ],
+)
+def test_which_plans_are_counted_off_the_wire(sql: str, names: Any) -> None:
+    assert aggregate.wire_countable(_plan(sql)) == names

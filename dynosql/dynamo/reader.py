@@ -179,12 +179,13 @@ class Executor:
         self,
         plan: Plan,
         stats: Stats,
-        reduce: Callable[[list[dict[str, Any]], list[int]], T],
+        reduce: Callable[[list[dict[str, Any]], list[int] | None], T],
         reduce_body: Callable[[bytes | str], wire_module.ReducedPage[T] | None] | None = None,
     ) -> Iterator[T]:
-        """`reduce` of every page of a plan that reads whole items or index entries with no
-        client-side check (a full Scan: SHOW HOT KEYS), its items left in the wire form, with
-        their sizes (`dynosql.dynamo.wiresize`): a caller that needs one attribute decodes nothing
+        """`reduce` of every page of a plan whose items need no client-side check (a full Scan:
+        SHOW HOT KEYS; a Query or Scan counted by its keys: `count_groups.count_wire`), its
+        items left in the wire form, with their sizes (`dynosql.dynamo.wiresize`; None when the
+        page came back projected or filtered): a caller that needs one attribute decodes nothing
         else. The pages wait as bytes; each is decoded and reduced in the thread that read it,
         one page at a time across the threads, and dropped: only what `reduce` made of it
         waits in the queue (memory: one decoded page, and the bodies of the requests in
@@ -299,7 +300,7 @@ class Executor:
         wanted: Callable[[], int] | None = None,
         decode: bool = True,
         one_at_a_time: threading.Lock | None = None,
-        consume: Callable[[list[dict[str, Any]], list[int]], Any] | None = None,
+        consume: Callable[[list[dict[str, Any]], list[int] | None], Any] | None = None,
         consume_body: Callable[[bytes | str], wire_module.ReducedPage[Any] | None] | None = None,
         whole_first: bool = False,
     ) -> Iterator[Any]:
@@ -360,7 +361,7 @@ class Executor:
         stats: Stats,
         seen: list[Any],
         decode: bool,
-        consume: Callable[[list[dict[str, Any]], list[int]], Any] | None,
+        consume: Callable[[list[dict[str, Any]], list[int] | None], Any] | None,
         consume_body: Callable[[bytes | str], wire_module.ReducedPage[Any] | None] | None = None,
     ) -> tuple[Any, Any]:
         """One page of `_pages`, counted: (page, items, sizes), or what `consume` (or
@@ -399,7 +400,6 @@ class Executor:
         if reduced is not None:
             return reduced.value, last
         if consume is not None:
-            assert sizes is not None  # whole items: no projection, no filter
             return consume(items, sizes), last
         return (page, items, sizes), last
 

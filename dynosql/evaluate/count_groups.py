@@ -12,6 +12,13 @@ A chunk whose key holds a list or a map (unhashable) is given back to the genera
 item; so is everything when an aggregate is anything but COUNT(*) or a group-by path is nested.
 The raw counts are folded in whenever they pass MAX_RAW distinct keys, so the groups' memory
 budget (spilling) sees them as the general loop would.
+
+Where every item the plan reads is counted as it comes (no client-side check, nothing fetched,
+no duplicates: `aggregate.wire_countable`), items are not decoded at all: each page is counted by the
+wire form of its keys where it was read (`count_wire`, ``{"S": "x"}`` counted as
+``(("S", "x"),)``: the type is in the key here too), and only the distinct keys are decoded
+when they are folded (`WirePages`). Decoding each item was two thirds of the client CPU of
+``SELECT pk, COUNT(*) … GROUP BY pk``.
 """
 
 from __future__ import annotations
@@ -19,9 +26,11 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from operator import methodcaller
 from typing import Any
 
+from dynosql import values
 from dynosql.sql import ast
 from dynosql.values import MISSING
 
@@ -83,3 +92,57 @@ def count(
 def _fold(raw: Counter[tuple[Any, ...]], fold: Callable[[tuple[Any, ...], int], None]) -> None:
     for key, n in raw.items():
         fold(key[1::2], n)  # the values, without their types
+
+
+# --- counted off the wire form ---------------------------------------------------------------
+
+_ABSENT: dict[str, Any] = {}  # what an item without the attribute gives (never changed)
+
+WireKey = tuple[tuple[tuple[str, Any], ...], ...]  # per name: () or ((type, wire value),)
+
+
+@dataclass(frozen=True)
+class WirePages:
+    """What `count_wire` made of each page: its counts by wire key, or its items decoded
+    (a page whose key holds a list, a map or a set: for the general loop)."""
+
+    pages: Iterable[Counter[WireKey] | list[dict[str, Any]]]
+
+
+def count_wire(
+    names: tuple[str, ...],
+) -> Callable[[list[dict[str, Any]], list[int] | None], Counter[WireKey] | list[dict[str, Any]]]:
+    """The reducer of a page of wire-form items: their counts by the wire form of `names`, or,
+    when a key holds a list, map or set, the page's items decoded."""
+    getters = [methodcaller("get", name, _ABSENT) for name in names]
+
+    def count(items: list[dict[str, Any]], _sizes: list[int] | None) -> Any:
+        columns = [list(map(tuple, map(dict.items, map(get, items)))) for get in getters]
+        try:
+            return Counter(zip(*columns, strict=True))
+        except TypeError:  # an L, M or set value: unhashable
+            return [values.decode_item(item) for item in items]
+
+    return count
+
+
+def count_pages(
+    source: WirePages, fold: Callable[[tuple[Any, ...], int], None]
+) -> Iterator[dict[str, Any]]:
+    """Fold `source`'s counts (decoding each distinct key once, at most MAX_RAW held); yields
+    the decoded items of the pages that could not be counted, for the general loop."""
+    raw: Counter[WireKey] = Counter()
+    for page in source.pages:
+        if isinstance(page, Counter):
+            raw.update(page)
+            if len(raw) > MAX_RAW:
+                _fold_wire(raw, fold)
+                raw = Counter()
+        else:
+            yield from page
+    _fold_wire(raw, fold)
+
+
+def _fold_wire(raw: Counter[WireKey], fold: Callable[[tuple[Any, ...], int], None]) -> None:
+    for key, n in raw.items():
+        fold(tuple(values.decode(dict(k)) if k else MISSING for k in key), n)

@@ -278,8 +278,9 @@ def _count(ctx: Context, plan: Plan, stats: Stats) -> list[list[Any]]:
     decoded, and sizes come from `dynosql.dynamo.wiresize`."""
     pk = plan.access.keys.pk
 
-    def tally(items: list[dict[str, Any]], sizes: list[int]) -> dict[Any, list[Any]]:
+    def tally(items: list[dict[str, Any]], sizes: list[int] | None) -> dict[Any, list[Any]]:
         """One page's counts (in the thread that read it: the page is dropped after)."""
+        assert sizes is not None  # a full Scan of whole items: no projection, no filter
         counts: dict[Any, list[Any]] = {}  # the key's wire form as a tuple -> [wire, items, bytes]
         for item, size in zip(items, sizes, strict=True):
             wire = item.get(pk)
