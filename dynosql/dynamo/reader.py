@@ -399,8 +399,9 @@ class Executor:
         last = page.get("LastEvaluatedKey")
         if reduced is not None:
             return reduced.value, last
-        if consume is not None:
-            return consume(items, sizes), last
+        if consume is not None:  # the page's items live until it returns: nothing to collect
+            with wire_module.collector_paused():
+                return consume(items, sizes), last
         return (page, items, sizes), last
 
     # --- BatchGetItem, with UnprocessedKeys retried ------------------------------------------

@@ -126,7 +126,7 @@ def fill_page(page: dict[str, Any], body: bytes | str) -> dict[str, Any]:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector paused while a page is decoded. A 1 MB page is some
     100,000 containers, all alive until the page is read: every few hundred of them the
     collector would walk the young ones again, and now and then the whole heap (about half
@@ -146,7 +146,7 @@ def _collector_paused() -> Iterator[None]:
 
 def _loads(body: bytes | str) -> Any:
     """``json.loads``, the collector paused."""
-    with _collector_paused():
+    with collector_paused():
         return json.loads(body)
 
 
@@ -156,7 +156,7 @@ def decode_items(
     """A page's items as Python values (`values.decode_item`, only `names` when given), the
     collector paused: decoding a page of keys into 20,000 small dicts set it off dozens of
     times (a third of a GROUP BY's decoding CPU, profiled)."""
-    with _collector_paused():
+    with collector_paused():
         return [values.decode_item(i, names) for i in items]
 
 

@@ -117,8 +117,11 @@ def count_wire(
     getters = [methodcaller("get", name, _ABSENT) for name in names]
 
     def count(items: list[dict[str, Any]], _sizes: list[int] | None) -> Any:
-        columns = [list(map(tuple, map(dict.items, map(get, items)))) for get in getters]
         try:
+            if len(getters) == 1:  # no per-item tuple of one: re-keyed per distinct key
+                counted = Counter(map(tuple, map(dict.items, map(getters[0], items))))
+                return Counter({(key,): n for key, n in counted.items()})
+            columns = [list(map(tuple, map(dict.items, map(get, items)))) for get in getters]
             return Counter(zip(*columns, strict=True))
         except TypeError:  # an L, M or set value: unhashable
             return [values.decode_item(item) for item in items]
