@@ -36,7 +36,7 @@ def _all_items() -> dict[str, list[dict[str, Any]]]:
 def test_start_local_loads_all_four_tables(local: LocalDynamo) -> None:
     client = local.client()
     assert sorted(client.list_tables()["TableNames"]) == sorted(DATASETS)
-    assert local.loaded == EXPECTED_COUNTS
+    assert local.examples == list(DATASETS)
     for name, expected in EXPECTED_COUNTS.items():
         counted, start = 0, None
         while True:  # Select=COUNT still pages at 1 MB
@@ -49,6 +49,7 @@ def test_start_local_loads_all_four_tables(local: LocalDynamo) -> None:
             if not start:
                 break
         assert counted == expected, name
+    assert local.loaded == EXPECTED_COUNTS
 
 
 def test_start_local_is_fast(local: LocalDynamo) -> None:
@@ -150,6 +151,35 @@ def test_example_tables_describe_as_if_created_over_http(local: LocalDynamo) -> 
             created = client.describe_table(TableName=name)["Table"]
             assert made["ItemCount"] == EXPECTED_COUNTS[name] and created["ItemCount"] == 0
             assert _shape(made) == _shape(created), name
+
+
+def test_example_tables_are_filled_by_the_first_request_that_names_them() -> None:
+    local = start_local()
+    try:
+        client = local.client()
+        assert sorted(client.list_tables()["TableNames"]) == sorted(DATASETS)
+        assert local.loaded == {}  # ListTables needs no items
+        table = client.describe_table(TableName="tenants")["Table"]
+        assert table["ItemCount"] == EXPECTED_COUNTS["tenants"]
+        assert local.loaded == {"tenants": EXPECTED_COUNTS["tenants"]}
+        keys = [
+            {"PK": {"S": "DRIVE#alice"}, "SK": {"S": "x"}},
+        ]
+        client.batch_get_item(RequestItems={"drive": {"Keys": keys}})
+        assert set(local.loaded) == {"tenants", "drive"}
+        got = client.get_item(TableName="usage", Key=_first_key(local, "usage"))
+        assert "Item" in got and set(local.loaded) == {"tenants", "drive", "usage"}
+        # a statement that names its table only in PartiQL: every table is filled first
+        client.execute_statement(Statement='SELECT * FROM "audit"', Limit=1)
+        assert local.loaded == EXPECTED_COUNTS
+    finally:
+        local.stop()
+
+
+def _first_key(local: LocalDynamo, name: str) -> dict[str, Any]:
+    dataset = DATASETS[name]
+    item = next(iter(dataset.items()))
+    return encode_item({k: item[k] for k in dataset.key_names})
 
 
 def test_two_servers_do_not_share_tables(local: LocalDynamo) -> None:

@@ -59,7 +59,7 @@ import time
 import uuid
 from typing import Any
 
-from dynosql.dynamo.metering import Meter
+from dynosql.dynamo.metering import Meter, read_body
 from dynosql.dynamo.moto_answers import answer_item_reads_directly
 from dynosql.dynamo.moto_conditions import follow_dynamodb_conditions
 
@@ -100,6 +100,50 @@ class _AccountMiddleware:
         return self.app(environ, start_response)
 
 
+class _FillOnUse:
+    """WSGI wrapper that fills the example tables a request names before moto sees it (see
+    `LocalDynamo.load_examples`, lazy). S3's requests (exports) and ListTables need none."""
+
+    def __init__(self, app: Any, local: LocalDynamo):
+        self.app = app
+        self.local = local
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        if self.local._unfilled:
+            operation = str(environ.get("HTTP_X_AMZ_TARGET", "")).rpartition(".")[2]
+            if operation and operation != "ListTables":
+                self.local.fill_examples(_tables_named(operation, read_body(environ)))
+        return self.app(environ, start_response)
+
+
+def _tables_named(operation: str, body: bytes) -> set[str] | None:
+    """The tables a DynamoDB request names; None when it names none or this cannot tell (a
+    PartiQL statement, an export, an ARN): then every table may be read."""
+    try:
+        params = json.loads(body) if body else {}
+    except ValueError:
+        return None
+    if not isinstance(params, dict):
+        return None
+    names: set[str] = set()
+    if operation in ("BatchGetItem", "BatchWriteItem"):
+        requested = params.get("RequestItems")
+        if not isinstance(requested, dict):
+            return None
+        names.update(requested)
+    elif operation in ("TransactGetItems", "TransactWriteItems"):
+        for action in params.get("TransactItems") or ():
+            for inner in action.values() if isinstance(action, dict) else (None,):
+                if not isinstance(inner, dict) or not isinstance(inner.get("TableName"), str):
+                    return None
+                names.add(inner["TableName"])
+    elif isinstance(params.get("TableName"), str):
+        names.add(params["TableName"])
+    if not names or any(name.startswith("arn:") for name in names):
+        return None
+    return names
+
+
 class LocalDynamo:
     """A moto DynamoDB server on 127.0.0.1 and a free port, with its own (empty) account.
 
@@ -116,8 +160,11 @@ class LocalDynamo:
         self._requested_port = port  # 0: a free port, chosen again on every start()
         self.region = REGION
         self.account_id = _next_account_id()
-        self.loaded: dict[str, int] = {}
+        self.loaded: dict[str, int] = {}  # example dataset -> items put so far
+        self.examples: list[str] = []  # the example datasets whose tables were made
         self.load_seconds = 0.0
+        self._unfilled: dict[str, Any] = {}  # table -> its dataset, items not yet put
+        self._fill_lock = threading.Lock()
         self._server: Any = None
         # what the server would have printed (moto's tracebacks), the last few
         self.errors: collections.deque[str] = collections.deque(maxlen=8)
@@ -137,7 +184,9 @@ class LocalDynamo:
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
         wsgi: Any = server._server  # werkzeug's ThreadedWSGIServer, read per request
-        wsgi.app = _AccountMiddleware(Meter(wsgi.app, self._backend), self.account_id)
+        wsgi.app = _AccountMiddleware(
+            _FillOnUse(Meter(wsgi.app, self._backend), self), self.account_id
+        )
         keep = self._keep_log
         wsgi.log = keep  # "Error on request: <traceback>" goes through the server's log
         handler = wsgi.RequestHandlerClass
@@ -231,8 +280,12 @@ class LocalDynamo:
             config=Config(**config),
         )
 
-    def load_examples(self, names: list[str] | None = None) -> dict[str, int]:
-        """Create the example tables (:mod:`dynosql.examples.datasets`) and fill them; returns item counts.
+    def load_examples(self, names: list[str] | None = None, lazy: bool = False) -> dict[str, int]:
+        """Create the example tables (:mod:`dynosql.examples.datasets`) and fill them; returns
+        the item counts put. `lazy`: each table's items are put when the first request naming
+        it arrives (`_FillOnUse`; a request that names no table, or one this cannot read, fills
+        them all), so a ``dynosql --local -e`` of one table does not make the other four
+        (0.1 s of its start); nothing is put yet, and {} returned.
 
         Tables and items go straight into this server's moto backend, in this process, rather
         than through CreateTable and BatchWriteItem over HTTP: moto keeps them the same either
@@ -245,7 +298,6 @@ class LocalDynamo:
         as moto's ``Item`` objects directly (`_put_direct`), with ``put_item`` as the fallback
         for a moto whose internals differ."""
         from dynosql.examples import datasets
-        from dynosql.values import encode_item
 
         chosen = list(datasets.DATASETS) if names is None else list(names)
         unknown = [n for n in chosen if n not in datasets.DATASETS]
@@ -254,19 +306,36 @@ class LocalDynamo:
                 f"unknown dataset(s): {', '.join(unknown)}; known: {', '.join(datasets.DATASETS)}"
             )
         backend = self._backend()
-        counts: dict[str, int] = {}
         for name in chosen:
             dataset = datasets.DATASETS[name]
             if not _create_direct(backend, dataset.table):
                 datasets.create_table(self.client(parameter_validation=False), dataset.table)
-            n = 0
-            put = _put_direct(backend, dataset.table_name)
-            for item in dataset.items():
-                put(encode_item(item))
-                n += 1
-            counts[name] = n
-        self.loaded.update(counts)
-        return counts
+            self.examples.append(name)
+            with self._fill_lock:
+                self._unfilled[dataset.table_name] = dataset
+        if lazy:
+            return {}
+        self.fill_examples({datasets.DATASETS[name].table_name for name in chosen})
+        return {name: self.loaded[name] for name in chosen}
+
+    def fill_examples(self, tables: set[str] | None = None) -> None:
+        """Put the items of the example tables made lazily, of `tables` (None: all) that are
+        still empty; at most once each, whichever thread asks first."""
+        from dynosql.values import encode_item
+
+        with self._fill_lock:
+            if not self._unfilled:
+                return
+            chosen = list(self._unfilled) if tables is None else tables & self._unfilled.keys()
+            backend = self._backend()
+            for table in chosen:
+                dataset = self._unfilled.pop(table)
+                put = _put_direct(backend, table)
+                n = 0
+                for item in dataset.items():
+                    put(encode_item(item))
+                    n += 1
+                self.loaded[dataset.name] = n
 
     @property
     def bucket(self) -> str:
@@ -393,25 +462,21 @@ def _put_direct(backend: Any, table_name: str) -> Any:
 
 
 def start_local(load_examples: bool = True) -> LocalDynamo:
-    """Start a :class:`LocalDynamo` and, by default, load the example datasets.
+    """Start a :class:`LocalDynamo` and, by default, make the example tables, each filled on
+    first use (`LocalDynamo.load_examples`, lazy).
 
-    The server is stopped again if loading fails. ``local.loaded`` holds the item counts and
-    ``local.load_seconds`` how long start + load took.
+    The server is stopped again if loading fails. ``local.examples`` names the datasets,
+    ``local.loaded`` holds the item counts of those filled so far, and ``local.load_seconds``
+    how long start + load took.
     """
     began = time.perf_counter()
     local = LocalDynamo().start()
     try:
         if load_examples:
-            local.load_examples()
+            local.load_examples(lazy=True)
         from dynosql.examples import datasets
 
-        local.prepare_exports(
-            [
-                datasets.DATASETS[name].table_name
-                for name in local.loaded
-                if name in datasets.DATASETS
-            ]
-        )
+        local.prepare_exports([datasets.DATASETS[name].table_name for name in local.examples])
     except BaseException:
         local.stop()
         raise

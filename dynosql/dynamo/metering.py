@@ -103,7 +103,7 @@ class Meter:
         body = b""
         params: Any = None
         if operation in READS or operation in WRITES:
-            body = _read_body(environ)
+            body = read_body(environ)
             try:
                 params = json.loads(body)
             except ValueError:
@@ -135,7 +135,7 @@ class Meter:
     def _describe(self, environ: dict[str, Any], start_response: Any) -> Any:
         """DescribeTable with the sizes measured from the items (see module docstring)."""
         with self.lock:
-            status, headers, out = self._send(environ, _read_body(environ))
+            status, headers, out = self._send(environ, read_body(environ))
             if status.startswith("200"):
                 answer = json.loads(out)
                 description = answer.get("Table") or {}
@@ -572,7 +572,8 @@ def _shape(table: str, charge: cost.Charge, mode: str) -> Wire:
     return out
 
 
-def _read_body(environ: dict[str, Any]) -> bytes:
+def read_body(environ: dict[str, Any]) -> bytes:
+    """The request's body, read once and put back for the app behind."""
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
