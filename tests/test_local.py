@@ -153,6 +153,7 @@ def test_example_tables_describe_as_if_created_over_http(local: LocalDynamo) -> 
             assert _shape(made) == _shape(created), name
 
 
+@pytest.mark.slow
 def test_example_tables_are_filled_by_the_first_request_that_names_them() -> None:
     local = start_local()
     try:
