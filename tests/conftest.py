@@ -159,4 +159,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         ids = _backend_ids(item)
         if "ddblocal" in ids or ("dynalite" in ids and getattr(item, "function", None) in on_moto):
             item.add_marker(pytest.mark.slow)
-
