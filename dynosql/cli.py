@@ -187,7 +187,6 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         session = _connect(args, params, settings)
     except DynosqlError as err:
         return _fail(err, args)
-    settled()
     _doors(session, args, interactive)
     try:
         if interactive:
@@ -338,15 +337,18 @@ def _connect(args: argparse.Namespace, params: dict[str, Any], settings: Setting
 
     progress = Progress(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
     if args.local:
-        return Session.local(settings=settings, params=params, progress=progress)
-    return Session(
-        endpoint_url=args.endpoint_url,
-        region=args.region,
-        profile=args.profile,
-        settings=settings,
-        params=params,
-        progress=progress,
-    )
+        session = Session.local(settings=settings, params=params, progress=progress)
+    else:
+        session = Session(
+            endpoint_url=args.endpoint_url,
+            region=args.region,
+            profile=args.profile,
+            settings=settings,
+            params=params,
+            progress=progress,
+        )
+    settled()  # the statements, the REPL or --print-endpoint's server: collected as usual
+    return session
 
 
 def run_statements(
