@@ -25,7 +25,7 @@ from dynosql.dynamo.reader import Executor, FirstPage, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.evaluate import count_groups
-from dynosql.evaluate.aggregate import count_group, group, wire_countable
+from dynosql.evaluate.aggregate import collect_aggregates, count_group, group
 from dynosql.evaluate.pipeline import aggregate_rows, select_rows
 from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_SORT_KEYS, Observed, Partition
@@ -349,7 +349,10 @@ class Context:
             yield from aggregate_rows(statement, count_group(statement, count))
         elif statement.is_aggregate:
             budget = self.memory_budget()
-            names = None if first_page is not None else wire_countable(plan)
+            names = None
+            if first_page is None and plan.reads_every_item_once:
+                aggs = collect_aggregates(statement)
+                names = count_groups.counted_names(aggs, statement.group_by)
             source: Iterable[dict[str, Any]] | count_groups.WirePages
             if names is not None:  # counted off the wire form, a page at a time
                 pages = self.read_wire_pages(plan, stats, count_groups.count_wire(names))

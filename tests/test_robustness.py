@@ -499,11 +499,18 @@ def test_max_rcu_refuses_up_front_on_a_known_size(moto_backend: Backend, tmp_pat
     assert not e.proxy.calls("Scan")
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM {t}",
+        "SELECT pk, COUNT(*) AS n FROM {t} GROUP BY pk",  # counted off the wire form
+    ],
+)
 def test_max_rcu_stops_near_the_cap_and_reports_every_page(
-    dynalite_backend: Backend, tmp_path: Any
+    dynalite_backend: Backend, tmp_path: Any, sql: str
 ) -> None:
     e = _env(dynalite_backend)  # dynalite reports size 0 (unknown) but real capacity
-    run = e.run(tmp_path, "--segments", "8", "--max-rcu", "10", "-e", f"SELECT * FROM {e.wide}")
+    run = e.run(tmp_path, "--segments", "8", "--max-rcu", "10", "-e", sql.format(t=e.wide))
     assert run.returncode == 3, run.stderr
     line = run.one_error()
     consumed = sum((_page_cost(c) for c in e.proxy.calls("Scan")), Decimal(0))

@@ -292,11 +292,11 @@ class LocalDynamo:
         way, and the HTTP round trips (each serialized by botocore and parsed by werkzeug, all
         under one GIL) were most of the start-up time of ``dynosql --local``: five CreateTable
         requests and their DescribeTable polls alone took 0.3 s of a 1.6 s start
-        (`_create_direct`; real requests when moto's backend is not shaped as expected). moto's own ``put_item`` then re-validates
-        each item and re-sums its size once per attribute (quadratic); the example items are
-        valid (dynalite takes them through the API in the tests), so they go into the table
-        as moto's ``Item`` objects directly (`_put_direct`), with ``put_item`` as the fallback
-        for a moto whose internals differ."""
+        (`_create_direct`; real requests when moto's backend is not shaped as expected).
+        moto's own ``put_item`` then re-validates each item and re-sums its size once per
+        attribute (quadratic); the example items are valid (dynalite takes them through the
+        API in the tests), so they go into the table as moto's ``Item`` objects directly
+        (`_put_direct`), with ``put_item`` as the fallback for a moto whose internals differ."""
         from dynosql.examples import datasets
 
         chosen = list(datasets.DATASETS) if names is None else list(names)

@@ -216,7 +216,8 @@ class Executor:
 
         streams = _Streams(plan, pages)
         self.budget = self._budget(stats, len(streams))
-        return streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
+        reduced = streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
+        return self._final_total(reduced, stats)
 
     def tagged_pages(
         self, plan: Plan, stats: Stats

@@ -23,7 +23,6 @@ from dynosql import values
 from dynosql.evaluate import count_groups
 from dynosql.evaluate.predicate import expression_value, operand_value, resolve, size_of
 from dynosql.evaluate.spill import DISTINCT_VALUE_BYTES, GROUP_BYTES, MB, SpillingGroups
-from dynosql.plan.model import Plan
 from dynosql.sql import ast
 from dynosql.values import MISSING
 
@@ -197,31 +196,6 @@ def collect_aggregates(statement: ast.Select) -> list[ast.Aggregate]:
     return list(found.values())
 
 
-def wire_countable(plan: Plan) -> tuple[str, ...] | None:
-    """The group-by names when `plan`'s items can be counted without decoding them: a
-    COUNT(*)-only GROUP BY of top-level names (`count_groups.counted_names`) whose every item read is
-    counted (Query or Scan requests with no client-side check and no item limit, nothing
-    fetched from the base table, no duplicates, no follow-up plan, no sample) and no partition
-    to remember; else None."""
-    statement = plan.statement
-    if not isinstance(statement, ast.Select) or not statement.group_by or plan.count_only:
-        return None
-    plain = (
-        plan.fetch is None
-        and not plan.dedupe
-        and plan.then is None
-        and plan.sample is None
-        and plan.whole_partition is None
-        and all(
-            r.operation in ("Query", "Scan") and not r.residual and r.max_items is None
-            for r in plan.requests
-        )
-    )
-    if not plain:
-        return None
-    return count_groups.counted_names(collect_aggregates(statement), statement.group_by)
-
-
 def group(
     statement: ast.Select,
     items: Iterable[dict[str, Any]] | count_groups.WirePages,
@@ -230,8 +204,8 @@ def group(
 ) -> Iterator[Group]:
     """Stream the items into groups; without GROUP BY there is exactly one group. Past
     `budget` bytes of group state, partial states spill to disk by group key. `items` may be
-    pages counted off the wire form (`count_groups.WirePages`: a `wire_countable`
-    plan)."""
+    pages counted off the wire form (`count_groups.WirePages`) when `count_groups.counted_names`
+    gives names."""
     aggs = collect_aggregates(statement)
 
     def merge(into: list[_State], other: list[_State]) -> None:
@@ -255,7 +229,7 @@ def group(
             items = count_groups.count_pages(items, counted)
         else:
             items = count_groups.count(items, names, counted)
-    assert not isinstance(items, count_groups.WirePages)  # wire_countable: names above
+    assert not isinstance(items, count_groups.WirePages)  # counted_names gave names above
     for item in items:
         # a tuple: a dict per group costs 200 B
         found = tuple(operand_value(p, item) for p in paths)

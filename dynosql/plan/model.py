@@ -133,6 +133,26 @@ class Plan:
         return self.operation == "Scan"
 
     @property
+    def reads_every_item_once(self) -> bool:
+        """Every item its Query and Scan requests read reaches the caller once, as read: no
+        client-side check, no item limit, nothing fetched from the base table, no duplicates,
+        no follow-up plan, no sample, no partition to remember. Such a plan's items can be
+        counted off the wire form (`count_groups.count_wire`)."""
+        return (
+            bool(self.requests)
+            and self.fetch is None
+            and not self.dedupe
+            and not self.count_only
+            and self.then is None
+            and self.sample is None
+            and self.whole_partition is None
+            and all(
+                r.operation in ("Query", "Scan") and not r.residual and r.max_items is None
+                for r in self.requests
+            )
+        )
+
+    @property
     def target(self) -> str:
         """What the plan reads, as a statement names it: ``table`` or ``table.index``."""
         return (
