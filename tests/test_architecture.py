@@ -12,8 +12,12 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "dynosql"
 
@@ -158,3 +162,34 @@ def test_the_python_doors_reach_dynamodb_only_through_the_session():
     for folder in ("dbapi", "sqla"):
         for path in sorted((PACKAGE / folder).rglob("*.py")):
             assert not {m for m in _imports(path) if m.startswith(inner)}, path
+
+
+@pytest.mark.slow
+def test_every_module_imports_on_its_own() -> None:
+    # the graph above ignores a package's __init__ importing its submodules, but Python runs
+    # that __init__ before any of its modules: importing `a.b.c` first must work too (an
+    # `evaluate` module importing `plan.model` ran plan/__init__, whose planner imports
+    # `evaluate` back, half made)
+    code = (
+        "import importlib, sys\n"
+        "failed = []\n"
+        "for name in sys.argv[1:]:\n"
+        "    for loaded in [m for m in sys.modules if m == 'dynosql' or m.startswith('dynosql.')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as err:\n"
+        "        failed.append(f'{name}: {err}')\n"
+        "print('\\n'.join(failed))\n"
+    )
+    names = sorted(
+        n for n in (_module_name(p) for p in PACKAGE.rglob("*.py")) if n != "dynosql.__main__"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *names],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=PACKAGE.parent,
+    )
+    assert done.stdout.strip() == ""
