@@ -159,3 +159,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         ids = _backend_ids(item)
         if "ddblocal" in ids or ("dynalite" in ids and getattr(item, "function", None) in on_moto):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: one worker more than the processors this run may use. A worker often
+    waits on another process (dynalite, DynamoDB Local's JVM, a ``dynosql`` child), and the
+    extra worker keeps the cores busy meanwhile: the full suite took 234 s with 2 workers and
+    220 s with 3 (219 s with 4) on the 2-core machine, one run each. PYTEST_XDIST_AUTO_NUM_WORKERS
+    still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return cores + 1
