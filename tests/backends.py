@@ -47,6 +47,7 @@ class Backend:
         self.name = name
         self.endpoint_url = endpoint_url
         self.datasets: dict[str, int] = {}  # example tables loaded here, with item counts
+        self._admin: Any = None
 
     def __repr__(self) -> str:
         return f"<Backend {self.name} {self.endpoint_url}>"
@@ -70,9 +71,17 @@ class Backend:
             config=Config(**config),
         )
 
+    def admin(self) -> Any:
+        """One client for this server's admin calls below (made once: a botocore client costs
+        some 5 ms to make, and these ran a few thousand times a run). Tests that register
+        handlers on a client, or change its config, make their own with `client`."""
+        if self._admin is None:
+            self._admin = self.client()
+        return self._admin
+
     def create_table(self, **kwargs: Any) -> dict[str, Any]:
         """CreateTable with boto3's kwargs; returns the description once ACTIVE."""
-        return datasets.create_table(self.client(), kwargs)
+        return datasets.create_table(self.admin(), kwargs)
 
     def create_keyed_table(
         self,
@@ -106,13 +115,13 @@ class Backend:
 
     def put_items(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Write decoded items (dynosql.values) with BatchWriteItem; returns how many."""
-        return datasets.write_items(self.client(), table, items)
+        return datasets.write_items(self.admin(), table, items)
 
     def delete_table(self, name: str) -> None:
-        self.client().delete_table(TableName=name)
+        self.admin().delete_table(TableName=name)
 
     def load_examples(self, names: Iterable[str] | None = None) -> dict[str, int]:
-        counts = datasets.load(self.client(), names)
+        counts = datasets.load(self.admin(), names)
         self.datasets.update(counts)
         return counts
 
