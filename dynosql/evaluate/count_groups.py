@@ -14,9 +14,9 @@ The raw counts are folded in whenever they pass MAX_RAW distinct keys, so the gr
 budget (spilling) sees them as the general loop would.
 
 Where every item the plan reads is counted as it comes (no client-side check, nothing fetched,
-no duplicates: `Plan.reads_every_item_once`), items are not decoded at all: each page is counted by the
-wire form of its keys where it was read (`count_wire`, ``{"S": "x"}`` counted as
-``(("S", "x"),)``: the type is in the key here too), and only the distinct keys are decoded
+no duplicates: `Plan.reads_every_item_once`), items are not decoded at all: each page is
+counted by the wire form of its keys where it was read (`count_wire`, ``{"S": "x"}`` counted
+as ``(("S", "x"),)``: the type is in the key here too), and only the distinct keys are decoded
 when they are folded (`WirePages`). Decoding each item was two thirds of the client CPU of
 ``SELECT pk, COUNT(*) … GROUP BY pk``.
 """
