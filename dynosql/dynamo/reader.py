@@ -196,9 +196,8 @@ class Executor:
         returns None the page is decoded and `reduce`d."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
-        assert plan.fetch is None and all(
-            r.operation in ("Query", "Scan") and not r.residual for r in plan.requests
-        )
+        # pages are reduced as read: no item limit, fetch, dedupe or follow-up plan applies
+        assert plan.reads_every_item_once
 
         one_at_a_time = threading.Lock()
 
