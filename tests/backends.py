@@ -118,7 +118,19 @@ class Backend:
         return datasets.write_items(self.admin(), table, items)
 
     def delete_table(self, name: str) -> None:
-        self.admin().delete_table(TableName=name)
+        """DeleteTable, returning once the table is gone: dynalite finishes a delete after
+        answering it (even with ``--deleteTableMs 0``), and a CreateTable of the same name
+        before then is refused (ResourceInUseException)."""
+        admin = self.admin()
+        admin.delete_table(TableName=name)
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                admin.describe_table(TableName=name)
+            except admin.exceptions.ResourceNotFoundException:
+                return
+            time.sleep(0.01)
+        raise TimeoutError(f"table {name} still exists {READY_TIMEOUT:.0f} s after DeleteTable")
 
     def load_examples(self, names: Iterable[str] | None = None) -> dict[str, int]:
         counts = datasets.load(self.admin(), names)
