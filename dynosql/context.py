@@ -186,9 +186,10 @@ class Context:
         names = sorted(self.catalog.table_names())
         return [n for n in names if fnmatch.fnmatchcase(n, pattern)] if pattern else names
 
-    def full_scan_plan(self, table: str, index: str | None = None) -> Plan:
-        """The plan that reads every item of a table or index (SHOW HOT KEYS)."""
-        return plan_full_scan(self.table(table), index, self.options())
+    def full_scan_plan(self, table: str, index: str | None = None, keys_only: bool = False) -> Plan:
+        """The plan that reads every item of a table or index (SHOW HOT KEYS); `keys_only`:
+        their partition key alone."""
+        return plan_full_scan(self.table(table), index, self.options(), keys_only)
 
     def refresh(self) -> None:
         """Forget what is cached about tables (after DDL, or on request)."""

@@ -136,6 +136,12 @@ def test_show_hot_keys_counts_serve_later_estimates(moto_backend) -> None:
         line, document = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'c'")
         assert f"SHOW HOT KEYS's count of all 2 keys of {name}: 4 items a key" in line
         assert document["estimate"]["items"] == 4
+        # counted without sizes: the bytes an item are DescribeTable's average
+        assert "bytes an item (DescribeTable's average)" in line
+        session.execute(f"SHOW HOT KEYS FROM {name} WITH SIZES").all()
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'c'")
+        assert f"SHOW HOT KEYS's count of all 2 keys of {name}: 4 items a key" in line
+        assert "bytes an item" in line and "DescribeTable" not in line  # measured by it
 
 
 def test_sort_key_conditions_select_as_dynamodb_does() -> None:
@@ -161,6 +167,12 @@ def test_what_a_session_keeps_is_bounded() -> None:
     view = seen.seen("t", None, f"k{O.MAX_PARTITIONS + 1}")
     assert view is not None and view.own is None  # beyond the cap: not kept alone
     assert (view.partitions, view.mean_items, view.item_bytes) == (O.MAX_PARTITIONS + 5, 3, 100)
+    # a count without sizes (SHOW HOT KEYS without WITH SIZES): items a key, and no byte figure
+    # (the estimate takes DescribeTable's average item size), for every key and for the mean
+    seen.record_every_key("t", None, [(key, items, None) for key, items, _size in counts])
+    view = seen.seen("t", None, "k0")
+    assert view is not None and view.own == O.Partition(3, None)
+    assert (view.partitions, view.mean_items, view.item_bytes) == (O.MAX_PARTITIONS + 5, 3, None)
     keys = tuple(range(O.MAX_SORT_KEYS))
     seen.record("u", "ix", "a", O.Partition(len(keys), None, keys))
     seen.record("u", "ix", "b", O.Partition(2, None, (1, 2)))  # over the cap: its count only

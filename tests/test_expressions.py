@@ -16,6 +16,7 @@ import expr_oracle as O
 import pytest
 from backends import unique_name
 
+from dynosql import values
 from dynosql.errors import SqlError
 from dynosql.evaluate import scalar
 from dynosql.examples import datasets
@@ -453,8 +454,22 @@ def test_hot_keys_by_an_expression_sums_the_shards(moto_backend: Any, table: str
     shard_note = [n for n in result.notes if n.startswith("tenant-1: 2 shards")]
     # tenant-1#1 holds 3 of tenant-1's 4 items: an uneven split
     assert shard_note and "its largest shard holds 75% of its items (even: 50%)" in shard_note[0]
+    assert result.columns == ["key", "shards", "items", "share", "bar"]
     plain = {r["key"]: r["items"] for r in session.execute(f"SHOW HOT KEYS FROM {table}")}
     assert plain == {"tenant-1#1": D(3), "tenant-1#2": D(1), "tenant-2#1": D(1)}
+    # WITH SIZES: each logical key's bytes (its shards' items summed) and the RCU of a Query
+    # per shard, in the full report and in the sampled one (100 PERCENT: every segment)
+    stored = moto_backend.client().scan(TableName=table)["Items"]
+    sizes = Counter()
+    for item in stored:
+        sizes[values.decode(item["pk"]).split("#")[0]] += values.item_size(values.decode_item(item))
+    sized = session.execute(f"SHOW HOT KEYS FROM {table} BY SPLIT_PART(pk, '#', 1) WITH SIZES")
+    assert sized.columns == ["key", "shards", "items", "bytes", "share", "rcu", "bar"]
+    assert {r["key"]: r["bytes"] for r in sized} == {k: D(n) for k, n in sizes.items()}
+    sampled = f"SHOW HOT KEYS FROM {table} BY SPLIT_PART(pk, '#', 1) {{}}SAMPLE 100 PERCENT"
+    assert "bytes" not in session.execute(sampled.format("")).columns
+    rows = session.execute(sampled.format("WITH SIZES ")).all()
+    assert {r["key"]: r["bytes"] for r in rows} == {k: D(n) for k, n in sizes.items()}
     with pytest.raises(Exception, match="BY takes an expression of the partition key pk, not sk"):
         list(session.execute(f"SHOW HOT KEYS FROM {table} BY SUBSTR(sk, 1, 3)"))
     with pytest.raises(Exception, match="BY takes an expression of the partition key pk, not sk"):

@@ -93,8 +93,8 @@ def test_the_default_mode_is_the_same_measure_and_named_without_it() -> None:
         ),
         (
             "SHOW HOT KEYS FROM t BY ITEM_SIZE()",
-            "SHOW HOT KEYS … BY takes an expression of the partition key; the report already "
-            "sums each key's bytes",
+            "SHOW HOT KEYS … BY takes an expression of the partition key; WITH SIZES sums "
+            "each key's bytes",
         ),
     ],
 )

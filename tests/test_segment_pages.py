@@ -3,6 +3,7 @@ per-item queue cost a quarter of the CPU of a segmented read)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 
 import pytest
@@ -24,7 +25,9 @@ def table(moto_backend):
     return moto_backend, name
 
 
-@pytest.mark.parametrize("sql", ["SELECT * FROM {t}", "SHOW HOT KEYS FROM {t}"])
+@pytest.mark.parametrize(
+    "sql", ["SELECT * FROM {t}", "SHOW HOT KEYS FROM {t}", "SHOW HOT KEYS FROM {t} WITH SIZES"]
+)
 def test_segments_hand_over_pages(table, monkeypatch, sql):
     backend, name = table
     handed: list = []
@@ -42,9 +45,12 @@ def test_segments_hand_over_pages(table, monkeypatch, sql):
     rows = result.all()
     assert rows and result.stats.operations == [f"Scan {name} (4 segments)"]
     assert len(handed) == result.stats.requests == 4  # one page per segment crossed
-    if "HOT KEYS" in sql:  # each page reduced to its counts per key where it was read
+    if "SIZES" in sql:  # each page reduced to its counts and bytes per key where it was read
         assert all(isinstance(counts, dict) for counts in handed)
         assert sum(n for counts in handed for _wire, n, _size in counts.values()) == ITEMS
+    elif "HOT KEYS" in sql:  # each page reduced to its counts per key (the GROUP BY's counter)
+        assert all(isinstance(counts, Counter) for counts in handed)
+        assert sum(n for counts in handed for n in counts.values()) == ITEMS
     else:
         assert sum(len(page) for page in handed) == ITEMS
 

@@ -313,7 +313,7 @@ def test_show_hot_keys_reads_the_bytes(backend, typed_table, monkeypatch) -> Non
     made = spy_tallies(monkeypatch)
     session = Session(backend.client())
     session.set("segments", "4")  # several pages, read in several threads
-    result = session.execute(f"SHOW HOT KEYS FROM {name}")
+    result = session.execute(f"SHOW HOT KEYS FROM {name} WITH SIZES")
     rows = result.all()
     want: dict = defaultdict(lambda: [0, 0])
     for item in items:
@@ -343,7 +343,7 @@ def test_moto_pages_are_read_too(backend, monkeypatch) -> None:
     ]  # fmt: skip
     backend.put_items(name, items)
     made = spy_tallies(monkeypatch)
-    rows = Session(backend.client()).execute(f"SHOW HOT KEYS FROM {name}").all()
+    rows = Session(backend.client()).execute(f"SHOW HOT KEYS FROM {name} WITH SIZES").all()
     want = {f"key{k}": [30, sum(values.item_size(i) for i in items[k::4])] for k in range(4)}
     assert {r["key"]: [r["items"], r["bytes"]] for r in rows} == want
     (tally,) = made

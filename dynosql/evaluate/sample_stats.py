@@ -357,13 +357,15 @@ class KeySample:
     """A sample of whole partition keys: every item of each sampled key, no item of the rest."""
 
     spec: SampleSpec
-    keys: dict[Any, list[Any]]  # hashable key -> [value, items, bytes]
+    keys: dict[Any, list[Any]]  # hashable key -> [value, items, bytes (None: not sized)]
     items_by_segment: list[Decimal]  # items read from each of the k segments
     keys_by_segment: list[Decimal]  # distinct keys in each of the k segments
 
     @property
     def ranked(self) -> list[list[Any]]:
-        return sorted(self.keys.values(), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
+        return sorted(
+            self.keys.values(), key=lambda e: (-e[1], -(e[2] or 0), values.sort_key(e[0]))
+        )
 
     def distinct_keys(self) -> Interval:
         """A key lies in exactly one segment, so the per-segment distinct counts add up."""
@@ -413,9 +415,13 @@ class KeySample:
 
 
 def key_sample(
-    pages: Iterable[tuple[int, int, list[dict[str, Any]]]], pk: str, spec: SampleSpec
+    pages: Iterable[tuple[int, int, list[dict[str, Any]]]],
+    pk: str,
+    spec: SampleSpec,
+    sized: bool = True,
 ) -> KeySample:
-    """Count items and bytes per partition key in the sampled segments."""
+    """Count items per partition key in the sampled segments, and their bytes when `sized`
+    (the items came whole: WITH SIZES; else their bytes are None)."""
     keys: dict[Any, list[Any]] = {}
     per_items = [Decimal(0)] * spec.k
     per_keys: list[set[Any]] = [set() for _ in range(spec.k)]
@@ -425,9 +431,10 @@ def key_sample(
             key = values.hashable(value)
             entry = keys.get(key)
             if entry is None:
-                entry = keys[key] = [item.get(pk), 0, 0]
+                entry = keys[key] = [item.get(pk), 0, 0 if sized else None]
             entry[1] += 1
-            entry[2] += values.item_size(item)
+            if sized:
+                entry[2] += values.item_size(item)
             per_items[index] += 1
             per_keys[index].add(key)
     return KeySample(spec, keys, per_items, [Decimal(len(s)) for s in per_keys])
@@ -449,7 +456,7 @@ class LogicalKey:
 
     key: Any
     items: Interval
-    size: Interval
+    size: Interval | None  # None: not sized (SHOW HOT KEYS without WITH SIZES)
     shards: Interval
     sampled_items: int
     sampled_shards: int
@@ -461,9 +468,11 @@ def logical_key_sample(
     pk: str,
     logical: Callable[[Any], Any],
     spec: SampleSpec,
+    sized: bool = True,
 ) -> list[LogicalKey]:
     """Logical keys of the sampled segments, hottest (by estimated items) first. `logical`
-    maps a partition-key value to its logical key; it runs once per distinct value."""
+    maps a partition-key value to its logical key; it runs once per distinct value. Their
+    bytes only when `sized` (the items came whole)."""
     scanned = [Decimal(0)] * spec.k
     shards: dict[Any, list[Any]] = {}  # hashable pk -> [logical key, segment, items, bytes]
     for index, count, items in pages:
@@ -475,7 +484,8 @@ def logical_key_sample(
                 key = logical(value)
                 entry = shards[values.hashable(value)] = [key, index, 0, 0]
             entry[2] += 1
-            entry[3] += values.item_size(item)
+            if sized:
+                entry[3] += values.item_size(item)
     per_key: dict[
         Any, list[Any]
     ] = {}  # hashable logical key -> [key, {seg: [items, bytes, shards]}, largest]
@@ -496,7 +506,7 @@ def logical_key_sample(
             LogicalKey(
                 key,
                 _round_count(design.total(column[0]), seen[0]),
-                _round_count(design.total(column[1]), seen[1]),
+                _round_count(design.total(column[1]), seen[1]) if sized else None,
                 _round_count(expansion.total(column[2]), seen[2]),
                 seen[0],
                 seen[2],

@@ -33,7 +33,7 @@ WHERE PK = 'ACTOR#svc-indexer'
 GROUP BY action;
 
 -- Who writes the most: items and bytes per actor (stored skew, from a Scan).
-SHOW HOT KEYS FROM audit LIMIT 5;
+SHOW HOT KEYS FROM audit WITH SIZES LIMIT 5;
 
 -- Every failure, whoever caused it: `error` exists only on failed events, but without a key
 -- this is a Scan of the whole log. EXPLAIN says so before anything is read.

@@ -47,8 +47,8 @@ FROM drive
 WHERE PK = 'DRIVE#alice'
 GROUP BY "type";
 
--- Which accounts are biggest: stored skew per partition key (a full Scan).
-SHOW HOT KEYS FROM drive LIMIT 5;
+-- Which accounts are biggest: items and bytes per partition key (a full Scan of whole items).
+SHOW HOT KEYS FROM drive WITH SIZES LIMIT 5;
 
 -- No key in the WHERE: this would Scan the whole table. EXPLAIN shows the plan and its
 -- warning without reading anything.

@@ -23,7 +23,7 @@ LIMIT 5;
 
 -- The same question, with bytes too. This measures stored skew; traffic skew needs
 -- CloudWatch Contributor Insights.
-SHOW HOT KEYS FROM sensors LIMIT 5;
+SHOW HOT KEYS FROM sensors WITH SIZES LIMIT 5;
 
 -- A region through the GSI: only keys and temperature are projected there, so asking for
 -- just those needs no fetch from the table. GSI reads are eventually consistent.

@@ -9,7 +9,7 @@ SHOW HOT KEYS FROM usage LIMIT 5;
 
 -- Summed back to the logical key: shards, items, bytes and share per tenant, with a note on
 -- how evenly each tenant's shards fill and how many partitions they can spread over.
-SHOW HOT KEYS FROM usage BY SPLIT_PART(pk, '#', 1);
+SHOW HOT KEYS FROM usage BY SPLIT_PART(pk, '#', 1) WITH SIZES;
 
 -- The same sum with GROUP BY, and what the calls were.
 SELECT SPLIT_PART(pk, '#', 1) AS tenant, COUNT(*) AS calls, COUNT(DISTINCT pk) AS shards,

@@ -44,8 +44,9 @@ class _Path:
 
     partitions: dict[Any, Partition] = field(default_factory=dict)
     sort_keys: int = 0  # kept, over every partition
-    # (keys, items, bytes) of a count of every key (SHOW HOT KEYS), when one was made
-    everything: tuple[int, int, int] | None = None
+    # (keys, items, bytes) of a count of every key (SHOW HOT KEYS), when one was made; bytes
+    # None when it was not sized
+    everything: tuple[int, int, int | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,14 +75,17 @@ class Observed:
             self._record(self._paths.setdefault((table, index), _Path()), pk_value, partition)
 
     def record_every_key(
-        self, table: str, index: str | None, counts: list[tuple[Any, int, int]]
+        self, table: str, index: str | None, counts: list[tuple[Any, int, int | None]]
     ) -> None:
-        """A count of every key's items and bytes (SHOW HOT KEYS), hottest first: the mean of
-        all of them, and the first `MAX_PARTITIONS` as partitions of their own."""
+        """A count of every key's items and bytes (SHOW HOT KEYS; bytes None where it did not
+        size them), hottest first: the mean of all of them, and the first `MAX_PARTITIONS` as
+        partitions of their own."""
         with self._lock:
             path = self._paths.setdefault((table, index), _Path())
             keys = [c for c in counts if c[0] is not None]
-            path.everything = (len(keys), sum(c[1] for c in keys), sum(c[2] for c in keys))
+            sizes = [c[2] for c in keys]
+            size = None if None in sizes else sum(s for s in sizes if s is not None)
+            path.everything = (len(keys), sum(c[1] for c in keys), size)
             for key, items, size in keys[:MAX_PARTITIONS]:
                 self._record(path, key, Partition(items, size))
 
@@ -107,7 +111,8 @@ class Observed:
             sized = [p for p in parts if p.size_bytes is not None and p.items]
             if path.everything is not None and path.everything[0]:
                 keys, items, size = path.everything
-                mean, item_bytes, count = items / keys, (size / items if items else None), keys
+                item_bytes = size / items if items and size is not None else None
+                mean, count = items / keys, keys
             else:
                 mean = sum(p.items for p in parts) / len(parts)
                 sized_items = sum(p.items for p in sized)

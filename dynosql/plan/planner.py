@@ -1207,9 +1207,12 @@ def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: 
     )
 
 
-def plan_full_scan(table: TableInfo, index: str | None, options: Options = Options()) -> Plan:
-    """A Scan that reads whole items (or index entries) of a table or index: the hot-key
-    report needs every item's size, so nothing is projected away."""
+def plan_full_scan(
+    table: TableInfo, index: str | None, options: Options = Options(), keys_only: bool = False
+) -> Plan:
+    """A Scan of every item (or index entry) of a table or index, for the hot-key report:
+    whole items when it sizes them (WITH SIZES), else their partition key alone. A Scan is
+    billed for whole items either way; the projection only spares the bytes sent and decoded."""
     path = table.index(index) if index else table.base
     if options.consistent and path.kind == "gsi":
         raise PlanError(
@@ -1219,6 +1222,10 @@ def plan_full_scan(table: TableInfo, index: str | None, options: Options = Optio
     params: dict[str, Any] = {"TableName": table.name}
     if path.name is not None:
         params["IndexName"] = path.name
+    if keys_only:
+        ph = Placeholders()
+        params["ProjectionExpression"] = projection_text([_attr(path.keys.pk)], ph)
+        ph.into(params)
     if consistent:
         params["ConsistentRead"] = True
     params["ReturnConsumedCapacity"] = "TOTAL"

@@ -106,7 +106,10 @@ def help_(repl: Repl, arg: str) -> Result:
         {"command": "SELECT … ;", "does": "Run SQL; Enter inside a statement continues it"},
         {"command": "EXPLAIN [ANALYZE] …", "does": "Show the DynamoDB requests (and run them)"},
         {"command": "SHOW TABLES · DESCRIBE t", "does": "Tables, and one table's keys and indexes"},
-        {"command": "SHOW HOT KEYS FROM t", "does": "Items and bytes per partition key (a Scan)"},
+        {
+            "command": "SHOW HOT KEYS FROM t",
+            "does": "Items per partition key (a Scan); WITH SIZES: bytes too",
+        },
         {"command": "SET name = value", "does": "Change a setting (\\settings lists them)"},
         {"command": "Tab · Ctrl-R", "does": "Complete · search the history"},
         {"command": "Ctrl-C · Ctrl-D", "does": "Cancel the statement or read · leave"},

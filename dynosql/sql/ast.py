@@ -406,6 +406,9 @@ class ShowHotKeys:
     sample: Sample | None = None  # SAMPLE p PERCENT: a key sample, not a full Scan
     # BY <expression> of the partition key: write-sharded keys summed to their logical key
     by: Any = None
+    # WITH SIZES: each key's bytes and RCU too, read off whole items (without it the Scan
+    # projects the partition key alone: the same RCU, a fraction of the client's work)
+    sizes: bool = False
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,7 @@ _DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{_NAME}\s*$", re.I
 _HOT_KEYS = re.compile(
     rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}"
     r"(?:\s+BY\s+(.+?))??"
+    r"(\s+WITH\s+SIZES)?"
     r"(?:\s+SAMPLE\s+(\S+)\s+PERCENT(?:\s+REPEATABLE\s*\(\s*(\S+?)\s*\))?)?"
     r"(?:\s+LIMIT\s+(\d+))?\s*$",
     re.I,
@@ -106,10 +107,10 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             raise _error(chunk, code, m.start(2), "DESCRIBE takes a table name, not an index")
         return ast.Describe(_unquote(m.group(1)), _pos(chunk, code, m.start(1)))
     if m := _HOT_KEYS.match(code):
-        limit = int(m.group(6)) if m.group(6) else None
+        limit = int(m.group(7)) if m.group(7) else None
         sample = None
-        if m.group(4):
-            sample = _sample(chunk, code, m.start(4), m.group(4), m.group(5))
+        if m.group(5):
+            sample = _sample(chunk, code, m.start(5), m.group(5), m.group(6))
         by = _hot_keys_by(chunk, m.start(3), m.end(3)) if m.group(3) else None
         return ast.ShowHotKeys(
             _unquote(m.group(1)),
@@ -118,6 +119,7 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
             _pos(chunk, code, m.start(1)),
             sample,
             by,
+            sizes=bool(m.group(4)),
         )
     if m := _ENTITIES.match(code):
         sample_size = int(m.group(2)) if m.group(2) else None
@@ -211,8 +213,8 @@ def _hot_keys_by(chunk: Chunk, start: int, end: int) -> Any:
             chunk,
             text,
             start,
-            "SHOW HOT KEYS … BY takes an expression of the partition key; the report already "
-            "sums each key's bytes (or: SELECT pk, SUM(ITEM_SIZE()) … GROUP BY pk)",
+            "SHOW HOT KEYS … BY takes an expression of the partition key; WITH SIZES sums "
+            "each key's bytes (or: SELECT pk, SUM(ITEM_SIZE()) … GROUP BY pk)",
         )
     return expr
 

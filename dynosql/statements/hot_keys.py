@@ -1,9 +1,14 @@
-"""SHOW HOT KEYS: which partition-key values hold the most items and bytes (stored skew).
+"""SHOW HOT KEYS: which partition-key values hold the most items (stored skew), and with
+``WITH SIZES`` the most bytes.
 
 It scans the table (or index) once, in parallel segments where the table is large, and keeps
-one counter per key: memory grows with the number of keys, not of items. It measures what is
-stored, not traffic: for traffic, CloudWatch Contributor Insights is the tool, and the report
-says so.
+one counter per key: memory grows with the number of keys, not of items. Without WITH SIZES the
+Scan projects the partition key alone and each page is counted by its keys' wire form, as the
+GROUP BY of the partition key is (`count_groups.count_wire`): a Scan is billed for whole items
+whether projected or not, so the RCU are the same, but the client receives and reads an eighth
+of the bytes. WITH SIZES reads whole items and sizes them off the page bytes
+(`dynosql.dynamo.wiretally`). It measures what is stored, not traffic: for traffic, CloudWatch
+Contributor Insights is the tool, and the report says so.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from dynosql import values
 from dynosql.dynamo.wiretally import KeyTally
 from dynosql.errors import PlanError
+from dynosql.evaluate import count_groups
 from dynosql.evaluate.predicate import operand_value
 from dynosql.guards import READS
 from dynosql.plan.cost import read_units
@@ -38,8 +44,9 @@ MAX_KEY_NOTES = 5
 
 
 def plan_of(ctx: Context, statement: ast.ShowHotKeys) -> Plan:
-    """The Scan of every item of the table or index; with SAMPLE, of the sampled segments."""
-    plan = ctx.full_scan_plan(statement.table, statement.index)
+    """The Scan of every item of the table or index (their partition key alone unless WITH
+    SIZES); with SAMPLE, of the sampled segments."""
+    plan = ctx.full_scan_plan(statement.table, statement.index, keys_only=not statement.sizes)
     if statement.sample is not None:
         from dynosql.plan.sample import apply_sample
 
@@ -52,9 +59,11 @@ def hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
     if statement.by is not None:
-        return _by_logical_key(ctx, plan, stats, limit, statement.by)
+        return _by_logical_key(ctx, plan, stats, limit, statement.by, statement.sizes)
     result = Result(
-        ["key", "items", "bytes", "share", "rcu", "bar"],
+        ["key", "items", "bytes", "share", "rcu", "bar"]
+        if statement.sizes
+        else ["key", "items", "share", "bar"],
         iter(()),
         stats,
         warnings=[
@@ -62,14 +71,19 @@ def hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
         ],
         human_only=("bar",),
     )
-    result.rows = _rows(ctx, plan, stats, limit, result)
+    result.rows = _rows(ctx, plan, stats, limit, result, statement.sizes)
     return result
 
 
+def _ranked(entries: Iterable[list[Any]]) -> list[list[Any]]:
+    """[key, items, bytes (None: not sized)] hottest first: by items, then bytes, then key."""
+    return sorted(entries, key=lambda e: (-e[1], -(e[2] or 0), values.sort_key(e[0])))
+
+
 def _rows(
-    ctx: Context, plan: Plan, stats: Stats, limit: int, result: Result
+    ctx: Context, plan: Plan, stats: Stats, limit: int, result: Result, sizes: bool
 ) -> Iterator[dict[str, Any]]:
-    ranked = sorted(_count(ctx, plan, stats), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
+    ranked = _ranked(_count(ctx, plan, stats, sizes))
     total = sum(e[1] for e in ranked) or 1
     top = ranked[0][1] if ranked else 1
     # every key counted holds its whole collection (a sampled segment holds whole keys too):
@@ -82,21 +96,21 @@ def _rows(
             if key is not None:
                 found = Partition(items, size)
                 ctx.observed.record(plan.table.name, plan.access.name, key, found)
-    result.notes.extend(_notes(plan, ranked, total))
+    result.notes.extend(_notes(plan, ranked, total, sizes))
     consistent = plan.consistent
     for key, items, size in ranked[:limit]:
         share = (Decimal(items) / Decimal(total)).quantize(Decimal("0.0001"))
-        yield {
-            "key": key,
-            "items": Decimal(items),
-            "bytes": Decimal(size),
-            "share": share,
-            "rcu": read_units(size, consistent),
-            "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
-        }
+        row = {"key": key, "items": Decimal(items), "share": share}
+        if sizes:
+            row["bytes"] = Decimal(size)
+            row["rcu"] = read_units(size, consistent)
+        row["bar"] = "█" * max(1, round(BAR_WIDTH * items / top))
+        yield row
 
 
-def _by_logical_key(ctx: Context, plan: Plan, stats: Stats, limit: int, by: Any) -> Result:
+def _by_logical_key(
+    ctx: Context, plan: Plan, stats: Stats, limit: int, by: Any, sizes: bool
+) -> Result:
     """``SHOW HOT KEYS FROM t BY SPLIT_PART(pk, '#', 1)``: the write shards of a logical key
     (``tenant-7#0`` … ``tenant-7#9``) summed back to it, with their count. The Scan and its
     per-key tally are the plain report's; the expression maps each partition-key value to its
@@ -104,7 +118,9 @@ def _by_logical_key(ctx: Context, plan: Plan, stats: Stats, limit: int, by: Any)
     pk = plan.access.keys.pk
     _check_by(pk, by)
     result = Result(
-        ["key", "shards", "items", "bytes", "share", "rcu", "bar"],
+        ["key", "shards", "items", "bytes", "share", "rcu", "bar"]
+        if sizes
+        else ["key", "shards", "items", "share", "bar"],
         iter(()),
         stats,
         warnings=[
@@ -113,39 +129,41 @@ def _by_logical_key(ctx: Context, plan: Plan, stats: Stats, limit: int, by: Any)
         human_only=("bar",),
         title=f"logical keys: {getattr(by, 'text', pk)} of {pk}",
     )
-    result.rows = _logical_rows(ctx, plan, stats, limit, result, by)
+    result.rows = _logical_rows(ctx, plan, stats, limit, result, by, sizes)
     return result
 
 
 def _logical_rows(
-    ctx: Context, plan: Plan, stats: Stats, limit: int, result: Result, by: Any
+    ctx: Context, plan: Plan, stats: Stats, limit: int, result: Result, by: Any, sizes: bool
 ) -> Iterator[dict[str, Any]]:
     consistent = plan.consistent
     logical_of = _logical_of(plan.access.keys.pk, by)
     logical: dict[Any, list[Any]] = {}  # hashable key -> [key, items, bytes, shards, rcu, top]
-    for value, items, size in _count(ctx, plan, stats):
+    for value, items, size in _count(ctx, plan, stats, sizes):
         key = logical_of(value)
-        entry = logical.setdefault(values.hashable(key), [key, 0, 0, 0, Decimal(0), 0])
+        entry = logical.setdefault(
+            values.hashable(key), [key, 0, 0 if sizes else None, 0, Decimal(0), 0]
+        )
         entry[1] += items
-        entry[2] += size
+        if sizes:
+            entry[2] += size
+            entry[4] += read_units(size, consistent)  # each shard is read by its own Query
         entry[3] += 1
-        entry[4] += read_units(size, consistent)  # each shard is read by its own Query
         entry[5] = max(entry[5], items)
-    ranked = sorted(logical.values(), key=lambda e: (-e[1], -e[2], values.sort_key(e[0])))
+    ranked = _ranked(logical.values())
     total = sum(e[1] for e in ranked) or 1
     top = ranked[0][1] if ranked else 1
-    result.notes.extend(_notes(plan, [e[:3] for e in ranked], total, logical=True))
+    result.notes.extend(_notes(plan, [e[:3] for e in ranked], total, sizes, logical=True))
     result.notes.extend(_shard_notes(ranked))
     for key, items, size, shards, rcu, _most in ranked[:limit]:
-        yield {
-            "key": key,
-            "shards": Decimal(shards),
-            "items": Decimal(items),
-            "bytes": Decimal(size),
-            "share": (Decimal(items) / Decimal(total)).quantize(Decimal("0.0001")),
-            "rcu": rcu,
-            "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
-        }
+        row = {"key": key, "shards": Decimal(shards), "items": Decimal(items)}
+        if sizes:
+            row["bytes"] = Decimal(size)
+        row["share"] = (Decimal(items) / Decimal(total)).quantize(Decimal("0.0001"))
+        if sizes:
+            row["rcu"] = rcu
+        row["bar"] = "█" * max(1, round(BAR_WIDTH * items / top))
+        yield row
 
 
 def _check_by(pk: str, by: Any) -> None:
@@ -181,9 +199,10 @@ def _sampled_by_logical_key(ctx: Context, statement: ast.ShowHotKeys, plan: Plan
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
     target = plan.target
     percent = format(spec.percent.normalize(), "f")
+    sized = statement.sizes
     result = Result(
         ["key", "shards", "shards low", "shards high", "items", "items low", "items high"]
-        + ["bytes", "bar"],
+        + (["bytes", "bar"] if sized else ["bar"]),
         iter(()),
         stats,
         warnings=list(plan.warnings),
@@ -198,19 +217,20 @@ def _sampled_by_logical_key(ctx: Context, statement: ast.ShowHotKeys, plan: Plan
         [
             f"SAMPLE {percent} PERCENT: read {spec.k} of {spec.total} Scan segments (seed "
             f"{spec.seed}; repeat with REPEATABLE ({spec.seed})).",
-            f"shards, items and bytes are estimates for the whole table with {CONFIDENCE:.0%} "
-            f"confidence intervals ('… low', '… high' columns; those of bytes in the JSON document): items "
-            f"and bytes {how}, shards scaled by {spec.total}/{spec.k} (each shard lies in one "
+            f"shards, items{' and bytes' if sized else ''} are estimates for the whole table "
+            f"with {CONFIDENCE:.0%} confidence intervals ('… low', '… high' columns"
+            f"{'; those of bytes in the JSON document' if sized else ''}): items"
+            f"{' and bytes' if sized else ''} {how}, shards scaled by {spec.total}/{spec.k} (each shard lies in one "
             "segment, as SHOW HOT KEYS … SAMPLE counts keys). A logical key's shards hash into "
             "segments of their own, so its items spread over the segments and scale; a "
             "logical key of one shard is sampled whole or not at all (a wide interval), and "
             "one none of whose shards was sampled is missing.",
-            _notes(plan, [], 1)[0],
+            *_notes(plan, [], 1, statement.sizes),
         ]
     )
 
     def rows() -> Iterator[dict[str, Any]]:
-        ranked = logical_key_sample(ctx.pages(plan, stats), pk, _logical_of(pk, by), spec)
+        ranked = logical_key_sample(ctx.pages(plan, stats), pk, _logical_of(pk, by), spec, sized)
         result.document = {
             "sample": spec.document(),
             "logical_keys": [
@@ -223,6 +243,7 @@ def _sampled_by_logical_key(ctx: Context, statement: ast.ShowHotKeys, plan: Plan
                             ("items", e.items),
                             ("bytes", e.size),
                         )
+                        if iv is not None
                     },
                     "sampled_shards": e.sampled_shards,
                     "sampled_items": e.sampled_items,
@@ -240,7 +261,7 @@ def _sampled_by_logical_key(ctx: Context, statement: ast.ShowHotKeys, plan: Plan
                 )
         top = ranked[0].items.estimate if ranked else 1
         for e in ranked[:limit]:
-            yield {
+            row = {
                 "key": e.key,
                 "shards": e.shards.estimate,
                 "shards low": e.shards.low,
@@ -248,9 +269,11 @@ def _sampled_by_logical_key(ctx: Context, statement: ast.ShowHotKeys, plan: Plan
                 "items": e.items.estimate,
                 "items low": e.items.low,
                 "items high": e.items.high,
-                "bytes": e.size.estimate,
-                "bar": "█" * max(1, round(BAR_WIDTH * e.items.estimate / (top or 1))),
             }
+            if e.size is not None:
+                row["bytes"] = e.size.estimate
+            row["bar"] = "█" * max(1, round(BAR_WIDTH * e.items.estimate / (top or 1)))
+            yield row
 
     result.rows = rows()
     return result
@@ -272,10 +295,35 @@ def _shard_notes(ranked: list[list[Any]]) -> list[str]:
     return notes
 
 
-def _count(ctx: Context, plan: Plan, stats: Stats) -> list[list[Any]]:
+def _count(ctx: Context, plan: Plan, stats: Stats, sizes: bool) -> list[list[Any]]:
+    """[key value, items, bytes (None unless `sizes`)] per partition-key value."""
+    return _sized(ctx, plan, stats) if sizes else _keys(ctx, plan, stats)
+
+
+def _keys(ctx: Context, plan: Plan, stats: Stats) -> list[list[Any]]:
+    """Items per partition-key value, each page counted by its keys' wire form where it was
+    read (the GROUP BY's counter); only the distinct keys are decoded."""
+    pk = plan.access.keys.pk
+    counts: dict[Any, list[Any]] = {}
+
+    def fold(key: tuple[Any, ...], n: int) -> None:
+        value = key[0]
+        _add(
+            counts,
+            [(values.hashable(value), [None if value is values.MISSING else value, n, None])],
+        )
+
+    pages = ctx.read_wire_pages(plan, stats, count_groups.count_wire((pk,)))
+    # a page comes back decoded only when a key holds a list, map or set: never a key's type
+    for item in count_groups.count_pages(count_groups.WirePages(pages), fold):
+        fold((item.get(pk, values.MISSING),), 1)
+    return list(counts.values())
+
+
+def _sized(ctx: Context, plan: Plan, stats: Stats) -> list[list[Any]]:
     """[key value, items, bytes] per partition-key value. A page is read off its bytes where
-    `dynosql.dynamo.wiretally` can; else its items stay in the wire form: only the distinct keys are
-    decoded, and sizes come from `dynosql.dynamo.wiresize`."""
+    `dynosql.dynamo.wiretally` can; else its items stay in the wire form: only the distinct keys
+    are decoded, and sizes come from `dynosql.dynamo.wiresize`."""
     pk = plan.access.keys.pk
 
     def tally(items: list[dict[str, Any]], sizes: list[int] | None) -> dict[Any, list[Any]]:
@@ -316,16 +364,20 @@ def _add(into: dict[Any, list[Any]], entries: Iterable[tuple[Any, list[Any]]]) -
             into[key] = [value, items, size]
         else:
             entry[1] += items
-            entry[2] += size
+            if size is not None:
+                entry[2] += size
 
 
-def _notes(plan: Plan, ranked: list[Any], total: int, logical: bool = False) -> list[str]:
+def _notes(
+    plan: Plan, ranked: list[Any], total: int, sized: bool, logical: bool = False
+) -> list[str]:
     """The report's notes; over logical keys (BY) the cardinality note is left to the shard
-    notes (few logical keys is what sharding is for)."""
+    notes (few logical keys is what sharding is for). `ranked` holds [key, items, bytes], the
+    bytes None unless `sized` (WITH SIZES)."""
     notes = [
-        "This measures stored skew (items and bytes per partition key), not traffic. "
-        "For the keys that receive the most reads and writes, enable CloudWatch Contributor "
-        "Insights for DynamoDB on this table."
+        f"This measures stored skew ({'items and bytes' if sized else 'items'} per partition "
+        "key), not traffic. For the keys that receive the most reads and writes, enable "
+        "CloudWatch Contributor Insights for DynamoDB on this table."
     ]
     distinct = len(ranked)
     if ranked:
@@ -338,8 +390,20 @@ def _notes(plan: Plan, ranked: list[Any], total: int, logical: bool = False) -> 
                 "the same partitions: consider a higher-cardinality key or write sharding."
             )
     has_lsi = any(ix.kind == "lsi" for ix in plan.table.indexes)
+    if not sized:
+        notes.append(
+            "bytes and RCU per key: add WITH SIZES. It reads whole items: the same RCU (a Scan "
+            "is billed for the items it reads, whatever it returns), but the whole items' bytes "
+            "over the network and about four times the client's CPU"
+            + (
+                "; it also checks each key's item collection against the 10 GB limit of "
+                "tables with a local secondary index"
+                if has_lsi
+                else ""
+            )
+        )
     flagged = []
-    for key, _items, size in ranked:
+    for key, _items, size in ranked if sized else ():
         if has_lsi and size >= ITEM_COLLECTION_LIMIT * NEAR:
             flagged.append(
                 f"key {key!s}: item collection {size} bytes is near the 10 GB limit of tables "

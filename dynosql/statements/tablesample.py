@@ -64,8 +64,11 @@ def sampled_hot_keys(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Re
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else 20
     target = plan.target
+    sized = statement.sizes
     result = Result(
-        ["key", "items", "bytes", "sample_share", "bar"],
+        ["key", "items", "bytes", "sample_share", "bar"]
+        if sized
+        else ["key", "items", "sample_share", "bar"],
         iter(()),
         stats,
         warnings=list(plan.warnings),
@@ -77,20 +80,19 @@ def sampled_hot_keys(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Re
     )
 
     def rows() -> Iterator[dict[str, Any]]:
-        sample = key_sample(ctx.pages(plan, stats), plan.access.keys.pk, spec)
+        sample = key_sample(ctx.pages(plan, stats), plan.access.keys.pk, spec, sized)
         result.document = sample.document()
         result.notes.extend(_key_notes(sample, plan.access.keys.pk))
         ranked = sample.ranked
         total = sum(e[1] for e in ranked) or 1
         top = ranked[0][1] if ranked else 1
         for key, items, size in ranked[:limit]:
-            yield {
-                "key": key,
-                "items": Decimal(items),
-                "bytes": Decimal(size),
-                "sample_share": (Decimal(items) / Decimal(total)).quantize(Decimal("0.0001")),
-                "bar": "█" * max(1, round(BAR_WIDTH * items / top)),
-            }
+            row = {"key": key, "items": Decimal(items)}
+            if sized:
+                row["bytes"] = Decimal(size)
+            row["sample_share"] = (Decimal(items) / Decimal(total)).quantize(Decimal("0.0001"))
+            row["bar"] = "█" * max(1, round(BAR_WIDTH * items / top))
+            yield row
 
     result.rows = rows()
     return result
