@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import stat
 import sys
 
@@ -40,6 +41,9 @@ def _spawn(tmp_path):
         encoding="utf-8",
         dimensions=(60, 200),
         timeout=20,
+        # a runner started as a background job (`.ci/run &`) ignores SIGINT, a child inherits
+        # that, and Python then never raises KeyboardInterrupt: Ctrl-C would not reach \watch
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
