@@ -135,3 +135,78 @@ def test_a_result_that_is_not_plain_json_goes_to_the_serializer() -> None:
     assert moto_answers.direct_body({"Count": float("nan")}) is None
     assert moto_answers.direct_body(["not", "a", "dict"]) is None
     assert moto_answers.direct_body({"Count": 0, "Items": []}) == '{"Count": 0, "Items": []}'
+
+
+def test_reads_copy_items_shallowly_and_leave_the_stored_items_as_they_were() -> None:
+    """`embedded._copy_read_items_cheaply`: moto's Scan and Query hand out copies of the stored
+    items with dicts of their own (never the stored item's dict), so projecting through an
+    INCLUDE index, a ProjectionExpression and a filter change nothing stored; every other deep
+    copy of moto's table module stays deep."""
+    import copy
+
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.dynamodb.models import table as table_module
+
+    with LocalDynamo() as local:
+        client = local.client()
+        name = unique_name("copies")
+        client.create_table(
+            TableName=name,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "N"},
+                {"AttributeName": "g", "AttributeType": "S"},
+            ],
+            GlobalSecondaryIndexes=[
+                {
+                    "IndexName": "byG",
+                    "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["m"]},
+                }
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        wire = [
+            {"pk": {"S": "a"}, "sk": {"N": "1"}, "g": {"S": "x"}, "m": {"M": {"k": {"L": [{"N": "1"}]}}}},
+            {"pk": {"S": "a"}, "sk": {"N": "2"}, "g": {"S": "x"}, "s": {"SS": ["p", "q"]}, "v": {"N": "7"}},
+        ]  # fmt: skip
+        for item in wire:
+            client.put_item(TableName=name, Item=item)
+        table = dynamodb_backends[local.account_id][local.region].tables[name]
+        before = {key: copy.deepcopy(item.to_json()) for key, item in _stored(table)}
+        dicts = {id(item.attrs) for _key, item in _stored(table)}
+
+        from moto.dynamodb.models.dynamo_type import DynamoType
+
+        found = table.scan({}, None, None)[0]
+        found += table.query(DynamoType({"S": "a"}), None, [], None, None, True, None)[0]
+        assert len(found) == 4 and not dicts & {id(item.attrs) for item in found}
+        # …and the same attribute values: no deep copy was made
+        stored = dict(_stored(table))
+        assert all(
+            item.attrs["g"] is stored[(item.hash_key, item.range_key)].attrs["g"] for item in found
+        )
+        client.scan(TableName=name, IndexName="byG")
+        client.scan(TableName=name, ProjectionExpression="m.k[0], s")
+        client.query(
+            TableName=name,
+            KeyConditionExpression="pk = :a",
+            FilterExpression="v > :n",
+            ExpressionAttributeValues={":a": {"S": "a"}, ":n": {"N": "1"}},
+            ProjectionExpression="sk",
+        )
+        assert {key: item.to_json() for key, item in _stored(table)} == before
+
+    nested = {"a": [{"b": 1}]}
+    deep = table_module.copy.deepcopy(nested)
+    assert deep == nested and deep["a"][0] is not nested["a"][0]
+
+
+def _stored(table: Any) -> Iterator[tuple[Any, Any]]:
+    for hash_key, by_range in table.items.items():
+        for range_key, item in by_range.items():
+            yield (hash_key, range_key), item
