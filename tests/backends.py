@@ -146,6 +146,13 @@ class MotoBackend(Backend):
         self.local = LocalDynamo().start()
         super().__init__("moto", self.local.endpoint_url)
 
+    def client(self, **config: Any) -> Any:
+        """A client whose requests the embedded server's application answers in the calling
+        thread (`LocalDynamo.answer_directly`: the same moto and metering, no HTTP): a round
+        trip in less than half the time, over the thousands the tests send. HTTP to moto is
+        what ``--local`` and its tests use; the other two backends are reached over HTTP."""
+        return self.local.answer_directly(super().client(**config))
+
     def load_examples(self, names: Iterable[str] | None = None) -> dict[str, int]:
         """As ``dynosql --local`` loads them: tables by CreateTable, items straight into moto's
         backend (dynalite and DynamoDB Local take the same items through BatchWriteItem)."""
