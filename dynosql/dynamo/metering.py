@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
-from dynosql.dynamo import wiresize
+from dynosql.dynamo import wiresize, wsgi_client
 from dynosql.plan import cost
 from dynosql.plan.schema import IndexInfo, TableInfo, table_info
 
@@ -165,20 +165,7 @@ class Meter:
     def _send(self, environ: dict[str, Any], body: bytes) -> tuple[str, list[Any], bytes]:
         """Call moto's app with `body` as the request; its status, headers and whole body."""
         _set_body(environ, body)
-        answer: dict[str, Any] = {}
-
-        def start(status: str, headers: list[Any], exc_info: Any = None) -> Any:
-            answer["status"], answer["headers"] = status, list(headers)
-            return lambda data: None
-
-        chunks = self.app(environ, start)
-        try:
-            out = b"".join(chunks)
-        finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
-        return answer["status"], answer["headers"], out
+        return wsgi_client.call(self.app, environ)
 
     def every_item(self, environ: dict[str, Any], name: str) -> Iterable[Wire]:
         """Every item of table `name`, whole."""

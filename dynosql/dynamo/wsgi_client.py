@@ -54,38 +54,40 @@ def answer_in_process(
         if application is None:
             return None
         environ = _environ(request, url)
-        answered: dict[str, Any] = {}
-
-        def start_response(
-            status: str, headers: list[tuple[str, str]], exc_info: Any = None
-        ) -> Any:
-            answered["status"] = int(status.split(None, 1)[0])
-            answered["headers"] = headers
-            return lambda _data: None
-
         try:
-            chunks = application(environ, start_response)
-            try:
-                body = b"".join(chunks)
-            finally:
-                close = getattr(chunks, "close", None)
-                if close is not None:
-                    close()
+            status, answered, body = call(application, environ)
         except Exception:  # what werkzeug's server does with an application error
             on_error(f"Error on request:\n{traceback.format_exc()}")
             from werkzeug.exceptions import InternalServerError
 
-            answered.clear()
-            body = b"".join(InternalServerError()(environ, start_response))
+            status, answered, body = call(InternalServerError(), environ)
         # werkzeug's server sends its own Server and Date before the application's headers,
         # and botocore joins repeated ones with ", "
         headers = {"server": server, "date": formatdate(usegmt=True)}
-        for name, value in answered["headers"]:
+        for name, value in answered:
             key = name.lower()
             headers[key] = f"{headers[key]}, {value}" if key in headers else value
-        return AWSResponse(request.url, answered["status"], headers, _Body(body))
+        return AWSResponse(request.url, int(status.split(None, 1)[0]), headers, _Body(body))
 
     return before_send
+
+
+def call(app: WSGIApp, environ: dict[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
+    """Call a WSGI application: its status line, its headers and its whole body."""
+    answer: dict[str, Any] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        answer["status"], answer["headers"] = status, list(headers)
+        return lambda _data: None
+
+    chunks = app(environ, start_response)
+    try:
+        body = b"".join(chunks)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    return answer["status"], answer["headers"], body
 
 
 def _environ(request: Any, url: Any) -> dict[str, Any]:
