@@ -63,6 +63,7 @@ from typing import Any
 from dynosql.dynamo.metering import Meter, read_body
 from dynosql.dynamo.moto_answers import answer_item_reads_directly
 from dynosql.dynamo.moto_conditions import follow_dynamodb_conditions
+from dynosql.dynamo.moto_reads import read_items_cheaply
 
 REGION = "us-east-1"
 # --local's bucket in the embedded S3, one per server: moto's bucket names are global to the
@@ -183,7 +184,7 @@ class LocalDynamo:
         answer_item_reads_directly()
         _export_like_dynamodb()
         _list_handler_methods_once()
-        _copy_read_items_cheaply()
+        read_items_cheaply()
         server = ThreadedMotoServer(ip_address=self.host, port=self._requested_port, verbose=False)
         server.start()  # returns once the socket is bound; nobody knows the port before this
         wsgi: Any = server._server  # werkzeug's ThreadedWSGIServer, read per request
@@ -452,7 +453,6 @@ def _route_dynamodb_once(dispatcher: Any) -> None:
 
 
 _methods_listed = False
-_items_copied_cheaply = False
 
 
 def _list_handler_methods_once() -> None:
@@ -470,53 +470,6 @@ def _list_handler_methods_once() -> None:
     listed = getattr(responses, "method_names_from_class", None)
     if listed is not None:
         responses.method_names_from_class = functools.lru_cache(maxsize=None)(listed)
-
-
-def _copy_read_items_cheaply() -> None:
-    """moto's ``Table.scan`` and ``Table.query`` deep-copy every item they read before they
-    project and filter it (``copy.deepcopy``, recursive Python: a third of a full Scan's time on
-    the embedded server, profiled). What follows only reads the copies: ``Item.project`` and an
-    index's projection build new items, a filter evaluates, the answer is written from them. So
-    here a copy of an item is a new item with a new dict of the same attribute values: the
-    stored item's dict is never handed out, and nothing downstream changes a value. Only those
-    two methods' copies of items (one, or a list of them) change; every other deep copy of
-    moto's table module (backups, restores, a table's description) stays deep. Installed once
-    per process; a moto whose internals differ is left as it is."""
-    global _items_copied_cheaply
-    if _items_copied_cheaply:
-        return
-    _items_copied_cheaply = True
-    try:
-        from moto.dynamodb.models import table as table_module
-        from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
-    except ImportError:  # pragma: no cover - another moto layout
-        return
-    if getattr(table_module, "copy", None) is not copy:
-        return
-
-    def item_copy(item: Any) -> Any:
-        out: Any = Item.__new__(Item)
-        out.__dict__.update(item.__dict__)
-        attrs = LimitedSizeDict.__new__(LimitedSizeDict)
-        dict.update(attrs, item.attrs)  # no size check: the stored item passed it
-        out.attrs = attrs
-        return out
-
-    class _ReadCopies:
-        """``copy`` as moto's table module sees it: deep, except for items (see above)."""
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(copy, name)
-
-        @staticmethod
-        def deepcopy(value: Any, memo: Any = None) -> Any:
-            if type(value) is Item:
-                return item_copy(value)
-            if type(value) is list and value and all(type(v) is Item for v in value):
-                return [item_copy(v) for v in value]
-            return copy.deepcopy(value, memo)
-
-    table_module.copy = _ReadCopies()  # type: ignore[assignment]
 
 
 def _create_direct(backend: Any, table: dict[str, Any]) -> bool:

@@ -1,0 +1,147 @@
+"""moto's Scan and Query made cheaper in the embedded server (dynosql/dynamo/moto_reads.py): the
+same items in the same order, and nothing stored ever changed by a read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from backends import unique_name
+
+from dynosql.dynamo.embedded import LocalDynamo
+from dynosql.dynamo.moto_reads import _all_items
+
+
+def _moto_all_items(table: Any) -> list[Any]:
+    """``Table.all_items`` as moto 5 writes it: the order the patch must keep."""
+    items: list[Any] = []
+    for hash_set in table.items.values():
+        if table.range_key_attr:
+            items.extend(hash_set.values())
+        else:
+            items.append(hash_set)
+    return sorted(items, key=lambda x: (x.hash_key, x.range_key) if x.range_key else x.hash_key)
+
+
+@pytest.mark.parametrize(
+    "types, values",
+    [
+        (("N", "N"), [("-12.5", "3"), ("0", "-1E-5"), ("12345678901234567890", "2"), ("7", "10"), ("7", "9")]),
+        (("S", "S"), [("b", "z"), ("a", "é"), ("a", "e"), ("Z", "😀"), ("ä", "x")]),
+        (("B", "N"), [("AAE=", "1"), ("AQ==", "0"), ("AA==", "5"), ("/w==", "-1")]),
+        (("S", None), [("k2", None), ("k10", None), ("k1", None), ("K", None)]),
+    ],
+    ids=["numbers", "strings", "binary", "hash-only"],
+)  # fmt: skip
+def test_all_items_keeps_moto_order_and_pages_read_every_item_once(types, values) -> None:
+    from moto.dynamodb.models import dynamodb_backends
+
+    (hash_type, range_type), name = types, unique_name("order")
+    schema = [{"AttributeName": "h", "KeyType": "HASH"}]
+    attributes = [{"AttributeName": "h", "AttributeType": hash_type}]
+    if range_type:
+        schema.append({"AttributeName": "r", "KeyType": "RANGE"})
+        attributes.append({"AttributeName": "r", "AttributeType": range_type})
+    with LocalDynamo() as local:
+        client = local.client()
+        client.create_table(
+            TableName=name,
+            KeySchema=schema,
+            AttributeDefinitions=attributes,
+            BillingMode="PAY_PER_REQUEST",
+        )
+        for h, r in values:
+            item = {"h": {hash_type: h}, "v": {"S": f"{h}/{r}"}}
+            if range_type:
+                item["r"] = {range_type: r}
+            client.put_item(TableName=name, Item=item)
+        table = dynamodb_backends[local.account_id][local.region].tables[name]
+        assert type(table).all_items is _all_items  # installed by the server's start
+        assert [id(i) for i in _all_items(table)] == [id(i) for i in _moto_all_items(table)]
+        whole = client.scan(TableName=name)["Items"]
+        paged, start = [], None
+        while True:
+            page = client.scan(
+                TableName=name, Limit=2, **({"ExclusiveStartKey": start} if start else {})
+            )
+            paged += page["Items"]
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                break
+        assert paged == whole and len(whole) == len(values)
+
+
+def test_reads_copy_items_shallowly_and_leave_the_stored_items_as_they_were() -> None:
+    """`moto_reads._ReadCopies`: moto's Scan and Query hand out copies of the stored
+    items with dicts of their own (never the stored item's dict), so projecting through an
+    INCLUDE index, a ProjectionExpression and a filter change nothing stored; every other deep
+    copy of moto's table module stays deep."""
+    import copy
+
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.dynamodb.models import table as table_module
+
+    with LocalDynamo() as local:
+        client = local.client()
+        name = unique_name("copies")
+        client.create_table(
+            TableName=name,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "N"},
+                {"AttributeName": "g", "AttributeType": "S"},
+            ],
+            GlobalSecondaryIndexes=[
+                {
+                    "IndexName": "byG",
+                    "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["m"]},
+                }
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        wire = [
+            {"pk": {"S": "a"}, "sk": {"N": "1"}, "g": {"S": "x"}, "m": {"M": {"k": {"L": [{"N": "1"}]}}}},
+            {"pk": {"S": "a"}, "sk": {"N": "2"}, "g": {"S": "x"}, "s": {"SS": ["p", "q"]}, "v": {"N": "7"}},
+        ]  # fmt: skip
+        for item in wire:
+            client.put_item(TableName=name, Item=item)
+        table = dynamodb_backends[local.account_id][local.region].tables[name]
+        before = {key: copy.deepcopy(item.to_json()) for key, item in _stored(table)}
+        dicts = {id(item.attrs) for _key, item in _stored(table)}
+
+        from moto.dynamodb.models.dynamo_type import DynamoType
+
+        found = table.scan({}, None, None)[0]
+        found += table.query(DynamoType({"S": "a"}), None, [], None, None, True, None)[0]
+        assert len(found) == 4 and not dicts & {id(item.attrs) for item in found}
+        # …and the same attribute values: no deep copy was made
+        stored = dict(_stored(table))
+        assert all(
+            item.attrs["g"] is stored[(item.hash_key, item.range_key)].attrs["g"] for item in found
+        )
+        client.scan(TableName=name, IndexName="byG")
+        client.scan(TableName=name, ProjectionExpression="m.k[0], s")
+        client.query(
+            TableName=name,
+            KeyConditionExpression="pk = :a",
+            FilterExpression="v > :n",
+            ExpressionAttributeValues={":a": {"S": "a"}, ":n": {"N": "1"}},
+            ProjectionExpression="sk",
+        )
+        assert {key: item.to_json() for key, item in _stored(table)} == before
+
+    nested = {"a": [{"b": 1}]}
+    deep = table_module.copy.deepcopy(nested)
+    assert deep == nested and deep["a"][0] is not nested["a"][0]
+
+
+def _stored(table: Any) -> Iterator[tuple[Any, Any]]:
+    for hash_key, by_range in table.items.items():
+        for range_key, item in by_range.items():
+            yield (hash_key, range_key), item
