@@ -24,9 +24,8 @@ BIG = "x" * 10_000  # an item over two 4 KB read units and ten 1 KB write units
 
 
 def _create(backend: Backend, name: str) -> None:
-    client = backend.client()
     attrs = [("pk", "S"), ("sk", "S"), ("g1", "S"), ("g2", "S"), ("g3", "S"), ("lk", "S")]
-    client.create_table(
+    backend.create_table(  # returns once ACTIVE
         TableName=name,
         BillingMode="PAY_PER_REQUEST",
         AttributeDefinitions=[{"AttributeName": a, "AttributeType": t} for a, t in attrs],

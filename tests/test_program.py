@@ -156,7 +156,6 @@ def _fill(backend: Any) -> None:
             table_found.setdefault(attribute, []).extend(literals)
         wire = [values.decode(w) if "B" not in w else w["B"] for w in _wire_values(plan)]
         table_found.setdefault("", []).extend(wire)
-    client = backend.client()
     for name, description in raw.items():
         create = {
             k: v
@@ -170,7 +169,9 @@ def _fill(backend: Any) -> None:
             ]
             if indexes:
                 create[kind] = indexes
-        client.create_table(BillingMode="PAY_PER_REQUEST", **create)
+        # returns once ACTIVE: dynalite refuses writes to a table still CREATING (under load,
+        # a BatchWriteItem right after CreateTable found "resource not found")
+        backend.create_table(BillingMode="PAY_PER_REQUEST", **create)
         types = {
             a["AttributeName"]: a["AttributeType"] for a in description["AttributeDefinitions"]
         }
