@@ -389,18 +389,12 @@ class LocalDynamo:
         return dynamodb_backends[self.account_id][self.region]
 
 
-_numbers_followed = False
-
-
+@functools.cache
 def _follow_dynamodb_numbers() -> None:
     """moto's number ``+`` and ``-`` (SET arithmetic and ADD both use them) as DynamoDB's: the
     exact result, or DynamoDB's ValidationException when it cannot be stored. Installed once
     per process, on moto's own class; moto runs in this process only as dynosql's embedded
     DynamoDB. A moto whose internals differ is left as it is."""
-    global _numbers_followed
-    if _numbers_followed:
-        return
-    _numbers_followed = True
     try:
         from moto.dynamodb.exceptions import MockValidationException
         from moto.dynamodb.models.dynamo_type import DynamoType
@@ -452,17 +446,11 @@ def _route_dynamodb_once(dispatcher: Any) -> None:
     dispatcher.get_application = get_application
 
 
-_methods_listed = False
-
-
+@functools.cache
 def _list_handler_methods_once() -> None:
     """moto lists its response handler's methods (``inspect.getmembers`` of the class) on every
     request to check the action is one (0.45 ms a request, profiled): listed once per class
     here. Installed once per process; a moto whose internals differ is left as it is."""
-    global _methods_listed
-    if _methods_listed:
-        return
-    _methods_listed = True
     try:
         from moto.core import responses
     except ImportError:  # pragma: no cover - another moto layout

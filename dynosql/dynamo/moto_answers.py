@@ -14,6 +14,7 @@ internals differ is left as it is. ``tests/test_moto_answers.py`` compares both 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from typing import Any
 
@@ -21,17 +22,14 @@ from typing import Any
 ITEM_READS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems"})
 CONTENT_TYPE = "application/x-amz-json-1.0"
 
-_installed = False
 serializer: Any = None  # moto's own ActionResult.execute_result, once installed
 
 
+@functools.cache
 def answer_item_reads_directly() -> None:
     """Install the direct writer on moto's ActionResult, for DynamoDB's item reads only (once
     per process)."""
-    global _installed, serializer
-    if _installed:
-        return
-    _installed = True
+    global serializer
     try:
         from moto.core.responses import ActionResult
     except ImportError:  # pragma: no cover - another moto layout

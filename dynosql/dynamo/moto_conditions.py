@@ -34,21 +34,17 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 from decimal import Decimal
 from typing import Any
 
 # A typed value: (DynamoDB type code, a Python value comparable within that type); None: missing.
 Typed = tuple[str, Any] | None
 
-_followed = False
 
-
+@functools.cache
 def follow_dynamodb_conditions() -> None:
     """Install the patches described in the module docstring (once per process)."""
-    global _followed
-    if _followed:
-        return
-    _followed = True
     try:
         from moto.dynamodb import comparisons as c
         from moto.dynamodb.models.dynamo_type import DynamoType

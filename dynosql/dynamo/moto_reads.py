@@ -25,17 +25,13 @@ DynamoDB); a moto whose internals differ is left as it is. ``tests/test_moto_rea
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
-_installed = False
 
-
+@functools.cache
 def read_items_cheaply() -> None:
     """Install both (once per process)."""
-    global _installed
-    if _installed:
-        return
-    _installed = True
     try:
         from moto.dynamodb.models import table as table_module
         from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
