@@ -149,3 +149,9 @@ def count_pages(
 def _fold_wire(raw: Counter[WireKey], fold: Callable[[tuple[Any, ...], int], None]) -> None:
     for key, n in raw.items():
         fold(tuple(values.decode(dict(k)) if k else MISSING for k in key), n)
+
+
+def hottest_first(entries: Iterable[list[Any]]) -> list[list[Any]]:
+    """[key, items, bytes (None: not sized), …] entries, hottest first: by items, then bytes,
+    then key (SHOW HOT KEYS' order, sampled or not)."""
+    return sorted(entries, key=lambda e: (-e[1], -(e[2] or 0), values.sort_key(e[0])))

@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
+from dynosql.evaluate import count_groups
 from dynosql.evaluate.aggregate import (
     Group,
     _final,
@@ -363,9 +364,7 @@ class KeySample:
 
     @property
     def ranked(self) -> list[list[Any]]:
-        return sorted(
-            self.keys.values(), key=lambda e: (-e[1], -(e[2] or 0), values.sort_key(e[0]))
-        )
+        return count_groups.hottest_first(self.keys.values())
 
     def distinct_keys(self) -> Interval:
         """A key lies in exactly one segment, so the per-segment distinct counts add up."""

@@ -75,15 +75,10 @@ def hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
     return result
 
 
-def _ranked(entries: Iterable[list[Any]]) -> list[list[Any]]:
-    """[key, items, bytes (None: not sized)] hottest first: by items, then bytes, then key."""
-    return sorted(entries, key=lambda e: (-e[1], -(e[2] or 0), values.sort_key(e[0])))
-
-
 def _rows(
     ctx: Context, plan: Plan, stats: Stats, limit: int, result: Result, sizes: bool
 ) -> Iterator[dict[str, Any]]:
-    ranked = _ranked(_count(ctx, plan, stats, sizes))
+    ranked = count_groups.hottest_first(_count(ctx, plan, stats, sizes))
     total = sum(e[1] for e in ranked) or 1
     top = ranked[0][1] if ranked else 1
     # every key counted holds its whole collection (a sampled segment holds whole keys too):
@@ -150,7 +145,7 @@ def _logical_rows(
             entry[4] += read_units(size, consistent)  # each shard is read by its own Query
         entry[3] += 1
         entry[5] = max(entry[5], items)
-    ranked = _ranked(logical.values())
+    ranked = count_groups.hottest_first(logical.values())
     total = sum(e[1] for e in ranked) or 1
     top = ranked[0][1] if ranked else 1
     result.notes.extend(_notes(plan, [e[:3] for e in ranked], total, sizes, logical=True))
