@@ -11,6 +11,7 @@ and its rows are compared with the rows dynosql gives for the same plan on the s
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import itertools
 import json
@@ -411,7 +412,15 @@ def test_the_programs_functions_answer_as_dynosqls() -> None:
             ours = scalar.apply(func, list(args))
             mine = [namespace["MISSING"] if a is MISSING else a for a in args]
             theirs = namespace["call"](namespace[name], *mine)
-            assert _canonical([{"v": theirs}]) == _canonical([{"v": ours}]), (func, args)
+            if func == "NOW" and not args:  # two clocks read a moment apart: same form, ~same time
+                assert len(theirs) == len(ours) == 24 and theirs[10] == ours[10] == "T"
+                moments = [
+                    datetime.datetime.fromisoformat(t.replace("Z", "+00:00"))
+                    for t in (ours, theirs)
+                ]
+                assert abs(moments[1] - moments[0]) < datetime.timedelta(seconds=1)
+            else:
+                assert _canonical([{"v": theirs}]) == _canonical([{"v": ours}]), (func, args)
             checked += 1
     assert checked > 3000
 
