@@ -10,10 +10,12 @@ Session knows the figures are real (`capabilities.from_response`).
 
 What it needs to know, it asks moto through the same app, in-process, as DynamoDB requests:
 
-- a Query or Scan is sent again without its FilterExpression and projection (moto applies Limit
-  and its page cut before the filter, as DynamoDB does): the items that come back are the items
-  the page evaluated, index entries when it reads an index; their sizes, summed, are billed once
-  per page;
+- a Query or Scan page is billed for the items it evaluated before its filter and projection
+  (moto applies Limit and its page cut before the filter, as DynamoDB does), index entries when
+  it reads an index; their sizes, summed, once per page. moto's table records them as it reads
+  the page for the request itself (`moto_reads.evaluated_items`); where it cannot (a legacy
+  QueryFilter/ScanFilter, another moto), the request is sent again without filter and
+  projection;
 - GetItem, BatchGetItem and TransactGetItems read the whole items of the keys asked for;
 - a write reads the items it touches before and after (strongly consistent), so that the table
   is billed for the larger image and each index for the entry it puts, changes or removes.
@@ -45,7 +47,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
-from dynosql.dynamo import wiresize, wsgi_client
+from dynosql.dynamo import moto_reads, wiresize, wsgi_client
 from dynosql.plan import cost
 from dynosql.plan.schema import IndexInfo, TableInfo, table_info
 
@@ -120,7 +122,10 @@ class Meter:
             except (LookupError, TypeError, ValueError):  # no such table, a malformed request:
                 _set_body(environ, body)  # moto answers it with DynamoDB's error
                 return self.app(environ, _tagged(start_response))
-            status, headers, out = self._send(environ, body)
+            with moto_reads.evaluated_items() as pages:
+                status, headers, out = self._send(environ, body)
+            if len(pages) == 1 and not _legacy_filter(params):
+                bill.evaluated = [item.to_json()["Attributes"] for item in pages[0]]
             if status.startswith("200"):
                 answer = json.loads(out)
                 answer["ConsumedCapacity"] = bill.consumed(answer, mode)
@@ -255,6 +260,9 @@ class _Bill:
     def __init__(self, meter: Meter, environ: dict[str, Any], operation: str, params: Wire):
         self.meter, self.operation, self.params = meter, operation, params
         self.environ = dict(environ)
+        # a Query/Scan page's items as moto evaluated them for the request itself (whole, or
+        # index entries), recorded as it ran (moto_reads.evaluated_items); else asked again
+        self.evaluated: list[Wire] | None = None
         self.before: dict[str, list[tuple[Wire, Wire | None]]] = {}  # table: (key, old item)
         if operation in WRITES:
             for table, keys in self._written_keys().items():
@@ -318,7 +326,9 @@ class _Bill:
             evaluated, keys = returned
             complete = index.name is None and not _shaped(params)
         else:
-            evaluated = self._evaluated(table, index)
+            evaluated = (
+                self.evaluated if self.evaluated is not None else self._evaluated(table, index)
+            )
             keys = [{k: item[k] for k in table.keys.names if k in item} for item in evaluated]
             complete = index.name is None  # moto's items of a table read are whole
         whole = evaluated if complete else self._items(table.name, keys)
@@ -331,8 +341,8 @@ class _Bill:
         return charge
 
     def _evaluated(self, table: TableInfo, index: IndexInfo) -> list[Wire]:
-        """The items the Query/Scan page evaluated (whole, or at least their keys): the request sent again
-        without filter or projection, as Select=COUNT (moto's answer is then a few bytes; its
+        """The items the Query/Scan page evaluated (whole, or at least their keys) when they were
+        not recorded as the request ran: the request sent again without filter or projection, as Select=COUNT (moto's answer is then a few bytes; its
         serializer takes a millisecond per item), with the items moto's backend evaluated
         recorded on the way; where that is not possible, asking for the keys in the answer."""
         request = _evaluating(self.params)
@@ -482,6 +492,12 @@ def _unfiltered_keys(
     if not all(name in item for item in items for name in names):
         return None
     return items, [{name: item[name] for name in names} for item in items]
+
+
+def _legacy_filter(params: Wire) -> bool:
+    """A QueryFilter or ScanFilter: moto applies these while it evaluates the page, so the items
+    it keeps are not all the items evaluated (the request is then sent again unfiltered)."""
+    return "QueryFilter" in params or "ScanFilter" in params
 
 
 def _evaluating(params: Wire) -> Wire:
