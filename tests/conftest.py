@@ -21,6 +21,7 @@ the fixture fails and says to run ``npm ci`` (or install Java >= 17).
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import shutil
 import sys
@@ -52,11 +53,32 @@ os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 from backends import BACKEND_NAMES, Backend, start, unique_name  # noqa: E402
 
 
+def _keep_out_of_the_collector() -> None:
+    """Move every object alive now into the garbage collector's permanent generation
+    (`gc.freeze`): what a worker holds for the whole run (the modules, the collected tests, a
+    server's tables and their example items, half a million objects) is then no longer walked
+    by each full collection. Without it the workers of the fast loop spent about 8 s each of
+    their ~33 s of CPU in the collector, three quarters of it in full collections of objects
+    that live to the end. Objects made later are collected as usual."""
+    gc.collect()
+    gc.freeze()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what collection made; then collect the young generation every 7,000 new objects
+    instead of 700 (most of a test's objects are freed by their reference counts before that)
+    and a full collection a fifth as often: the collector's time per fast-loop worker fell from
+    ~4.5 s (frozen, default thresholds) to ~2.5 s."""
+    _keep_out_of_the_collector()
+    gc.set_threshold(7000, 10, 50)
+
+
 def _serve(name: str, examples: bool = False) -> Iterator[Backend]:
     server = start(name)
     try:
         if examples:
             server.load_examples()
+        _keep_out_of_the_collector()
         yield server
     finally:
         server.stop()
@@ -88,6 +110,7 @@ def _with_examples(server: Backend) -> Backend:
     JVM to start and warm up, about 3 s of CPU)."""
     if not server.datasets:
         server.load_examples()
+        _keep_out_of_the_collector()
     return server
 
 
