@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from client_pool import POOL
+
 from dynosql.dynamo.embedded import LocalDynamo
 from dynosql.examples import datasets
 
@@ -53,7 +55,14 @@ class Backend:
         return f"<Backend {self.name} {self.endpoint_url}>"
 
     def client(self, **config: Any) -> Any:
-        """A boto3 low-level DynamoDB client: dummy credentials, us-east-1, modest retries."""
+        """A boto3 low-level DynamoDB client: dummy credentials, us-east-1, modest retries.
+        Without a configuration of its own, one the pool holds when it is free and as new
+        (`client_pool`)."""
+        if not config:
+            return POOL.take((type(self), self.endpoint_url), self._new_client)
+        return self._new_client(**config)
+
+    def _new_client(self, **config: Any) -> Any:
         from botocore.config import Config
 
         from dynosql.dynamo.aws import boto_session, client
@@ -146,12 +155,12 @@ class MotoBackend(Backend):
         self.local = LocalDynamo().start()
         super().__init__("moto", self.local.endpoint_url)
 
-    def client(self, **config: Any) -> Any:
+    def _new_client(self, **config: Any) -> Any:
         """A client whose requests the embedded server's application answers in the calling
         thread (`LocalDynamo.answer_directly`: the same moto and metering, no HTTP): a round
         trip in less than half the time, over the thousands the tests send. HTTP to moto is
         what ``--local`` and its tests use; the other two backends are reached over HTTP."""
-        return self.local.answer_directly(super().client(**config))
+        return self.local.answer_directly(super()._new_client(**config))
 
     def load_examples(self, names: Iterable[str] | None = None) -> dict[str, int]:
         """As ``dynosql --local`` loads them: tables by CreateTable, items straight into moto's
