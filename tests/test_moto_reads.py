@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from backends import unique_name
+from backends import Backend, unique_name
 
 from dynosql.dynamo.embedded import LocalDynamo
 from dynosql.dynamo.moto_reads import _all_items
@@ -149,21 +149,10 @@ def _stored(table: Any) -> Iterator[tuple[Any, Any]]:
             yield (hash_key, range_key), item
 
 
-def _sized_table(local: LocalDynamo, items: int) -> tuple[Any, str]:
-    client = local.client()
+def _sized_table(backend: Backend, items: int) -> tuple[Any, str]:
     name = unique_name("sized")
-    client.create_table(
-        TableName=name,
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    backend.create_keyed_table(name, pk=("pk", "S"), sk=("sk", "N"))
+    client = backend.client()
     for n in range(items):
         client.put_item(
             TableName=name,
@@ -172,38 +161,39 @@ def _sized_table(local: LocalDynamo, items: int) -> tuple[Any, str]:
     return client, name
 
 
-def test_a_read_sizes_each_item_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_sizes_each_item_once(
+    moto_backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """moto sizes every item a Scan or Query reads twice (does it still fit the page? then
     add it); within one read the size is now computed once. Outside reads (a put's 400 KB
     check) nothing is remembered."""
     from moto.dynamodb.models.dynamo_type import DynamoType
 
-    with LocalDynamo() as local:
-        client, name = _sized_table(local, 10)
-        calls: list[int] = []
-        original = DynamoType.size
-        monkeypatch.setattr(DynamoType, "size", lambda self: calls.append(1) or original(self))
-        assert len(client.scan(TableName=name)["Items"]) == 10
-        assert len(calls) == 10 * 3  # each item once: three attribute values
-        calls.clear()
-        answer = client.query(
-            TableName=name,
-            KeyConditionExpression="pk = :a",
-            ExpressionAttributeValues={":a": {"S": "a"}},
-            Limit=4,
-        )
-        assert answer["Count"] == 4
-        # the four kept and the fifth, which ends the page at Limit, are sized once each
-        assert len(calls) == 5 * 3
-        # the same item put twice is sized again each time (nothing kept between requests)
-        calls.clear()
-        for _ in range(2):
-            client.put_item(TableName=name, Item={"pk": {"S": "a"}, "sk": {"N": "0"}})
-        assert len(calls) >= 2 * 2
+    client, name = _sized_table(moto_backend, 10)
+    calls: list[int] = []
+    original = DynamoType.size
+    monkeypatch.setattr(DynamoType, "size", lambda self: calls.append(1) or original(self))
+    assert len(client.scan(TableName=name)["Items"]) == 10
+    assert len(calls) == 10 * 3  # each item once: three attribute values
+    calls.clear()
+    answer = client.query(
+        TableName=name,
+        KeyConditionExpression="pk = :a",
+        ExpressionAttributeValues={":a": {"S": "a"}},
+        Limit=4,
+    )
+    assert answer["Count"] == 4
+    # the four kept and the fifth, which ends the page at Limit, are sized once each
+    assert len(calls) == 5 * 3
+    # the same item put twice is sized again each time (nothing kept between requests)
+    calls.clear()
+    for _ in range(2):
+        client.put_item(TableName=name, Item={"pk": {"S": "a"}, "sk": {"N": "0"}})
+    assert len(calls) >= 2 * 2
 
 
 def test_a_metered_page_is_evaluated_once_and_billed_before_its_filter(
-    monkeypatch: pytest.MonkeyPatch,
+    moto_backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The metering bills a filtered or projected page by the items it evaluated, recorded
     as the request itself runs (`moto_reads.evaluated_items`): moto's table reads once per
@@ -211,48 +201,47 @@ def test_a_metered_page_is_evaluated_once_and_billed_before_its_filter(
     (which moto applies while it evaluates) is still sent again, at the same figure."""
     from moto.dynamodb.models import table as table_module
 
-    with LocalDynamo() as local:
-        client, name = _sized_table(local, 30)  # 30 items of 0 to 2.9 KB
-        reads: list[str] = []
-        for method in ("scan", "query"):
-            original = getattr(table_module.Table, method)
+    client, name = _sized_table(moto_backend, 30)  # 30 items of 0 to 2.9 KB
+    reads: list[str] = []
+    for method in ("scan", "query"):
+        original = getattr(table_module.Table, method)
 
-            def counted(*args: Any, _o: Any = original, _m: str = method, **kwargs: Any) -> Any:
-                reads.append(_m)
-                return _o(*args, **kwargs)
+        def counted(*args: Any, _o: Any = original, _m: str = method, **kwargs: Any) -> Any:
+            reads.append(_m)
+            return _o(*args, **kwargs)
 
-            monkeypatch.setattr(table_module.Table, method, counted)
-        filtered = client.scan(
-            TableName=name,
-            FilterExpression="sk >= :n",
-            ProjectionExpression="sk",
-            ExpressionAttributeValues={":n": {"N": "28"}},
-            ReturnConsumedCapacity="TOTAL",
-        )
-        assert reads == ["scan"]
-        assert [i["sk"]["N"] for i in filtered["Items"]] == ["28", "29"]
-        assert filtered["Items"][0] == {"sk": {"N": "28"}}  # projected
-        assert filtered["ScannedCount"] == 30
-        whole = client.scan(TableName=name, ReturnConsumedCapacity="TOTAL")
-        assert filtered["ConsumedCapacity"] == whole["ConsumedCapacity"]
-        total = sum(map(item_size, whole["Items"]))  # 43.7 KB: 11 units of 4 KB, halved
-        assert whole["ConsumedCapacity"]["CapacityUnits"] == math.ceil(total / 4096) / 2 == 5.5
-        reads.clear()
-        legacy = client.scan(
-            TableName=name,
-            ScanFilter={"sk": {"AttributeValueList": [{"N": "28"}], "ComparisonOperator": "GE"}},
-            ReturnConsumedCapacity="TOTAL",
-        )
-        assert reads == ["scan", "scan"] and legacy["Count"] == 2
-        assert legacy["ConsumedCapacity"] == whole["ConsumedCapacity"]
-        reads.clear()
-        page = client.query(
-            TableName=name,
-            KeyConditionExpression="pk = :a",
-            FilterExpression="sk = :none",
-            ExpressionAttributeValues={":a": {"S": "a"}, ":none": {"N": "-1"}},
-            Limit=3,
-            ReturnConsumedCapacity="TOTAL",
-        )
-        assert reads == ["query"] and page["Count"] == 0 and page["ScannedCount"] == 3
-        assert page["ConsumedCapacity"]["CapacityUnits"] == 0.5  # 0.3 KB of three items
+        monkeypatch.setattr(table_module.Table, method, counted)
+    filtered = client.scan(
+        TableName=name,
+        FilterExpression="sk >= :n",
+        ProjectionExpression="sk",
+        ExpressionAttributeValues={":n": {"N": "28"}},
+        ReturnConsumedCapacity="TOTAL",
+    )
+    assert reads == ["scan"]
+    assert [i["sk"]["N"] for i in filtered["Items"]] == ["28", "29"]
+    assert filtered["Items"][0] == {"sk": {"N": "28"}}  # projected
+    assert filtered["ScannedCount"] == 30
+    whole = client.scan(TableName=name, ReturnConsumedCapacity="TOTAL")
+    assert filtered["ConsumedCapacity"] == whole["ConsumedCapacity"]
+    total = sum(map(item_size, whole["Items"]))  # 43.7 KB: 11 units of 4 KB, halved
+    assert whole["ConsumedCapacity"]["CapacityUnits"] == math.ceil(total / 4096) / 2 == 5.5
+    reads.clear()
+    legacy = client.scan(
+        TableName=name,
+        ScanFilter={"sk": {"AttributeValueList": [{"N": "28"}], "ComparisonOperator": "GE"}},
+        ReturnConsumedCapacity="TOTAL",
+    )
+    assert reads == ["scan", "scan"] and legacy["Count"] == 2
+    assert legacy["ConsumedCapacity"] == whole["ConsumedCapacity"]
+    reads.clear()
+    page = client.query(
+        TableName=name,
+        KeyConditionExpression="pk = :a",
+        FilterExpression="sk = :none",
+        ExpressionAttributeValues={":a": {"S": "a"}, ":none": {"N": "-1"}},
+        Limit=3,
+        ReturnConsumedCapacity="TOTAL",
+    )
+    assert reads == ["query"] and page["Count"] == 0 and page["ScannedCount"] == 3
+    assert page["ConsumedCapacity"]["CapacityUnits"] == 0.5  # 0.3 KB of three items
