@@ -342,9 +342,10 @@ class _Bill:
 
     def _evaluated(self, table: TableInfo, index: IndexInfo) -> list[Wire]:
         """The items the Query/Scan page evaluated (whole, or at least their keys) when they were
-        not recorded as the request ran: the request sent again without filter or projection, as Select=COUNT (moto's answer is then a few bytes; its
-        serializer takes a millisecond per item), with the items moto's backend evaluated
-        recorded on the way; where that is not possible, asking for the keys in the answer."""
+        not recorded as the request ran: the request sent again without filter or projection,
+        as Select=COUNT (moto's answer is then a few bytes; its serializer takes a millisecond
+        per item), with the items moto's backend evaluated recorded on the way; where that is
+        not possible, asking for the keys in the answer."""
         request = _evaluating(self.params)
         recorded = self.meter.recorded(self.environ, self.operation, {**request, "Select": "COUNT"})
         if recorded is None:

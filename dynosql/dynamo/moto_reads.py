@@ -20,8 +20,8 @@ every read, profiled over the test suite and ``--local``'s example tables:
 - ``Table.scan`` and ``Table.query`` size each item they read twice (``Item.size``, recursive
   Python over every value): once to see whether it still fits the page's 1 MB, once to add it
   to the page. Here an item read is sized once per read: within one Scan or Query call each
-  item's size is remembered (nothing changes an item while a read of it runs: the embedded
-  server answers under moto's lock and the metering's).
+  item's size is remembered, so both uses see the same figure (an item another request changes
+  meanwhile is sized as it was first seen).
 
 And one thing more, for the metering (`dynosql.dynamo.metering`): a page is billed for the items
 it evaluated, before the filter and the projection. ``evaluated_items()`` records them as the
