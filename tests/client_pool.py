@@ -18,7 +18,7 @@ Clients made with a configuration of their own (``client(read_timeout=…)``) ar
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,16 +29,21 @@ def _emitter(client: Any) -> Any:
     return client.meta.events._emitter
 
 
-def _handler_count(client: Any) -> int:
-    count = 0
-    stack = [_emitter(client)._handlers._root]
+def _registered(client: Any) -> Iterator[tuple[str, Any]]:
+    """(event name, handler) for every handler registered on `client`."""
+    stack: list[tuple[str, Any]] = [("", _emitter(client)._handlers._root)]
     while stack:
-        node = stack.pop()
+        path, node = stack.pop()
         values = node.get("values")
         if values is not None:
-            count += len(values.first) + len(values.middle) + len(values.last)
-        stack.extend(node["children"].values())
-    return count
+            for handler in (*values.first, *values.middle, *values.last):
+                yield path, handler
+        for chunk, child in node["children"].items():
+            stack.append((f"{path}.{chunk}" if path else chunk, child))
+
+
+def _handler_count(client: Any) -> int:
+    return sum(1 for _ in _registered(client))
 
 
 @dataclass
@@ -81,13 +86,13 @@ class ClientPool:
         if frozenset(vars(client)) != entry.attributes:
             return False
         added = set(emitter._unique_id_handlers) - entry.unique_ids
-        if not added <= {u for u in added if u.startswith(OURS)}:
+        if not all(u.startswith(OURS) for u in added):
             return False
         if not entry.unique_ids <= set(emitter._unique_id_handlers):
             return False
         for unique_id in added:  # dynosql's own, registered by a Session: off again
-            spec = emitter._unique_id_handlers[unique_id]
-            for event in _events_of(emitter, spec["handler"]):
+            ours = emitter._unique_id_handlers[unique_id]["handler"]
+            for event in [event for event, handler in _registered(client) if handler is ours]:
                 client.meta.events.unregister(event, unique_id=unique_id)
         return (
             set(emitter._unique_id_handlers) == entry.unique_ids
@@ -105,22 +110,6 @@ def _retry_quota_full(emitter: Any) -> bool:
         if quota is not None and quota._available_capacity != quota._max_capacity:
             return False
     return True
-
-
-def _events_of(emitter: Any, handler: Any) -> list[str]:
-    """The event names `handler` is registered for (a unique id is unregistered by event)."""
-    out: list[str] = []
-    stack: list[tuple[str, Any]] = [("", emitter._handlers._root)]
-    while stack:
-        path, node = stack.pop()
-        values = node.get("values")
-        if values is not None and any(
-            h is handler for h in (*values.first, *values.middle, *values.last)
-        ):
-            out.append(path)
-        for chunk, child in node["children"].items():
-            stack.append((f"{path}.{chunk}" if path else chunk, child))
-    return out
 
 
 POOL = ClientPool()

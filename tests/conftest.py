@@ -40,7 +40,7 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 if not os.environ.get("PYTEST_XDIST_WORKER"):
     # …and the run's first process compiles dynosql once, before xdist starts its workers, so
     # that a fresh clone's workers do not each compile it at the same moment (a cold start of
-    # three workers: 21 s of CPU to collect, 16 s with this; nothing to do once compiled)
+    # three workers: 21 s of CPU to collect, 18 s with this; nothing to do once compiled)
     import compileall
 
     compileall.compile_dir(Path(__file__).resolve().parent.parent / "dynosql", quiet=1)
