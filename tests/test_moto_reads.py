@@ -11,19 +11,8 @@ import pytest
 from backends import Backend, unique_name
 
 from dynosql.dynamo.embedded import LocalDynamo
-from dynosql.dynamo.moto_reads import _all_items
+from dynosql.dynamo.moto_reads import REPLACED, _all_items
 from dynosql.dynamo.wiresize import item_size
-
-
-def _moto_all_items(table: Any) -> list[Any]:
-    """``Table.all_items`` as moto 5 writes it: the order the patch must keep."""
-    items: list[Any] = []
-    for hash_set in table.items.values():
-        if table.range_key_attr:
-            items.extend(hash_set.values())
-        else:
-            items.append(hash_set)
-    return sorted(items, key=lambda x: (x.hash_key, x.range_key) if x.range_key else x.hash_key)
 
 
 @pytest.mark.parametrize(
@@ -60,7 +49,9 @@ def test_all_items_keeps_moto_order_and_pages_read_every_item_once(types, values
             client.put_item(TableName=name, Item=item)
         table = dynamodb_backends[local.account_id][local.region].tables[name]
         assert type(table).all_items is _all_items  # installed by the server's start
-        assert [id(i) for i in _all_items(table)] == [id(i) for i in _moto_all_items(table)]
+        assert [id(i) for i in _all_items(table)] == [
+            id(i) for i in REPLACED["Table.all_items"](table)
+        ]
         whole = client.scan(TableName=name)["Items"]
         paged, start = [], None
         while True:

@@ -46,11 +46,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 _state = threading.local()  # .sizes: {id: (item, size)} within a read; .seen: evaluated pages
+# moto's own methods this module replaced, by "Class.method" (tests compare the two)
+REPLACED: dict[str, Callable[..., Any]] = {}
 
 
 @functools.cache
 def read_items_cheaply() -> None:
-    """Install both (once per process)."""
+    """Install them (once per process)."""
     try:
         from moto.dynamodb.models import table as table_module
         from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
@@ -62,8 +64,10 @@ def read_items_cheaply() -> None:
     if table_class is None:  # pragma: no cover - another moto layout
         return
     if callable(getattr(table_class, "all_items", None)):
+        REPLACED["Table.all_items"] = table_class.all_items
         table_class.all_items = _all_items
     if callable(getattr(Item, "size", None)):
+        REPLACED["Item.size"] = Item.size
         setattr(Item, "size", _sized_once(Item.size))  # noqa: B010 - a method, replaced
     for method, projection in (
         ("scan", "projection_expression"),
@@ -72,6 +76,7 @@ def read_items_cheaply() -> None:
         read: Any = getattr(table_class, method, None)
         parameters = inspect.signature(read).parameters if callable(read) else {}
         if "filter_expression" in parameters and projection in parameters:
+            REPLACED[f"Table.{method}"] = read
             setattr(table_class, method, _read(read, projection))
 
 
