@@ -124,8 +124,8 @@ class Meter:
                 return self.app(environ, _tagged(start_response))
             with moto_reads.evaluated_items() as pages:
                 status, headers, out = self._send(environ, body)
-            if len(pages) == 1 and not _legacy_filter(params):
-                bill.evaluated = [item.to_json()["Attributes"] for item in pages[0]]
+            if not _legacy_filter(params):
+                bill.evaluated = _wire_page(pages)
             if status.startswith("200"):
                 answer = json.loads(out)
                 answer["ConsumedCapacity"] = bill.consumed(answer, mode)
@@ -189,36 +189,12 @@ class Meter:
     def recorded(
         self, environ: dict[str, Any], operation: str, params: dict[str, Any]
     ) -> list[Wire] | None:
-        """Send a Query or Scan to moto and return the items its backend evaluated for it
-        (each as a wire item of at least its keys), recorded in this thread as moto's
-        backend returns them; None when moto's backend is not at hand or not as expected."""
-        if self.store is None:
-            return None
-        try:
-            backend = self.store()
-            method = "query" if operation == "Query" else "scan"
-            original = getattr(backend, method)
-        except (AttributeError, KeyError):
-            return None
-        me = threading.get_ident()
-        seen: list[Any] = []
-
-        def recording(*args: Any, **kwargs: Any) -> Any:
-            result = original(*args, **kwargs)
-            if threading.get_ident() == me:
-                seen.append(result)
-            return result
-
-        setattr(backend, method, recording)  # on this account's backend object only
-        try:
+        """Send a Query or Scan to moto and return the items its table evaluated for it (whole,
+        or index entries), recorded in this thread as it read them
+        (`moto_reads.evaluated_items`); None where they cannot be recorded (another moto)."""
+        with moto_reads.evaluated_items() as pages:
             self.ask(environ, operation, params)
-        finally:
-            delattr(backend, method)
-        try:
-            ((items, _scanned, _last),) = seen
-            return [item.to_json()["Attributes"] for item in items]
-        except (AttributeError, KeyError, TypeError, ValueError):
-            return None
+        return _wire_page(pages)
 
     def ask(self, environ: dict[str, Any], operation: str, params: dict[str, Any]) -> Wire:
         """One DynamoDB request to moto, in-process (as the client's request, another target)."""
@@ -493,6 +469,14 @@ def _unfiltered_keys(
     if not all(name in item for item in items for name in names):
         return None
     return items, [{name: item[name] for name in names} for item in items]
+
+
+def _wire_page(pages: list[list[Any]]) -> list[Wire] | None:
+    """The one page a request read (`moto_reads.evaluated_items`) as wire items; None unless
+    exactly one was recorded."""
+    if len(pages) != 1:
+        return None
+    return [item.to_json()["Attributes"] for item in pages[0]]
 
 
 def _legacy_filter(params: Wire) -> bool:
