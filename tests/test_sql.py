@@ -743,6 +743,8 @@ def test_two_columns_of_one_name_are_refused() -> None:
         ("SELECT * FROM t WHERE x = 1 AND ts > INTERVAL '1' DAY", 38),
         ("SELECT * FROM t WHERE x = 1 AND ts > CAST('1' AS INT)", 38),
         ("SELECT date FROM t WHERE x = 'DATE ''x''' AND ts > DATE '2024-01-01'", 52),
+        ("SELECT * FROM t WHERE x = 1 AND ts >  interval\n  '1' DAY", 39),
+        ("SELECT * FROM t WHERE " + "x = 1 OR " * 999 + "ts > INTERVAL '1' DAY", 23 + 9 * 999 + 5),
     ],
 )
 def test_expressions_without_names_point_at_their_own_text(sql: str, col: int) -> None:

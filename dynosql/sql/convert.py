@@ -306,12 +306,17 @@ class _Converter:
     def _leading_keyword(self, node: exp.Expression | None, start: int) -> int:
         """A construct led by a keyword (`INTERVAL '1' DAY`) starts at the keyword, just
         before its first literal."""
-        words = _sql(node).split() if node is not None else []
-        if not words or not words[0].isalpha():
-            return start
-        before = list(re.finditer(rf"\b{re.escape(words[0])}\b", self.code[:start], re.I))
-        if before and not self.code[before[-1].end() : start].strip():
-            return before[-1].start()
+        end = start
+        while end > 0 and self.code[end - 1].isspace():
+            end -= 1
+        begin = end
+        while begin > 0 and (self.code[begin - 1].isalnum() or self.code[begin - 1] == "_"):
+            begin -= 1
+        if node is None or begin == end or self.code[begin:end].upper() in _NEVER_LEADS:
+            return start  # nothing to render: a 1,000-term OR stays linear
+        words = _sql(node).split()
+        if words and words[0].isalpha() and words[0].lower() == self.code[begin:end].lower():
+            return begin
         return start
 
     def at(self, index: int) -> ast.Pos:
@@ -1183,6 +1188,11 @@ def _flatten(kind: type, e: exp.Expression, convert) -> list[Any]:
 
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# words that join or open clauses and never start an expression's own SQL
+_NEVER_LEADS = frozenset(
+    {"AND", "OR", "WHERE", "HAVING", "BY", "ON", "SET", "THEN", "ELSE", "WHEN"}
+)
 
 
 def _path_text(elements: list[str | int]) -> str:
