@@ -378,16 +378,16 @@ def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Lo
     columns = ", ".join(f"{_q(n)} {_SQL_TYPES[kinds[n]]}" for n in names) or '"__none" VARCHAR'
     con.execute(f"CREATE TABLE raw ({columns})")
     if names and rows:
-        placeholders = ", ".join("?" for _ in names)
-        con.executemany(
-            f"INSERT INTO raw VALUES ({placeholders})",
-            [
+        _insert(
+            con,
+            len(names),
+            (
                 [_cell(row.get(n, values.MISSING), kinds[n], scales.get(n, 0)) for n in names]
                 for row in rows
-            ],
+            ),
         )
     elif rows:
-        con.executemany("INSERT INTO raw VALUES (?)", [[None] for _ in rows])
+        _insert(con, 1, ([None] for _ in rows))
     select = (
         ", ".join(
             f"CAST({_q(n)} AS BIGNUM) AS {_q(n)}" if kinds[n] == "N" else _q(n) for n in names
@@ -396,6 +396,26 @@ def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Lo
     )
     con.execute(f"CREATE TABLE items AS SELECT {select} FROM raw")
     return Loaded(kinds, scales, len(rows))
+
+
+_PARAMETERS_PER_INSERT = 1000
+
+
+def _insert(con: Any, width: int, cells: Iterator[list[Any]]) -> None:
+    """Rows go in as multi-row INSERTs of about a thousand parameters: DuckDB's executemany
+    runs one statement a row (2,000 rows of 5 columns: 1.75 s against 0.11 s)."""
+    per = max(1, _PARAMETERS_PER_INSERT // width)
+    row = "(" + ", ".join("?" for _ in range(width)) + ")"
+    batch: list[Any] = []
+    count = 0
+    for cell in cells:
+        batch.extend(cell)
+        count += 1
+        if count == per:
+            con.execute(f"INSERT INTO raw VALUES {', '.join([row] * count)}", batch)
+            batch, count = [], 0
+    if count:
+        con.execute(f"INSERT INTO raw VALUES {', '.join([row] * count)}", batch)
 
 
 def _q(name: str) -> str:
