@@ -192,6 +192,41 @@ def test_two_servers_do_not_share_tables(local: LocalDynamo) -> None:
         _ = other.endpoint_url
 
 
+def test_items_put_directly_read_back_as_items_written_by_batch_write_item(
+    local: LocalDynamo,
+) -> None:
+    items = [
+        {"pk": f"p{i % 3}", "sk": Decimal(i), "m": {"l": [Decimal("1.5"), "x", b"\x00"]}}
+        for i in range(60)
+    ]
+    client = local.client()
+    for name in ("direct_put", "batch_put"):
+        client.create_table(
+            TableName=name,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "N"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    assert local.put_items("direct_put", items) == 60
+    assert datasets.write_items(client, "batch_put", items) == 60
+    direct, batch = (client.scan(TableName=n)["Items"] for n in ("direct_put", "batch_put"))
+    assert len(direct) == 60 and direct == batch
+    answer = client.query(
+        TableName="direct_put",
+        KeyConditionExpression="pk = :p AND sk > :s",
+        ExpressionAttributeValues={":p": {"S": "p1"}, ":s": {"N": "50"}},
+    )
+    assert [decode_item(i)["sk"] for i in answer["Items"]] == [52, 55, 58]
+    for name in ("direct_put", "batch_put"):
+        client.delete_table(TableName=name)
+
+
 def test_importing_local_does_not_import_boto3_or_moto() -> None:
     code = "import sys, dynosql.dynamo.embedded, dynosql.examples.datasets; print(sorted(m for m in ('boto3', 'botocore', 'moto') if m in sys.modules))"
     out = subprocess.run(

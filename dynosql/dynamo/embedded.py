@@ -58,6 +58,7 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dynosql.dynamo.metering import Meter, read_body
@@ -347,21 +348,26 @@ class LocalDynamo:
     def fill_examples(self, tables: set[str] | None = None) -> None:
         """Put the items of the example tables made lazily, of `tables` (None: all) that are
         still empty; at most once each, whichever thread asks first."""
-        from dynosql.values import encode_item
-
         with self._fill_lock:
             if not self._unfilled:
                 return
             chosen = list(self._unfilled) if tables is None else tables & self._unfilled.keys()
-            backend = self._backend()
             for table in chosen:
                 dataset = self._unfilled.pop(table)
-                put = _put_direct(backend, table)
-                n = 0
-                for item in dataset.items():
-                    put(encode_item(item))
-                    n += 1
-                self.loaded[dataset.name] = n
+                self.loaded[dataset.name] = self.put_items(table, dataset.items())
+
+    def put_items(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
+        """Store decoded items (`dynosql.values`) that are valid in `table`, straight in this
+        server's moto backend as the examples are (`_put_direct`: no BatchWriteItem, no
+        re-validation); returns how many."""
+        from dynosql.values import encode_item
+
+        put = _put_direct(self._backend(), table)
+        n = 0
+        for item in items:
+            put(encode_item(item))
+            n += 1
+        return n
 
     @property
     def bucket(self) -> str:
