@@ -236,3 +236,103 @@ def test_a_metered_page_is_evaluated_once_and_billed_before_its_filter(
     )
     assert reads == ["query"] and page["Count"] == 0 and page["ScannedCount"] == 3
     assert page["ConsumedCapacity"]["CapacityUnits"] == 0.5  # 0.3 KB of three items
+
+
+_QUERIES: list[tuple[str, dict[str, Any]]] = [
+    ("pk = :p", {}),
+    ("pk = :p AND sk = :a", {}),
+    ("pk = :p AND sk < :a", {}),
+    ("pk = :p AND sk <= :a", {"ScanIndexForward": False}),
+    ("pk = :p AND sk > :a", {"Limit": 3}),
+    ("pk = :p AND sk >= :a", {"FilterExpression": "v <> :p"}),
+    ("pk = :p AND sk BETWEEN :a AND :b", {"ProjectionExpression": "sk"}),
+    ("pk = :q AND begins_with(sk, :s)", {}),
+    ("pk = :q AND begins_with(sk, :s)", {"ScanIndexForward": False, "Limit": 2}),
+]
+
+
+@pytest.mark.parametrize("key_type", ["N", "S", "B"])
+def test_a_base_table_query_reads_its_partition_as_moto_does(
+    key_type: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Query of the base table takes its partition's items that meet the sort key condition
+    (`moto_reads._partition`) instead of sorting the whole table and sizing each item of the
+    partition: every answer, paged by Limit 2 too, is moto's own (its original query and
+    all_items put back), and a Query of one item sizes that item alone."""
+    from moto.dynamodb.models import table as table_module
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    def sort_value(n: int) -> dict[str, Any]:
+        text = f"r{n % 3}/{n:03d}"
+        return (
+            {"N": str(n - 20)}
+            if key_type == "N"
+            else {key_type: text.encode() if key_type == "B" else text}
+        )
+
+    name = unique_name("part")
+    with LocalDynamo() as local:
+        client = local.client()
+        client.create_table(
+            TableName=name,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": key_type},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        for n in range(60):
+            item = {"pk": {"S": f"p{n % 4}"}, "sk": sort_value(n), "v": {"S": f"p{n % 5}"}}
+            client.put_item(TableName=name, Item=item)
+        values = {
+            ":p": {"S": "p1"},
+            ":q": {"S": "p2"},
+            ":a": sort_value(21),
+            ":b": sort_value(45),
+            ":s": {key_type: b"r1/" if key_type == "B" else "r1/"} if key_type != "N" else None,
+        }
+
+        def answers() -> list[Any]:
+            out = []
+            for condition, extra in _QUERIES:
+                if "begins_with" in condition and key_type == "N":
+                    continue
+                used = {k: v for k, v in values.items() if k in condition or k in str(extra)}
+                request = dict(
+                    TableName=name,
+                    KeyConditionExpression=condition,
+                    ExpressionAttributeValues=used,
+                    **extra,
+                )
+                whole = client.query(**request)
+                pages, start = [], None
+                while True:
+                    more = {"ExclusiveStartKey": start} if start else {}
+                    page = client.query(**{**request, "Limit": 2, **more})
+                    pages.append((page["Items"], page["Count"], page["ScannedCount"]))
+                    start = page.get("LastEvaluatedKey")
+                    if not start:
+                        break
+                out.append((whole["Items"], whole["Count"], whole["ScannedCount"], pages))
+            return out
+
+        ours = answers()
+        sized: list[int] = []
+        original = DynamoType.size
+        with monkeypatch.context() as patch:
+            patch.setattr(DynamoType, "size", lambda self: sized.append(1) or original(self))
+            one = client.query(
+                TableName=name,
+                KeyConditionExpression="pk = :p AND sk = :a",
+                ExpressionAttributeValues={":p": values[":p"], ":a": values[":a"]},
+            )
+        assert one["Count"] == 1 and len(sized) == 3  # one item: three attribute values
+        with monkeypatch.context() as patch:
+            patch.setattr(table_module.Table, "all_items", REPLACED["Table.all_items"])
+            patch.setattr(table_module.Table, "query", REPLACED["Table.query"])
+            assert answers() == ours
+        assert all(items for items, *_ in ours[:2]) and any(len(p) > 1 for *_, p in ours)

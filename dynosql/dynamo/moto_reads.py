@@ -1,6 +1,6 @@
 """moto's Scan and Query without the work that changes nothing in their answers.
 
-The embedded server's time goes mostly to moto's table code. Two of its habits cost the most on
+The embedded server's time goes mostly to moto's table code. Its habits that cost the most on
 every read, profiled over the test suite and ``--local``'s example tables:
 
 - ``Table.all_items`` sorts every item of the table on each Scan page and each Query of the
@@ -17,6 +17,11 @@ every read, profiled over the test suite and ``--local``'s example tables:
   changes a value. Only those copies of items (one, or a list of them) change; every other
   deep copy of moto's table module (backups, restores, a table's description) stays deep.
 
+- ``Table.query`` of the base table goes through all of the table's items (sorted, as above)
+  to keep one partition's, then sizes each item of that partition, also those its sort key
+  condition rejects. Here it is given only that partition's items that meet the condition,
+  in order (`_partition`): a keyed Query of the examples' drive table (675 items), 7.4 → 4.3 ms
+  a statement through dynosql.
 - ``Table.scan`` and ``Table.query`` size each item they read twice (``Item.size``, recursive
   Python over every value): once to see whether it still fits the page's 1 MB, once to add it
   to the page. Here an item read is sized once per read: within one Scan or Query call each
@@ -95,25 +100,28 @@ def evaluated_items() -> Iterator[list[list[Any]]]:
 
 
 def _read(original: Callable[..., Any], projection: str) -> Callable[..., Any]:
-    """``Table.scan``/``Table.query``: each item sized once; the page recorded when asked."""
+    """``Table.scan``/``Table.query``: each item sized once; a base-table Query reads its own
+    partition's matching items only; the page recorded when asked."""
     signature = inspect.signature(original)
+    keyed = "hash_key" in signature.parameters
 
     @functools.wraps(original)
     def read(*args: Any, **kwargs: Any) -> Any:
-        outer = getattr(_state, "sizes", None)
+        outer = getattr(_state, "sizes", None), getattr(_state, "partition", None)
+        bound = signature.bind(*args, **kwargs)
         _state.sizes = {}
+        _state.partition = _partition(bound.arguments) if keyed else None
         try:
             seen = getattr(_state, "seen", None)
             if seen is None:
-                return original(*args, **kwargs)
-            bound = signature.bind(*args, **kwargs)
+                return original(*bound.args, **bound.kwargs)
             shaping = bound.arguments.get("filter_expression")
             projecting = bound.arguments.get(projection)
             bound.arguments["filter_expression"] = bound.arguments[projection] = None
             items, scanned, last = original(*bound.args, **bound.kwargs)
             seen.append(items)
         finally:
-            _state.sizes = outer
+            _state.sizes, _state.partition = outer
         if shaping is not None:  # moto's own last lines: filter, then project
             items = [item for item in items if shaping.expr(item)]
         if projecting:
@@ -137,8 +145,47 @@ def _sized_once(original: Callable[[Any], int]) -> Callable[[Any], int]:
     return size
 
 
+def _partition(arguments: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What a ``Table.query`` reads when it is of the base table: one partition (its hash key)
+    and the sort key condition its items must meet. None for an index, a legacy QueryFilter
+    (moto adds its matches whatever the sort key) or a condition on another attribute."""
+    table = arguments["self"]
+    if arguments.get("index_name") or arguments.get("filter_kwargs"):
+        return None
+    conditions = arguments.get("range_key_conditions")
+    if arguments.get("hash_key") is None or (
+        conditions and conditions[-1][0] != table.range_key_attr
+    ):
+        return None
+    return (
+        table,
+        arguments["hash_key"],
+        arguments.get("range_comparison"),
+        arguments.get("range_objs"),
+    )
+
+
 def _all_items(self: Any) -> list[Any]:
-    """``Table.all_items`` as moto writes it, sorted by key values computed once an item."""
+    """``Table.all_items`` as moto writes it, sorted by key values computed once an item.
+
+    Within a base-table Query (`_partition`), only that partition's items that meet the sort
+    key condition: moto's query keeps exactly those (it compares each item's hash key, then its
+    sort key), and sized every item of the partition on the way (a Query of one item in a
+    partition of 400 sized 400)."""
+    partition = getattr(_state, "partition", None)
+    if partition is not None and partition[0] is self:
+        _, hash_key, comparison, operands = partition
+        held = self.items.get(hash_key)
+        if held is None:
+            return []
+        if not self.range_key_attr:
+            return [held]
+        meeting = [
+            item
+            for item in held.values()
+            if not comparison or item.range_key.compare(comparison, operands)
+        ]
+        return sorted(meeting, key=lambda item: item.range_key.cast_value)
     items: list[Any] = []
     for hash_set in self.items.values():
         if self.range_key_attr:
