@@ -70,8 +70,11 @@ def journal_dir(setting: str = "") -> Path | None:
 
 def new_journal_path(directory: Path, table: str) -> Path:
     """``<directory>/<UTC time>-<table>.jsonl``; the time has microseconds, so two statements
-    never share a file."""
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"{time.time() % 1:.6f}"[1:] + "Z"
+    never share a file, and is read from the clock once: UNDO LAST takes the name that sorts
+    last (seconds and microseconds read apart put a journal begun as a second turned before
+    the one begun just earlier)."""
+    seconds, nanoseconds = divmod(time.time_ns(), 1_000_000_000)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{nanoseconds // 1000:06d}Z"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in table)
     return directory / f"{stamp}-{safe}.jsonl"
 

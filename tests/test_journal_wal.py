@@ -120,3 +120,29 @@ def test_a_torn_line_stays_alone_and_is_reported_as_damage(tmp_path: Path) -> No
     assert [h["statement"][:6] for h in read.headers] == ["UPDATE", "DELETE"]
     assert [e.key for e in read.entries] == [{"pk": "a"}, {"pk": "b"}]
     assert read.trust.damage is not None and read.trust.damage.startswith("line 5: not a journal")
+
+
+def test_journals_begun_across_a_second_sort_in_the_order_they_began(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """UNDO LAST takes the journal whose name sorts last. A clock that moves 0.2 s at every
+    read: two journals begun at .5 and .9 of a second (the second read just after the second
+    turns) must still name themselves in that order."""
+    import time
+
+    from dynosql.journal import new_journal_path
+
+    start = 1_764_655_200.5
+    reads = iter(range(100))
+
+    def now() -> float:
+        return start + 0.2 * next(reads)
+
+    real_gmtime = time.gmtime
+    monkeypatch.setattr(time, "time", now)
+    monkeypatch.setattr(time, "time_ns", lambda: round(now() * 1e9))
+    monkeypatch.setattr(time, "gmtime", lambda t=None: real_gmtime(now() if t is None else t))
+    first = new_journal_path(tmp_path, "t")
+    second = new_journal_path(tmp_path, "t")
+    assert sorted([second, first]) == [first, second]
+    assert first.name.startswith("20251202T060000.5")
