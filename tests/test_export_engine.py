@@ -233,7 +233,7 @@ def test_export_engine_needs_a_location(moto_backend) -> None:
 
 
 def test_missing_duckdb_is_one_clear_message(monkeypatch) -> None:
-    from dynosql.engines.export import require_duckdb
+    from dynosql.engines.duck import require_duckdb
 
     monkeypatch.setitem(sys.modules, "duckdb", None)
     with pytest.raises(ExecutionError, match=r"pip install 'dynosql\[export\]'"):

@@ -30,6 +30,7 @@ from sqlglot import exp
 
 from dynosql import values
 from dynosql.engines import sqlgen
+from dynosql.engines.duck import insert_rows, require_duckdb
 from dynosql.errors import ExecutionError, translate_error
 from dynosql.evaluate.aggregate import AVG_CONTEXT, Group, collect_aggregates
 from dynosql.evaluate.pipeline import aggregate_rows
@@ -45,15 +46,6 @@ PITR_HINT = (
     "update-continuous-backups --table-name {table} "
     "--point-in-time-recovery-specification PointInTimeRecoveryEnabled=true)"
 )
-
-
-def require_duckdb(what: str = "the export engine") -> Any:
-    """DuckDB, or one clear message saying what needs it and how to install it."""
-    try:
-        import duckdb
-    except ImportError:
-        raise ExecutionError(f"{what} needs DuckDB: pip install 'dynosql[export]'") from None
-    return duckdb
 
 
 def parse_s3(uri: str) -> tuple[str, str]:
@@ -378,8 +370,9 @@ def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Lo
     columns = ", ".join(f"{_q(n)} {_SQL_TYPES[kinds[n]]}" for n in names) or '"__none" VARCHAR'
     con.execute(f"CREATE TABLE raw ({columns})")
     if names and rows:
-        _insert(
+        insert_rows(
             con,
+            "raw",
             len(names),
             (
                 [_cell(row.get(n, values.MISSING), kinds[n], scales.get(n, 0)) for n in names]
@@ -387,7 +380,7 @@ def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Lo
             ),
         )
     elif rows:
-        _insert(con, 1, ([None] for _ in rows))
+        insert_rows(con, "raw", 1, ([None] for _ in rows))
     select = (
         ", ".join(
             f"CAST({_q(n)} AS BIGNUM) AS {_q(n)}" if kinds[n] == "N" else _q(n) for n in names
@@ -396,26 +389,6 @@ def load(con: Any, items: Iterator[dict[str, Any]], statement: ast.Select) -> Lo
     )
     con.execute(f"CREATE TABLE items AS SELECT {select} FROM raw")
     return Loaded(kinds, scales, len(rows))
-
-
-_PARAMETERS_PER_INSERT = 1000
-
-
-def _insert(con: Any, width: int, cells: Iterator[list[Any]]) -> None:
-    """Rows go in as multi-row INSERTs of about a thousand parameters: DuckDB's executemany
-    runs one statement a row (2,000 rows of 5 columns: 1.75 s against 0.11 s)."""
-    per = max(1, _PARAMETERS_PER_INSERT // width)
-    row = "(" + ", ".join("?" for _ in range(width)) + ")"
-    batch: list[Any] = []
-    count = 0
-    for cell in cells:
-        batch.extend(cell)
-        count += 1
-        if count == per:
-            con.execute(f"INSERT INTO raw VALUES {', '.join([row] * count)}", batch)
-            batch, count = [], 0
-    if count:
-        con.execute(f"INSERT INTO raw VALUES {', '.join([row] * count)}", batch)
 
 
 def _q(name: str) -> str:

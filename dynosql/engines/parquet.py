@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import files, values
+from dynosql.engines.duck import insert_rows, require_duckdb
 from dynosql.errors import ExecutionError
 
 METADATA_KEY = "dynosql.types"
@@ -33,8 +34,6 @@ SETS = {"SS": "S", "NS": "N", "BS": "B"}
 
 
 def _duckdb() -> Any:
-    from dynosql.engines.export import require_duckdb
-
     return require_duckdb("COPY … 'x.parquet'")
 
 
@@ -124,16 +123,15 @@ def write(rows: Iterator[dict[str, Any]], columns: list[str], path: str) -> list
             ddl = ", ".join(f"{_quote(n)} {learned[n].sql_type()}" for n in names)
             con.execute(f"CREATE TABLE items ({ddl or '__empty VARCHAR'})")
             spool.seek(0)
-            batch: list[list[Any]] = []
-            insert = f"INSERT INTO items VALUES ({', '.join('?' for _ in names)})"
-            for text in spool:
-                item = files.parse_jsonl(text)
-                batch.append([learned[n].cell(item.get(n, values.MISSING)) for n in names])
-                if len(batch) >= 1000:
-                    con.executemany(insert, batch)
-                    batch = []
-            if batch:
-                con.executemany(insert, batch)
+            insert_rows(
+                con,
+                "items",
+                len(names),
+                (
+                    [learned[n].cell(item.get(n, values.MISSING)) for n in names]
+                    for item in map(files.parse_jsonl, spool)
+                ),
+            )
             kinds = {n: learned[n].kind for n in names if learned[n].codes}
             metadata = json.dumps(kinds).replace("'", "''")
             target = path.replace("'", "''")
