@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from backends import Backend
 
 from dynosql.dynamo.embedded import LocalDynamo, start_local
 from dynosql.examples import datasets
@@ -201,18 +202,7 @@ def test_items_put_directly_read_back_as_items_written_by_batch_write_item(
     ]
     client = local.client()
     for name in ("direct_put", "batch_put"):
-        client.create_table(
-            TableName=name,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "N"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        Backend("moto", local.endpoint_url).create_keyed_table(name)
     assert local.put_items("direct_put", items) == 60
     assert datasets.write_items(client, "batch_put", items) == 60
     direct, batch = (client.scan(TableName=n)["Items"] for n in ("direct_put", "batch_put"))

@@ -273,18 +273,7 @@ def test_a_base_table_query_reads_its_partition_as_moto_does(
     name = unique_name("part")
     with LocalDynamo() as local:
         client = local.client()
-        client.create_table(
-            TableName=name,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": key_type},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        Backend("moto", local.endpoint_url).create_keyed_table(name, sk=("sk", key_type))
         for n in range(60):
             item = {"pk": {"S": f"p{n % 4}"}, "sk": sort_value(n), "v": {"S": f"p{n % 5}"}}
             client.put_item(TableName=name, Item=item)
