@@ -174,8 +174,8 @@ class MotoBackend(Backend):
     def put_items(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Straight into moto's table, as ``--local`` fills its examples
         (`LocalDynamo.put_items`): a test's own items are valid, and BatchWriteItem through
-        botocore and moto cost ~1 ms of CPU an item (dynalite and DynamoDB Local take them
-        through the API)."""
+        botocore and moto cost ~0.3 ms of CPU an item, 0.06 ms straight (dynalite and DynamoDB
+        Local take them through the API)."""
         return self.local.put_items(table, items)
 
     def stop(self) -> None:
