@@ -43,6 +43,7 @@ examples:
   dynosql --local -e "SELECT * FROM audit WHERE PK = 'ACTOR#ana.silva' ORDER BY SK DESC LIMIT 5"
   dynosql --local -e "SHOW HOT KEYS FROM sensors LIMIT 5"
   dynosql --local -f examples/drive.sql --format jsonl > out.jsonl
+  dynosql --local --explain -f patterns.sql        plan each statement: its operation, key and RCU
   echo "SELECT COUNT(*) FROM drive;" | dynosql --local --format csv
   dynosql --profile prod --region eu-west-1 --fail-on-scan -f report.sql -v day=2026-11-30
   dynosql --endpoint-url http://localhost:8000 -e "SHOW TABLES"
@@ -94,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
         "-e", "--execute", action="append", metavar="SQL", default=[], help="run SQL (repeatable)"
     )
     src.add_argument("-f", "--file", metavar="FILE", help="run a .sql script ('-' for stdin)")
+    src.add_argument(
+        "--explain",
+        action="store_true",
+        help="plan every statement instead of running it (only DescribeTable is sent): one row "
+        "each with its leading comment, operation, key condition, estimated RCU and whether it "
+        "would Scan; exit 3 if any would (access patterns checked in CI)",
+    )
     src.add_argument(
         "-v",
         "--var",
@@ -167,7 +175,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _serve(args)
     scripts = _scripts(args)
     interactive = scripts is None
+    if args.explain and interactive:
+        parser.error("--explain plans a script: give it with -f FILE or -e SQL")
     parsed: list[Any] = []
+    names: list[Any] = []  # --explain: where each statement is and its leading comment
     if scripts is not None:
         try:
             check_output(sys.stdout)
@@ -182,6 +193,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 parsed.extend(parse_script(script, across_runs=True))
             except DynosqlError as err:
                 return _fail(err, args, prefix=label)
+            if args.explain:
+                from dynosql.access_patterns import named
+
+                names.extend(named(script))
     settings, config = _settings(args, interactive)
     try:
         session = _connect(args, params, settings)
@@ -189,6 +204,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _fail(err, args)
     _doors(session, args, interactive)
     try:
+        if args.explain:
+            from dynosql.access_patterns import check
+
+            return check(session, parsed, names, sys.stdout, sys.stderr, args.quiet)
         if interactive:
             from dynosql.repl import ReplOptions, run_repl
 

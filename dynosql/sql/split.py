@@ -129,3 +129,35 @@ def code_only(text: str) -> str:
     return "".join(
         text[b:e] if state == "code" else _blank(text[b:e]) for state, b, e in _runs(text)
     )
+
+
+def leading_comment(chunk: Chunk) -> str:
+    """The comment just before a statement's first code, as one line ('' when there is none):
+    what names a statement in a script of access patterns (``-- invoices of a customer``).
+
+    Of several comment paragraphs (a file's header, a blank line, then the statement's own) the
+    last one is the statement's; a comment on the line where the previous statement ended is
+    that statement's, not this one's."""
+    text = chunk.text
+    if chunk.col > 1:  # the chunk starts after a `;`: the rest of that line is the previous one's
+        newline = text.find("\n")
+        text = "" if newline < 0 else text[newline + 1 :]
+    paragraph: list[str] = []
+    previous = ""
+    for state, begin, end in _runs(text):
+        piece = text[begin:end]
+        if state == "code":
+            if piece.strip():
+                break
+            # a line comment keeps its newline: one more newline after it is a blank line
+            if piece.count("\n") + (previous == "line_comment") >= 2:
+                paragraph = []
+        elif state == "line_comment":
+            paragraph.append(piece[2:].strip())
+        elif state == "block_comment":
+            body = piece[2:-2] if piece.endswith("*/") else piece[2:]
+            paragraph.extend(line.strip(" \t*") for line in body.splitlines())
+        else:
+            break
+        previous = state
+    return " ".join(p for p in paragraph if p)
