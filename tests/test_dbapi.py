@@ -7,6 +7,8 @@ server of its own."""
 from __future__ import annotations
 
 import decimal
+import subprocess
+import sys
 import warnings
 from decimal import Decimal
 from pathlib import Path
@@ -44,6 +46,78 @@ def examples(moto_examples_backend: Backend, tmp_path: Path) -> Any:
 def table(moto_backend: Backend, table_name: str) -> str:
     moto_backend.create_keyed_table(table_name, pk=("pk", "S"), sk=("sk", "N"))
     return table_name
+
+
+def test_dynosql_itself_is_the_pep_249_module_without_importing_the_driver():
+    """Generic tools take the module users import: every PEP 249 name is on ``dynosql`` and
+    is the driver's own object, and ``import dynosql`` still loads none of the driver (a
+    fresh interpreter is the only honest sys.modules)."""
+    pep_249 = {
+        *("apilevel", "threadsafety", "paramstyle", "connect", "Warning", "Error"),
+        *("InterfaceError", "DatabaseError", "DataError", "OperationalError"),
+        *("IntegrityError", "InternalError", "ProgrammingError", "NotSupportedError"),
+        *("Date", "Time", "Timestamp", "DateFromTicks", "TimeFromTicks"),
+        *("TimestampFromTicks", "Binary", "STRING", "BINARY", "NUMBER", "DATETIME", "ROWID"),
+    }
+    assert set(dynosql.DBAPI_NAMES) == pep_249 and pep_249 <= set(dbapi.__all__)
+    for name in pep_249:
+        assert getattr(dynosql, name) is getattr(dbapi, name), name
+    assert pep_249 <= set(dir(dynosql)) and pep_249 <= set(dynosql.__all__)
+    with pytest.raises(AttributeError, match="no attribute 'cursor'"):
+        dynosql.cursor  # noqa: B018
+    code = "import sys, dynosql; print(sorted(m for m in sys.modules if m.startswith('dynosql')))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "['dynosql']"
+
+
+def test_connection_attributes_are_the_exceptions_and_close_is_not_repeated(
+    moto_backend: Backend, tmp_path: Path
+):
+    examples = connect(moto_backend, tmp_path)
+    for name in ("Warning", "Error", "InterfaceError", "DatabaseError", "DataError"):
+        assert getattr(examples, name) is getattr(dynosql, name)
+    for name in ("OperationalError", "IntegrityError", "InternalError", "ProgrammingError"):
+        assert getattr(examples, name) is getattr(dynosql, name)
+    assert examples.NotSupportedError is dynosql.NotSupportedError
+    examples.close()
+    with pytest.raises(dbapi.InterfaceError, match="closed"):
+        examples.close()  # PEP 249: a closed connection is unusable, closing included
+
+
+def test_fetch_after_a_statement_without_a_result_set_raises(
+    moto_backend: Backend, table: str, tmp_path: Path
+):
+    with connect(moto_backend, tmp_path) as conn:
+        cur = conn.cursor()
+        with pytest.raises(dbapi.InterfaceError, match="before execute"):
+            cur.fetchone()
+        cur.execute(f"INSERT INTO {table} (pk, sk) VALUES ('f', 1)")
+        for fetch in (cur.fetchone, cur.fetchall, cur.fetchmany):
+            with pytest.raises(dbapi.ProgrammingError, match="no result set"):
+                fetch()
+        cur.executemany(f"INSERT INTO {table} (pk, sk) VALUES ('f', :sk)", [{"sk": 2}])
+        with pytest.raises(dbapi.ProgrammingError, match="no result set"):
+            cur.fetchall()
+        cur.execute(f"SELECT sk FROM {table} WHERE pk = 'f' AND sk = 1")
+        assert cur.fetchall() == [(1,)]
+        assert not hasattr(cur, "callproc") and not hasattr(cur, "nextset")
+
+
+def test_description_of_an_empty_result_gives_the_declared_key_types(
+    moto_backend: Backend, table: str, tmp_path: Path
+):
+    """No row shows a type: a key attribute (of the table or an index) has its declared
+    one, anything else None; COUNT is an int."""
+    with connect(moto_backend, tmp_path) as conn:
+        cur = conn.cursor()
+        cur.execute(f"SELECT sk, pk AS p, other FROM {table} WHERE pk = 'nobody'")
+        assert [d[:2] for d in cur.description] == [("sk", "N"), ("p", "S"), ("other", None)]
+        assert cur.fetchall() == []
+        cur.execute(f"SELECT * FROM {table} WHERE pk = 'nobody'")
+        assert [d[:2] for d in cur.description] == [("pk", dbapi.STRING), ("sk", dbapi.NUMBER)]
+        cur.execute(f"SELECT COUNT(*) AS n, COUNT(sk) FROM {table} WHERE pk = 'nobody'")
+        row = cur.fetchone()
+        assert row == (0, 0) and all(type(v) is int for v in row)
 
 
 def test_module_globals_and_the_exception_hierarchy():

@@ -474,7 +474,11 @@ BAD = [
         "UPDATE {t} SET tags = tags + {{1, 'a'}} WHERE pk = 'a'",
         "a set holds strings, numbers or binary",
     ),
-    ("INSERT INTO {t} VALUES (1)", "needs its column names"),
+    (
+        "INSERT INTO {t} VALUES ('a', 1, 'x')",
+        "INSERT INTO {t} VALUES without column names fills the key (pk, sk): 2 values, not 3; "
+        "name the columns: INSERT INTO {t} (pk, sk, …) VALUES (…)",
+    ),
 ]
 
 

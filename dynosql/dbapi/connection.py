@@ -17,8 +17,10 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from dynosql.dbapi import exceptions
 from dynosql.dbapi.cursor import Cursor, translated, warn
 from dynosql.dbapi.exceptions import InterfaceError, ProgrammingError
+from dynosql.dbapi.types import declared_types
 from dynosql.result import Result
 from dynosql.sql import ast, parse_script
 
@@ -31,7 +33,20 @@ BATCH_ROWS = 1000
 
 
 class Connection:
-    """PEP 249's connection; `session` is the dynosql Session under it."""
+    """PEP 249's connection; `session` is the dynosql Session under it. The exceptions are
+    its attributes too (PEP 249's optional extension: ``conn.Error``), for code that holds
+    connections to several drivers."""
+
+    Warning = exceptions.Warning
+    Error = exceptions.Error
+    InterfaceError = exceptions.InterfaceError
+    DatabaseError = exceptions.DatabaseError
+    DataError = exceptions.DataError
+    OperationalError = exceptions.OperationalError
+    IntegrityError = exceptions.IntegrityError
+    InternalError = exceptions.InternalError
+    ProgrammingError = exceptions.ProgrammingError
+    NotSupportedError = exceptions.NotSupportedError
 
     def __init__(self, session: Session, transactions: bool = False):
         self.session = session
@@ -55,9 +70,10 @@ class Connection:
             self._end("ROLLBACK")
 
     def close(self) -> None:
-        """Roll back what is queued and stop the session (and its embedded server, if any)."""
-        if self._closed:
-            return
+        """Roll back what is queued and stop the session (and its embedded server, if any).
+        A closed connection is unusable, closing it again included (InterfaceError, as PEP
+        249 has every operation on it raise)."""
+        self._check()
         try:
             if self.session.in_transaction:
                 self._end("ROLLBACK")
@@ -73,9 +89,11 @@ class Connection:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
-        """Commit on success, roll back on an error, then close."""
+        """Commit on success, roll back on an error, then close (unless the block did)."""
+        if self._closed:
+            return
         try:
-            if kind is None and not self._closed:
+            if kind is None:
                 self.commit()
         finally:
             self.close()
@@ -99,8 +117,19 @@ class Connection:
             )
         return statements[0]
 
-    def _run(self, sql: str, params: dict[str, Any]) -> Result:
-        return self._run_parsed(self._parse(sql), params)
+    def _run(self, sql: str, params: dict[str, Any]) -> tuple[ast.Statement, Result]:
+        statement = self._parse(sql)
+        return statement, self._run_parsed(statement, params)
+
+    def _declared_types(self, statement: ast.Statement) -> dict[str, str]:
+        """The declared type (``S``, ``N``, ``B``) of each column of a SELECT that is a key
+        attribute of its table or of one of its indexes (DescribeTable, cached): what
+        `description` gives for a column no row has shown a value of (an empty result)."""
+        if not isinstance(statement, ast.Select) or statement.export is not None:
+            return {}
+        with translated():
+            table = self.session.table(statement.table)
+        return declared_types(statement, table.key_types)
 
     def _run_parsed(self, statement: ast.Statement, params: dict[str, Any]) -> Result:
         session = self.session

@@ -14,8 +14,17 @@ raised by `execute`, and so `description` can name the columns and their types:
   cannot become a column after `description` was given: it is left out of the tuples and a
   `dynosql.dbapi.Warning` names it (name it in the SELECT list to have it).
 
-A missing attribute and a stored NULL both come back as None (name the attribute with
-``attribute_exists(a)`` or ``a IS NULL`` in the WHERE to tell them apart).
+Numbers come back as exact Decimals, except a COUNT column's, which are ints (pandas makes
+them int64 columns rather than float64). A missing attribute and a stored NULL both come
+back as None (name the attribute with ``attribute_exists(a)`` or ``a IS NULL`` in the WHERE
+to tell them apart).
+
+A column no row held a value of (an empty result) has the type the table declares when it
+is a key attribute of the table or of one of its indexes (``STRING`` for ``SELECT name FROM
+t`` keyed on name), else None. ``fetch*()`` after a statement that gives no result set (a
+write without RETURNING, DDL, SET) raises `ProgrammingError`. There is no ``callproc`` or
+``nextset``: PEP 249's optional methods, left out as it prefers for what the database cannot
+do (DynamoDB has no stored procedures; a statement has one result).
 """
 
 from __future__ import annotations
@@ -32,9 +41,10 @@ from types import FrameType
 from typing import Any, Protocol
 
 from dynosql.dbapi import types
-from dynosql.dbapi.exceptions import InterfaceError, NotSupportedError, Warning, translate
+from dynosql.dbapi.exceptions import InterfaceError, ProgrammingError, Warning, translate
 from dynosql.errors import DynosqlError
 from dynosql.result import Result, Row, Stats, all_columns
+from dynosql.sql import ast
 
 LOOKAHEAD = 1000
 TYPED_LOOKAHEAD = 100  # named columns: rows held at most until each has shown its type
@@ -47,7 +57,9 @@ class Connection(Protocol):
 
     def _check(self) -> None: ...
 
-    def _run(self, sql: str, params: dict[str, Any]) -> Result: ...
+    def _run(self, sql: str, params: dict[str, Any]) -> tuple[ast.Statement, Result]: ...
+
+    def _declared_types(self, statement: ast.Statement) -> dict[str, str]: ...
 
     def _batches(self, sql: str, parameter_sets: Iterable[dict[str, Any]]) -> Iterator[Result]: ...
 
@@ -98,11 +110,13 @@ class Cursor:
         self._rows: Iterator[Row] = iter(())
         self._ahead: deque[Row] = deque()
         self._columns: list[str] = []
+        self._counts: set[int] = set()  # the positions of COUNT columns: ints, not Decimals
         self._known: set[str] = set()  # the columns, and attributes already warned of
         self._rowcount = -1
         self._fetched = 0
         self._done = True
         self._closed = False
+        self._executed = False  # a statement has run since the cursor opened
         self._written: list[Stats] = []  # executemany's statements, for consumed
 
     # --- PEP 249 attributes -------------------------------------------------------------------
@@ -144,8 +158,8 @@ class Cursor:
         self._check()
         self._finish()
         params = types.parameters(parameters)
-        result = self.connection._run(operation, params)
-        self._start(result)
+        statement, result = self.connection._run(operation, params)
+        self._start(result, statement)
         return self
 
     def executemany(self, operation: str, seq_of_parameters: Sequence[Any]) -> Cursor:
@@ -164,13 +178,8 @@ class Cursor:
             written += _written(result) or 0
         self._written = stats
         self._rowcount = written
+        self._executed = True
         return self
-
-    def callproc(self, procname: str, parameters: Any = None) -> Any:
-        raise NotSupportedError("DynamoDB has no stored procedures")
-
-    def nextset(self) -> bool | None:
-        raise NotSupportedError("one statement gives one result set")
 
     def setinputsizes(self, sizes: Any) -> None:
         """Nothing to prepare: values are typed as they are bound."""
@@ -182,8 +191,13 @@ class Cursor:
 
     def fetchone(self) -> tuple[Any, ...] | None:
         self._check()
-        if self._result is None:
+        if not self._executed:
             raise InterfaceError("fetch before execute: no statement has run on this cursor")
+        if self.description is None:
+            raise ProgrammingError(
+                "the last statement gave no result set (only a SELECT, SHOW, DESCRIBE, EXPLAIN "
+                "or RETURNING gives rows): nothing to fetch"
+            )
         row = self._next()
         return None if row is None else self._tuple(row)
 
@@ -227,8 +241,9 @@ class Cursor:
             raise InterfaceError("the cursor is closed")
         self.connection._check()
 
-    def _start(self, result: Result) -> None:
+    def _start(self, result: Result, statement: ast.Statement) -> None:
         self._result = result
+        self._executed = True
         if result.kind == "status":
             written = _written(result)
             self._rowcount = -1 if written is None else written
@@ -244,9 +259,13 @@ class Cursor:
             self._read_ahead(min(self.lookahead, TYPED_LOOKAHEAD), columns)
         self._columns = columns
         self._known = set(columns)
-        self.description = [
-            (name, self._code(name), None, None, None, None, None) for name in columns
-        ]
+        counts = types.counted_columns(statement)
+        self._counts = {i for i, name in enumerate(columns) if name in counts}
+        codes = {name: self._code(name) for name in columns}
+        if None in codes.values() and result.kind == "rows":
+            declared = self.connection._declared_types(statement)
+            codes = {name: code or declared.get(name) for name, code in codes.items()}
+        self.description = [(name, codes[name], None, None, None, None, None) for name in columns]
 
     def _read_ahead(self, count: int, until_typed: list[str] | None = None) -> None:
         """Hold up to `count` rows; with `until_typed`, stop once each of those columns has
@@ -296,7 +315,13 @@ class Cursor:
                 f"{self.lookahead} rows lacked, so it is not in cursor.description and is left "
                 f"out: name it in the SELECT list (or raise cursor.lookahead)"
             )
-        return tuple(row.get(name) for name in self._columns)
+        cells = tuple(row.get(name) for name in self._columns)
+        if not self._counts:
+            return cells
+        return tuple(
+            int(v) if i in self._counts and isinstance(v, Decimal) else v
+            for i, v in enumerate(cells)
+        )
 
     def _finish(self) -> None:
         """Close the previous statement's rows: a generator stops reading where it is."""
@@ -308,6 +333,7 @@ class Cursor:
         self._result = None
         self._written = []
         self._ahead.clear()
+        self._counts = set()
         self._known = set()
         self._fetched = 0
         self._done = True

@@ -26,6 +26,7 @@ from typing import Any
 
 from dynosql import values
 from dynosql.dbapi.exceptions import DataError, NotSupportedError, ProgrammingError
+from dynosql.sql import ast
 
 
 class DBAPITypeObject:
@@ -90,6 +91,31 @@ def Binary(data: bytes | bytearray | memoryview | str) -> bytes:
 def type_code(value: Any) -> str | None:
     """The description's type code of one value (None for a missing attribute)."""
     return values.type_of(value)
+
+
+def declared_types(statement: ast.Select, keys: dict[str, str]) -> dict[str, str]:
+    """The output columns of `statement` that are key attributes (of `keys`: name → declared
+    type) read as they are: every key of ``SELECT *``, else each select-list item that is a
+    top-level attribute, under its output name."""
+    if statement.items is None:
+        return dict(keys)
+    return {
+        item.name: keys[item.expr.root]
+        for item in statement.items
+        if isinstance(item.expr, ast.Path) and item.expr.is_attribute and item.expr.root in keys
+    }
+
+
+def counted_columns(statement: ast.Statement) -> frozenset[str]:
+    """The output columns of a SELECT that are a COUNT: whole numbers, fetched as ``int``
+    (pandas makes them int64 columns; every other number stays an exact Decimal)."""
+    if not isinstance(statement, ast.Select):
+        return frozenset()
+    return frozenset(
+        item.name
+        for item in statement.items or ()
+        if isinstance(item.expr, ast.Aggregate) and item.expr.func == "COUNT"
+    )
 
 
 def parameters(given: Any) -> dict[str, Any]:

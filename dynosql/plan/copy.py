@@ -115,10 +115,4 @@ def plan_copy_from(
 
 def key_types(info: TableInfo) -> dict[str, str]:
     """Every key attribute of the table and its indexes, with its declared type."""
-    return {
-        a["AttributeName"]: a["AttributeType"] for a in info.raw.get("AttributeDefinitions", [])
-    } or {
-        name: kind
-        for name, kind in ((info.keys.pk, info.keys.pk_type), (info.keys.sk, info.keys.sk_type))
-        if name
-    }
+    return info.key_types

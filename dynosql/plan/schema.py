@@ -77,6 +77,18 @@ class TableInfo:
             return max(1, self.size_bytes // self.item_count)
         return 200  # nothing known yet: a typical small item
 
+    @property
+    def key_types(self) -> dict[str, str]:
+        """Every key attribute of the table and of its indexes, with its declared type (the
+        AttributeDefinitions): the table's key first, in key order."""
+        found: dict[str, str] = {}
+        for path in self.access_paths:
+            keys = path.keys
+            found.setdefault(keys.pk, keys.pk_type)
+            if keys.sk is not None and keys.sk_type is not None:
+                found.setdefault(keys.sk, keys.sk_type)
+        return found
+
     def index(self, name: str) -> IndexInfo:
         for ix in self.indexes:
             if ix.name == name:

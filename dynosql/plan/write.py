@@ -243,6 +243,8 @@ def plan_write(
 def _plan_insert(
     statement: ast.Insert, table: TableInfo, options: WriteOptions, source: TableInfo | None
 ) -> WritePlan:
+    if statement.rows and not statement.columns:
+        statement = replace(statement, columns=_positional_columns(statement, table))
     ph = Placeholders()
     template: dict[str, Any] = {"TableName": table.name}
     if not statement.replace:
@@ -299,6 +301,23 @@ def _plan_insert(
     if read is not None:
         plan.warnings.extend(read.warnings)
     return plan
+
+
+def _positional_columns(statement: ast.Insert, table: TableInfo) -> tuple[str, ...]:
+    """``INSERT INTO t VALUES (…)`` without column names: the values fill the table's key
+    attributes in key order (partition key, then sort key), the only attributes every item
+    has and whose order DynamoDB fixes. Anything wider must name its columns."""
+    keys = table.keys.names
+    width = len(statement.rows[0])
+    if width == len(keys):
+        return keys
+    named = ", ".join(keys)
+    raise _at(
+        statement.table_pos,
+        f"{statement.verb} INTO {table.name} VALUES without column names fills the key "
+        f"({named}): {len(keys)} value{'s' if len(keys) > 1 else ''}, not {width}; name the "
+        f"columns: {statement.verb} INTO {table.name} ({named}, …) VALUES (…)",
+    )
 
 
 def source_item(statement: ast.Insert, row: dict[str, Any]) -> dict[str, Any]:

@@ -332,16 +332,17 @@ class _WriteConverter(_Converter):
         rows: tuple[tuple[Any, ...], ...] = ()
         select = None
         if isinstance(source, exp.Values):
-            if not columns:
-                raise self.fail(
-                    f"{verb} INTO {table} needs its column names: {verb} INTO {table} (a, b) "
-                    "VALUES (…)",
-                    at=table_pos,
-                )
-            out = []
+            out: list[tuple[Any, ...]] = []
             for row in source.expressions:
                 cells = row.expressions if isinstance(row, exp.Tuple) else [row]
-                if len(cells) != len(columns):
+                if not columns and out and len(cells) != len(out[0]):
+                    # no column list: the planner names the values by the table's key
+                    raise self.fail(
+                        f"{len(cells)} value{'s' if len(cells) != 1 else ''}, "
+                        f"{len(out[0])} in the first row",
+                        row,
+                    )
+                if columns and len(cells) != len(columns):
                     raise self.fail(f"{len(cells)} values for {len(columns)} columns", row)
                 # no position per value: finding each one in the text is quadratic in the rows,
                 # and a bad value is reported by its row number instead

@@ -1,5 +1,5 @@
 """The SQLAlchemy 2 dialect: ``dynosql://`` over AWS, ``dynosql+local://`` over the embedded
-backend, both on the DB-API driver `dynosql.dbapi` (so on `dynosql.session.Session`).
+backend, both on the DB-API driver module `dynosql` (so on `dynosql.session.Session`).
 
 URLs: ``dynosql://?region=eu-west-1&profile=prod``, ``dynosql://?endpoint_url=http://127.0.0.1:8000``
 and ``dynosql+local://`` (a new embedded DynamoDB with the example tables, one per engine:
@@ -88,9 +88,9 @@ class DynosqlDialect(default.DefaultDialect):
 
     @classmethod
     def import_dbapi(cls) -> Any:
-        from dynosql import dbapi
+        import dynosql  # the PEP 249 module itself (its names come from dynosql.dbapi)
 
-        return dbapi
+        return dynosql
 
     def create_connect_args(self, url: Any) -> tuple[list[Any], dict[str, Any]]:
         if url.host or url.username or url.database:
