@@ -396,7 +396,8 @@ def test_the_programs_functions_answer_as_dynosqls() -> None:
         "SPLIT_PART": [("a,b,,c", ",", Decimal(n)) for n in (1, 3, 4, 5, -1, -5, 0)],
         "SUBSTR": [("abcdef", Decimal(s), Decimal(n)) for s in (-1, 0, 2) for n in (0, 2, 9)],
         "ROUND": [(Decimal("2.345"), Decimal(n)) for n in (-1, 0, 2, 5)],
-        "LIKE": [("abc", "a_c"), ("abc", "%b%"), ("abc", "b%")],
+        "LIKE": [("abc", "a_c"), ("abc", "%b%"), ("abc", "b%")]
+        + [(s, p, "/") for s in ("a%c", "abc", "a/c", "ab_") for p in ("a/%c", "a//c", "%/_")],
         "NOW": [("2026-05-04T13:45:12.345Z",)],
     }
     checked = 0

@@ -14,6 +14,7 @@ from dynosql.errors import SqlError
 from dynosql.session import bind
 from dynosql.sql import ast, is_complete, parse, parse_script, split_script
 from dynosql.sql.split import strip_comments
+from dynosql.sql.text import sql_text
 
 
 def where(condition: str) -> ast.Condition:
@@ -273,14 +274,78 @@ def test_not_like_is_negated(pattern: str) -> None:
     assert where(f"x NOT LIKE '{pattern}'") == ast.Not(where(f"x LIKE '{pattern}'"))
 
 
+LIKE_PATTERNS = ["abc", "", "abc%", "abc%%", "%abc", "a_c%", "a%c", "%", "_", "root/photos/%"]
+
+
+@pytest.mark.parametrize("pattern", LIKE_PATTERNS)
+def test_a_bound_like_pattern_means_what_the_written_one_does(pattern: str) -> None:
+    """The plan is chosen from the bound value, not the parameter's shape: ``x LIKE :p`` is,
+    once bound, the very condition ``x LIKE '<p>'`` is (begins_with for a prefix)."""
+    written = where(f"x LIKE '{pattern}'")
+    pending = where("x LIKE :p")
+    assert isinstance(pending, ast.LikeParam)
+    assert bind(parse("SELECT * FROM t WHERE x LIKE :p"), {"p": pattern}).where == written
+    negated = bind(parse("SELECT * FROM t WHERE x NOT LIKE :p"), {"p": pattern}).where
+    assert negated == ast.Not(written)
+
+
+@pytest.mark.parametrize(
+    "sqlalchemy, params, written",
+    [
+        (":p || '%'", {"p": "ab"}, "'ab%'"),  # startswith
+        ("'%' || :p", {"p": "ab"}, "'%ab'"),  # endswith
+        ("'%' || :p || '%'", {"p": "ab"}, "'%ab%'"),  # contains
+        (":p || '%' ESCAPE '/'", {"p": "ab/%c"}, "'ab/%c%' ESCAPE '/'"),  # autoescape
+        (":a || :b", {"a": "x", "b": "y%"}, "'xy%'"),
+        ("'a%' ESCAPE :e", {"e": "!"}, "'a%' ESCAPE '!'"),
+    ],
+)
+def test_concatenated_patterns_bind_as_one_string(
+    sqlalchemy: str, params: dict[str, str], written: str
+) -> None:
+    bound = bind(parse(f"SELECT * FROM t WHERE x LIKE {sqlalchemy}"), params).where
+    assert bound == where(f"x LIKE {written}")
+
+
+X = ast.Path(("x",), "x")
+
+
+@pytest.mark.parametrize(
+    "pattern, expected",
+    [
+        ("'ab/%c%' ESCAPE '/'", ast.Function("begins_with", X, ast.Literal("ab%c"))),
+        ("'a/bc' ESCAPE '/'", ast.Compare("=", X, ast.Literal("abc"))),  # just itself
+        ("'a//%' ESCAPE '/'", ast.Function("begins_with", X, ast.Literal("a/"))),
+        ("'%a_b' ESCAPE ''", ast.Like(X, "%a_b")),  # an empty ESCAPE escapes nothing
+        ("'%a/_b' ESCAPE '/'", "x LIKE '%a/_b' ESCAPE '/'"),  # a literal _: matched by LIKE()
+    ],
+)
+def test_like_escape(pattern: str, expected: ast.Condition | str) -> None:
+    got = where(f"x LIKE {pattern}")
+    if isinstance(expected, str):
+        assert isinstance(got, ast.Compare) and isinstance(got.left, ast.Scalar)
+        assert sql_text(got) == expected
+    else:
+        assert got == expected
+
+
 def test_like_refusals() -> None:
-    assert error("SELECT * FROM t WHERE x LIKE y").message == "LIKE takes a string pattern"
+    assert error("SELECT * FROM t WHERE x LIKE y").message == (
+        "LIKE takes a string pattern (or a :parameter)"
+    )
     assert error("SELECT * FROM t WHERE x ILIKE 'a%'").message == (
         "ILIKE is not supported: DynamoDB compares strings exactly"
     )
-    assert error("SELECT * FROM t WHERE x LIKE 'a%' ESCAPE '!'").message == (
-        "LIKE … ESCAPE is not supported"
+    assert error("SELECT * FROM t WHERE x LIKE 'a%' ESCAPE '!!'").message == (
+        "ESCAPE takes one character, got '!!'"
     )
+    assert error("SELECT * FROM t WHERE x LIKE 'a!' ESCAPE '!'").message == (
+        "the LIKE pattern 'a!' ends with its ESCAPE character"
+    )
+    statement = parse("SELECT * FROM t WHERE x LIKE :p")
+    with pytest.raises(SqlError) as info:
+        bind(statement, {"p": Decimal(5)})
+    assert (info.value.message, info.value.col) == ("LIKE takes a string pattern, got 5", 30)
 
 
 # --- parameters --------------------------------------------------------------------------------

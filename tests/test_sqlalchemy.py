@@ -140,6 +140,47 @@ def test_core_select_compiles_to_dynosql_and_runs(moto_examples_backend: Backend
     engine.dispose()
 
 
+def test_bound_like_between_in_and_limit_read_as_their_literal_forms(
+    moto_examples_backend: Backend,
+):
+    """SQLAlchemy sends every value as a parameter: like(), startswith() (``:p || '%'``),
+    endswith(), contains(), autoescape (ESCAPE '/'), between(), expanding in_() and limit()
+    give the rows, and read what (RCU), the literal SQL does: ``SK LIKE :p`` with p =
+    'root/photos/%' is the begins_with Query, not a Query of the whole partition."""
+    engine = engine_for(moto_examples_backend)
+    drive = sa.Table(
+        "drive",
+        sa.MetaData(),
+        sa.Column("PK", sa.String, primary_key=True),
+        sa.Column("SK", sa.String, primary_key=True),
+    )
+    sk = drive.c.SK
+    cases = [
+        (sk.like("root/photos/%"), "SK LIKE 'root/photos/%'"),
+        (sk.startswith("root/photos/"), "begins_with(SK, 'root/photos/')"),
+        (sk.startswith("root/photos/", autoescape=True), "SK LIKE 'root/photos/%'"),
+        (sk.endswith(".jpg"), "SK LIKE '%.jpg'"),
+        (sk.contains("photos"), "SK LIKE '%photos%'"),
+        (sk.contains("_", autoescape=True), "SK LIKE '%/_%' ESCAPE '/'"),
+        (sk.between("root/a", "root/q"), "SK BETWEEN 'root/a' AND 'root/q'"),
+        (sk.in_(["root/", "root/photos/"]), "SK IN ('root/', 'root/photos/')"),
+    ]
+    with engine.connect() as conn:
+        for condition, written in cases:
+            bound = conn.execute(select(sk).where(drive.c.PK == "DRIVE#alice", condition))
+            bound_cursor = bound.cursor
+            rows = bound.all()
+            literal = conn.exec_driver_sql(
+                f"SELECT SK FROM drive WHERE PK = 'DRIVE#alice' AND {written}"
+            )
+            literal_cursor = literal.cursor
+            assert rows == literal.all() and rows, written
+            assert bound_cursor.consumed == literal_cursor.consumed, written
+        limited = select(sk).where(drive.c.PK == "DRIVE#alice").order_by(sk).limit(2)
+        assert [r.SK for r in conn.execute(limited)] == ["root/", "root/archive/"]
+    engine.dispose()
+
+
 @pytest.mark.parametrize(
     ("build", "construct"),
     [

@@ -18,8 +18,7 @@ from typing import Any
 
 from dynosql import values
 from dynosql.evaluate import scalar
-from dynosql.evaluate.scalar import like_regex
-from dynosql.sql import ast
+from dynosql.sql import ast, like
 from dynosql.sql.keywords import ITEM_MEASURES
 from dynosql.values import MISSING
 
@@ -152,7 +151,7 @@ def matches(condition: ast.Condition | None, item: Any, value_of: Resolver = ope
         return value_of(c.path, item) is None
     if isinstance(c, ast.Like):
         v = value_of(c.path, item)
-        return isinstance(v, str) and like_regex(c.pattern).fullmatch(v) is not None
+        return isinstance(v, str) and like.regex(c.pattern).fullmatch(v) is not None
     if isinstance(c, ast.Function):
         v = value_of(c.path, item)
         if c.name == "attribute_exists":

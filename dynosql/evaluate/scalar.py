@@ -32,10 +32,10 @@ import decimal
 import re
 from collections.abc import Callable, Mapping
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
-from functools import lru_cache
 from typing import Any
 
 from dynosql import values
+from dynosql.sql import like
 from dynosql.values import MISSING
 
 EXACT = values.DECIMAL_CONTEXT
@@ -213,20 +213,10 @@ def _split_part(s: Any, sep: Any, n: Any) -> Any:
     return parts[index - 1] if index > 0 else parts[index]
 
 
-@lru_cache(maxsize=256)
-def like_regex(pattern: str) -> re.Pattern[str]:
-    """SQL LIKE: % any run of characters, _ exactly one character (the one rule, for LIKE on
-    a path in conditions and on an expression here)."""
-    parts = []
-    for ch in pattern:
-        parts.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
-    return re.compile("".join(parts), re.S)
-
-
-def _like(s: Any, pattern: Any) -> Any:
+def _like(s: Any, pattern: Any, escape: Any = None) -> Any:
     if not isinstance(s, str) or not isinstance(pattern, str):
         return None
-    return like_regex(pattern).fullmatch(s) is not None
+    return like.regex(pattern, escape).fullmatch(s) is not None
 
 
 def _starts_with(s: Any, prefix: Any) -> Any:

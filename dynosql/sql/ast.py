@@ -209,6 +209,21 @@ class Like:
 
 
 @dataclass(frozen=True)
+class LikeParam:
+    """``subject LIKE pattern [ESCAPE e]`` whose pattern or escape holds a :parameter
+    (``SK LIKE :p``; SQLAlchemy's ``startswith`` is ``SK LIKE :p || '%'``). What it means is
+    known only from the bound value: binding (dynosql/sql/bind.py) makes it the condition the
+    same pattern written as a literal gives (dynosql/sql/like.py), so the plan is chosen from
+    the value, not from the parameter's shape. Never seen by the planner."""
+
+    subject: Any  # Path, or an expression checked client-side
+    parts: tuple[Any, ...]  # Literal | Param, concatenated: the pattern
+    escape: Any = None  # Literal | Param | None
+    pos: Pos = field(default=NOWHERE, compare=False)
+    at: Pos = field(default=NOWHERE, compare=False)  # the pattern's position
+
+
+@dataclass(frozen=True)
 class IsNull:
     """``p IS NULL``: the attribute holds the NULL type (a missing attribute is not NULL)."""
 
@@ -231,7 +246,7 @@ class Not:
     item: Condition
 
 
-Condition = Compare | Between | In | Function | Like | IsNull | And | Or | Not
+Condition = Compare | Between | In | Function | Like | LikeParam | IsNull | And | Or | Not
 
 
 # --- select ------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast, keywords
+from dynosql.sql import ast, keywords, like
 from dynosql.sql.ast import MAX_LIMIT
 from dynosql.sql.spelling import (
     function_guess,
@@ -800,8 +800,10 @@ class _Converter:
             return ast.In(o(e.this), operands, self.pos(e))
         if isinstance(e, exp.Like):
             return self.like(e)
+        if isinstance(e, exp.Escape) and isinstance(e.this, exp.Like):
+            return self.like(e.this, e.expression)
         if isinstance(e, exp.Escape):
-            raise self.fail("LIKE … ESCAPE is not supported", e)
+            raise self.fail("ESCAPE follows a LIKE pattern: a LIKE 'x/%' ESCAPE '/'", e)
         if isinstance(e, exp.ILike):
             raise self.fail("ILIKE is not supported: DynamoDB compares strings exactly", e)
         if isinstance(e, exp.Is):
@@ -826,39 +828,36 @@ class _Converter:
             raise self.fail(f"{_sql(e)} is not a condition: compare it, e.g. {_sql(e)} = TRUE", e)
         raise self.fail(f"{_sql(e)} is not supported in a condition", e)
 
-    def like(self, e: exp.Like) -> ast.Condition:
-        condition = self._like(e)
+    def like(self, e: exp.Like, escape: exp.Expression | None = None) -> ast.Condition:
+        condition = self._like(e, escape)
         # sqlglot marks `x NOT LIKE p` with a flag on the LIKE node itself
         return ast.Not(condition) if e.args.get("negate") else condition
 
-    def _like(self, e: exp.Like) -> ast.Condition:
-        """LIKE 'abc%' is begins_with (a key condition when on a sort key); a pattern with
-        wildcards inside keeps its literal prefix as a begins_with the planner can use."""
-        pattern = e.expression
-        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
-            raise self.fail("LIKE takes a string pattern", e)
-        if not isinstance(e.this, exp.Column | exp.Dot | exp.Bracket):
-            # LOWER(name) LIKE '%ana%': an expression, checked client-side
-            subject = self.operand(e.this)
-            text = f"{sql_text(subject)} LIKE {sql_text(ast.Literal(pattern.this))}"
-            matched = ast.Scalar("LIKE", (subject, ast.Literal(pattern.this)), text, self.pos(e))
-            return ast.Compare("=", matched, ast.Literal(True), self.pos(e))
-        path = self.path(e.this)
-        text = pattern.this
-        at = self.pos(pattern)
-        body, wildcards = text.rstrip("%"), text[len(text.rstrip("%")) :]
-        if "%" not in body and "_" not in body:
-            if not wildcards:
-                return ast.Compare("=", path, ast.Literal(text, at), self.pos(e))
-            if body:
-                return ast.Function("begins_with", path, ast.Literal(body, at), self.pos(e))
-        prefix = re.split(r"[%_]", text, maxsplit=1)[0]
-        like = ast.Like(path, text, self.pos(e))
-        if prefix:
-            return ast.And(
-                (ast.Function("begins_with", path, ast.Literal(prefix, at), self.pos(e)), like)
-            )
-        return like
+    def _like(self, e: exp.Like, escape_node: exp.Expression | None) -> ast.Condition:
+        """LIKE 'abc%' is begins_with (a key condition when on a sort key); the rules are
+        dynosql/sql/like.py's. A pattern (or ESCAPE) that holds a :parameter, alone or
+        concatenated with strings (SQLAlchemy's ``:p || '%'``), is read when it is bound."""
+        if isinstance(e.this, exp.Column | exp.Dot | exp.Bracket):
+            subject: Any = self.path(e.this)
+        else:
+            subject = self.operand(e.this)  # LOWER(name) LIKE '%ana%': checked client-side
+        parts = tuple(self._pattern_part(p, e) for p in _concatenated(e.expression))
+        escape = None if escape_node is None else self._pattern_part(escape_node, e, "ESCAPE")
+        pending = ast.LikeParam(subject, parts, escape, self.pos(e), self.pos(e.expression))
+        if any(isinstance(p, ast.Param) for p in (*parts, escape)):
+            return pending
+        return like.bound(pending)
+
+    def _pattern_part(
+        self, node: exp.Expression, like_node: exp.Like, what: str = "LIKE"
+    ) -> ast.Literal | ast.Param:
+        if isinstance(node, exp.Literal) and node.is_string:
+            return ast.Literal(node.this, self.pos(node))
+        if isinstance(node, exp.Placeholder):
+            param = self.operand(node)  # a parameter as every operand reads one
+            if isinstance(param, ast.Param):
+                return param
+        raise self.fail(f"{what} takes a string pattern (or a :parameter)", node or like_node)
 
     def function(self, e: exp.Expression) -> ast.Condition:
         if isinstance(e, exp.Anonymous):
@@ -1171,6 +1170,15 @@ def _ungrouped(
             if found is not None:
                 return found
     return None
+
+
+def _concatenated(e: exp.Expression) -> list[exp.Expression]:
+    """The operands of ``a || b || c`` in order (one operand for anything else)."""
+    if isinstance(e, exp.DPipe):
+        return [*_concatenated(e.this), *_concatenated(e.expression)]
+    if isinstance(e, exp.Paren):
+        return _concatenated(e.this)
+    return [e]
 
 
 def _flatten(kind: type, e: exp.Expression, convert) -> list[Any]:

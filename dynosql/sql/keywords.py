@@ -70,7 +70,7 @@ STARTERS = (
 )
 WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse
 
-_CONDITION = "AND OR NOT IN BETWEEN LIKE IS MISSING"
+_CONDITION = "AND OR NOT IN BETWEEN LIKE ESCAPE IS MISSING"
 CLAUSES: dict[str, tuple[str, ...]] = {
     area: tuple(text.split())
     for area, text in {

@@ -56,6 +56,12 @@ def sql_text(node: Any, nested: bool = False) -> str:
         return f"{node.name}({', '.join(args)})"
     if isinstance(node, ast.Like):
         return f"{node.path.text} LIKE " + "'" + node.pattern.replace("'", "''") + "'"
+    if isinstance(node, ast.Param):
+        return f":{node.name}"
+    if isinstance(node, ast.LikeParam):
+        escape = "" if node.escape is None else f" ESCAPE {sql_text(node.escape)}"
+        pattern = " || ".join(sql_text(p) for p in node.parts)
+        return f"{sql_text(node.subject)} LIKE {pattern}{escape}"
     if isinstance(node, ast.IsNull):
         return f"{node.path.text} IS NULL"
     if isinstance(node, ast.Not):

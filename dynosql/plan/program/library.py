@@ -249,11 +249,19 @@ def size(value):
 _helper(
     "like",
     '''
-def like(value, pattern):
-    """SQL LIKE on a string: % any run of characters, _ exactly one."""
+def like(value, pattern, escape=None):
+    """SQL LIKE on a string: % any run of characters, _ exactly one; after the escape
+    character, a character is itself."""
     if not isinstance(value, str) or not isinstance(pattern, str):
         return False
-    regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
+    regex, escaped = "", False
+    for c in pattern:
+        if escaped or c not in ("%", "_", escape):
+            regex, escaped = regex + re.escape(c), False
+        elif c == escape:
+            escaped = True
+        else:
+            regex += ".*" if c == "%" else "."
     return re.fullmatch(regex, value, re.S) is not None
 ''',
     imports=("import re",),
@@ -640,11 +648,11 @@ def split_part(s, sep, n):
     return parts[index - 1] if index > 0 else parts[index]
 
 
-def like_value(s, pattern):
+def like_value(s, pattern, escape=None):
     """LIKE as a value (in the select list): NULL unless both are strings."""
     if not isinstance(s, str) or not isinstance(pattern, str):
         return None
-    return like(s, pattern)
+    return like(s, pattern, escape)
 ''',
     needs=("whole", "like"),
 )
