@@ -5,6 +5,8 @@ moto evaluates a ConditionExpression / FilterExpression on plain Python values
 equals the number 1, ``begins_with``/``contains`` of a Binary are false, and ``size()`` of a
 number or of a missing attribute raises (HTTP 500).
 Its ``SET a = b`` stores b's own object under a, so a later in-place DELETE from a changes b too.
+It applies an UpdateExpression's actions one by one to the stored item, so an action that fails
+(``ADD n :set`` on a number) left the ones before it written.
 The write fuzzer (tests/test_write_fuzz.py) found each; DynamoDB Local and dynalite answer as
 DynamoDB's documentation says. :func:`follow_dynamodb_conditions` replaces the few methods
 involved, once per process, on moto's own classes (moto runs in this process only as dynosql's
@@ -28,6 +30,9 @@ The rules, from AWS's documentation:
   missing attribute; DynamoDB Local and dynalite answer so.
 - ``SET a = b`` copies b's value
   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html).
+- An UpdateItem is atomic: it applies all of its UpdateExpression or nothing ("UpdateItem …
+  edits an existing item's attributes", one operation; DynamoDB Local leaves the item as it
+  was when an action is refused).
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ def follow_dynamodb_conditions() -> None:
     try:
         from moto.dynamodb import comparisons as c
         from moto.dynamodb.models.dynamo_type import DynamoType
-        from moto.dynamodb.parsing.executors import SetExecutor
+        from moto.dynamodb.parsing.executors import SetExecutor, UpdateExpressionExecutor
     except ImportError:  # pragma: no cover - another moto layout
         return
     if not all(
@@ -162,6 +167,23 @@ def follow_dynamodb_conditions() -> None:
         return copy.deepcopy(moto_value(executor))
 
     SetExecutor.get_action_value = a_copy_of_the_value  # type: ignore[method-assign,assignment]
+
+    # All or nothing: the item's attributes as they were, should an action fail
+    moto_execute = UpdateExpressionExecutor.execute
+
+    def all_or_nothing(executor: Any, node: Any = None) -> None:
+        if node is not None:  # moto's own recursion into the expression's parts
+            return moto_execute(executor, node)
+        attrs = executor.item.attrs
+        before = copy.deepcopy(attrs)
+        try:
+            return moto_execute(executor)
+        except BaseException:
+            attrs.clear()
+            attrs.update(before)
+            raise
+
+    UpdateExpressionExecutor.execute = all_or_nothing  # type: ignore[method-assign,assignment]
 
 
 def _bytes(value: Any) -> bytes:

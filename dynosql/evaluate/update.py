@@ -63,6 +63,27 @@ def apply_update(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) 
     return new
 
 
+def modified(
+    image: dict[str, Any] | None,
+    old: dict[str, Any] | None,
+    assignments: tuple[ast.Assignment, ...],
+) -> dict[str, Any]:
+    """PartiQL's ``RETURNING MODIFIED OLD|NEW *`` (UpdateItem's UPDATED_OLD/UPDATED_NEW) of one
+    item: of `image` (the item before or after the UPDATE), each top-level attribute a change
+    touched, whole (``SET m.b.x = 5`` returns all of ``m``), as DynamoDB Local answers. A
+    REMOVE of a path the item lacked touches nothing; the rest always touch their attribute,
+    even where the value stays the same. Empty when none is in the image (PartiQL then
+    returns no row)."""
+    if image is None:
+        return {}
+    touched: dict[str, None] = {}
+    for a in assignments:
+        if a.action == "remove" and (old is None or resolve(old, a.path) is MISSING):
+            continue
+        touched[str(a.path.root)] = None
+    return {name: image[name] for name in touched if name in image}
+
+
 def refused_number(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) -> str | None:
     """Why DynamoDB would refuse these changes on `item` for a number it cannot store (see
     NumberRefused), or None. `item` may hold only some attributes (those a guarded UPDATE

@@ -107,8 +107,15 @@ class Literal:
 
 @dataclass(frozen=True)
 class Param:
+    """``:name``, or a ``?``: the n-th ``?`` of a statement is named ``n`` (positional)."""
+
     name: str
     pos: Pos = field(default=NOWHERE, compare=False)
+
+    @property
+    def positional(self) -> bool:
+        """A ``?`` (a ``:name`` never starts with a digit)."""
+        return self.name.isdigit()
 
 
 @dataclass(frozen=True)
@@ -506,10 +513,13 @@ class ReturnColumn:
 @dataclass(frozen=True)
 class Returning:
     """``RETURNING *`` (the item after the write), ``RETURNING old.*`` (before it), or a list
-    of columns (`columns`: then `old` is unused, each column says which image it reads)."""
+    of columns (`columns`: then `old` is unused, each column says which image it reads).
+    PartiQL's ``RETURNING ALL NEW *`` / ``ALL OLD *`` are ``*`` / ``old.*``; its ``MODIFIED
+    NEW *`` / ``MODIFIED OLD *`` (`modified`) keep only the attributes the UPDATE changed."""
 
     old: bool = False
     columns: tuple[ReturnColumn, ...] | None = None
+    modified: bool = False
 
 
 @dataclass(frozen=True)

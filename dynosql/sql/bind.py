@@ -1,11 +1,14 @@
 """Parameters: ``-v name=value`` (and ``name:=json``) read into values, and every ``:name`` of
-a statement replaced by its value before planning."""
+a statement replaced by its value before planning. A ``?`` (PartiQL's positional parameter) is
+the parameter named by its place: the n-th ``?`` of a statement is ``n`` (``-v 1=value``;
+`positional` names a sequence of values so)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -81,8 +84,9 @@ def _resolve(node: ast.Literal | ast.Param | ast.Collection, params: dict[str, A
         return node.value
     if isinstance(node, ast.Param):
         if node.name not in params:
+            shown = f"the {_ordinal(int(node.name))} ?" if node.positional else f":{node.name}"
             raise SqlError(
-                f"no value for :{node.name} (give one with -v {node.name}=value)",
+                f"no value for {shown} (give one with -v {node.name}=value)",
                 node.pos.line,
                 node.pos.col,
             )
@@ -96,6 +100,16 @@ def _resolve(node: ast.Literal | ast.Param | ast.Collection, params: dict[str, A
     if found is None:
         raise SqlError(values.SET_RULE, node.pos.line, node.pos.col)
     return found
+
+
+def positional(values_: Sequence[Any]) -> dict[str, Any]:
+    """Values for a statement's ``?`` parameters, in order: the n-th binds the n-th ``?``."""
+    return {str(n): value for n, value in enumerate(values_, 1)}
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _limit_value(literal: ast.Literal) -> int:

@@ -8,6 +8,7 @@ dispatcher (``parser``) can import the statement parsers without a cycle.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import logging
 import re
@@ -18,6 +19,8 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
+from sqlglot.parser import Parser as _SqlglotParser
+from sqlglot.tokens import TokenType
 
 from dynosql import values
 from dynosql.errors import SqlError
@@ -41,6 +44,21 @@ class DynoSQL(Dialect):
     """Our dialect: DynamoDB attribute names are case-sensitive; 'strings', "identifiers"."""
 
     NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_SENSITIVE
+
+    class Parser(_SqlglotParser):
+        """sqlglot's parser, except that a ``?`` (PartiQL's positional parameter) keeps where it
+        stands (sqlglot keeps no position on one): the converter numbers it by the ``?`` before
+        it, so the n-th ``?`` of a statement is the parameter named ``n``."""
+
+        PLACEHOLDER_PARSERS = {
+            **_SqlglotParser.PLACEHOLDER_PARSERS,
+            TokenType.PLACEHOLDER: lambda self: self._positional(),
+        }
+
+        def _positional(self) -> exp.Placeholder:
+            node = self.expression(exp.Placeholder(this="?"))
+            node.meta["start"] = self._prev.start
+            return node
 
 
 # IN on a key becomes one request per value (Query) or 100 keys per BatchGetItem; on other
@@ -281,6 +299,7 @@ class _Converter:
         self.chunk = chunk
         self.code = code_only(chunk.text)
         self._aggregate_at = 0  # where the next aggregate's written name is looked for
+        self._question_marks: list[int] | None = None  # where each ? of the code stands
 
     # positions
     def pos(self, node: exp.Expression | None) -> ast.Pos:
@@ -704,9 +723,92 @@ class _Converter:
             if int(value.this) > MAX_LIMIT:
                 raise self.fail(f"LIMIT takes a whole number up to {MAX_LIMIT}", value)
             return int(value.this)
-        if isinstance(value, exp.Placeholder) and value.name and value.name != "?":
-            return ast.Param(value.name, self.pos(value))  # type: ignore[return-value]
+        if isinstance(value, exp.Placeholder):
+            return self.param(value)  # type: ignore[return-value]
         raise self.fail("LIMIT takes a whole number", value or node)
+
+    def param(self, e: exp.Placeholder, locate: bool = True) -> ast.Param:
+        """``:name``, or a ``?``: the n-th ``?`` of the statement is the parameter ``n``
+        (``-v 1=value``; the DB-API's qmark parameters, in order)."""
+        start = e.meta.get("start")
+        if e.name == "?" and start is not None:
+            if self._question_marks is None:  # found once: a VALUES of 10,000 rows has many
+                self._question_marks = [m.start() for m in re.finditer(r"\?", self.code)]
+            n = bisect.bisect_left(self._question_marks, start) + 1
+            return ast.Param(str(n), self.at(start) if locate else ast.NOWHERE)
+        if not e.name or e.name == "?":  # pragma: no cover - every ? comes from our parser
+            raise self.fail("a parameter is ? or :name", e)
+        return ast.Param(e.name, self.pos(e) if locate else ast.NOWHERE)
+
+    # values
+    def value_operand(
+        self, e: exp.Expression, locate: bool = True
+    ) -> ast.Literal | ast.Param | ast.Collection:
+        """A value as written (in a write, or compared in a condition: ``l = [1, 2]``); a
+        list, map or set holding a parameter stays a Collection until the statement is bound. `locate=False` (the rows of VALUES) keeps no
+        positions: finding each value in the text is quadratic in the rows."""
+        if isinstance(e, exp.Paren):
+            return self.value_operand(e.this, locate)
+        if isinstance(e, exp.Placeholder):
+            return self.param(e, locate)
+        if isinstance(e, exp.Array | exp.Struct) and e.find(exp.Placeholder) is not None:
+            return self.collection(e, locate)
+        return ast.Literal(self.value(e), self.pos(e) if locate else ast.NOWHERE)
+
+    def collection(self, e: exp.Array | exp.Struct, locate: bool) -> ast.Collection:
+        """A list, map or set with a :parameter inside; its elements' types (a set's must be
+        of one type) are checked when it is bound, by the rule a literal set follows. It is
+        placed at its first element (sqlglot keeps no position on a bracket)."""
+        items = e.expressions
+        if isinstance(e, exp.Array):
+            elements = tuple(self.value_operand(i, locate) for i in items)
+            return ast.Collection("L", elements, pos=elements[0].pos)
+        if all(isinstance(i, exp.PropertyEQ) for i in items):
+            elements = tuple(self.value_operand(i.expression, locate) for i in items)
+            keys = tuple(i.this.name for i in items)
+            return ast.Collection("M", elements, keys, elements[0].pos)
+        elements = tuple(self.value_operand(i, locate) for i in items)
+        literals = [x.value for x in elements if isinstance(x, ast.Literal)]
+        if any(isinstance(x, ast.Collection) for x in elements) or (
+            literals and values.set_of(literals) is None
+        ):  # refused now, as the same set of literals would be
+            raise self.fail(values.SET_RULE, e)
+        return ast.Collection("set", elements, pos=elements[0].pos)
+
+    def value(self, e: exp.Expression) -> Any:
+        if isinstance(e, exp.Paren):
+            return self.value(e.this)
+        if isinstance(e, exp.Literal):
+            return e.this if e.is_string else self.number(e.this, e)
+        if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
+            return self.number(e.this.this, e, negative=True)
+        if isinstance(e, exp.Boolean):
+            return bool(e.this)
+        if isinstance(e, exp.Null):
+            return None
+        if isinstance(e, exp.Array):
+            return [self.value(v) for v in e.expressions]
+        if isinstance(e, exp.Struct):
+            items = e.expressions
+            if items and all(isinstance(i, exp.PropertyEQ) for i in items):
+                out: dict[str, Any] = {}
+                for i in items:
+                    if i.this.name in out:  # PartiQL refuses it too: never the last one silently
+                        raise self.fail(f"the map names {i.this.name} twice", i)
+                    out[i.this.name] = self.value(i.expression)
+                return out
+            if not items:
+                return {}  # PartiQL's {} too: the empty map (DynamoDB has no empty set)
+            elements = [self.value(i) for i in items]
+            found = values.set_of(elements)
+            if found is None:
+                raise self.fail(values.SET_RULE, e)
+            if len(found) != len(elements):  # <<1, 1>>: PartiQL refuses it, so does dynosql
+                raise self.fail("a set holds each value once: a value is written twice", e)
+            return found
+        raise self.fail(
+            f"{_sql(e)} is not a value: use a literal, a list [..], a map or set {{..}}", e
+        )
 
     # paths
     def path(self, e: exp.Expression) -> ast.Path:
@@ -926,9 +1028,7 @@ class _Converter:
         if isinstance(e, exp.Null):
             return ast.Literal(None, self.pos(e))
         if isinstance(e, exp.Placeholder):
-            if not e.name or e.name == "?":
-                raise self.fail("parameters are named: :name", at=self.find(r"\?"))
-            return ast.Param(e.name, self.pos(e))
+            return self.param(e)
         if isinstance(e, exp.Anonymous) and e.name.lower() == "size":
             if len(e.expressions) != 1:
                 raise self.fail("size() takes 1 argument", e)
@@ -941,6 +1041,8 @@ class _Converter:
                 return aliases[e.name].expr
         if isinstance(e, exp.Column | exp.Dot | exp.Bracket):
             return self.path(e)
+        if isinstance(e, exp.Array | exp.Struct):  # [1, 2], {'k': 1}, {'a', 'b'} (<<'a', 'b'>>)
+            return self.value_operand(e)  # type: ignore[return-value]
         if type(e) in AGGREGATES:
             raise self.fail("aggregates are not allowed in WHERE; use HAVING", e)
         return self.scalar(e, aliases, allow_aggregates)

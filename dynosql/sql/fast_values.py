@@ -218,7 +218,10 @@ class _Reader:
                 if key[0] != _STRING:
                     raise _GiveUp
                 self.expect(":")
-                out[key[1][1:-1].replace("''", "'")] = self.value()
+                name = key[1][1:-1].replace("''", "'")
+                if name in out:  # refused: the full parser says where
+                    raise _GiveUp
+                out[name] = self.value()
             self.expect("}")
             return out
         elements = [first]
@@ -226,7 +229,7 @@ class _Reader:
             elements.append(self.value())
         self.expect("}")
         found = values.set_of(elements)
-        if found is None:
+        if found is None or len(found) != len(elements):  # refused: the full parser says where
             raise _GiveUp
         return found
 

@@ -82,8 +82,9 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "show": "TABLES HOT KEYS ENTITIES FROM BY WITH SIZES SAMPLE PERCENT REPEATABLE LIMIT CREATE "
         "TABLE",
         "set": "TO",
-        "write": "INTO VALUES SELECT ON CONFLICT DO NOTHING SET REMOVE FROM WHERE RETURNING "
-        + _CONDITION,
+        # VALUE and ALL|MODIFIED OLD|NEW: PartiQL's INSERT INTO t VALUE {…} and RETURNING
+        "write": "INTO VALUES VALUE SELECT ON CONFLICT DO NOTHING SET REMOVE FROM WHERE "
+        "RETURNING ALL MODIFIED OLD NEW " + _CONDITION,
         "transaction": "TRANSACTION WORK",
         "table": "TABLE INDEX ON PRIMARY KEY BILLING PROVISIONED WITH GSI LSI PROJECTION TTL "
         "DELETION PROTECTION POINT IN TIME RECOVERY SET OFF",
@@ -119,6 +120,8 @@ FUNCTIONS = (
     Function("size", "operand", 1),
     Function("if_not_exists", "update", 2),
     Function("list_append", "update", 2),
+    Function("set_add", "update", 2),  # PartiQL's ADD of set elements
+    Function("set_delete", "update", 2),  # PartiQL's DELETE of set elements
     # scalar expressions, computed client-side (dynosql/evaluate/scalar.py); arity: the most
     *(
         Function(name, "scalar", arity)

@@ -19,7 +19,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from dynosql.errors import SqlError
-from dynosql.sql import ast, keywords, table_and_copy_parse
+from dynosql.sql import ast, keywords, partiql, table_and_copy_parse
 from dynosql.sql.convert import (
     MAX_LIMIT,
     DynoSQL,
@@ -98,6 +98,16 @@ _SELECT_WORDS = keywords.words("select", "explain") | frozenset(keywords.LITERAL
 
 
 def parse_chunk(chunk: Chunk) -> ast.Statement:
+    written = chunk
+    chunk = partiql.bags(chunk)  # <<'a', 'b'>> is the set {'a', 'b'}
+    statement = _parse_chunk(chunk)
+    if chunk is not written and isinstance(statement, ast.Insert | ast.Update | ast.Delete):
+        # the undo journal's header keeps the statement as written
+        statement = dataclasses.replace(statement, source=written.text.strip())
+    return statement
+
+
+def _parse_chunk(chunk: Chunk) -> ast.Statement:
     code = strip_comments(chunk.text)
     _check_first_word(chunk, code)
     if m := _SHOW_TABLES.match(code):

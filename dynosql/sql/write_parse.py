@@ -21,7 +21,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast, keywords
+from dynosql.sql import ast, keywords, partiql
 from dynosql.sql.convert import (
     DynoSQL,
     _Converter,
@@ -40,6 +40,7 @@ from dynosql.sql.split import Chunk, code_only, strip_comments, unterminated_quo
 _LEADING = keywords.leading(keywords.starters(*keywords.WRITE_FAMILIES))
 _WORDS = keywords.words("write", "select") | frozenset(keywords.LITERALS)  # for "did you mean"
 _UPDATE_FUNCTIONS = keywords.functions("update")
+_SET_FUNCTIONS = ("set_add", "set_delete")  # PartiQL's ADD and DELETE of set elements
 _PUTS = tuple(s.word for s in keywords.starters("put"))  # INSERT, UPSERT, REPLACE
 _TRANSACTION = re.compile(
     r"\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK)(?:\s+(?:WORK|TRANSACTION))?\s*$", re.I
@@ -47,8 +48,8 @@ _TRANSACTION = re.compile(
 _UNDO = re.compile(
     r"\s*UNDO\s+(?:'((?:[^']|'')+)'|(LAST))((?:\s+FORCE\s+(?:TARGET|DAMAGED))*)\s*$", re.I
 )
-_REMOVE = re.compile(r",?\s*\bREMOVE\b", re.I)
-_REMOVE_END = re.compile(r"\b(WHERE|RETURNING)\b", re.I)
+_CLAUSE = re.compile(r"\b(SET|REMOVE)\b", re.I)  # an UPDATE's clauses, as often as written
+_CLAUSES_END = re.compile(r"\b(WHERE|RETURNING)\b", re.I)
 
 
 def is_write(chunk_text: str) -> bool:
@@ -117,19 +118,23 @@ def _parse_write(chunk: Chunk) -> ast.Statement:
         raise _error(
             chunk, chunk.text, opened, f"unterminated {what}: no closing {chunk.text[opened]}"
         )
-    text = chunk.text
+    text, returning = partiql.cut_returning(chunk.text)
     start = _first(code_only(text))
     word = code_only(text)[start:].split(None, 1)[0].upper()
     if word in ("UPSERT", "REPLACE"):
         text = text[:start] + "INSERT".ljust(len(word)) + text[start + len(word) :]
     if word in _PUTS:
-        fast = _insert_fast(chunk, text, code, word)
+        converter = _WriteConverter(Chunk(text, chunk.line, chunk.col), verb=word)
+        value = partiql.value_at(strip_comments(text))
+        if value is not None:  # PartiQL's INSERT INTO t VALUE {…}: one item
+            return _returning(converter, converter.insert_value(text, *value), returning)
+        fast = _insert_fast(chunk, text, strip_comments(text), word)
         if fast is not None:
-            return fast
+            return _returning(converter, fast, returning)
     converter = _WriteConverter(Chunk(text, chunk.line, chunk.col), verb=word)
     removes: list[ast.Assignment] = []
     if word == "UPDATE":
-        text, removes = converter.cut_removes(text)
+        text, removes = converter.merge_clauses(text)
         dummy_at = converter.dummy_at
         converter = _WriteConverter(Chunk(text, chunk.line, chunk.col), verb=word)
         converter.dummy_at = dummy_at
@@ -137,11 +142,35 @@ def _parse_write(chunk: Chunk) -> ast.Statement:
         trees = [t for t in sqlglot.parse(text, read=DynoSQL) if t is not None]
         if len(trees) != 1 or not isinstance(trees[0], exp.Expression):
             raise SqlError("expected one statement", chunk.line, chunk.col)
-        return converter.statement(trees[0], removes)
+        return _returning(converter, converter.statement(trees[0], removes), returning)
     except (ParseError, TokenError) as err:
         raise _guessing_syntax_error(Chunk(text, chunk.line, chunk.col), err, _WORDS) from None
     except RecursionError:
         raise SqlError("the statement nests too deeply", chunk.line, chunk.col) from None
+
+
+def _returning(
+    converter: _WriteConverter, statement: ast.Statement, cut: partiql.Returning | None
+) -> ast.Statement:
+    """`statement` with PartiQL's RETURNING ALL|MODIFIED OLD|NEW * (cut out of its text), as
+    PartiQL allows it: DELETE takes ALL OLD * only (the item deleted), MODIFIED is UPDATE's
+    (the attributes it changed); dynosql's INSERT takes ALL OLD * and ALL NEW * too."""
+    if cut is None:
+        return statement
+    at = converter.at(cut.at)
+    if isinstance(statement, ast.Delete) and cut.what != "ALL OLD *":
+        raise converter.fail(
+            f"DELETE … RETURNING takes ALL OLD * (the item deleted), not {cut.what}", at=at
+        )
+    if isinstance(statement, ast.Insert) and cut.returning.modified:
+        raise converter.fail(
+            f"RETURNING {cut.what} is UPDATE's (the attributes it changes): INSERT takes "
+            "RETURNING ALL NEW * (or ALL OLD *)",
+            at=at,
+        )
+    if not isinstance(statement, ast.Insert | ast.Update | ast.Delete):
+        raise converter.fail(f"RETURNING {cut.what} belongs to a write", at=at)
+    return dataclasses.replace(statement, returning=cut.returning)
 
 
 def _insert_fast(chunk: Chunk, text: str, code: str, verb: str) -> ast.Insert | None:
@@ -199,21 +228,54 @@ class _WriteConverter(_Converter):
         self.verb = verb
         self.dummy_at: int | None = None
 
-    # --- REMOVE ---------------------------------------------------------------------------------
+    # --- SET and REMOVE clauses -------------------------------------------------------------------
 
-    def cut_removes(self, text: str) -> tuple[str, list[ast.Assignment]]:
-        """Blank ``[,] REMOVE p, q`` out of an UPDATE; parse the paths on their own."""
+    def merge_clauses(self, text: str) -> tuple[str, list[ast.Assignment]]:
+        """An UPDATE's SET and REMOVE clauses as one SET list for sqlglot, and the REMOVE
+        paths. PartiQL repeats a clause per change (``SET a = 1 SET b = 2 REMOVE c REMOVE d``)
+        where SQL lists them (``SET a = 1, b = 2 REMOVE c, d``); both are read. Every REMOVE
+        clause is cut out (blanked: positions stay right) and its paths parsed on their own;
+        every SET after the first becomes a comma. (sqlglot alone keeps only the last of
+        several SETs: the others were silently dropped.)"""
         code = code_only(text)
-        m = _REMOVE.search(code)
-        if not m:
-            return text, []
-        word = m.end() - len("REMOVE")
-        end_m = _REMOVE_END.search(code, m.end())
+        end_m = _CLAUSES_END.search(code)
         end = end_m.start() if end_m else len(code)
-        # the paths alone, with SELECT in place of REMOVE (same length: positions stay right)
-        only = "".join(c if c == "\n" else " " for c in text[:word])
-        only += "SELECT" + text[word + 6 : end]
-        only += "".join(c if c == "\n" else " " for c in text[end:])
+        marks = [m for m in _CLAUSE.finditer(code, 0, end)]
+        removes: list[ast.Assignment] = []
+        out = text
+        first_set = True
+        first_remove: tuple[int, int] | None = None
+        for i, m in enumerate(marks):
+            stop = marks[i + 1].start() if i + 1 < len(marks) else end
+            if m.group(1).upper() == "SET":
+                if not first_set:
+                    out = out[: m.start()] + ",  " + out[m.end() :]
+                first_set = False
+                continue
+            start = m.start()
+            back = code[:start].rstrip()
+            if back.endswith(","):  # SET a = 1, REMOVE b
+                start = len(back) - 1
+            removes.extend(self._removed_paths(text, m.end() - len("REMOVE"), stop))
+            out = out[:start] + partiql.blank(out[start:stop]) + out[stop:]
+            if first_remove is None:
+                first_remove = (start, stop)
+        if removes and first_set:  # REMOVE alone: a placeholder SET, skipped in `update`
+            assert first_remove is not None
+            start, stop = first_remove
+            filler = f" SET {_DUMMY}=1"
+            if stop - start < len(filler):  # pragma: no cover - "REMOVE x" is long enough
+                raise self.fail("REMOVE takes attribute paths: REMOVE a, b.c", at=self.at(start))
+            out = out[:start] + filler + out[start + len(filler) :]
+            self.dummy_at = start
+        return out, removes
+
+    def _removed_paths(self, text: str, word: int, end: int) -> list[ast.Assignment]:
+        """The paths of the REMOVE clause at `word` (up to `end`), parsed on their own: the
+        text with SELECT in place of REMOVE (same length) and everything else blanked."""
+        only = (
+            partiql.blank(text[:word]) + "SELECT" + text[word + 6 : end] + partiql.blank(text[end:])
+        )
         try:
             tree = sqlglot.parse_one(only, read=DynoSQL)
         except (ParseError, TokenError) as err:
@@ -226,15 +288,7 @@ class _WriteConverter(_Converter):
                 raise self.fail("REMOVE takes attribute paths: REMOVE a, b.c", e)
             path = self.path(e)
             removes.append(ast.Assignment("remove", path, None, path.pos))
-        blank = "".join(c if c == "\n" else " " for c in text[m.start() : end])
-        has_set = re.search(r"\bSET\b", code[: m.start()], re.I)
-        if not has_set:
-            filler = f" SET {_DUMMY}=1"
-            if len(blank) < len(filler):  # pragma: no cover - "REMOVE x" is long enough
-                raise self.fail("REMOVE takes attribute paths: REMOVE a, b.c", at=self.at(word))
-            blank = filler + blank[len(filler) :]
-            self.dummy_at = m.start()
-        return text[: m.start()] + blank + text[end:], removes
+        return removes
 
     # --- statements -----------------------------------------------------------------------------
 
@@ -380,6 +434,53 @@ class _WriteConverter(_Converter):
             table_pos=table_pos,
         )
 
+    def insert_value(self, text: str, table_at: int, table_end: int, brace: int) -> ast.Insert:
+        """PartiQL's ``INSERT INTO t VALUE {'k': v, …}``: one item, its map's keys the columns
+        (the table name read before VALUE, the map read on its own: SELECT in place of the
+        statement's first word, everything else blanked, positions kept)."""
+        code = code_only(text)
+        close = partiql.closing_brace(code, brace)
+        if close is None:
+            raise self.fail("VALUE takes one item: a map {'k': v, …}", at=self.at(brace))
+        rest = code[close + 1 :]
+        if rest.strip():
+            more = rest.lstrip()
+            raise self.fail(
+                "INSERT … VALUE takes one item {…} (several: one INSERT each, or "
+                f"VALUES (…), (…) with a column list), not {more.split()[0][:20]} after it",
+                at=self.at(close + 1 + len(rest) - len(more)),
+            )
+        table = _unquote(text[table_at:table_end])
+        table_pos = self.at(table_at)
+        first = _first(code)  # INSERT (UPSERT and REPLACE read as it): six letters
+        only = partiql.blank(text[:first]) + "SELECT" + partiql.blank(text[first + 6 : brace])
+        only += text[brace : close + 1] + partiql.blank(text[close + 1 :])
+        try:
+            tree = sqlglot.parse_one(only, read=DynoSQL)
+        except (ParseError, TokenError) as err:
+            raise _syntax_error(Chunk(only, self.chunk.line, self.chunk.col), err) from None
+        item = tree.expressions[0] if isinstance(tree, exp.Select) and tree.expressions else None
+        if not isinstance(item, exp.Struct) or not all(
+            isinstance(i, exp.PropertyEQ) for i in item.expressions
+        ):
+            raise self.fail("VALUE takes one item: a map {'k': v, …}", at=self.at(brace))
+        columns = tuple(i.this.name for i in item.expressions)
+        for i, name in enumerate(columns):
+            if name in columns[:i]:
+                raise self.fail(f"the item names {name} twice", item.expressions[i])
+        if not columns:
+            raise self.fail(f"the item holds no attributes: {table} needs its key", at=table_pos)
+        row = tuple(self.value_operand(i.expression) for i in item.expressions)
+        return ast.Insert(
+            table,
+            columns,
+            (row,),
+            replace=self.verb != "INSERT",
+            verb=self.verb,
+            pos=self.at(first),
+            table_pos=table_pos,
+        )
+
     def update(self, tree: exp.Update, start: ast.Pos, removes: list[ast.Assignment]) -> ast.Update:
         table, table_pos = self.table_name(tree.this)
         for arg in ("from_", "from", "joins", "order", "limit", "with_"):
@@ -421,6 +522,8 @@ class _WriteConverter(_Converter):
             raise self.fail(f"{_sql(e)}: SET takes path = value", e)
         path = self.path(e.this)
         right = e.expression
+        if isinstance(right, exp.Anonymous) and right.name.lower() in _SET_FUNCTIONS:
+            return self.set_change(path, right)
         if isinstance(right, exp.Add | exp.Sub):
             op = "+" if isinstance(right, exp.Add) else "-"
             left = self.update_operand(right.this)
@@ -442,9 +545,31 @@ class _WriteConverter(_Converter):
                 raise self.fail("DynamoDB has no empty sets", right)
         return ast.Assignment("set", path, value, path.pos)
 
+    def set_change(self, path: ast.Path, e: exp.Anonymous) -> ast.Assignment:
+        """PartiQL's ``s = set_add(s, <<…>>)`` and ``s = set_delete(s, <<…>>)``: DynamoDB's
+        ADD and DELETE of set elements (``s = s + {…}``, ``s = s - {…}``)."""
+        name = e.name.lower()
+        if len(e.expressions) != 2:
+            raise self.fail(f"{name}() takes 2 arguments: {name}(path, <<…>>)", e)
+        first, value = self.path(e.expressions[0]), self.value_operand(e.expressions[1])
+        if first != path:
+            raise self.fail(
+                f"{name}() changes the set it is assigned to: {path.text} = "
+                f"{name}({path.text}, <<…>>)",
+                e,
+            )
+        if isinstance(value, ast.Literal | ast.Collection) and _set_value(value) is None:
+            raise self.fail(f"{name}() takes a set second: {name}({path.text}, <<…>>)", e)
+        action = "add" if name == "set_add" else "delete"
+        return ast.Assignment(action, path, value, path.pos)
+
     def update_operand(self, e: exp.Expression) -> Any:
         if isinstance(e, exp.Paren):
             return self.update_operand(e.this)
+        if isinstance(e, exp.Anonymous) and e.name.lower() in _SET_FUNCTIONS:
+            raise self.fail(
+                f"{e.name.lower()}() is a whole change: path = {e.name.lower()}(path, <<…>>)", e
+            )
         if isinstance(e, exp.Add | exp.Sub):
             raise self.fail("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2", e)
         if isinstance(e, exp.Anonymous) and e.name.lower() in _UPDATE_FUNCTIONS:
@@ -461,74 +586,6 @@ class _WriteConverter(_Converter):
         ):
             return self.path(e)
         return self.value_operand(e)
-
-    # --- values ---------------------------------------------------------------------------------
-
-    def value_operand(
-        self, e: exp.Expression, locate: bool = True
-    ) -> ast.Literal | ast.Param | ast.Collection:
-        """A value as written; a list, map or set holding a :parameter stays a Collection
-        until the statement is bound. `locate=False` (the rows of VALUES) keeps no
-        positions: finding each value in the text is quadratic in the rows."""
-        if isinstance(e, exp.Paren):
-            return self.value_operand(e.this, locate)
-        if isinstance(e, exp.Placeholder):
-            if not e.name or e.name == "?":
-                raise self.fail("parameters are named: :name", at=self.find(r"\?"))
-            return ast.Param(e.name, self.pos(e) if locate else ast.NOWHERE)
-        if isinstance(e, exp.Array | exp.Struct) and e.find(exp.Placeholder) is not None:
-            return self.collection(e, locate)
-        return ast.Literal(self.value(e), self.pos(e) if locate else ast.NOWHERE)
-
-    def collection(self, e: exp.Array | exp.Struct, locate: bool) -> ast.Collection:
-        """A list, map or set with a :parameter inside; its elements' types (a set's must be
-        of one type) are checked when it is bound, by the rule a literal set follows. It is
-        placed at its first element (sqlglot keeps no position on a bracket)."""
-        items = e.expressions
-        if isinstance(e, exp.Array):
-            elements = tuple(self.value_operand(i, locate) for i in items)
-            return ast.Collection("L", elements, pos=elements[0].pos)
-        if all(isinstance(i, exp.PropertyEQ) for i in items):
-            elements = tuple(self.value_operand(i.expression, locate) for i in items)
-            keys = tuple(i.this.name for i in items)
-            return ast.Collection("M", elements, keys, elements[0].pos)
-        elements = tuple(self.value_operand(i, locate) for i in items)
-        literals = [x.value for x in elements if isinstance(x, ast.Literal)]
-        if any(isinstance(x, ast.Collection) for x in elements) or (
-            literals and values.set_of(literals) is None
-        ):  # refused now, as the same set of literals would be
-            raise self.fail(values.SET_RULE, e)
-        return ast.Collection("set", elements, pos=elements[0].pos)
-
-    def value(self, e: exp.Expression) -> Any:
-        if isinstance(e, exp.Paren):
-            return self.value(e.this)
-        if isinstance(e, exp.Literal):
-            return e.this if e.is_string else self.number(e.this, e)
-        if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            return self.number(e.this.this, e, negative=True)
-        if isinstance(e, exp.Boolean):
-            return bool(e.this)
-        if isinstance(e, exp.Null):
-            return None
-        if isinstance(e, exp.Array):
-            return [self.value(v) for v in e.expressions]
-        if isinstance(e, exp.Struct):
-            items = e.expressions
-            if items and all(isinstance(i, exp.PropertyEQ) for i in items):
-                out: dict[str, Any] = {}
-                for i in items:
-                    out[i.this.name] = self.value(i.expression)
-                return out
-            if not items:
-                return {}
-            found = values.set_of(self.value(i) for i in items)
-            if found is None:
-                raise self.fail(values.SET_RULE, e)
-            return found
-        raise self.fail(
-            f"{_sql(e)} is not a value: use a literal, a list [..], a map or set {{..}}", e
-        )
 
 
 def _set_value(operand: Any) -> Any:

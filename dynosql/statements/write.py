@@ -25,7 +25,7 @@ from dynosql.dynamo.writer import (
 from dynosql.errors import ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.evaluate.predicate import resolve
-from dynosql.evaluate.update import UpdateFailed, apply_update, refused_number
+from dynosql.evaluate.update import UpdateFailed, apply_update, modified, refused_number
 from dynosql.guards import Effects
 from dynosql.journal import Images, Journal, WriteAhead, refusal
 from dynosql.plan import cost
@@ -194,13 +194,17 @@ def returned_row(
     kind: str,
     old: dict[str, Any] | None,
     new: dict[str, Any] | None,
+    assignments: tuple[ast.Assignment, ...] = (),
 ) -> dict[str, Any] | None:
     """One written item's RETURNING row. ``*`` is the item after the write (DELETE: the item
     deleted), ``old.*`` the item before it: none when that image does not exist (an UPSERT's
-    new key). Named columns give one row per item written, each column read from its image
+    new key). PartiQL's MODIFIED keeps the attributes the UPDATE touched (none: no row).
+    Named columns give one row per item written, each column read from its image
     (``old.p`` before, else after; DELETE: the item deleted); a value the image lacks is absent
     from the row, as in a SELECT."""
     after = old if kind == "delete" else new
+    if returning.modified:
+        return modified(old if returning.old else after, old, assignments) or None
     if returning.columns is None:
         return old if returning.old else after
     row = {}
@@ -291,7 +295,7 @@ def _send(
         elif journal is not None:
             journal.record(plan.table.name, key, outcome.old, outcome.new)
         if returning is not None:
-            row = returned_row(returning, plan.kind, outcome.old, outcome.new)
+            row = returned_row(returning, plan.kind, outcome.old, outcome.new, assignments)
             if row is not None:
                 images.append(row)
 
