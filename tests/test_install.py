@@ -1,6 +1,6 @@
 """The base install is lean: `--local` runs with only what dynosql's declared dependencies bring.
 
-A fresh `pip install .` is measured in the README; here the same promise is checked cheaply in
+A fresh `pip install .` is measured in docs/local.md; here the same promise is checked cheaply in
 the test venv: every installed distribution outside the closure of dynosql's runtime
 requirements (extras followed as declared, markers evaluated) is made unimportable, and
 `dynosql --local` must still answer. moto's `server` extra (cfn-lint, sympy, docker, …) is not in

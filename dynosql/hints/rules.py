@@ -4,7 +4,7 @@ meant (a common SQL habit that DynamoDB reads differently), in one line each.
 Pure: the table's description (``TableInfo``) and, where one was read, a sample of its items
 in; strings out. ``Session`` decides when a sample is worth reading and shows the hints as
 warnings before the read (or in the ``--fail-on-scan`` refusal) and as notes after an empty
-result. The rules (see README "When dynosql says 'did you mean'"):
+result. The rules (see docs/hints.md):
 
 - ``t.col`` and ``alias.col`` (``FROM drive d``) name the column ``col`` when ``t`` is the
   table's name or alias, unless ``t`` is a key attribute or an attribute seen in the sample:
