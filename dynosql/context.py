@@ -421,8 +421,8 @@ class Context:
         from dynosql.journal import Journal, new_journal_path
 
         path = target if self.journal_file else new_journal_path(target, table)
-        try:
-            return Journal(path)
+        try:  # a journal directory's own file takes the directory's next sequence number
+            return Journal(path, numbered=not self.journal_file)
         except OSError as err:
             raise DynosqlError(f"cannot write the undo journal {path}: {err.strerror}") from None
 

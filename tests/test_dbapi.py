@@ -231,14 +231,14 @@ def test_executemany_batches_insert_rows(
         assert cur.rowcount == 25
         assert cur.consumed is not None and cur.consumed.wcu == 25
         # three statements of 10, 10 and 5 rows: one undo journal each
-        assert len(list((tmp_path / "journal").iterdir())) == 3
+        assert len(list((tmp_path / "journal").glob("*.jsonl"))) == 3
         cur.execute(f"SELECT COUNT(*) AS n, SUM(n) AS total FROM {table} WHERE pk = 'b'")
         assert cur.fetchone() == (25, Decimal(75))
         # anything else runs once per parameter set; rowcount sums the items written
         update = f"UPDATE {table} SET n = n + 1 WHERE pk = 'b' AND sk = :sk"
         cur.executemany(update, [{"sk": 1}, {"sk": 2}, {"sk": 99}])
         assert cur.rowcount == 2
-        assert len(list((tmp_path / "journal").iterdir())) == 5
+        assert len(list((tmp_path / "journal").glob("*.jsonl"))) == 5
 
 
 def test_write_errors_map_to_pep_249(moto_backend: Backend, table: str, tmp_path: Path):

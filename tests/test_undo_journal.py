@@ -21,9 +21,10 @@ from faultproxy import FaultProxy
 from journal_lines import answers
 from test_writes import _table as _scan
 
-from dynosql import journal as journal_module
 from dynosql import values
 from dynosql.dynamo import writer as write_execute
+from dynosql.journal import file as journal_module
+from dynosql.journal import read_journal
 from dynosql.session import Session, Settings, make_client
 
 ITEMS = 20
@@ -314,7 +315,7 @@ def test_a_full_disk_under_an_update_stops_it_and_says_how_to_undo(
     changed = {k for k in before if after[k] != before[k]}
     assert 0 < len(changed) < 80
     # nothing was sent without its intent on disk: every change is in the journal
-    read = journal_module.read_journal(journal)
+    read = read_journal(journal)
     recorded = {(e.key["pk"], e.key["sk"]) for e in read.entries}
     assert recorded | {(u.key["pk"], u.key["sk"]) for u in read.unknown} >= changed
     undo = _cli(moto_backend.endpoint_url, tmp_path, "undo", str(journal), "--yes")

@@ -6,8 +6,10 @@ UnprocessedKeys retried, the RCU counted in the load's footer) and, once DynamoD
 each put, the load journals it exactly as UPSERT does: the old image, or None when the key did
 not exist (undo then deletes the item, if it is still as the load left it), and the item put.
 `dynosql undo FILE` needs nothing COPY-specific. As for every write, the journal is
-write-ahead: a batch's keys are on disk (intent lines) before the batch is sent, so a load killed
-between DynamoDB's answer and the journal's lines leaves those keys listed by undo as unknown.
+write-ahead: a batch's keys are on disk (intent lines) before the batch is sent, each with its
+images (the item as read, or None, and the item put), so a load killed between DynamoDB's answer
+and the journal's lines leaves intents undo can still restore from: an item exactly as the load
+put it is put back as it was read, one as it was read is left alone.
 
 The read is strongly consistent so a key repeated later in the file sees the load's own earlier
 write. The read and the write are two calls, not one atomic PutItem with ALL_OLD: a change
@@ -29,12 +31,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import values
-from dynosql.dynamo.reader import Executor, key_tuple
+from dynosql.dynamo.reader import key_tuple
 from dynosql.journal import Journal, refusal
 from dynosql.plan.cost import write_units
-from dynosql.plan.planner import Options, plan_key_gets, plan_select
-from dynosql.result import Stats, format_capacity
+from dynosql.plan.planner import Options, plan_select
+from dynosql.result import format_capacity
 from dynosql.sql import ast
+from dynosql.statements.images import ImageReader
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -49,12 +52,9 @@ class LoadJournal:
         self.table = table
         self.names = table.keys.names
         self.journal = journal
-        # its own executor: no progress line from the writer thread; --max-rcu still applies
-        limits = ctx.executor().limits
-        self.executor = Executor(
-            ctx.client, ctx.estimating, limits, None, ctx.cancelled, sleep=ctx.sleep
-        )
-        self.reads = Stats(capacity_estimated=ctx.estimating)
+        # its own reader: no progress line from the writer thread; --max-rcu still applies
+        self.reader = ImageReader(ctx)
+        self.reads = self.reader.stats
         self._batch: dict[
             tuple[Any, ...], tuple[dict[str, Any], dict[str, Any] | None]
         ] = {}  # key: (new, old) images
@@ -62,13 +62,15 @@ class LoadJournal:
         self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
         self.scans = 0
         self.seen = KeysSeen() if self._empty() else None  # None: read every batch's keys
-        journal.begin(table.name, self.names, statement, ctx.write_target(table.name))
+        journal.begin(
+            table.name, self.names, statement, ctx.write_target(table.name), tables=[table]
+        )
 
     def _empty(self) -> bool:
         """Whether the table holds no item now (a consistent Scan with Limit 1)."""
         select = ast.Select(table=self.table.name, index=None, items=None, limit=1)
         plan = plan_select(select, self.table, Options(consistent=True, segments=1))
-        found = next(iter(self.executor.items(plan, self.reads)), None)
+        found = next(iter(self.reader.executor.items(plan, self.reads)), None)
         self.reads.operations.clear()
         self.scans = self.reads.requests
         return found is None
@@ -107,18 +109,18 @@ class LoadJournal:
         wanted = keys
         if self.seen is not None:  # an empty table: read only keys that may repeat
             wanted = [k for k, t in zip(keys, tags, strict=True) if self.seen.add(t)]
-        old: dict[tuple[Any, ...], dict[str, Any]] = {}
-        if wanted:
-            plan = plan_key_gets(self.table, wanted, consistent=True)
-            old = {key_tuple(i, self.names): i for i in self.executor.items(plan, self.reads)}
-            self.reads.operations.clear()  # one label a batch is noise
+        old = self.reader.read(self.table, wanted) if wanted else {}
         self._batch = {tag: (item, old.get(tag)) for tag, item in zip(tags, items, strict=True)}
 
     def sending(self, _requests: list[dict[str, Any]]) -> None:
-        """The batch's keys, on disk (one write, one fsync) just before it is first sent: a
-        batch the load never sent (--max-wcu, Ctrl-C) leaves no intent behind."""
-        keys = [{n: item[n] for n in self.names} for item, _old in self._batch.values()]
-        self.journal.intents(self.table.name, keys)
+        """The batch's keys, on disk (one write, one fsync) just before it is first sent, with
+        each put's images: the item as read before it (None: absent) and the item put. Should
+        the process die before the answer is journaled, undo tells from each item whether its
+        put applied, and restores it. A batch the load never sent (--max-wcu, Ctrl-C) leaves
+        no intent behind."""
+        batch = list(self._batch.values())
+        keys = [{n: item[n] for n in self.names} for item, _old in batch]
+        self.journal.intents(self.table.name, keys, [(old, new) for new, old in batch])
 
     def failed(self, err: BaseException) -> None:
         """The batch's call failed: puts DynamoDB refused (a ValidationException: none of the
@@ -126,8 +128,8 @@ class LoadJournal:
         (their outcome is unknown)."""
         why = refusal(err)
         if why is not None:
-            for item, _old in self._batch.values():
-                self.journal.refused(self.table.name, {n: item[n] for n in self.names}, why)
+            keys = [{n: item[n] for n in self.names} for item, _old in self._batch.values()]
+            self.journal.refused_all(self.table.name, keys, why)
         self._batch = {}
 
     def written(self, requests: list[dict[str, Any]]) -> None:

@@ -25,6 +25,7 @@ from dynosql.dynamo.as_read import attribute_paths, require_as_read
 from dynosql.dynamo.writer import TransactionCancelled, Writer, WriteStats, new_image
 from dynosql.errors import ConditionError, ExecutionError, PlanError, classify
 from dynosql.guards import NOTHING, Effects
+from dynosql.journal import refusal
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
 from dynosql.result import Result
@@ -172,7 +173,13 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     try:
         if journal is not None:  # write-ahead: every key is on disk before the request is sent
             text = "; ".join(q.statement.source for q in transaction.queued)
-            journal.begin(stats.table, (), f"BEGIN; {text}; COMMIT", ctx.write_target(stats.table))
+            journal.begin(
+                stats.table,
+                (),
+                f"BEGIN; {text}; COMMIT",
+                ctx.write_target(stats.table),
+                tables={q.plan.table.name: q.plan.table for q in transaction.queued}.values(),
+            )
             stats.journal = str(journal.path)
             with journal.group():  # one fsync for every action's intent
                 for a, old, new in zip(actions, olds, news, strict=True):
@@ -181,11 +188,12 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
                     journal.intent(a.queued.plan.table.name, a.key, (old, new))
         try:
             _send(writer, items, actions)
-        except ExecutionError as err:
+        except (ExecutionError, ConditionError) as err:
             cause = err.__cause__
             if journal is not None and cause is not None and classify(cause).code in _NOT_SENT:
-                for a in actions:  # cancelled (or refused): nothing was written
-                    journal.unchanged(a.queued.plan.table.name, a.key)
+                why = refusal(err) or "TransactionCanceledException"
+                for a in actions:  # cancelled (or refused): nothing was written, said so
+                    journal.refused(a.queued.plan.table.name, a.key, why)
             raise
         for a, old, new, unit in zip(actions, olds, news, units, strict=True):
             writer.charge(unit)

@@ -2,78 +2,87 @@
 since (then it is listed, never overwritten). An undo writes, so it is guarded like a write;
 it cannot be rolled back, so it is refused inside BEGIN … COMMIT.
 
-Before anything is read or written:
+Before anything is written:
 
 - the journal must be whole: a file with lines missing, moved or edited (its sequence numbers
   or an end line's checksum disagree) is refused unless ``FORCE DAMAGED``; a statement with no
   end line (its process was killed, or the file was cut) is undone as far as it goes, with a
   loud warning saying so;
-- it must have been written against this endpoint and region: otherwise it is refused, naming
-  both, unless ``FORCE TARGET``.
+- it must have been written against this endpoint and region (and this table: one dropped and
+  recreated since is another): otherwise it is refused, naming both, unless ``FORCE TARGET``;
+- its statements that are undos of this very file are not targets (`own_undos`): an undo never
+  redoes what it restored;
+- each table's key schema and index keys are compared with the journal's record
+  (`journal.schema`): an item the table as it is now cannot take as it was (the table gone, its
+  key changed, an index keying one of the item's attributes with another type) is listed with
+  the reason, the rest restored.
 
-Each item is read (strongly consistent) first, then:
-
-- still as the statement left it: put back with a conditional write (the same "still as left"
-  condition). If that write is sent again after a lost answer and its condition then fails,
-  the item is read once more: already as the journal's old image means the lost attempt
-  applied (restored, journaled exactly: the item was read as the statement left it just
-  before), as every write statement resolves its lost answers;
-- already as before the statement: nothing to do, said so (an earlier undo restored it, or, for
-  a write whose outcome was never journaled, the write did not apply);
-- a write whose outcome was never journaled but whose intent line holds its images (its read
-  returned the whole item): restored like any other when the item is exactly as that write
-  leaves it, and said so; an intent without images is listed as unknown, never guessed at;
-- anything else: changed since, listed and left alone.
+Then (`undo_write.Restorer`) each item is read (strongly consistent): as before the journal's
+writes, nothing to do ("already restored", said so: a second undo writes nothing); still as the
+journal left it (or, for a write whose answer was never journaled, as the write before it left
+it), put back with a write conditional on exactly that; anything else, changed since: listed and
+left alone. An intent without images is listed as unknown, never guessed at. UNDO LAST's journal
+is chosen by `undo_last`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dynosql import guards, values
-from dynosql.dynamo.writer import Outcome, WriteStats
+from dynosql import guards
+from dynosql.dynamo.writer import WriteStats
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.guards import Effects
-from dynosql.journal import (
-    JournalFile,
-    Restore,
-    WriteAhead,
-    journal_dir,
-    read_journal,
-    restores,
-)
+from dynosql.journal import JournalFile, Restore, Unsent, read_journal, restores
+from dynosql.journal.schema import Changes, blocked, compare
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named
+from dynosql.statements.undo_last import is_undo, last_journal
+from dynosql.statements.undo_write import Restorer, same_file
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.plan.schema import TableInfo
 
 UNKNOWN_STATE = "unknown: sent, outcome not journaled"
-CHANGED_STATE = "changed since"
-ALREADY_STATE = "already as before"
 
 # --- undo ----------------------------------------------------------------------------------------
 
 
 def run_undo(ctx: Context, statement: ast.Undo) -> Result:
     """Restore every item a journal recorded, unless it changed since (then list it)."""
-    path = newest_journal(ctx) if statement.last else statement.path
-    journal_file = read_journal(path)
+    if statement.last:
+        path, journal_file = last_journal(ctx)
+    else:
+        path, journal_file = statement.path, read_journal(statement.path)
+    ctx.refresh()  # the tables as they are now, to compare with what the journal recorded
     warnings = _checked(ctx, journal_file, statement)
-    tables = {e.table for e in journal_file.entries}
-    key_names = {t: ctx.table(t).keys.names for t in tables}
-    stats = WriteStats(verb="UNDO", table=", ".join(sorted(tables)) or "-")
+    own = own_undos(journal_file)
+    if own:
+        warnings.append(
+            f"{len(own)} statement(s) of {path} undo this journal itself (journaled there by an "
+            "older dynosql): not undone, so undo never redoes what it restored"
+        )
+    todo = restores(e for e in journal_file.entries if e.statement not in own)
+    tables = sorted({r.table for r in todo})
+    changes = _changes(ctx, journal_file, tables, statement)
+    listed: list[tuple[Restore, str]] = []
+    for r in list(todo):
+        why = blocked(r.key, r.target, changes[r.table])
+        if why is not None:
+            listed.append((r, why))
+            todo.remove(r)
+    warnings.extend(_change_notes(changes, listed))
+    stats = WriteStats(verb="UNDO", table=", ".join(tables) or "-")
     stats.capacity_estimated = ctx.estimating
-    todo = list(restores(journal_file, key_names))
     stats.matched = len(todo)
-    warnings.extend(_unsent_notes(journal_file))
+    warnings.extend(_unsent_notes([u for u in journal_file.unsent if u.statement not in own]))
     # sent, but the process stopped before the answer was journaled: never guessed at, listed
     unknown = [
         {"table": u.table, **u.key, "journal_line": u.line, "state": UNKNOWN_STATE}
         for u in journal_file.unknown
+        if u.statement not in own
     ]
     what = describe(journal_file, len(todo))
     if statement.last and (ctx.doors.assume_yes or guards.dry_run(ctx) or not todo):
@@ -81,7 +90,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
     if guards.dry_run(ctx) or not todo:
         stats.dry_run = guards.dry_run(ctx)
         stats.finish()
-        return _answer(stats, [], unknown, warnings)
+        return _answer(stats, _rows(listed), unknown, warnings)
     if statement.last:  # the newest journal, which the user did not name: always asks
         refusal = f"refused: UNDO LAST needs a confirmation, run it with --yes ({what})"
         if not ctx.confirmed(f"{what}. Undo it?", refusal):
@@ -90,148 +99,92 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
         guards.confirm_writes(
             ctx, f"UNDO {len(todo):,} writes to {stats.table} from {path}?", len(todo), False
         )
-    journal = ctx.open_journal("undo")
     ctx.last_write = stats  # Ctrl-C: the front door names the undo's own journal
-    writer = ctx.writer(stats)
-    by_id = {id(r): r for r in todo}
-    states: dict[int, str] = {}  # why a restore did not write, by its id
-    listed: list[dict[str, Any]] = []
-    already: list[Restore] = []
-    recovered: list[Restore] = []  # restored from an unanswered intent's images
-
-    # write-ahead, a chunk at a time: each intent says what its restore will do (from the
-    # statement's new image to its old one), should the answer be lost. Restores of several
-    # tables: the journal keeps one table per intent line, so a chunk per table
-    aheads: dict[str, WriteAhead[dict[str, Any]]] = (
-        {}
-        if journal is None
-        else {
-            table: WriteAhead(
-                journal,
-                table,
-                lambda t: by_id[t["id"]].entry.key,
-                lambda t: (by_id[t["id"]].entry.new, by_id[t["id"]].entry.old),
-            )
-            for table in tables
-        }
-    )
-
-    def restore(target: dict[str, Any]) -> Outcome:
-        r = by_id[target["id"]]
-        entry = r.entry
-        wire_key = values.encode_item(entry.key)
-        if entry.table in aheads:
-            aheads[entry.table].start(target)
-        # the condition checks every attribute the statement left, but cannot say "and no
-        # other attribute": a strongly consistent read first catches an attribute added since
-        current = writer.read_item(entry.table, wire_key)
-        if current != entry.new:
-            states[id(r)] = ALREADY_STATE if current == entry.old else CHANGED_STATE
-            return Outcome(target, False)
-        method = "put_item" if r.operation == "PutItem" else "delete_item"
-        response, _failure, retried = writer.call_or_failure(method, r.params)
-        if response is None:
-            # a retried restore whose condition failed: its own lost attempt may have applied
-            if retried and writer.read_item(entry.table, wire_key) == entry.old:
-                writer.charge(writer.change_units(entry.new, entry.old, ctx.table(entry.table)))
-                return Outcome(target, True, entry.new, entry.old)
-            states[id(r)] = CHANGED_STATE
-            return Outcome(target, False)
-        attributes = response.get("Attributes")
-        before = values.decode_item(attributes) if attributes else None
-        writer.charge(writer.change_units(before, entry.old, ctx.table(entry.table)))
-        return Outcome(target, True, before, entry.old)
-
-    def done(outcome: Outcome) -> None:
-        r = by_id[outcome.target["id"]]
-        if not outcome.written:
-            if journal is not None:
-                journal.unchanged(r.entry.table, r.entry.key)
-            if states.get(id(r)) == ALREADY_STATE:
-                already.append(r)
-                return
-            stats.skipped += 1
-            listed.append(
-                {
-                    "table": r.entry.table,
-                    **r.entry.key,
-                    "journal_line": r.entry.line,
-                    "state": CHANGED_STATE,
-                }
-            )
-            return
-        stats.changed += 1
-        if r.entry.unanswered:
-            recovered.append(r)
-        if journal is not None:
-            journal.record(r.entry.table, r.entry.key, outcome.old, outcome.new)
-
+    undone = [
+        str(h.get("id") or f"#{i + 1}") for i, h in enumerate(journal_file.headers) if i not in own
+    ]
+    restorer = Restorer(ctx, stats, path, undone, {t: ctx.table(t) for t in tables})
     try:
-        if journal is not None:
-            quoted = str(path).replace("'", "''")
-            journal.begin(stats.table, (), f"UNDO '{quoted}'", ctx.write_target(stats.table))
-            stats.journal = str(journal.path)
-        # an item written twice must come back to its first state: then one at a time, newest
-        # first; else concurrently
-        keys = [(r.entry.table, repr(sorted(r.entry.key.items()))) for r in todo]
-        if len(set(keys)) != len(keys):
-            writer.workers = 1
-        writer.run(_announced(aheads, [{"id": id(r)} for r in todo], by_id), restore, done)
+        restorer.run(todo)
     finally:
-        for ahead in aheads.values():
-            ahead.close()
-        if journal is not None and not journal.finish(keep=ctx.keep_journal()):
-            stats.journal = None  # nothing written: nothing to undo
         stats.finish()
         ctx.ledger.settle(stats)
-    warnings.extend(_already_notes(already))
-    if recovered:
+    warnings.extend(_already_notes(restorer.already))
+    if restorer.recovered:
         warnings.append(
-            f"{len(recovered):,} write(s) whose answer was never journaled (lost, or the process "
-            "stopped) had applied: restored from the item their intent line holds as read"
+            f"{restorer.recovered:,} write(s) whose answer was never journaled (lost, or the "
+            "process stopped) had applied: restored from the item their intent line holds as read"
         )
-    return _answer(stats, listed, unknown, warnings)
+    return _answer(stats, _rows(listed + restorer.listed), unknown, warnings)
 
 
-def _announced(
-    aheads: dict[str, WriteAhead[dict[str, Any]]],
-    targets: list[dict[str, Any]],
-    by_id: dict[int, Restore],
-) -> Iterator[dict[str, Any]]:
-    """The restores in order, each table's intents journaled ahead a chunk at a time."""
-    if not aheads:
-        yield from targets
-        return
-    if len(aheads) == 1:
-        yield from next(iter(aheads.values()))(targets)
-        return
-    for target in targets:  # several tables: one intent (and fsync) each, in order
-        yield from aheads[by_id[target["id"]].entry.table]([target])
+def own_undos(journal_file: JournalFile) -> set[int]:
+    """The statements of a journal that are undos of that very journal (an older dynosql
+    appended an undo's entries to the ``--journal`` file it undid): never undo targets."""
+    own = set()
+    for index, header in enumerate(journal_file.headers):
+        if not is_undo(header):
+            continue
+        undone = (header.get("undoes") or {}).get("journal")
+        if undone is None:  # version 2: the statement names the file
+            text = str(header.get("statement", ""))
+            undone = text[len("UNDO '") : -1].replace("''", "'") if text.endswith("'") else ""
+        if undone and same_file(undone, journal_file.path):
+            own.add(index)
+    return own
 
 
-def newest_journal(ctx: Context) -> str:
-    """UNDO LAST's journal: the ``--journal`` file, else the newest journal in the journal
-    directory that is not an undo's own (so a second UNDO LAST finds the same write, already
-    undone, rather than redoing it)."""
-    if ctx.journal_file:
-        return ctx.journal_file
-    directory = journal_dir(ctx.settings.journal_dir)
-    if directory is None:
-        raise DynosqlError("UNDO LAST: journaling is off (journal_dir = off): there is no journal")
-    candidates = sorted(directory.glob("*.jsonl"), reverse=True) if directory.is_dir() else []
-    for candidate in candidates:
-        if not _is_undo(candidate):
-            return str(candidate)
-    raise DynosqlError(f"UNDO LAST: no journal of a write in {directory}")
+def _changes(
+    ctx: Context, journal_file: JournalFile, tables: list[str], statement: ast.Undo
+) -> dict[str, Changes]:
+    """How each table differs from the journal's record of it (the newest header that has
+    one). A table dropped and recreated is another table: refused unless FORCE TARGET."""
+    out: dict[str, Changes] = {}
+    for table in tables:
+        recorded = None
+        for header in journal_file.headers:
+            recorded = (header.get("tables") or {}).get(table, recorded)
+            if recorded and (header.get("target") or {}).get("endpoint") == "embedded":
+                # --local: every process starts its own server, with its tables made anew
+                recorded = {k: v for k, v in recorded.items() if k != "created"}
+        out[table] = compare(recorded, table, _table_now(ctx, table))
+    recreated = [c for c in out.values() if c.recreated]
+    if recreated and not statement.force_target:
+        said = "; ".join("; ".join(c.said()) for c in recreated)
+        raise GuardError(
+            f"{journal_file.path}: {said}: its items are not the ones the journal wrote, "
+            "nothing was undone (FORCE TARGET, or --force-target, undoes it into the new table: "
+            "items its keys and indexes cannot take are listed, not written)"
+        )
+    return out
 
 
-def _is_undo(path: Path) -> bool:
+def _table_now(ctx: Context, table: str) -> TableInfo | None:
     try:
-        with path.open(encoding="utf-8") as f:
-            first = f.readline()
-    except (OSError, UnicodeDecodeError):
-        return True  # unreadable: not a candidate
-    return '"statement":"UNDO ' in first
+        return ctx.table(table)
+    except DynosqlError:
+        return None  # gone
+
+
+def _change_notes(changes: dict[str, Changes], listed: list[tuple[Restore, str]]) -> list[str]:
+    """What changed in the tables since the journal, and how many items that leaves out."""
+    notes = []
+    for table, change in changes.items():
+        said = change.said()
+        if not said:
+            continue
+        out = sum(1 for r, _why in listed if r.table == table)
+        tail = (
+            f": {out:,} item(s) cannot be restored as they were (listed), the rest are"
+            if out
+            else ": every item can still be restored as it was"
+        )
+        notes.append("; ".join(said) + tail)
+    return notes
+
+
+def _rows(listed: list[tuple[Restore, str]]) -> list[dict[str, Any]]:
+    return [{"table": r.table, **r.key, "journal_line": r.line, "state": why} for r, why in listed]
 
 
 def describe(journal_file: JournalFile, writes: int) -> str:
@@ -291,11 +244,11 @@ def _where(target: dict[str, Any]) -> str:
     )
 
 
-def _unsent_notes(journal_file: JournalFile) -> list[str]:
+def _unsent_notes(unsent: list[Unsent]) -> list[str]:
     """Writes the journal says never applied: not sent, or refused (by kind of error)."""
     notes = []
-    not_sent = [u for u in journal_file.unsent if u.why is None]
-    refused = [u for u in journal_file.unsent if u.why is not None]
+    not_sent = [u for u in unsent if u.why is None]
+    refused = [u for u in unsent if u.why is not None]
     if not_sent:
         notes.append(
             f"{len(not_sent):,} write(s) were never sent (the statement stopped first): "
@@ -311,7 +264,7 @@ def _unsent_notes(journal_file: JournalFile) -> list[str]:
 
 
 def _already_notes(already: list[Restore]) -> list[str]:
-    restored = sum(1 for r in already if not r.entry.unanswered)
+    restored = sum(1 for r in already if r.answered)
     unapplied = len(already) - restored
     notes = []
     if restored:

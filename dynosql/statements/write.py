@@ -134,6 +134,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
                 plan.table.keys.names,
                 statement.source or verb,
                 ctx.write_target(plan.table.name),
+                tables=[plan.table],
             )
             stats.journal = str(journal.path)
         _send(ctx, plan, statement, targets, stats, journal, images, returning)

@@ -1,0 +1,318 @@
+"""Undo that can never do harm (issue 37), one test per edge, on the embedded moto backend:
+undoing twice (and after a stopped undo) never passes through the statement's state; COPY's
+intents carry the images it read; a cancelled transaction is never UNDO LAST's target; UNDO
+LAST follows the journals' sequence, not the clock; two writers share a ``--journal`` file;
+a file that is not a journal is refused before the first write; keys or indexes changed since
+the statement are named, and the rest restored.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backends import Backend
+from cli_runner import cli_env, run_cli
+from journal_lines import answers
+from test_undo_journal import _table
+from test_writes import _table as _scan
+
+from dynosql import values
+from dynosql.dynamo import writer as write_execute
+from dynosql.errors import DynosqlError
+from dynosql.journal import Journal, read_journal
+from dynosql.session import Session, Settings, make_client
+
+
+def _cli(backend: Backend, tmp_path: Path, *args: str) -> Any:
+    return run_cli(*args, "--endpoint-url", backend.endpoint_url, env=cli_env(tmp_path))
+
+
+def _session(backend: Backend, tmp_path: Path, journal: Path | None = None) -> Session:
+    client = make_client(endpoint_url=backend.endpoint_url, credentials=("t", "t"))
+    session = Session(client, settings=Settings(journal_dir=str(tmp_path / "j")))
+    session.assume_yes = True
+    if journal is not None:
+        session.journal_file = str(journal)
+    return session
+
+
+class _Crash(BaseException):
+    """The process dying: not an Exception, so nothing on the way catches it."""
+
+
+# --- 1: undo twice ---------------------------------------------------------------------------
+
+
+def test_a_second_undo_of_a_journal_file_writes_nothing_and_never_redoes(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """``--journal FILE`` then ``undo FILE`` twice: the undo's own entries never go into FILE
+    (so never become its targets); the second undo finds every item already restored and
+    writes nothing."""
+    name, before = _table(moto_backend, items=6)
+    journal = tmp_path / "j.jsonl"
+    sql = f"UPDATE {name} SET n = n + 100 WHERE n >= 0"
+    assert (
+        _cli(moto_backend, tmp_path, "--yes", "--journal", str(journal), "-e", sql).returncode == 0
+    )
+    written = journal.read_text()
+    for _ in range(2):
+        run = _cli(moto_backend, tmp_path, "--journal", str(journal), "undo", str(journal), "--yes")
+        assert run.returncode == 0, run.stderr
+        assert journal.read_text() == written  # the undo journals elsewhere
+        assert _scan(moto_backend, name) == before
+    assert "6 item(s) already as before the statement (already restored)" in run.stderr
+    assert "0 written, 0 skipped" in run.stderr
+
+
+def test_an_undo_stopped_half_way_then_run_again_never_puts_the_statements_values_back(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """The first undo stops after a few items (--max-wcu); the second restores the rest, and
+    none of its writes puts back a value the statement wrote."""
+    name, before = _table(moto_backend, items=10)
+    journal = tmp_path / "j.jsonl"
+    session = _session(moto_backend, tmp_path, journal)
+    session.execute(f"UPDATE {name} SET n = n + 100 WHERE n >= 0").all()
+    stopped = _cli(
+        moto_backend, tmp_path, "--journal", str(journal), "--max-wcu", "3", "undo",
+        str(journal), "--yes",
+    )  # fmt: skip
+    assert stopped.returncode == 3, stopped.stderr
+    now = _scan(moto_backend, name)
+    assert 0 < sum(now[k] == before[k] for k in before) < 10
+    again = session.undo(str(journal))
+    assert again.all() == []
+    assert _scan(moto_backend, name) == before
+    put = [values.decode_item(e["new"]) for e in answers(again.stats.journal)]
+    assert put and all(item == before[(item["pk"], item["sk"])] for item in put)
+
+
+def test_an_item_written_by_two_statements_and_back_is_not_written_by_undo(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """n: 0 -> 5 -> 0 in two statements of one file: the item is as it was before them, so
+    undo of the file has nothing to write for it (never 0 -> 5 -> 0 again)."""
+    name, before = _table(moto_backend, items=2)
+    journal = tmp_path / "j.jsonl"
+    session = _session(moto_backend, tmp_path, journal)
+    session.execute(f"UPDATE {name} SET n = 5 WHERE pk = 'p0' AND sk = 0").all()
+    session.execute(f"UPDATE {name} SET n = 0 WHERE pk = 'p0' AND sk = 0").all()
+    undo = session.undo(str(journal))
+    assert undo.all() == [] and undo.stats.changed == 0 and undo.stats.journal is None
+    assert _scan(moto_backend, name) == before
+
+
+# --- 2: COPY's intents carry the images it read ----------------------------------------------
+
+
+def test_a_copy_killed_in_flight_is_undone_from_its_intents(
+    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second batch of a load over existing keys is applied, then the process dies before
+    its answer is journaled: its intents hold the images read before it, so undo restores it."""
+    name, before = _table(moto_backend, items=60)
+    data = tmp_path / "load.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"pk": f"p{i % 2}", "sk": i, "n": -i, "s": "loaded"}) + "\n"
+            for i in range(60)
+        )
+    )
+    real = write_execute.Writer.call_or_failure
+    calls = [0]
+
+    def call(self: Any, method: str, params: dict) -> Any:
+        if calls[0] >= 2:
+            raise _Crash  # dead: nothing more is sent
+        answer = real(self, method, params)
+        if method == "batch_write_item":
+            calls[0] += 1
+            if calls[0] == 2:
+                raise _Crash  # applied by DynamoDB; the answer never reaches the journal
+        return answer
+
+    session = _session(moto_backend, tmp_path)
+    monkeypatch.setattr(write_execute.Writer, "call_or_failure", call)
+    with pytest.raises(_Crash):
+        session.execute(f"COPY {name} FROM '{data}'").all()
+    monkeypatch.undo()
+    journal = session.last_write.journal
+    assert journal is not None
+    assert sum(v.get("s") == "loaded" for v in _scan(moto_backend, name).values()) == 50
+    undo = _session(moto_backend, tmp_path).undo(journal)
+    assert undo.all() == []  # nothing unknown
+    assert "25 write(s) whose answer was never journaled" in " ".join(undo.warnings)
+    assert _scan(moto_backend, name) == before
+
+
+# --- 3 and 4: UNDO LAST ----------------------------------------------------------------------
+
+
+def test_undo_last_skips_a_cancelled_transaction(moto_backend: Backend, tmp_path: Path) -> None:
+    name, before = _table(moto_backend)
+    session = _session(moto_backend, tmp_path)
+    session.execute(f"UPDATE {name} SET n = 50 WHERE pk = 'p0' AND sk = 0").all()
+    session.execute("BEGIN").all()
+    session.execute(f"UPDATE {name} SET n = 60 WHERE pk = 'p1' AND sk = 1").all()
+    session.execute(f"INSERT INTO {name} (pk, sk) VALUES ('p0', 2)").all()  # exists: cancels
+    with pytest.raises(DynosqlError, match="transaction cancelled, nothing was written"):
+        session.execute("COMMIT").all()
+    undo = session.execute("UNDO LAST")
+    assert undo.all() == []
+    assert _scan(moto_backend, name) == before  # the UPDATE, the real last write, undone
+
+
+def test_undo_last_follows_the_sequence_when_the_clock_ran_ahead(
+    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    name, before = _table(moto_backend)
+    session = _session(moto_backend, tmp_path)
+    real = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real() + 3600 * 10**9)  # an hour ahead
+    session.execute(f"UPDATE {name} SET n = 50 WHERE pk = 'p0' AND sk = 0").all()
+    monkeypatch.undo()  # the clock is set right
+    session.execute(f"UPDATE {name} SET n = 60 WHERE pk = 'p1' AND sk = 1").all()
+    told: list[str] = []
+    session.notice = told.append
+    session.execute("UNDO LAST").all()
+    now = _scan(moto_backend, name)
+    assert now[("p1", Decimal(1))] == before[("p1", Decimal(1))]  # the last write, undone
+    assert now[("p0", Decimal(0))]["n"] == 50
+    said = " ".join(told)
+    assert "SET n = 60" in said and "clock" in said
+
+
+# --- 5: two writers, one --journal file ------------------------------------------------------
+
+
+def test_two_journals_appending_to_one_file_read_back_whole(tmp_path: Path) -> None:
+    path = tmp_path / "shared.jsonl"
+    first, second = Journal(path), Journal(path)
+    first.begin("t", ("pk",), "UPDATE t SET n = 1 WHERE pk = 'a'")
+    second.begin("t", ("pk",), "UPDATE t SET n = 2 WHERE pk = 'b'")
+    first.intents("t", [{"pk": "a"}])
+    second.intents("t", [{"pk": "b"}])
+    second.record("t", {"pk": "b"}, {"pk": "b"}, {"pk": "b", "n": Decimal(2)})
+    first.record("t", {"pk": "a"}, {"pk": "a"}, {"pk": "a", "n": Decimal(1)})
+    second.close()
+    first.close()
+    read = read_journal(path)
+    assert read.trust.damage is None and read.trust.unfinished == []
+    assert sorted(e.key["pk"] for e in read.entries) == ["a", "b"]
+    assert read.unknown == []
+
+
+def test_two_sessions_writing_one_journal_at_once_are_undone_exactly(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    name, before = _table(moto_backend, items=40)
+    journal = tmp_path / "shared.jsonl"
+    errors: list[BaseException] = []
+
+    def write(pk: str) -> None:
+        try:
+            _session(moto_backend, tmp_path, journal).execute(
+                f"UPDATE {name} SET n = n + 1000 WHERE pk = '{pk}' AND n >= 0"
+            ).all()
+        except BaseException as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=write, args=(pk,)) for pk in ("p0", "p1")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert all(v["n"] >= 1000 for v in _scan(moto_backend, name).values())
+    run = _cli(moto_backend, tmp_path, "undo", str(journal), "--yes")
+    assert run.returncode == 0, run.stderr
+    assert "damaged" not in run.stderr
+    assert _scan(moto_backend, name) == before
+
+
+# --- 6: --journal on a file that is not a journal --------------------------------------------
+
+
+def test_a_journal_file_that_is_not_a_journal_is_refused_before_any_write(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    name, before = _table(moto_backend)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    link = tmp_path / "j.jsonl"
+    link.symlink_to(notes)
+    sql = f"UPDATE {name} SET n = 7 WHERE pk = 'p0' AND sk = 0"
+    run = _cli(moto_backend, tmp_path, "--yes", "--journal", str(link), "-e", sql)
+    assert run.returncode == 1
+    error = run.one_error()
+    assert (
+        str(link) in error and "not a dynosql journal" in error and "nothing was written" in error
+    )
+    assert notes.read_text() == "my notes\n"
+    assert _scan(moto_backend, name) == before
+
+
+# --- 7: the table's keys or indexes changed since the statement ------------------------------
+
+
+@pytest.mark.parametrize(
+    "server", ["moto", pytest.param("ddblocal", marks=pytest.mark.slow)]
+)  # dynalite accepts a new GSI on a table and never builds it
+def test_undo_after_an_index_was_added_names_it_and_restores_the_rest(
+    server: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """DynamoDB refuses an item whose attribute has another type than an index's key (moto
+    does not check): undo compares the indexes first and lists what it cannot restore."""
+    moto_backend = request.getfixturevalue(f"{server}_backend")
+    name, before = _table(moto_backend, items=4)
+    session = _session(moto_backend, tmp_path)
+    client = moto_backend.client()
+    for sk in (0, 2):  # two items hold a as a number
+        client.update_item(TableName=name, Key=values.encode_item({"pk": "p0", "sk": Decimal(sk)}),
+                           UpdateExpression="SET a = :a",
+                           ExpressionAttributeValues={":a": {"N": "1"}})  # fmt: skip
+    before = _scan(moto_backend, name)
+    result = session.execute(f"UPDATE {name} SET a = 'x' WHERE n >= 0")
+    result.all()
+    session.execute(f"CREATE INDEX by_a ON {name} (a S)").all()
+    undo = session.undo(result.stats.journal)
+    listed = undo.all()
+    assert sorted((r["pk"], r["sk"]) for r in listed) == [("p0", 0), ("p0", 2)]
+    assert all("by_a" in r["state"] for r in listed)
+    said = " ".join(undo.warnings)
+    assert "by_a" in said and "2 item(s)" in said
+    now = _scan(moto_backend, name)
+    assert {k: v for k, v in now.items() if k[0] == "p1"} == {
+        k: v for k, v in before.items() if k[0] == "p1"
+    }
+
+
+def test_undo_after_the_table_was_recreated_with_other_keys_says_so(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """A table dropped and recreated is another table: undo refuses it, saying what changed
+    (its keys, here); forced, it lists the items the new keys cannot take, writing none."""
+    name, _before = _table(moto_backend, items=2)
+    session = _session(moto_backend, tmp_path)
+    result = session.execute(f"DELETE FROM {name} WHERE pk = 'p0' AND sk = 0")
+    result.all()
+    moto_backend.delete_table(name)
+    moto_backend.create_keyed_table(name, pk=("id", "S"), sk=None)
+    with pytest.raises(DynosqlError) as refused:
+        session.undo(result.stats.journal).all()
+    message = str(refused.value)
+    assert "recreated" in message and "(id S)" in message and "(pk S, sk N)" in message
+    assert "nothing was undone" in message
+    forced = session.undo(result.stats.journal, force_target=True)
+    listed = forced.all()
+    assert [(r["pk"], r["sk"]) for r in listed] == [("p0", 0)]
+    assert "key" in listed[0]["state"] and forced.stats.changed == 0
+    assert moto_backend.client().scan(TableName=name)["Items"] == []
