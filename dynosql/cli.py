@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dynosql import __version__
-from dynosql.errors import DynosqlError, internal_error_text
+from dynosql.errors import DynosqlError, ReplCommandError, internal_error_text
 from dynosql.process import (
     GuardedOutput,
     OutputError,
@@ -191,6 +191,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         for label, script in scripts:
             try:
                 parsed.extend(parse_script(script, across_runs=True))
+            except ReplCommandError as err:  # \dt in a script: what to write instead
+                from dynosql.repl.commands import in_a_script
+
+                return _fail(in_a_script(err), args, prefix=label)
             except DynosqlError as err:
                 return _fail(err, args, prefix=label)
             if args.explain:

@@ -29,6 +29,21 @@ class SqlError(DynosqlError):
     """The text is not SQL we accept (syntax, or a construct we do not support)."""
 
 
+class ReplCommandError(SqlError):
+    """A backslash command where SQL was expected (a script, ``execute``): the commands are
+    the REPL's. The command line says what a script writes instead
+    (`dynosql.repl.commands.in_a_script`)."""
+
+    def __init__(self, command: str, argument: str, line: int | None, col: int | None):
+        super().__init__(
+            f"{command} is not SQL: backslash commands are the REPL's (dynosql without -e or -f)",
+            line,
+            col,
+        )
+        self.command = command
+        self.argument = argument
+
+
 class PlanError(DynosqlError):
     """The statement is valid SQL but cannot be answered (unknown table, bad index, ...)."""
 

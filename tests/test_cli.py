@@ -761,6 +761,18 @@ def test_a_misspelt_first_word_is_named_before_anything_runs() -> None:
 
 
 @pytest.mark.slow
+def test_a_backslash_command_says_it_is_the_repls_and_what_to_write() -> None:
+    """`dynosql -e '\\dt'` (a newcomer's first try) names the REPL command and the SQL a script
+    writes instead, before any request (the endpoint is never reached)."""
+    run = dynosql_cmd("--endpoint-url", "http://127.0.0.1:9", "-e", "SHOW TABLES", "-e", "\\dt")
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.one_error() == (
+        "error: -e #2: line 1, column 1: \\dt is a command of the REPL: in a script, "
+        "write SHOW TABLES"
+    )
+
+
+@pytest.mark.slow
 def test_unreadable_file() -> None:
     run = dynosql_cmd("--local", "-f", str(DATA / "no-such-file.sql"))
     assert run.returncode == 2 and run.stdout == ""  # bad usage (issue 10)

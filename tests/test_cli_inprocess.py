@@ -68,3 +68,15 @@ def test_a_bad_config_value_warns_and_keeps_the_default(examples_backend, tmp_pa
     )
     assert run.returncode == 0
     assert "warning: config: format = 'xml' is not one of table" in run.stderr
+
+
+def test_a_backslash_command_in_a_script_names_its_line_and_the_sql_instead(tmp_path):
+    """In a -f script, `\\d drive` on line 3 is named where it stands, with the statement a
+    script writes (DESCRIBE drive); nothing before it runs."""
+    script = tmp_path / "s.sql"
+    script.write_text("SHOW TABLES;\n-- the drive table\n  \\d drive\n")
+    run = run_cli("--endpoint-url", "http://127.0.0.1:9", "-f", str(script), env=cli_env(tmp_path))
+    assert run.returncode == 1 and run.stdout == ""  # the endpoint is never reached
+    assert run.one_error() == (
+        "error: line 3, column 3: \\d is a command of the REPL: in a script, write DESCRIBE drive"
+    )

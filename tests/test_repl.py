@@ -313,6 +313,39 @@ def test_help_lists_every_command(session):
     assert "rows ·" not in screen  # a help screen has no footer
 
 
+# every command but these says what a script writes instead (a new command must decide)
+REPL_ONLY = {"\\e", "\\n", "\\ns", "\\nd", "\\s"}
+
+
+def test_every_command_says_what_a_script_writes_instead_and_that_sql_parses():
+    """The error a backslash command gets in a script (`commands.in_a_script`) names the SQL
+    to write instead: the SQL it names, with an argument and without, is SQL dynosql reads."""
+    from dynosql.errors import ReplCommandError
+    from dynosql.sql import parse_script
+
+    assert {name for name, c in commands.COMMANDS.items() if c.script is None} == REPL_ONLY
+    for name, command in commands.COMMANDS.items():
+        if command.script is None:
+            continue
+        for arg in ("", "drive", "json"):
+            said = str(commands.in_a_script(ReplCommandError(name, arg, 1, 1)))
+            assert said.startswith(f"line 1, column 1: {name} is a command of the REPL: in a ")
+            written = re.search(r"\bwrite (.+?)(?:, or |, and |$)", said)
+            if written:
+                parse_script(written.group(1))  # raises if it is not dynosql's SQL
+
+
+def test_a_command_of_no_script_and_an_unknown_one_say_so():
+    from dynosql.errors import ReplCommandError
+
+    assert str(commands.in_a_script(ReplCommandError("\\e", "", 2, 3))) == (
+        "line 2, column 3: \\e is a command of the REPL, with no equivalent in a script"
+    )
+    assert str(commands.in_a_script(ReplCommandError("\\foo", "", 1, 1))) == (
+        "line 1, column 1: \\foo is not SQL, and not a command of the REPL either (\\? lists them)"
+    )
+
+
 @pytest.mark.parametrize("word", ["help", "HELP;", "?"])
 def test_bare_help_shows_the_help_screen(session, word):
     screen, repl = drive(session, f"{word}\r\\q\r")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql.errors import DynosqlError
+from dynosql.errors import DynosqlError, ReplCommandError, SqlError
 from dynosql.process import read_script
 from dynosql.result import Result
 from dynosql.settings import SETTINGS, Setting, SettingError, Switch
@@ -38,20 +38,44 @@ class Command:
     help: str
     run: Callable[[Repl, str], Result | Iterable[Result] | None]
     complete: str | None = None  # what the argument is: table, format, onoff, path
+    # what a script does instead, given the command's argument ("write SHOW TABLES"); None:
+    # nothing in a script stands for it
+    script: Callable[[str], str] | None = None
 
 
 COMMANDS: dict[str, Command] = {}
 
 
 def command(
-    name: str, args: str = "", complete: str | None = None
+    name: str,
+    args: str = "",
+    complete: str | None = None,
+    script: str | Callable[[str], str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a command; `script` says what a script writes instead (a text, or a function
+    of the argument), for the error a backslash command gets outside the REPL."""
+    instead = (lambda _arg, text=script: text) if isinstance(script, str) else script
+
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
         doc = (func.__doc__ or "").strip().splitlines()[0].rstrip(".")
-        COMMANDS[name] = Command(name, args, doc, func, complete)
+        COMMANDS[name] = Command(name, args, doc, func, complete, instead)
         return func
 
     return register
+
+
+def in_a_script(error: ReplCommandError) -> SqlError:
+    """The error for a backslash command in a script, saying what the script writes instead."""
+    found = COMMANDS.get(error.command)
+    if found is None:
+        what = f"{error.command} is not SQL, and not a command of the REPL either (\\? lists them)"
+    elif found.script is None:
+        what = f"{error.command} is a command of the REPL, with no equivalent in a script"
+    else:
+        what = (
+            f"{error.command} is a command of the REPL: in a script, {found.script(error.argument)}"
+        )
+    return SqlError(what, error.line, error.col)
 
 
 def split(text: str) -> tuple[str, str]:
@@ -98,7 +122,7 @@ def _table_name(arg: str) -> str:
 # --- the commands --------------------------------------------------------------------------------
 
 
-@command("\\?")
+@command("\\?", script="dynosql --help lists the flags, and grammar/README.md the statements")
 def help_(repl: Repl, arg: str) -> Result:
     """Show the commands and keys."""
     rows = [{"command": f"{c.name} {c.args}".strip(), "does": c.help} for c in COMMANDS.values()]
@@ -118,20 +142,20 @@ def help_(repl: Repl, arg: str) -> Result:
     return Result(["command", "does"], iter(rows), show_footer=False)
 
 
-@command("\\q")
+@command("\\q", script="the script ends after its last statement")
 def quit_(repl: Repl, arg: str) -> None:
     """Leave (Ctrl-D does too)."""
     repl.done = True
 
 
-@command("\\dt", "[PATTERN]")
+@command("\\dt", "[PATTERN]", script="write SHOW TABLES")
 def tables(repl: Repl, arg: str) -> Result:
     """List the tables (PATTERN: a glob such as 'aud*')."""
     names = repl.session.tables(arg or None)
     return Result(["table"], iter([{"table": n} for n in names]))
 
 
-@command("\\dt+", "[PATTERN]")
+@command("\\dt+", "[PATTERN]", script="write SHOW TABLES, and DESCRIBE t for each table")
 def tables_plus(repl: Repl, arg: str) -> Result:
     """List the tables with their keys, indexes, items and size."""
     from decimal import Decimal
@@ -154,7 +178,12 @@ def tables_plus(repl: Repl, arg: str) -> Result:
     return Result(columns, iter(rows))
 
 
-@command("\\d", "[TABLE]", complete="table")
+@command(
+    "\\d",
+    "[TABLE]",
+    complete="table",
+    script=lambda arg: f"write DESCRIBE {arg}" if arg else "write SHOW TABLES",
+)
 def describe(repl: Repl, arg: str) -> Result:
     """Describe a table: keys, types, indexes with projections, items, size."""
     if not arg:
@@ -164,7 +193,12 @@ def describe(repl: Repl, arg: str) -> Result:
     return describe_result(repl.session.table(_table_name(arg)))
 
 
-@command("\\x", "[on|off]", complete="onoff")
+@command(
+    "\\x",
+    "[on|off]",
+    complete="onoff",
+    script="write SET format = vertical, or give --format vertical",
+)
 def expanded(repl: Repl, arg: str) -> Result:
     """Toggle vertical output (one block per row)."""
     settings = repl.settings
@@ -177,7 +211,9 @@ def expanded(repl: Repl, arg: str) -> Result:
     return status(f"expanded display is {'on' if on else 'off'}")
 
 
-@command("\\i", "FILE", complete="path")
+@command(
+    "\\i", "FILE", complete="path", script=lambda arg: f"give the file with -f {arg or 'FILE'}"
+)
 def include(repl: Repl, arg: str) -> Iterator[Result]:
     """Run the statements of a .sql file (it never asks before a Scan)."""
     if not arg:
@@ -195,7 +231,12 @@ def include(repl: Repl, arg: str) -> Iterator[Result]:
     return repl.session.run(script)
 
 
-@command("\\undo", "[FILE]", complete="path")
+@command(
+    "\\undo",
+    "[FILE]",
+    complete="path",
+    script=lambda arg: f"write UNDO '{arg}'" if arg else "write UNDO LAST",
+)
 def undo(repl: Repl, arg: str) -> Result:
     """Undo the newest write's journal (or FILE's), after saying what it will restore."""
     if arg:
@@ -203,7 +244,12 @@ def undo(repl: Repl, arg: str) -> Result:
     return repl.session.undo(last=True)
 
 
-@command("\\o", "[FILE]", complete="path")
+@command(
+    "\\o",
+    "[FILE]",
+    complete="path",
+    script=lambda arg: f"send the output to a file: dynosql … > {arg or 'FILE'}",
+)
 def output(repl: Repl, arg: str) -> Result:
     """Send results to FILE (overwritten); without FILE, back to the screen."""
     repl.close_output()
@@ -228,7 +274,12 @@ def edit(repl: Repl, arg: str) -> Result | None:
     return None
 
 
-@command("\\set", "[NAME [VALUE]]")
+def _bind_in_a_script(arg: str) -> str:
+    name, _, value = arg.partition(" ")
+    return f"give -v {name.lstrip(':') or 'NAME'}={value.strip() or 'VALUE'}"
+
+
+@command("\\set", "[NAME [VALUE]]", script=_bind_in_a_script)
 def set_param(repl: Repl, arg: str) -> Result:
     """Bind :NAME to VALUE (a number if it reads as one); alone, list the parameters."""
     from dynosql.render import json_text
@@ -248,13 +299,16 @@ def set_param(repl: Repl, arg: str) -> Result:
     return status(f":{key} = {json_text(parsed)}")
 
 
-@command("\\settings")
+@command(
+    "\\settings",
+    script="SET name = value changes a setting, and dynosql --help lists them as flags",
+)
 def settings(repl: Repl, arg: str) -> Result:
     """Show the settings (SET name = value changes them)."""
     return repl.session.settings_result()
 
 
-@command("\\refresh")
+@command("\\refresh", script="each run reads the tables afresh: leave it out")
 def refresh(repl: Repl, arg: str) -> Result:
     """Forget cached tables and attribute names (completion reads them again)."""
     repl.metadata.refresh()
@@ -279,10 +333,18 @@ def _setting_command(setting: Setting) -> None:
             raise CommandError(str(err)) from err
         return status(f"{setting.name} is {session.settings.show(setting.name)}")
 
+    def instead(arg: str) -> str:
+        """SET, or the flag (a switch's flag turns it on)."""
+        switch = isinstance(setting.kind, Switch)
+        value = arg or ("on" if switch else "VALUE")
+        flag = setting.flag if not switch else setting.flag if value == "on" else None
+        flag = f"{flag} {value}" if flag and not switch else flag
+        return f"write SET {setting.name} = {value}" + (f", or give {flag}" if flag else "")
+
     run.__doc__ = setting.help[0].upper() + setting.help[1:]
     usage = "[on|off]" if isinstance(setting.kind, Switch) else "[VALUE]"
     complete = f"setting:{setting.name}"
-    command(str(setting.command), usage, complete)(run)
+    command(str(setting.command), usage, complete, instead)(run)
 
 
 for _setting in SETTINGS:
@@ -394,7 +456,7 @@ def _run_text(repl: Repl, text: str, params: dict[str, str]) -> Iterator[Result]
     yield from repl.session.run(text, bound or None)
 
 
-@command("\\watch", "[SECONDS [TIMES]]")
+@command("\\watch", "[SECONDS [TIMES]]", script="run the command again (watch -n 2 dynosql -e …)")
 def watch(repl: Repl, arg: str) -> Iterator[Result]:
     """Run the last statement every SECONDS (2) until Ctrl-C, with each run's capacity."""
     text = repl.last_statement
@@ -431,7 +493,7 @@ def _rcu(total: Decimal, estimated: bool) -> str:
     return f"~{total.normalize():f} RCU est." if estimated else f"{total.normalize():f} RCU"
 
 
-@command("\\h", "[STATEMENT]")
+@command("\\h", "[STATEMENT]", script="grammar/README.md gives each statement's syntax")
 def syntax(repl: Repl, arg: str) -> Result:
     """Show a statement's syntax from grammar/README.md (help SELECT does too)."""
     from dynosql.repl import grammar_help

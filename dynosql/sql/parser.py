@@ -18,7 +18,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from dynosql.errors import SqlError
+from dynosql.errors import ReplCommandError, SqlError
 from dynosql.sql import ast, keywords, partiql, table_and_copy_parse
 from dynosql.sql.convert import (
     MAX_LIMIT,
@@ -109,6 +109,7 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
 
 def _parse_chunk(chunk: Chunk) -> ast.Statement:
     code = strip_comments(chunk.text)
+    _check_backslash(chunk, code)
     _check_first_word(chunk, code)
     if m := _SHOW_TABLES.match(code):
         return ast.ShowTables()
@@ -252,6 +253,17 @@ def _parse_select(chunk: Chunk) -> ast.Select:
         raise SqlError(
             "the statement nests too deeply (parentheses or conditions)", chunk.line, chunk.col
         ) from None
+
+
+def _check_backslash(chunk: Chunk, code: str) -> None:
+    """A REPL command (``\\dt``) in a script is named as one, not as a syntax error."""
+    stripped = code.lstrip()
+    if stripped.startswith("\\"):
+        first = stripped.splitlines()[0].strip()
+        command, _, argument = first.partition(" ")
+        pos = _pos(chunk, code, len(code) - len(stripped))
+        argument = argument.strip().rstrip(";").strip()
+        raise ReplCommandError(command.rstrip(";"), argument, pos.line, pos.col)
 
 
 def _check_first_word(chunk: Chunk, code: str) -> None:
