@@ -316,7 +316,7 @@ def _render_vertical(result: Result, out: TextIO) -> None:
 
 
 def _render_plan(result: Result, fmt: str, out: TextIO) -> None:
-    """EXPLAIN: one JSON object for machines, the plan's lines for people."""
+    """EXPLAIN (and SQL text): one JSON object for machines, the lines for people."""
     lines = [row.get("plan", "") for row in result]
     if fmt in ("json", "jsonl"):
         indent = 2 if fmt == "json" else None
@@ -348,7 +348,7 @@ def render(result: Result, fmt: str, out: TextIO) -> None:
         for _ in result:  # nothing to show; finish the stats
             pass
         return
-    if result.kind == "plan":
+    if result.kind in ("plan", "text"):
         _render_plan(result, fmt, out)
         return
     if result.human_only and fmt in ("json", "jsonl", "csv", "tsv"):

@@ -127,7 +127,8 @@ class Result:
     rows: Iterable[Row]
     stats: Stats = field(default_factory=Stats)
     warnings: list[str] = field(default_factory=list)
-    # "rows" for data, "status" for a statement with nothing to show (SET), "plan" for EXPLAIN
+    # "rows" for data, "status" for a statement with nothing to show (SET), "plan" for EXPLAIN,
+    # "text" for SQL to save (SHOW ENTITIES … AS CREATE): shown as lines, after what it read
     kind: str = "rows"
     title: str | None = None  # a line shown above a table (DESCRIBE, hot keys)
     notes: list[str] = field(default_factory=list)  # shown after the rows (stderr for scripts)
@@ -160,6 +161,8 @@ class Result:
         """The line shown after the result: rows, operations, capacity, time."""
         if self.kind == "status":
             return self.title or "ok"
+        if self.kind == "text":
+            return self.stats.footer(rows=False)
         if self.kind == "plan":
             if not self.stats.requests:
                 return "plan only: no request was sent"

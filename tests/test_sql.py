@@ -507,6 +507,8 @@ def test_explain_keeps_positions_across_lines() -> None:
         ("set Max_RCU = 10", ast.SetOption("max_rcu", "10")),
         ("SHOW ENTITIES FROM drive", ast.ShowEntities("drive")),
         ('show entities from "my-table" sample 200', ast.ShowEntities("my-table", 200)),
+        ("SHOW ENTITIES FROM t AS CREATE", ast.ShowEntities("t", as_create=True)),
+        ("show entities from t sample 5 as create;", ast.ShowEntities("t", 5, as_create=True)),
     ],
 )
 def test_other_statements(sql: str, expected: ast.Statement) -> None:

@@ -435,11 +435,13 @@ class ShowHotKeys:
 
 @dataclass(frozen=True)
 class ShowEntities:
-    """``SHOW ENTITIES FROM t [SAMPLE n]``: the entity types behind a table's keys."""
+    """``SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]``: the entity types behind a table's keys
+    (AS CREATE: written as CREATE ENTITY statements)."""
 
     table: str
     sample: int | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
+    as_create: bool = False
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,9 @@ _HOT_KEYS = re.compile(
     r"(?:\s+LIMIT\s+(\d+))?\s*$",
     re.I,
 )
-_ENTITIES = re.compile(rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?\s*$", re.I)
+_ENTITIES = re.compile(
+    rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?(\s+AS\s+CREATE)?\s*$", re.I
+)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
 _EXPLAIN = re.compile(r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+PYTHON\s*\))?(\s+ANALYZE\b)?", re.I)
 # EXPLAIN … AT <n> PER SECOND: the statement priced per month at that request rate
@@ -136,7 +138,9 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
         sample_size = int(m.group(2)) if m.group(2) else None
         if sample_size is not None and not 1 <= sample_size <= MAX_LIMIT:
             raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
-        return ast.ShowEntities(_unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)))
+        return ast.ShowEntities(
+            _unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)), bool(m.group(3))
+        )
     if table_and_copy_parse.LEADING.match(code):
         return table_and_copy_parse.parse_table_or_copy(
             chunk, code, lambda index: _pos(chunk, code, index), _parse_select

@@ -1,0 +1,1 @@
+"""Entities: single-table designs in SQL (entity definitions, key templates, discovery)."""
