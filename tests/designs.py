@@ -16,6 +16,7 @@ from typing import Any
 from backends import Backend, unique_name
 
 from dynosql import values
+from dynosql.plan.schema import TableInfo, table_info
 
 DESIGNS = Path(__file__).resolve().parent / "data" / "designs"
 
@@ -29,6 +30,19 @@ class ModelTable:
     gsis: list[dict[str, Any]]
     items: list[dict[str, Any]] = field(default_factory=list)
     skipped: int = 0  # attributes left out: not valid DynamoDB JSON
+
+    def info(self) -> TableInfo:
+        """The table as DescribeTable would describe it (no server)."""
+        return table_info(
+            {
+                "TableName": self.name,
+                "KeySchema": self.key_schema,
+                "AttributeDefinitions": [
+                    {"AttributeName": n, "AttributeType": t} for n, t in self.definitions.items()
+                ],
+                "GlobalSecondaryIndexes": self.gsis,
+            }
+        )
 
     def create(self, backend: Backend, table: str | None = None) -> str:
         """Create the table (under a unique name) with its GSIs and put its items."""

@@ -23,6 +23,16 @@ from dynosql.plan.schema import table_info
 from dynosql.session import Session
 
 EXPECTED: dict[str, dict[str, Any]] = json.loads((DESIGNS / "expected.json").read_text())
+PK_SK = table_info(
+    {
+        "TableName": "t",
+        "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [],
+    }
+)
 
 
 # --- the vocabulary ------------------------------------------------------------------------------
@@ -170,32 +180,15 @@ def test_the_issue_s_two_designs_come_out_as_a_person_reads_them() -> None:
 
 def _discovered(model: str) -> Any:
     (table,) = model_tables(DESIGNS / model)
-    info = table_info(
-        {
-            "TableName": table.name,
-            "KeySchema": table.key_schema,
-            "AttributeDefinitions": [
-                {"AttributeName": n, "AttributeType": t} for n, t in table.definitions.items()
-            ],
-            "GlobalSecondaryIndexes": table.gsis,
-        }
-    )
-    return discover(info, table.items)
+    return discover(table.info(), table.items)
 
 
 def test_without_its_entity_type_attribute_a_design_splits_by_its_prefixes() -> None:
     """The online shop with EntityType removed: the same nine types, from the key prefixes
     (o#…/p#… is an order item, p#…/p#… a product), named by them."""
     (table,) = model_tables(DESIGNS / "AnOnlineShop_14.json")
-    info = table_info(
-        {
-            "TableName": "shop",
-            "KeySchema": table.key_schema,
-            "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
-        }
-    )
     items = [{k: v for k, v in i.items() if k != "EntityType"} for i in table.items]
-    found = discover(info, items)
+    found = discover(table.info(), items)
     assert found.type_attribute is None
     got = {(e.templates["PK"][0], e.templates["SK"][0], e.items) for e in found.entities}
     assert got == {
@@ -214,16 +207,7 @@ def test_without_its_entity_type_attribute_a_design_splits_by_its_prefixes() -> 
 def test_past_the_held_items_each_item_is_counted_into_the_type_its_key_says() -> None:
     """Inference reads the first items whole; later ones are counted into the type their key
     (or type attribute) says, and what fits none is `other`, with a note."""
-    info = table_info(
-        {
-            "TableName": "t",
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            "AttributeDefinitions": [],
-        }
-    )
+    info = PK_SK
     kinds = {"ORDER": "total", "USER": "email", "NOTE": "text"}
     items = [
         {"pk": f"ACCT#{n % 7}", "sk": f"{kind}#{n:05d}", attr: "x"}
@@ -354,16 +338,7 @@ def test_a_state_before_a_timestamp_is_a_value_and_a_type_attribute_splits_one_t
     type; a `type` attribute whose values hold different attributes under one key template
     (Houlihan's hospital: treatment, medicine under patient#timestamp#id) splits it; a status
     field with alike items does not."""
-    info = table_info(
-        {
-            "TableName": "t",
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            "AttributeDefinitions": [],
-        }
-    )
+    info = PK_SK
     states = ["WARNING1", "NORMAL", "WARNING2", "NORMAL", "ALARM"]
     log = [
         {"pk": f"d#{d}", "sk": f"{s}#2026-01-0{i + 1}T00:00:00", "State": s, "note": "x"}

@@ -175,9 +175,8 @@ def test_as_create_writes_create_entity_statements_that_describe_every_item(
     moto_backend: Backend, corpus: dict, model: str, table: ModelTable
 ) -> None:
     name = corpus[(model, table.name)]
+    _result, text = _as_create(moto_backend, name)
     with Session(moto_backend.client()) as session:
-        result = session.execute(f'SHOW ENTITIES FROM "{name}" AS CREATE')
-        text = "\n".join(row["plan"] for row in result.all())
         entities = session.execute(f'SHOW ENTITIES FROM "{name}"').all()
     created = read_statements(text)
     assert sorted(c.name for c in created) == sorted(e["entity"] for e in entities)
@@ -202,10 +201,8 @@ def test_the_device_log_s_state_and_date_are_its_sort_key_s_columns(
     moto_backend: Backend, corpus: dict
 ) -> None:
     name = corpus[("DeviceStateLog_7.json", "DeviceStateLog")]
-    with Session(moto_backend.client()) as session:
-        result = session.execute(f"SHOW ENTITIES FROM {name} AS CREATE")
-        lines = [row["plan"] for row in result.all()]
-    assert lines == [
+    result, text = _as_create(moto_backend, name)
+    assert text.splitlines() == [
         f"-- SHOW ENTITIES FROM {name} AS CREATE: 1 entity type in 11 items.",
         "-- Names and columns are guesses: rename them, then save this as a schema file.",
         "",
@@ -223,10 +220,7 @@ def test_the_device_log_s_state_and_date_are_its_sort_key_s_columns(
 def test_the_online_shop_s_tags_are_named_after_the_entities_that_own_them(
     moto_backend: Backend, corpus: dict
 ) -> None:
-    name = corpus[("AnOnlineShop_14.json", "OnlineShop")]
-    with Session(moto_backend.client()) as session:
-        result = session.execute(f"SHOW ENTITIES FROM {name} AS CREATE")
-        text = "\n".join(row["plan"] for row in result.all())
+    _result, text = _as_create(moto_backend, corpus[("AnOnlineShop_14.json", "OnlineShop")])
     statements = {c.name: c for c in read_statements(text)}
     assert _sql(statements["orderItem"]) == (
         "PK = 'o#' || orderId, SK = 'p#' || productId; "
@@ -248,6 +242,12 @@ def test_the_online_shop_s_tags_are_named_after_the_entities_that_own_them(
         "  -- , INDEX GSI2 (\"GSI2-PK\" = 'w#' || warehouseId, \"GSI2-SK\" = 'p#' || productId)"
         "  -- sparse: 2 of 3 items have its keys"
     ) in text
+
+
+def _as_create(backend: Backend, table: str) -> tuple[Any, str]:
+    with Session(backend.client()) as session:
+        result = session.execute(f'SHOW ENTITIES FROM "{table}" AS CREATE')
+        return result, "\n".join(row["plan"] for row in result.all())
 
 
 def _sql(c: Created) -> str:
