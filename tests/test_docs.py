@@ -187,6 +187,27 @@ def test_a_wrong_output_fails_with_a_diff_naming_the_page_and_line(tmp_path: Pat
     assert "\n-| 121 |\n+| 120 |\n" in message
 
 
+def test_a_page_that_writes_runs_on_a_server_of_its_own(
+    tmp_path: Path, moto_examples_backend: Any
+) -> None:
+    """Its later examples see its write; the shared server, which read-only pages use, does
+    not."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```sql\nINSERT INTO drive (PK, SK) VALUES ('DRIVE#docs', 'root/');\n```\n\n```text\n"
+        "INSERT drive: 1 matched, 1 written, 0 already existed · 0 RCU + 1 WCU · 0.010s · "
+        "journal ~/.local/state/dynosql/journal/20261206T063317.904751Z-drive.jsonl\n```\n\n"
+        "```sql\nSELECT SK FROM drive WHERE PK = 'DRIVE#docs';\n```\n\n```text\n+-------+\n"
+        "| SK    |\n|-------|\n| root/ |\n+-------+\n"
+        "1 row · Query drive · 1 items scanned · 0.5 RCU · 0.010s\n```\n"
+    )
+    differences, outputs = run_page(page, tmp_path / "run", shared=moto_examples_backend.local)
+    assert len(outputs) == 2 and not differences, differences
+    shared = moto_examples_backend.client()
+    key = {"PK": {"S": "DRIVE#docs"}, "SK": {"S": "root/"}}
+    assert "Item" not in shared.get_item(TableName="drive", Key=key)
+
+
 def test_a_difference_is_none_when_the_output_matches(tmp_path: Path) -> None:
     example = Example(tmp_path / "p.md", 1, "sql", "SELECT 1", "a\nb  \n\n", 5)
     assert difference(example, "a\nb\n") is None
