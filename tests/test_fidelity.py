@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from backends import Backend, unique_name
+from backends import Backend, offline_client, unique_name
 
 from dynosql.errors import DynosqlError, SqlError, refusal_text
 from dynosql.evaluate.update import NumberRefused, apply_update, refused_number
@@ -66,46 +66,110 @@ def _info() -> Any:
     )
 
 
-# --- one path on both sides: DynamoDB refuses the expression, the client decides it ---------
+# --- one path on both sides: refused as DynamoDB refuses it, or decided by the client --------
 
-SAME_PATH = {
-    # decided by presence and type: = holds for any stored value, ordering only for N/S/B
-    "x = x": [1, 2, 3, 4, 5],
-    "x <> x": [6],  # a comparison with a missing attribute: only <> is true
-    "x > x": [],
-    "x >= x": [1, 2],
-    "x BETWEEN x AND x": [1, 2],
-    "x IN (x, 7)": [1, 2, 3, 4, 5],
-    "size(x) = size(x)": [2, 5],
-    "NOT (x < x)": [1, 2, 3, 4, 5, 6],
+# DynamoDB refuses these ("The first operand must be distinct from the remaining operands");
+# the condition each is sent as, had it been sent
+REFUSED = {
+    "x = x": "#x = #x",
+    "x <> x": "#x <> #x",
+    "x > x": "#x > #x",
+    "x BETWEEN x AND 7": "#x BETWEEN #x AND :v",
+    "x BETWEEN 7 AND x": "#x BETWEEN :v AND #x",
+    "x IN (7, x)": "#x IN (:v, #x)",
+    "begins_with(x, x)": "begins_with(#x, #x)",
+    "contains(x, x)": "contains(#x, #x)",
+    "m.a = m.a": "#m.#a = #m.#a",
+    "NOT (x < x)": "NOT (#x < #x)",
+    "sk = 1 OR x >= x": "#sk = :v OR #x >= #x",
 }
+# …and accepts these, where the path repeated is not the first operand: the client decides
+# them (the backends do not all answer alike), with the same rows everywhere
+ACCEPTED = {
+    "size(x) = size(x)": ("size(#x) = size(#x)", [2, 5]),
+    "7 BETWEEN x AND x": (":v BETWEEN #x AND #x", []),
+    "y IN (x, x)": ("#y IN (#x, #x)", []),
+}
+DISTINCT_PATHS = {"m.a = m": "#m.#a = #m", "x = y": "#x = #y"}  # not one path: accepted
 
 
-@pytest.mark.parametrize("condition", list(SAME_PATH))
-def test_a_comparison_of_a_path_with_itself_is_answered_alike_everywhere(
+@pytest.mark.parametrize("condition", list(REFUSED))
+def test_a_path_compared_with_itself_is_refused_before_any_request(condition: str) -> None:
+    """Refused while parsing, at the comparison, on every backend: a Session whose client no
+    server answers gets the SqlError; the message says what to write instead."""
+    sql = f"SELECT sk FROM t WHERE pk = 't' AND {condition}"
+    at = {"NOT (x < x)": "x < x", "sk = 1 OR x >= x": "x >= x"}.get(condition, condition)
+    for statement in (sql, f"UPDATE t SET y = 1 WHERE pk = 't' AND sk = 1 AND {condition}"):
+        with pytest.raises(SqlError) as refused:
+            Session(offline_client()).execute(statement)
+        err = refused.value
+        assert "with itself, which DynamoDB refuses in any condition" in str(err)
+        assert (err.line, err.col) == (1, statement.index(at) + 1)
+    with pytest.raises(SqlError, match=r"attribute_exists\(x\) keeps the items that have x"):
+        parse("SELECT * FROM t WHERE x = x")
+    with pytest.raises(SqlError, match="a string is in single quotes: 'status'"):
+        parse('SELECT * FROM t WHERE status = "status"')
+
+
+@pytest.mark.parametrize("condition", list(ACCEPTED))
+def test_a_path_repeated_after_the_first_operand_is_answered_alike_everywhere(
     table, condition: str
 ) -> None:
-    """DynamoDB (and dynalite, DynamoDB Local) refuse ``x > x`` ("The first operand must be
-    distinct from the remaining operands"); moto answers it. Never sent: the same rows from
-    every backend."""
     rows = run(table, f"SELECT sk FROM {{t}} WHERE pk = 't' AND {condition}")
-    assert sks(rows) == SAME_PATH[condition], condition
+    assert sks(rows) == ACCEPTED[condition][1], condition
 
 
-@pytest.mark.parametrize("condition", ["x > x", "x = x", "begins_with(x, x)", "x IN (x, 1)"])
+@pytest.mark.slow
+def test_dynamodb_local_refuses_exactly_what_dynosql_refuses(ddblocal_backend: Backend) -> None:
+    """The rule, against AWS's own implementation: each condition, sent as a FilterExpression,
+    a KeyConditionExpression's sort key condition and a ConditionExpression where it can be,
+    is refused by DynamoDB Local exactly when dynosql refuses the WHERE."""
+    name = unique_name("same")
+    ddblocal_backend.create_keyed_table(name)
+    client = ddblocal_backend.client()
+    names = {"#x": "x", "#y": "y", "#m": "m", "#a": "a", "#sk": "sk"}
+    cases = {**REFUSED, **DISTINCT_PATHS, **{k: text for k, (text, _) in ACCEPTED.items()}}
+    for condition, expression in cases.items():
+        used = {k: v for k, v in names.items() if k in expression}
+        extra = {"ExpressionAttributeValues": {":v": {"N": "7"}}} if ":v" in expression else {}
+        try:
+            client.scan(
+                TableName=name, FilterExpression=expression, ExpressionAttributeNames=used, **extra
+            )
+            refused = False
+        except client.exceptions.ClientError as err:
+            assert "first operand must be distinct" in str(err), (condition, err)
+            refused = True
+        assert refused == (condition in REFUSED), condition
+        try:
+            parse(f"SELECT * FROM t WHERE {condition}")
+            ours = False
+        except SqlError:
+            ours = True
+        assert ours == refused, condition
+    for key_condition in ("#pk = :p AND #sk = #sk", "#pk = :p AND begins_with(#sk, #sk)"):
+        with pytest.raises(client.exceptions.ClientError, match="first operand must be distinct"):
+            client.query(
+                TableName=name,
+                KeyConditionExpression=key_condition,
+                ExpressionAttributeNames={"#pk": "pk", "#sk": "sk"},
+                ExpressionAttributeValues={":p": {"S": "t"}},
+            )
+    with pytest.raises(client.exceptions.ClientError, match="first operand must be distinct"):
+        client.put_item(
+            TableName=name,
+            Item={"pk": {"S": "t"}, "sk": {"N": "1"}},
+            ConditionExpression="#x = #x",
+            ExpressionAttributeNames={"#x": "x"},
+        )
+
+
+@pytest.mark.parametrize("condition", ["size(x) = size(x)", "7 BETWEEN x AND x", "y IN (x, x)"])
 def test_a_repeated_operand_is_never_in_a_filter_expression(condition: str) -> None:
     plan = plan_select(parse(f"SELECT * FROM t WHERE pk = 't' AND {condition}"), _info())
     assert "FilterExpression" not in plan.requests[0].params
     other = plan_select(parse("SELECT * FROM t WHERE pk = 't' AND x > y"), _info())
     assert "FilterExpression" in other.requests[0].params
-
-
-def test_an_update_conditioned_on_a_path_compared_with_itself_runs_everywhere(table) -> None:
-    backend, name = table
-    with Session(backend.client(), settings=Settings(journal_dir="off")) as session:
-        session.execute(f"UPDATE {name} SET y = 1 WHERE pk = 't' AND x >= x").all()
-    rows = run(table, "SELECT sk FROM {t} WHERE pk = 't' AND y = 1")
-    assert sks(rows) == [1, 2]
 
 
 # --- document paths deeper than DynamoDB's 32 levels ----------------------------------------

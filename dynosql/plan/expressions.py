@@ -123,11 +123,12 @@ _EXACT_EQUALITY_TYPES = ("S", "B")
 
 
 def repeats_an_operand(condition: ast.Condition) -> bool:
-    """A comparison, BETWEEN, IN or function naming one path (or one ``size(path)``) twice:
-    ``b > b``, ``v = v``, ``v IN (v, 1)``. DynamoDB refuses such an expression ("The first
-    operand must be distinct from the remaining operands"; moto answers it), so it is never
-    sent: the client decides it from the attribute's presence and type (``v = v`` holds when
-    v exists, ``v < v`` never), with the same answer on every backend."""
+    """A comparison, BETWEEN, IN or function naming one path (or one ``size(path)``) twice.
+    Those whose first operand is the repeated path (``b > b``, ``v IN (v, 1)``) DynamoDB
+    refuses, and so does the parser (sql/repeated_operand.py); the rest (``size(v) =
+    size(v)``, ``1 BETWEEN v AND v``) DynamoDB accepts, but the backends do not all answer
+    alike (dynalite gives a number a size): they are never sent, and the client decides them,
+    with the same answer on every backend."""
     if isinstance(condition, ast.Compare):
         operands: list[Any] = [condition.left, condition.right]
     elif isinstance(condition, ast.Between):

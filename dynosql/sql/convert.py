@@ -26,6 +26,7 @@ from dynosql import values
 from dynosql.errors import SqlError
 from dynosql.sql import ast, keywords, like
 from dynosql.sql.ast import MAX_LIMIT
+from dynosql.sql.repeated_operand import refuse_repeated_operand
 from dynosql.sql.spelling import (
     function_guess,
     misspelt_keyword,
@@ -404,7 +405,7 @@ class _Converter:
         table, index, table_pos, alias = self.from_(tree)
         sample = self.sample(tree)
         items = self.select_list(tree.expressions)
-        where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
+        where = self.where(tree)
         group_by = tuple(
             self.group_item(g, items)
             for g in (tree.args["group"].expressions if tree.args.get("group") else [])
@@ -859,6 +860,16 @@ class _Converter:
         raise self.fail(f"expected an attribute path, found {_sql(e)}", e)
 
     # conditions
+    def where(self, tree: exp.Expression) -> ast.Condition | None:
+        """A statement's WHERE: DynamoDB's key condition, filter or condition expression, so
+        refused where DynamoDB refuses it on any backend (`refuse_repeated_operand`)."""
+        clause = tree.args.get("where")
+        if not clause:
+            return None
+        condition = self.condition(clause.this)
+        refuse_repeated_operand(condition)
+        return condition
+
     def condition(
         self,
         e: exp.Expression,

@@ -504,7 +504,7 @@ class _WriteConverter(_Converter):
                         a.path.pos.col,
                     )
             seen[a.path.elements] = a
-        where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
+        where = self.where(tree)
         return ast.Update(table, tuple(assignments), where, self.returning(tree), start, table_pos)
 
     def delete(self, tree: exp.Delete, start: ast.Pos) -> ast.Delete:
@@ -512,7 +512,7 @@ class _WriteConverter(_Converter):
         for arg in ("using", "limit", "order", "with_", "tables"):
             if tree.args.get(arg):
                 raise self.fail(f"DELETE … {arg.rstrip('_').upper()} is not supported", at=start)
-        where = self.condition(tree.args["where"].this) if tree.args.get("where") else None
+        where = self.where(tree)
         return ast.Delete(table, where, self.returning(tree), start, table_pos)
 
     # --- assignments ----------------------------------------------------------------------------
