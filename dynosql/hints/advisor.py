@@ -32,7 +32,7 @@ from dynosql.hints.bounds import prefix_bound_hints, upper_bounds
 from dynosql.hints.presence import is_null_hints, is_null_paths
 from dynosql.hints.sort_keys import sort_key_health
 from dynosql.plan.model import Plan
-from dynosql.plan.planner import plan_select
+from dynosql.plan.planner import Options, plan_select
 from dynosql.result import Stats
 from dynosql.sql import ast
 
@@ -41,16 +41,21 @@ if TYPE_CHECKING:
 
 
 def prepare(
-    ctx: Context, statement: ast.Select, read: bool = True, spent: list[str] | None = None
+    ctx: Context,
+    statement: ast.Select,
+    read: bool = True,
+    spent: list[str] | None = None,
+    options: Options | None = None,
 ) -> tuple[ast.Select, Plan, list[str]]:
-    """The statement with qualified names resolved, its plan, and the hints to show first.
-    `spent` gets a line for each read made for the hints (the REPL's sample)."""
+    """The statement with qualified names resolved, its plan (with `options`, else the
+    session's), and the hints to show first. `spent` gets a line for each read made for the
+    hints (the REPL's sample)."""
     table = ctx.table(statement.table)
     sample = None
     if read and H.has_qualified_paths(statement):
         sample = _sample(ctx, statement.table, spent)
     statement = H.unqualify(statement, table, H.sampled_types(sample or []))
-    plan = plan_select(statement, table, ctx.options())
+    plan = plan_select(statement, table, options or ctx.options())
     found = H.hints(statement, table)
     if found:
         return statement, plan, found  # a key-name mistake is named before anything is read

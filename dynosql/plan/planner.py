@@ -60,6 +60,11 @@ class Options:
     # the partitions the session has read whole: what a keyed read's estimate stands on
     observed: Observed | None = field(default=None, compare=False, hash=False)
 
+    def on_dynamodb(self) -> Options:
+        """These options with DynamoDB's own capabilities, whatever the endpoint: a program
+        written from the plan (EXPLAIN (FORMAT PYTHON)) runs on DynamoDB, not on moto."""
+        return replace(self, typed_filters=True, projections=True)
+
 
 @dataclass
 class _Branch:

@@ -52,9 +52,9 @@ def program(ctx: Context, explain: ast.Explain) -> Result:
         from dynosql.statements.tablesample import seeded
 
         statement = seeded(statement)
-    plan = plan_of(ctx, statement)
-    region = str(getattr(ctx.client.meta, "region_name", "") or "us-east-1")
-    text = write_program(plan, region, f"{plan.label}: the requests dynosql plans")
+    # the plan DynamoDB would run, whatever this endpoint is (moto's workarounds stay out)
+    plan = plan_of(ctx, statement, ctx.options().on_dynamodb())
+    text = write_program(plan, f"{plan.label}: the requests dynosql plans")
     return Result.plan(text.splitlines(), {"program": text})
 
 

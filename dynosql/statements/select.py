@@ -19,16 +19,18 @@ from dynosql.statements.read_explain import explain_lines
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.plan.planner import Options
 
 
 def _from_export(ctx: Context, statement: ast.Select) -> bool:
     return statement.export is not None or ctx.settings.engine != "dynamodb"
 
 
-def plan_of(ctx: Context, statement: ast.Select) -> Plan:
+def plan_of(ctx: Context, statement: ast.Select, options: Options | None = None) -> Plan:
     """The plan for a bound SELECT (no reads beyond the cached DescribeTable), with
-    table-qualified columns resolved as EXPLAIN and execution resolve them."""
-    return advisor.prepare(ctx, statement, read=False)[1]
+    table-qualified columns resolved as EXPLAIN and execution resolve them; planned with
+    `options`, else the session's."""
+    return advisor.prepare(ctx, statement, read=False, options=options)[1]
 
 
 def run(ctx: Context, statement: ast.Select) -> Result:
