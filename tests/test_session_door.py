@@ -40,8 +40,10 @@ def test_capabilities_are_asked_once_and_shape_the_options(moto_examples_backend
     assert len(lists) == 1
     options = session.options()
     # moto fails on projections of irregular items only: they are sent, and retried without
-    # when it does (tests/test_moto_projection.py); it also fails on typed filters
-    assert options.projections is True and options.typed_filters is False
+    # when it does (tests/test_moto_projection.py); the embedded server answers typed filters
+    # as DynamoDB does (moto_conditions.py): they are sent too
+    assert options.projections is True and options.typed_filters is True
+    assert "same cost" in session.capabilities.notes()[0]
 
 
 def test_a_faithful_backend_gets_exact_requests(dynalite_backend):

@@ -44,10 +44,10 @@ def test_every_type_decodes_exactly_by_name() -> None:
 @pytest.mark.parametrize(
     "sql, names",
     [
-        ("SELECT a.b, c[1] FROM {t} WHERE n > 1 ORDER BY note", {"a", "c", "n", "note"}),
+        ("SELECT a.b, c[1] FROM {t} WHERE n > 1 ORDER BY note", {"a", "c", "note"}),
         ("SELECT pk, COUNT(*) AS k FROM {t} GROUP BY pk", {"pk"}),
         ("SELECT m, SUM(n) FROM {t} GROUP BY m HAVING MAX(note) > 'a'", {"m", "n", "note"}),
-        ("SELECT COUNT(*) FROM {t} WHERE pk = 'a' AND size(note) > 1", {"note"}),
+        ("SELECT COUNT(*) FROM {t} WHERE pk = 'a' AND size(note) > 1", None),  # Select=COUNT
         ("SELECT * FROM {t}", None),
     ],
 )

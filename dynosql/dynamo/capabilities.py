@@ -5,8 +5,8 @@ valid ProjectionExpression and FilterExpression, and keeps table sizes. moto doe
 ConsumedCapacity is a constant (the embedded ``--local`` server replaces it with the figure
 DynamoDB's rules give, and says so in a header: `EMBEDDED`), it fails
 (HTTP 500) on valid projections of irregular items and on ordering comparisons between types,
-it compares some values across types as equal (a number and a boolean), and it reports no
-table size. Rather than ask "is this moto?" in several places, the Session decides a
+it compares some values across types as equal (a number and a boolean; the embedded server
+compares as DynamoDB does), and it reports no table size. Rather than ask "is this moto?" in several places, the Session decides a
 `Capabilities` once, from the first answer's HTTP ``Server`` header (moto runs on Werkzeug), and
 hands it to the catalog, the planner options and the executor.
 
@@ -54,11 +54,18 @@ class Capabilities:
         """What EXPLAIN says about requests shaped by this backend."""
         if self.backend != "moto":
             return []
+        if self.server_filters:  # the embedded server: moto answers conditions as DynamoDB
+            return [
+                "this endpoint is moto, which fails on some valid projections: a table whose "
+                "items moto cannot project is read whole (the request is sent again without "
+                "its ProjectionExpression, at the same cost)"
+            ]
         return [
             "this endpoint is moto, which fails on some valid requests: conditions are checked "
-            "client-side (same cost), and a table whose items moto cannot project is read whole "
-            "(the request is sent again without its ProjectionExpression); against DynamoDB the "
-            "requests carry the full FilterExpression"
+            "client-side (an index's entries are then fetched from the table before they are "
+            "checked, which can cost more than on DynamoDB), and a table whose items moto "
+            "cannot project is read whole (the request is sent again without its "
+            "ProjectionExpression); against DynamoDB the requests carry the full FilterExpression"
         ]
 
 
@@ -71,9 +78,17 @@ MOTO = Capabilities(
     first_page_items=100,
 )
 # the embedded server: moto, with ConsumedCapacity computed by DynamoDB's rules and table sizes
-# measured from the items (metering.py), and item reads answered without moto's serializer
-# (moto_answers.py: a 1,300-item Scan page in about 0.15 s), so its first Scan page is whole
-EMBEDDED = replace(MOTO, reports_capacity=True, reports_table_size=True, first_page_items=None)
+# measured from the items (metering.py), conditions evaluated as DynamoDB evaluates them
+# (moto_conditions.py: so every condition goes into the FilterExpression, and --local plans and
+# costs as DynamoDB does), and item reads answered without moto's serializer (moto_answers.py:
+# a 1,300-item Scan page in about 0.15 s), so its first Scan page is whole
+EMBEDDED = replace(
+    MOTO,
+    reports_capacity=True,
+    reports_table_size=True,
+    server_filters=True,
+    first_page_items=None,
+)
 
 
 class ProjectionRefused(ExecutionError):
