@@ -103,6 +103,14 @@ def build_parser() -> argparse.ArgumentParser:
         "would Scan; exit 3 if any would (access patterns checked in CI)",
     )
     src.add_argument(
+        "--schema",
+        action="append",
+        metavar="FILE",
+        default=[],
+        help="declare the CREATE ENTITY statements of FILE at start (repeatable; also "
+        "schema = [...] in the config file); the REPL offers to append new ones to the last",
+    )
+    src.add_argument(
         "-v",
         "--var",
         action="append",
@@ -208,6 +216,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _fail(err, args)
     _doors(session, args, interactive)
     try:
+        try:
+            session.load_schemas([*config.schema, *map(_script_path, args.schema)])
+        except DynosqlError as err:
+            return _fail(err, args)
         if args.explain:
             from dynosql.access_patterns import check
 

@@ -45,6 +45,7 @@ class Config:
     colours: dict[str, str] = dataclasses.field(default_factory=lambda: dict(DEFAULT_COLOURS))
     warnings: list[str] = dataclasses.field(default_factory=list)
     path: Path | None = None
+    schema: list[str] = dataclasses.field(default_factory=list)  # schema files (entities)
 
 
 def default_text() -> str:
@@ -58,6 +59,13 @@ def default_text() -> str:
         lines.append("")
         lines.append(f"# {s.config or s.help[0].upper() + s.help[1:]}.")
         lines.append(f"# {s.name} = {s.kind.to_config(s.default)}")
+    lines += [
+        "",
+        "# Schema files: their CREATE ENTITY statements are declared at every start (before",
+        "# --schema FILE); the REPL offers to append a new CREATE ENTITY to the last one,",
+        '# e.g. ["entities.sql", "~/team/shop.sql"] (relative to the current directory).',
+        "# schema = []",
+    ]
     lines += [
         "",
         '# Colours: prompt_toolkit style strings ("bold ansiblue", "#ff8800", "bg:ansiblack", '
@@ -133,6 +141,9 @@ def apply(config: Config, data: dict[str, Any]) -> None:
         if key in ("colours", "colors"):
             _colours(config, value)
             continue
+        if key == "schema":
+            _schema(config, value)
+            continue
         try:
             setting = lookup(key)
         except ValueError:
@@ -145,6 +156,15 @@ def apply(config: Config, data: dict[str, Any]) -> None:
             continue
         config.settings.give(setting.name, parsed, "in the config file")
         config.given.add(setting.name)
+
+
+def _schema(config: Config, value: Any) -> None:
+    """``schema = ["a.sql", …]`` (or one path): schema files, relative to the current directory."""
+    files = [value] if isinstance(value, str) else value
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        config.warnings.append("config: schema is not a list of file names; ignored")
+        return
+    config.schema = list(files)
 
 
 def _colours(config: Config, value: Any) -> None:

@@ -23,6 +23,7 @@ from dynosql.dynamo.capabilities import Capabilities, from_response, probe
 from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog
 from dynosql.dynamo.reader import Executor, FirstPage, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep
+from dynosql.entities.catalog import Entities
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.evaluate import count_groups
 from dynosql.evaluate.aggregate import collect_aggregates, count_group, group
@@ -125,6 +126,7 @@ class Context:
         self.last_write: WriteStats | None = None
         self.transaction: Any = None  # the writes queued since BEGIN (statements.transaction)
         self.exports: dict[str, str] = {}  # table → the export ARN taken this session
+        self.entities = Entities()  # CREATE ENTITY: client-side definitions (dynosql.entities)
         self._run = run
         self._aws_clients: dict[str, Any] = {}
 

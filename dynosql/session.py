@@ -216,7 +216,7 @@ class Session:
         its declared effects (and its Scan, if any), then the kind."""
         ctx = self.context
         ctx.cancelled.clear()
-        bound = self.bind(statement, params)
+        bound = self.resolve(self.bind(statement, params))
         ctx.last_write = None
         kind = kind_for(bound, ctx.transaction is not None)
         scan_plan = kind.scan_plan
@@ -234,6 +234,15 @@ class Session:
         """`statement` with every :name replaced by its value (the session's, then `params`)."""
         return bind(statement, {**self.params, **(params or {})})
 
+    def resolve(self, bound: Any) -> Any:
+        """A bound statement with the names of declared entities resolved (unchanged when
+        none is declared): ``FROM invoice`` reads the entity's table through its templates."""
+        if not self.context.entities:
+            return bound
+        from dynosql.statements.entity_resolve import resolve
+
+        return resolve(self.context, bound)
+
     def plan(self, statement: ast.Select) -> Plan:
         """The plan for a bound SELECT (no reads beyond the cached DescribeTable)."""
         from dynosql.statements.select import plan_of
@@ -244,7 +253,7 @@ class Session:
         """The Scan `statement` would send, or None (not a Scan, or not plannable: running it
         reports that properly). For asking before a large Scan."""
         try:
-            bound = self.bind(statement)
+            bound = self.resolve(self.bind(statement))
             kind = kind_for(bound, self.context.transaction is not None)
             check = None if kind.scan_plan is None else kind.scan_plan(self.context, bound)
         except DynosqlError:
@@ -283,6 +292,20 @@ class Session:
         """Restore what a journal recorded (items changed since are listed, not touched);
         `last`: the newest journal of a write (UNDO LAST)."""
         return self.run_statement(ast.Undo(journal, last=last, force_target=force_target))
+
+    # --- entities -------------------------------------------------------------------------
+
+    def load_schemas(self, paths: list[str]) -> None:
+        """Declare the CREATE ENTITY statements of schema files, in order (``--schema``, the
+        config's ``schema``); the last one is where the REPL offers to append new ones."""
+        from pathlib import Path
+
+        from dynosql.statements.entity_defs import load_schema
+
+        for name in paths:
+            path = Path(name).expanduser()
+            load_schema(self.context, path)
+            self.context.entities.schema_file = path
 
     # --- settings -------------------------------------------------------------------------
 

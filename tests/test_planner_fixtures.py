@@ -57,13 +57,14 @@ class Case:
     params: dict[str, Any] = field(default_factory=dict)
     xfail: str | None = None
     focus: list[str] | None = None
+    physical: str | None = None  # an entity case's hand-written physical form (same requests)
 
     @property
     def id(self) -> str:
         return f"{Path(self.file).stem}:{self.line}"
 
 
-_DIRECTIVE = re.compile(r"^--\s*(options|params|xfail|focus):\s*(.*)$")
+_DIRECTIVE = re.compile(r"^--\s*(options|params|xfail|focus|physical):\s*(.*)$")
 
 
 def _json(text: str) -> Any:
@@ -73,7 +74,8 @@ def _json(text: str) -> Any:
 
 def parse_fixtures(text: str, filename: str = "<fixtures>") -> list[Case]:
     """Blocks separated by blank lines: `--` comment lines (the first names the rule; directives
-    `-- options:`, `-- params:`, `-- xfail:`, `-- focus:`), the SQL (one or more lines), then the
+    `-- options:`, `-- params:`, `-- xfail:`, `-- focus:`, and for entity cases `-- physical:`
+    with the hand-written physical statement), the SQL (one or more lines), then the
     expected JSON (from the first line starting with `{`). A block of comments only is a header."""
     cases: list[Case] = []
     lines = text.splitlines()
@@ -115,6 +117,8 @@ def parse_fixtures(text: str, filename: str = "<fixtures>") -> list[Case]:
                 case.params = _json(value)
             elif key == "xfail":
                 case.xfail = value.strip()
+            elif key == "physical":
+                case.physical = value.strip()
             else:
                 case.focus = [k.strip() for k in value.split(",") if k.strip()]
         if not case.rule:

@@ -520,7 +520,8 @@ def test_other_statement_refusals() -> None:
         str(error("DESCRIBE a.b")) == "line 1, column 12: DESCRIBE takes a table name, not an index"
     )
     assert str(error("SHOW COLUMNS")) == (
-        "line 1, column 1: expected SHOW TABLES, SHOW HOT KEYS FROM table or SHOW ENTITIES FROM table"
+        "line 1, column 1: expected SHOW TABLES, SHOW HOT KEYS FROM table, SHOW ENTITIES "
+        "[FROM table], SHOW CREATE TABLE t or SHOW CREATE ENTITY e"
     )
     explain_takes = (
         "line 1, column 9: EXPLAIN takes SELECT, CREATE, ALTER, DROP, COPY, INSERT, UPSERT, "

@@ -154,6 +154,23 @@ def successor(prefix: Any) -> Any:
     return None
 
 
+def last_with_prefix(prefix: Any, max_bytes: int = MAX_SK_BYTES) -> Any:
+    """The greatest key value of at most `max_bytes` that begins with `prefix` (None when the
+    prefix fills the limit): the prefix, then the greatest character (U+10FFFF; binary: 0xFF)
+    as often as it fits, then the greatest character that fits the bytes left. Strings sort by
+    their UTF-8 bytes, so nothing that begins with the prefix and fits a key is greater; the
+    inclusive upper bound of "begins with `prefix`" that BETWEEN takes."""
+    if isinstance(prefix, str):
+        room = max_bytes - len(prefix.encode("utf-8"))
+        if room <= 0:
+            return None
+        whole, rest = divmod(room, 4)
+        tail = {0: "", 1: "\x7f", 2: "\u07ff", 3: "\uffff"}[rest]
+        return prefix + "\U0010ffff" * whole + tail
+    room = max_bytes - len(prefix)
+    return bytes(prefix) + b"\xff" * room if room > 0 else None
+
+
 def _key(value: Any) -> Any:
     return values.scalar_key(value)
 
@@ -303,6 +320,14 @@ def tightest(conditions: list[SortKeyCondition]) -> SortKeyCondition | None:
         plo, phi = p.lower(), p.upper()
         if lo == plo and (hi == phi or hi is None):
             return p
+    # A prefix narrowed by a lower bound: its exclusive end (the successor) becomes the last
+    # key value with the prefix, so that BETWEEN (inclusive) holds exactly the prefix's keys
+    # from the bound on, with nothing left to check (an entity's `invoiceId >= '202603'`)
+    ending = next((p for p in prefixes if hi is not None and hi == p.upper()), None)
+    if ending is not None and lo is not None:
+        last = last_with_prefix(ending.values[0])
+        if last is not None and _key(lo.value) <= _key(last):
+            hi = Bound(last, True)
     if lo is not None and hi is not None:
         return SortKeyCondition("BETWEEN", (lo.value, hi.value))
     if lo is not None:

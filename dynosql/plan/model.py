@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -32,7 +33,18 @@ class Request:
         )
         if self.operation in _WRITE_METHODS:
             method = _WRITE_METHODS[self.operation]
-        return f"client.{method}(**{json.dumps(_jsonable(self.params), indent=2)})"
+        text = json.dumps(_jsonable(self.params), indent=2)
+        text = _LAST_CHARACTERS.sub(_repeated, text).replace(' + ""', "")
+        return f"client.{method}(**{text})"
+
+
+# the greatest character repeated (the last key with a prefix: plan.keys.last_with_prefix), as
+# JSON writes it: shown as Python that builds it, not as a thousand escapes
+_LAST_CHARACTERS = re.compile(r"(?:\\udbff\\udfff){4,}")
+
+
+def _repeated(found: re.Match[str]) -> str:
+    return f'" + "\\U0010ffff" * {len(found.group()) // 12} + "'
 
 
 _WRITE_METHODS = {

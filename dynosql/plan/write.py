@@ -243,6 +243,11 @@ def plan_write(
 def _plan_insert(
     statement: ast.Insert, table: TableInfo, options: WriteOptions, source: TableInfo | None
 ) -> WritePlan:
+    if statement.skip_missing_index_keys and statement.prepare is None:
+        raise _at(
+            statement.table_pos,
+            f"ON MISSING INDEX KEY SKIP is for an INSERT INTO an entity; {table.name} is a table",
+        )
     if statement.rows and not statement.columns:
         statement = replace(statement, columns=_positional_columns(statement, table))
     ph = Placeholders()
@@ -327,12 +332,13 @@ def source_item(statement: ast.Insert, row: dict[str, Any]) -> dict[str, Any]:
     its column. Without one, the row is the item."""
     select = statement.select
     if not statement.columns or select is None or select.items is None:
-        return dict(row)
-    out = {}
-    for column, selected in zip(statement.columns, select.items, strict=True):
-        if selected.name in row:  # select-list names are unique (the parser refuses repeats)
-            out[column] = row[selected.name]
-    return out
+        out = dict(row)
+    else:
+        out = {}
+        for column, selected in zip(statement.columns, select.items, strict=True):
+            if selected.name in row:  # select-list names are unique (the parser refuses repeats)
+                out[column] = row[selected.name]
+    return out if statement.prepare is None else statement.prepare(out)
 
 
 def _row_item(
@@ -345,6 +351,8 @@ def _row_item(
             raise PlanError(f"no value for {name}")
         item[name] = cell.value
     try:
+        if statement.prepare is not None:  # an entity's row: its keys composed
+            item = statement.prepare(item)
         size = values.item_size(item)
         return check_item(item, table, size=size), size
     except PlanError as err:

@@ -444,6 +444,63 @@ class ShowEntities:
     as_create: bool = False
 
 
+# --- entities (dynosql/entities/, dynosql/statements/entity_defs.py) ----------------------------
+
+
+@dataclass(frozen=True)
+class CreateEntity:
+    """``CREATE ENTITY name ON table (KEY (…), INDEX idx (…) [WHERE …]…, attr = constant…)``:
+    `entity` is the definition as written (a ``dynosql.entities.model.Entity``), checked
+    against the table when the statement runs; `source` is the statement as written."""
+
+    entity: Any
+    pos: Pos = field(default=NOWHERE, compare=False)
+    table_pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class DropEntity:
+    name: str
+    missing_ok: bool = False  # DROP ENTITY IF EXISTS
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class ShowDeclaredEntities:
+    """``SHOW ENTITIES`` without FROM: the entities this session declared."""
+
+
+@dataclass(frozen=True)
+class ShowCreateEntity:
+    name: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class DescribeEntity:
+    """``DESCRIBE ENTITY e`` (and ``DESCRIBE e`` where e names an entity)."""
+
+    name: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class EntitySelect:
+    """A SELECT from an entity, resolved when it runs: `read` is the entity statement and the
+    physical SELECT it compiles to (a ``dynosql.entities.read.EntityRead``)."""
+
+    read: Any
+
+
+@dataclass(frozen=True)
+class EntityWrite:
+    """An INSERT, UPDATE or DELETE of an entity, resolved when it runs: `write` is the entity
+    statement and the physical write it runs as (a ``dynosql.entities.write.EntityWrite``)."""
+
+    write: Any
+
+
 @dataclass(frozen=True)
 class SetOption:
     """``SET name = value``: a session setting (segments, consistent, format, ...)."""
@@ -540,6 +597,10 @@ class Insert:
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
     source: str = field(default="", compare=False)  # as written (the journal's header)
+    # INSERT INTO an entity: `prepare` composes each row's item (dynosql.entities.write), and
+    # ON MISSING INDEX KEY SKIP writes a row that lacks an index's columns without its keys
+    skip_missing_index_keys: bool = False
+    prepare: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -707,6 +768,10 @@ class CopyFrom:
     skip_bad: bool = False
     bad_path: str | None = None
     pos: Pos = field(default=NOWHERE, compare=False)
+    # COPY an entity FROM a file: `table` is its table, `entity` the name written, and
+    # `prepare` composes each line's item (dynosql.entities.write)
+    entity: str | None = None
+    prepare: Any = field(default=None, compare=False)
 
 
 Ddl = CreateTable | CreateIndex | DropIndex | AlterTable | DropTable
@@ -719,6 +784,13 @@ Statement = (  # every statement: the reads above and the writes
     | Describe
     | ShowHotKeys
     | ShowEntities
+    | CreateEntity
+    | DropEntity
+    | ShowDeclaredEntities
+    | ShowCreateEntity
+    | DescribeEntity
+    | EntitySelect
+    | EntityWrite
     | SetOption
     | Insert
     | Update

@@ -90,6 +90,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "DELETION PROTECTION POINT IN TIME RECOVERY SET OFF",
         "copy": "TO FROM SELECT FORMAT START AT LINE ELEMENT SKIP BAD",
         "undo": "LAST FORCE TARGET DAMAGED",
+        "entity": "ENTITY ENTITIES ON KEY INDEX WHERE IF EXISTS",
     }.items()
 }
 # a key attribute's type as CREATE TABLE / CREATE INDEX write it -> its DynamoDB type code
@@ -198,10 +199,11 @@ RESERVED = (
     STARTER_WORDS
     | words("select", "explain", "show", "set", "write", "transaction")
     | frozenset(LITERALS)
+    | frozenset({"IF"})  # DROP ENTITY IF EXISTS; sqlglot reads IF as a function, never a name
 )
 KEYWORDS = (
     RESERVED
-    | words("table", "copy", "undo")
+    | words("table", "copy", "undo", "entity")
     | frozenset(TYPE_WORDS)
     | frozenset(PROJECTIONS)
     | frozenset(BILLING_MODES)

@@ -19,7 +19,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from dynosql.errors import ReplCommandError, SqlError
-from dynosql.sql import ast, keywords, partiql, table_and_copy_parse
+from dynosql.sql import ast, entity_parse, keywords, partiql, table_and_copy_parse
 from dynosql.sql.convert import (
     MAX_LIMIT,
     DynoSQL,
@@ -113,6 +113,10 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
     code = strip_comments(chunk.text)
     _check_backslash(chunk, code)
     _check_first_word(chunk, code)
+    if entity_parse.LEADING.match(code):
+        return entity_parse.parse_entity_statement(
+            chunk, code, lambda index: _pos(chunk, code, index), _parse_select
+        )
     if m := _SHOW_TABLES.match(code):
         return ast.ShowTables()
     if m := _DESCRIBE.match(code):
@@ -150,7 +154,8 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
             chunk,
             code,
             _first(code),
-            "expected SHOW TABLES, SHOW HOT KEYS FROM table or SHOW ENTITIES FROM table",
+            "expected SHOW TABLES, SHOW HOT KEYS FROM table, SHOW ENTITIES [FROM table], "
+            "SHOW CREATE TABLE t or SHOW CREATE ENTITY e",
         )
     if m := _SET.match(code):
         value = m.group(2).strip()
@@ -173,8 +178,34 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
             explain = dataclasses.replace(explain, program=True)
         return explain
     if is_write(chunk.text):
-        return parse_write(chunk)
+        chunk, skip = _index_key_skip(chunk, code)
+        statement = parse_write(chunk)
+        return statement if skip is None else _skipping(statement, skip, chunk, code)
     return _parse_select(chunk)
+
+
+# INSERT INTO an entity … ON MISSING INDEX KEY SKIP (dynosql.entities.write)
+_SKIP = re.compile(r"\s+ON\s+MISSING\s+INDEX\s+KEYS?\s+SKIP\s*;?\s*$", re.I)
+
+
+def _index_key_skip(chunk: Chunk, code: str) -> tuple[Chunk, int | None]:
+    """The write without a trailing ``ON MISSING INDEX KEY SKIP`` (blanked: positions stay),
+    and where it stood (None: not there)."""
+    found = _SKIP.search(code)
+    if found is None:
+        return chunk, None
+    start = found.start()
+    text = chunk.text[:start] + "".join(c if c == "\n" else " " for c in chunk.text[start:])
+    return Chunk(text, chunk.line, chunk.col), start + len(found.group()) - len(
+        found.group().lstrip()
+    )
+
+
+def _skipping(statement: ast.Statement, at: int, chunk: Chunk, code: str) -> ast.Statement:
+    if not isinstance(statement, ast.Insert):
+        raise _error(chunk, code, at, "ON MISSING INDEX KEY SKIP ends an INSERT INTO an entity")
+    written = statement.source + " " + code[at:].strip().rstrip(";")  # the journal's header
+    return dataclasses.replace(statement, skip_missing_index_keys=True, source=written)
 
 
 def _explain_rate(chunk: Chunk, code: str) -> tuple[Chunk, str, Decimal | None]:
@@ -203,7 +234,12 @@ def _explain(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Explain:
         chunk, "".join(c if c == "\n" else " " for c in code[: m.end()]) + code[m.end() :]
     )
     if is_write(blanked):
-        statement = parse_explained_write(Chunk(blanked, chunk.line, chunk.col))
+        inner, skip = _index_key_skip(
+            Chunk(blanked, chunk.line, chunk.col), strip_comments(blanked)
+        )
+        statement = parse_explained_write(inner)
+        if skip is not None:
+            statement = _skipping(statement, skip, inner, strip_comments(blanked))
         return ast.Explain(statement, bool(m.group(1)))
     if table_and_copy_parse.EXPLAINABLE.match(code[m.end() :]):
         return table_and_copy_parse.explain(

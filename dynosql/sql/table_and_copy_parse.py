@@ -62,6 +62,8 @@ class _Token:
 
 
 class _Reader:
+    TOKEN = _TOKEN  # a reader of other statements may read more kinds of token
+
     def __init__(self, chunk: Chunk, text: str, position: Callable[[int], ast.Pos]):
         self.chunk = chunk
         self.text = text
@@ -70,7 +72,7 @@ class _Reader:
         self.i = 0
         at = 0
         while at < len(text):
-            m = _TOKEN.match(text, at)
+            m = self.TOKEN.match(text, at)
             if m is None:
                 raise self.error(at, f"unexpected character {text[at]!r}")
             if m.lastgroup != "ws":

@@ -194,6 +194,8 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
                 if error is None:
                     assert line.item is not None
                     try:  # the one item validator INSERT and UPSERT use
+                        if statement.prepare is not None:  # an entity's: its keys composed
+                            line.item = statement.prepare(line.item)
                         check_item(line.item, info)
                     except PlanError as err:
                         error = err.message
@@ -397,7 +399,8 @@ class _Load:
         quoted = s.path.replace("'", "''")
         unit = position(s).upper()
         return (
-            f"COPY {quote(s.table)} FROM '{quoted}'{extra} START AT {unit} {line or self.next_line}"
+            f"COPY {quote(s.entity or s.table)} FROM '{quoted}'{extra} START AT {unit} "
+            f"{line or self.next_line}"
         )
 
 
@@ -409,10 +412,13 @@ def _query(statement: ast.CopyTo) -> ast.Select:
 
 
 def _copy_to_scan(ctx: Context, statement: ast.CopyTo) -> ScanCheck | None:
-    """COPY t TO reads like SELECT * FROM t."""
-    from dynosql.statements.select import scan_plan
+    """COPY t TO reads like SELECT * FROM t (t an entity: its physical SELECT)."""
+    from dynosql.statements import kind_of
+    from dynosql.statements.entity_resolve import resolve
 
-    return scan_plan(ctx, _query(statement))
+    query = resolve(ctx, _query(statement))
+    scan_plan = kind_of(query).scan_plan
+    return None if scan_plan is None else scan_plan(ctx, query)
 
 
 def _explain(ctx: Context, statement: ast.CopyTo | ast.CopyFrom, analyze: bool) -> Result:

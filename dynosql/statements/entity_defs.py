@@ -1,0 +1,222 @@
+"""CREATE ENTITY, DROP ENTITY, SHOW ENTITIES (the declared ones), SHOW CREATE ENTITY and
+DESCRIBE of an entity; and schema files (``--schema FILE``, ``schema = [...]`` in the config),
+which declare their CREATE ENTITY statements when a session starts.
+
+Entities are client-side definitions: these statements send nothing but DescribeTable (and a
+cached ListTables), change nothing in DynamoDB, and so declare no effects: ``--read-only``
+lets them run (it guards DynamoDB, not the session's own definitions), and inside BEGIN …
+COMMIT they run at once (there is nothing to roll back).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dynosql.entities.check import check
+from dynosql.entities.model import Entity, literal_text
+from dynosql.errors import DynosqlError, PlanError, SqlError
+from dynosql.result import Result
+from dynosql.sql import ast
+from dynosql.sql.split import Chunk, strip_comments
+from dynosql.statements.kind import Kind, named
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
+
+
+def _at(pos: ast.Pos, message: str) -> PlanError:
+    return PlanError(message, pos.line, pos.col) if pos.line else PlanError(message)
+
+
+def entity_of(ctx: Context, name: str, pos: ast.Pos = ast.NOWHERE) -> Entity:
+    """A declared entity, or a PlanError that names the ones there are."""
+    found = ctx.entities.get(name)
+    if found is not None:
+        return found
+    from dynosql.sql.spelling import closest
+
+    names = ctx.entities.names()
+    near = closest(name, names)
+    guess = f"; did you mean {' or '.join(near)}?" if near else ""
+    listing = ", ".join(names) if names else "none declared (CREATE ENTITY, or --schema FILE)"
+    raise _at(pos, f"no entity named {name}{guess} (entities: {listing})")
+
+
+def declare(ctx: Context, statement: ast.CreateEntity) -> list[str]:
+    """Check a CREATE ENTITY against its table and declare it; the warnings to show."""
+    entity: Entity = statement.entity
+    if ctx.entities.get(entity.name) is not None:
+        raise _at(
+            statement.pos,
+            f"entity {entity.name} exists: DROP ENTITY {entity.name} first "
+            f"(SHOW CREATE ENTITY {entity.name} shows it)",
+        )
+    try:
+        table = ctx.table(entity.table)
+    except PlanError as err:
+        raise _at(statement.table_pos, err.message) from None
+    if entity.name in ctx.catalog.table_names():
+        raise _at(
+            statement.pos,
+            f"{entity.name} is a table: an entity needs a name of its own (FROM {entity.name} "
+            "would read one of them)",
+        )
+    checked, warnings = check(entity, table, ctx.entities.on(entity.table))
+    ctx.entities.add(checked)
+    return warnings
+
+
+def _create(ctx: Context, statement: ast.CreateEntity) -> Result:
+    warnings = declare(ctx, statement)
+    entity: Entity = ctx.entities.get(statement.entity.name)  # type: ignore[assignment]
+    columns = ", ".join(entity.columns) or "none"
+    title = f"CREATE ENTITY {entity.name} on {entity.table} (key columns: {columns})"
+    schema = ctx.entities.schema_file
+    if schema is not None and ctx.doors.interactive and ctx.doors.confirm is not None:
+        if ctx.doors.confirm(f"append CREATE ENTITY {entity.name} to {schema}?"):
+            _append(schema, statement.source or entity.text())
+            title += f"; appended to {schema}"
+    return Result.status(title, warnings=warnings)
+
+
+def _append(path: Path, text: str) -> None:
+    try:
+        before = path.read_text(encoding="utf-8") if path.exists() else ""
+        with path.open("a", encoding="utf-8") as f:
+            if before and not before.endswith("\n"):
+                f.write("\n")
+            f.write(("\n" if before.strip() else "") + text.rstrip().rstrip(";") + ";\n")
+    except OSError as err:
+        raise DynosqlError(f"cannot append to the schema file {path}: {err.strerror}") from None
+
+
+def _drop(ctx: Context, statement: ast.DropEntity) -> Result:
+    if ctx.entities.get(statement.name) is None:
+        if statement.missing_ok:
+            return Result.status(f"DROP ENTITY: no entity named {statement.name}, nothing done")
+        entity_of(ctx, statement.name, statement.pos)
+    ctx.entities.drop(statement.name)
+    title = f"DROP ENTITY {statement.name}: the definition is gone (no item was touched)"
+    origin = ctx.entities.origin.pop(statement.name, None)
+    if origin is not None:
+        title += f"; {origin} still declares it at the next start"
+    return Result.status(title)
+
+
+def _show(ctx: Context, _statement: ast.ShowDeclaredEntities) -> Result:
+    rows = []
+    for entity in ctx.entities.all():
+        rows.append(
+            {
+                "entity": entity.name,
+                "table": entity.table,
+                "key": ", ".join(t.text() for t in entity.key.templates),
+                "indexes": ", ".join(str(a.index) for a in entity.indexes) or "none",
+                "constants": ", ".join(f"{n} = {literal_text(v)}" for n, v in entity.constants)
+                or "none",
+            }
+        )
+    result = Result(["entity", "table", "key", "indexes", "constants"], iter(rows))
+    if not rows:
+        result.notes.append(
+            "no entity declared: CREATE ENTITY, or start with --schema FILE "
+            "(SHOW ENTITIES FROM table proposes some from a table's keys)"
+        )
+    return result
+
+
+def _show_create(ctx: Context, statement: ast.ShowCreateEntity) -> Result:
+    entity = entity_of(ctx, statement.name, statement.pos)
+    return Result(["statement"], iter([{"statement": entity.text()}]))
+
+
+def describe_entity(ctx: Context, statement: ast.DescribeEntity | ast.Describe) -> Result:
+    """One row per template a column is in (its key role and attribute), then the constants;
+    what membership and each index hold, as notes."""
+    name = statement.name if isinstance(statement, ast.DescribeEntity) else statement.table
+    entity = entity_of(ctx, name, statement.pos)
+    rows: list[dict[str, Any]] = []
+    for access in entity.accesses:
+        where = "table" if access.index is None else str(access.index)
+        for role, template in zip(("partition", "sort"), access.templates, strict=False):
+            for column in template.columns or ("",):
+                rows.append(
+                    {
+                        "column": column,
+                        "key": f"{where} ({role})",
+                        "attribute": template.attribute,
+                        "template": template.text().split(" = ", 1)[1],
+                    }
+                )
+    for attribute, value in entity.constants:
+        rows.append(
+            {
+                "column": "",
+                "key": "constant",
+                "attribute": attribute,
+                "template": literal_text(value),
+            }
+        )
+    result = Result(["column", "key", "attribute", "template"], iter(rows))
+    result.title = f"entity {entity.name} on table {entity.table}"
+    result.notes.append(
+        "membership: an item is one of "
+        + entity.name
+        + "'s when "
+        + " and ".join(_fits(t.text()) for t in entity.key.templates)
+        + "".join(f" and {n} = {literal_text(v)}" for n, v in entity.constants)
+        + "; any other attribute is a column by its own name"
+    )
+    for access in entity.indexes:
+        if access.where_text:
+            result.notes.append(f"index {access.index} holds the items WHERE {access.where_text}")
+    return result
+
+
+def _fits(template_text: str) -> str:
+    attribute, shape = template_text.split(" = ", 1)
+    return f"{attribute} fits {shape}"
+
+
+# --- schema files ----------------------------------------------------------------------------
+
+
+def load_schema(ctx: Context, path: Path) -> int:
+    """Declare the CREATE ENTITY statements of a schema file (nothing else is allowed in one:
+    it runs at every start); how many. An error names the file, line and column."""
+    from dynosql.sql import parse_chunk, split_script
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as err:
+        raise DynosqlError(f"cannot read the schema file {path}: {err.strerror}") from None
+    count = 0
+    try:
+        for chunk in split_script(text):
+            statement = parse_chunk(chunk)
+            if not isinstance(statement, ast.CreateEntity):
+                raise SqlError("a schema file holds CREATE ENTITY statements only", *_start(chunk))
+            declare(ctx, statement)
+            ctx.entities.origin[statement.entity.name] = path
+            count += 1
+    except DynosqlError as err:
+        raise type(err)(f"{path}: {err}") from None
+    return count
+
+
+def _start(chunk: Chunk) -> tuple[int, int]:
+    """Where a statement's first word is in its script."""
+    code = strip_comments(chunk.text)
+    at = len(code) - len(code.lstrip())
+    line = code.count("\n", 0, at) + 1
+    return chunk.to_script(line, at - (code.rfind("\n", 0, at) + 1) + 1)
+
+
+KINDS: dict[type, Kind[Any]] = {
+    ast.CreateEntity: Kind(named("CREATE ENTITY"), _create),
+    ast.DropEntity: Kind(named("DROP ENTITY"), _drop),
+    ast.ShowDeclaredEntities: Kind(named("SHOW ENTITIES"), _show),
+    ast.ShowCreateEntity: Kind(named("SHOW CREATE ENTITY"), _show_create),
+    ast.DescribeEntity: Kind(named("DESCRIBE"), describe_entity),
+}

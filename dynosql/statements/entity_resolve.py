@@ -1,0 +1,79 @@
+"""Statements that name an entity, resolved before they run: the Session calls `resolve` on
+every bound statement when entities are declared, and the registry then dispatches the
+resolved statement to its kind like any other (``SELECT … FROM invoice`` → an EntitySelect;
+``DESCRIBE invoice`` → DescribeEntity). An entity's name is looked up before a table's.
+Pure but for the declared entities: nothing is read."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from dynosql.sql import ast
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
+
+
+def resolve(ctx: Context, statement: Any) -> Any:
+    """`statement` with what names an entity resolved (unchanged when nothing does)."""
+    entities = ctx.entities
+    if isinstance(statement, ast.Select):
+        entity = None if statement.export is not None else entities.get(statement.table)
+        if entity is None:
+            return statement
+        from dynosql.entities.read import rewrite_select
+
+        return ast.EntitySelect(rewrite_select(statement, entity))
+    if isinstance(statement, ast.Explain):
+        inner = resolve(ctx, statement.statement)
+        if inner is statement.statement:
+            return statement
+        if statement.program and isinstance(inner, ast.EntitySelect):
+            inner = inner.read.physical  # the requests as a program: the physical plan's
+        return dataclasses.replace(statement, statement=inner)
+    if isinstance(statement, ast.Describe) and entities.get(statement.table) is not None:
+        return ast.DescribeEntity(statement.table, statement.pos)
+    if isinstance(statement, ast.Insert | ast.Update | ast.Delete):
+        if isinstance(statement, ast.Insert) and statement.select is not None:
+            statement = _from_entity(ctx, statement)
+        entity = entities.get(statement.table)
+        if entity is None:
+            return statement
+        from dynosql.entities.write import rewrite_write
+
+        skip = isinstance(statement, ast.Insert) and statement.skip_missing_index_keys
+        write = rewrite_write(statement, entity, skip)
+        if ctx.transaction is not None:  # queued until COMMIT as the physical write it is
+            return write.physical
+        return ast.EntityWrite(write)
+    if isinstance(statement, ast.CopyFrom) and statement.prepare is None:
+        entity = entities.get(statement.table)
+        if entity is None:
+            return statement
+        from dynosql.entities.write import Composer
+
+        return dataclasses.replace(
+            statement, table=entity.table, entity=entity.name, prepare=Composer(entity)
+        )
+    return statement
+
+
+def _from_entity(ctx: Context, statement: ast.Insert) -> ast.Insert:
+    """INSERT … SELECT from an entity: the physical SELECT, whose select list reads the key
+    columns back from the key."""
+    select = statement.select
+    assert select is not None
+    source = resolve(ctx, select)
+    if not isinstance(source, ast.EntitySelect):
+        return statement
+    if select.items is None:
+        from dynosql.errors import PlanError
+
+        raise PlanError(
+            f"INSERT … SELECT * FROM {select.table}: name the entity's columns to copy "
+            f"(SELECT {', '.join(source.read.entity.columns)}, …)",
+            select.table_pos.line or None,
+            select.table_pos.col or None,
+        )
+    return dataclasses.replace(statement, select=source.read.physical)

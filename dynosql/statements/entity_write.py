@@ -1,0 +1,68 @@
+"""INSERT, UPDATE and DELETE of an entity: the physical write (``dynosql.entities.write``) run
+by the write kind itself, so the guards, the journal, undo and the capacity report are the
+ones every write has; RETURNING's rows are given back as the entity's, and what the INSERT
+wrote without an index's keys (ON MISSING INDEX KEY SKIP) is said after the write. Inside
+BEGIN … COMMIT the physical write is queued as it is (entity_resolve)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from dynosql.entities.write import EntityWrite
+from dynosql.guards import Effects
+from dynosql.result import Result
+from dynosql.sql import ast
+from dynosql.statements import write
+from dynosql.statements.entity_select import explained
+from dynosql.statements.kind import Kind, ScanCheck
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
+
+
+def _label(statement: ast.EntityWrite) -> str:
+    return write.verb_of(statement.write.physical)
+
+
+def _run(ctx: Context, statement: ast.EntityWrite) -> Result:
+    entity_write: EntityWrite = statement.write
+    result = write.run_write(ctx, entity_write.physical)
+    result.warnings[:0] = [h for h in entity_write.hints if h not in result.warnings]
+    result.notes.extend(entity_write.notes())
+    returning = entity_write.statement.returning
+    if returning is not None:
+        if returning.columns is None:
+            result.columns = list(entity_write.entity.columns)
+        result.rows = _returned(entity_write, result.rows)
+    return result
+
+
+def _returned(entity_write: EntityWrite, rows: Any) -> Iterator[dict[str, Any]]:
+    for row in rows:
+        yield entity_write.returned(row)
+
+
+def _explain(ctx: Context, statement: ast.EntityWrite, analyze: bool) -> Result:
+    entity_write: EntityWrite = statement.write
+    entity = {
+        "name": entity_write.entity.name,
+        "table": entity_write.entity.table,
+        "rewrites": list(entity_write.rewrites),
+    }
+    lines = [*entity_write.lines(), *(f"hint: {h}" for h in entity_write.hints)]
+    notes = tuple(f"note: {note}" for note in entity_write.notes())
+    return explained(write.explain(ctx, entity_write.physical, analyze), lines, entity, notes)
+
+
+def _scan_plan(ctx: Context, statement: ast.EntityWrite) -> ScanCheck | None:
+    return write.scan_plan(ctx, statement.write.physical)
+
+
+def _effects(statement: ast.EntityWrite) -> Effects:
+    return write.effects(statement.write.physical)
+
+
+KINDS: dict[type, Kind[Any]] = {
+    ast.EntityWrite: Kind(_label, _run, _effects, _explain, _scan_plan, transactional=True),
+}

@@ -1,0 +1,1 @@
+../dynosql/examples/entities.sql
