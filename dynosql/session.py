@@ -35,6 +35,7 @@ from dynosql.statements import kind_for, kind_of
 if TYPE_CHECKING:
     from dynosql.dynamo.embedded import LocalDynamo
     from dynosql.dynamo.writer import WriteStats
+    from dynosql.entities.model import Entity
 
 T = TypeVar("T")
 
@@ -294,6 +295,14 @@ class Session:
         return self.run_statement(ast.Undo(journal, last=last, force_target=force_target))
 
     # --- entities -------------------------------------------------------------------------
+
+    def entity_names(self) -> list[str]:
+        """The declared entities' names (completion offers them beside the tables)."""
+        return self.context.entities.names()
+
+    def entity(self, name: str) -> Entity | None:
+        """A declared entity's definition, or None."""
+        return self.context.entities.get(name)
 
     def load_schemas(self, paths: list[str]) -> None:
         """Declare the CREATE ENTITY statements of schema files, in order (``--schema``, the

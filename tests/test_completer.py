@@ -139,7 +139,14 @@ def test_keywords_after_a_table_and_after_a_condition():
 
 
 def test_show_explain_and_set():
-    assert texts("SHOW ") == ["TABLES", "HOT KEYS FROM", "ENTITIES FROM", "CREATE TABLE"]
+    assert texts("SHOW ") == [
+        "TABLES",
+        "HOT KEYS FROM",
+        "ENTITIES",
+        "ENTITIES FROM",
+        "CREATE TABLE",
+        "CREATE ENTITY",
+    ]
     assert texts("SHOW ENTITIES ") == ["FROM"]
     assert texts("SHOW ENTITIES FROM s") == ["sensors"]
     assert texts("SHOW HOT KEYS FROM s") == ["sensors"]
@@ -162,7 +169,7 @@ def test_show_explain_and_set():
 
 
 def test_table_and_file_statements():
-    assert texts("CREATE ") == ["TABLE", "INDEX"]
+    assert texts("CREATE ") == ["TABLE", "INDEX", "ENTITY"]
     assert texts("DROP TABLE a") == ["audit"]
     assert texts("ALTER TABLE ") == ["audit", "sensors", "drive", '"my-table"']
     assert texts("ALTER TABLE audit ") == ["SET"]

@@ -384,3 +384,36 @@ def test_the_repl_offers_to_keep_a_new_entity(
     assert f"CREATE ENTITY usr on tenants (key columns: t, email); appended to {schema}" in screen
     assert schema.read_text() == "-- ours\n\n" + statement + "\n"
     assert s.context.entities.names() == ["usr", "usr2"]
+
+
+def test_completion_offers_entities_and_their_columns(moto_examples_backend: Backend) -> None:
+    from dynosql.repl.completer import SessionMetadata, suggest
+
+    s = Session(moto_examples_backend.client())
+    s.load_schemas([str(SCHEMA)])
+    meta = SessionMetadata(s)
+
+    def offered(before: str, after: str = "") -> list[str]:
+        return [x.text for x in suggest(before, after, meta)]
+
+    assert {"invoice", "tenant_user", "tenants"} <= set(offered("SELECT * FROM "))
+    columns = offered("SELECT ", " FROM invoice WHERE tenantId = 'acme'")
+    assert columns[:4] == ["tenantId", "invoiceId", "status", "dueDate"]
+    assert not {"pk", "sk", "gsi1pk", "gsi1sk"} & set(columns)  # the composed keys are not columns
+    assert offered("SELECT * FROM invoice.") == ["gsi1"]
+    assert offered("SELECT * FROM tenant_user.") == []
+    assert "ENTITY" in offered("CREATE ") and "ENTITY" in offered("DROP ")
+    assert offered("CREATE ENTITY e ") == ["ON"]
+    assert "tenants" in offered("CREATE ENTITY e ON ")
+    assert "invoice" in offered("DROP ENTITY ")
+    assert offered("SHOW CREATE ") == ["TABLE", "ENTITY"]
+    assert "ENTITIES" in offered("SHOW ")
+
+
+def test_help_create_entity_reads_the_grammar() -> None:
+    from dynosql.repl.grammar_help import syntax
+
+    lines = syntax("CREATE ENTITY")
+    assert lines[0].startswith('create_entity   = "CREATE" "ENTITY" entity "ON" table')
+    assert any(line.startswith("show_create_entity") for line in syntax("SHOW CREATE ENTITY"))
+    assert any(line.startswith("drop_entity") for line in syntax("DROP ENTITY"))

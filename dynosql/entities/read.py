@@ -368,8 +368,11 @@ def rewrite_select(statement: ast.Select, entity: Entity) -> EntityRead:
     consumed: list[Any] = []
     membership: list[str] = []
     # the table's own key: always, and membership from its templates
+    partition: list[_Translation] = []
     for template in entity.key.templates:
         t = r.translate(template, constraints)
+        if template is entity.key.pk:
+            partition.append(t)
         conditions.extend(t.conditions)
         consumed.extend(t.consumed)
         _say(r, t)
@@ -388,8 +391,10 @@ def rewrite_select(statement: ast.Select, entity: Entity) -> EntityRead:
     # the indexes that hold every item the WHERE can match
     orders: dict[str, str] = {}  # column -> the sort key attribute whose order is its order
     _order_key(r, entity.key, constraints, orders)
+    any_index = False
     for access in entity.indexes:
         usable, why = _usable_index(r, access, constraints)
+        any_index = any_index or usable
         if statement.index is not None and access.index == statement.index and not usable:
             raise PlanError(f"FROM {entity.name}.{access.index}: {why}")
         if not usable or (statement.index is not None and access.index != statement.index):
@@ -402,6 +407,18 @@ def rewrite_select(statement: ast.Select, entity: Entity) -> EntityRead:
             if not t.conditions:  # the index holds it: it holds every item the WHERE matches
                 conditions.append(ast.Function("attribute_exists", _attr(template.attribute)))
         _order_key(r, access, constraints, orders)
+    if not any(key.complete for key in partition) and not any_index:
+        options = [f"{' and '.join(entity.key.pk.columns) or '…'} = … (the table's key)"]
+        options += [
+            f"{' and '.join(a.pk.columns)} = … (index {a.index}"
+            + (f", WHERE {a.where_text})" if a.where_text else ")")
+            for a in entity.indexes
+            if a.pk.columns
+        ]
+        r._hint(
+            f"no condition fixes a partition key of {entity.name}: {' or '.join(options)} "
+            "would make this a Query"
+        )
     if statement.index is not None and entity.access(statement.index) is None:
         names = ", ".join(str(a.index) for a in entity.indexes) or "none"
         raise PlanError(
@@ -523,18 +540,24 @@ def _unqualified(statement: ast.Select, entity: Entity) -> ast.Select:
 
 
 def _name_hints(r: _Rewriter, statement: ast.Select) -> None:
-    """A name that is a key column but for its case: the column the user meant."""
-    columns = {c.lower(): c for c in r.entity.columns}
+    """A name that is not a key column but is spelt like one (its case, a letter): the
+    column the user probably meant. Other names are attributes of their own name, and may
+    well be; a key column is known."""
+    from dynosql.sql.spelling import closest
+
+    entity = r.entity
+    owned = set(entity.attributes)
     seen: set[str] = set()
 
     def visit(node: Any) -> Any:
         if isinstance(node, ast.Path) and isinstance(node.root, str):
             root = node.root
-            if root not in r.entity.columns and root.lower() in columns and root not in seen:
-                seen.add(root)
-                r._hint(
-                    f"no column {root} in {r.entity.name}; did you mean {columns[root.lower()]}?"
-                )
+            if root in entity.columns or root in owned or root in seen:
+                return None
+            seen.add(root)
+            near = closest(root, entity.columns, n=1, cutoff=0.8)
+            if near:
+                r._hint(f"no column {root} in {entity.name}; did you mean {near[0]}?")
         return None
 
     ast.rewrite(statement, visit)

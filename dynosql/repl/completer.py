@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
@@ -46,6 +46,14 @@ ALL_FUNCTIONS = tuple(f.name for f in vocabulary.FUNCTIONS)
 SETTINGS = tuple(s.name for s in SETTING_TABLE if s.live)
 SETTING_VALUES = {s.name: s.kind.words for s in SETTING_TABLE}
 COMPARISONS = {"=", "<>", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "LIKE"}
+SHOW_NEXT = [
+    "TABLES",
+    "HOT KEYS FROM",
+    "ENTITIES",
+    "ENTITIES FROM",
+    "CREATE TABLE",
+    "CREATE ENTITY",
+]
 NAME_KINDS = ("word", "keyword", "function", "identifier")
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -146,9 +154,16 @@ class SessionMetadata:
                     self._names = self.session.tables()
                 except Exception:  # noqa: BLE001 - completion must never break the prompt
                     return []
-            return self._names
+            return self._names + self.session.entity_names()  # an entity reads like a table
 
     def table(self, name: str) -> Any:
+        entity = self.session.entity(name)
+        if entity is not None:  # its table, with the indexes it lives in
+            info = self.table(entity.table)
+            if info is None:
+                return None
+            mine = {a.index for a in entity.indexes}
+            return replace(info, indexes=tuple(ix for ix in info.indexes if ix.name in mine))
         with self._lock:
             self._follow()
             if name not in self._tables:
@@ -159,6 +174,11 @@ class SessionMetadata:
             return self._tables[name]
 
     def attributes(self, name: str) -> list[str]:
+        entity = self.session.entity(name)
+        if entity is not None:  # its columns, then the other attributes seen in its table
+            seen = self.attributes(entity.table)
+            owned = set(entity.attributes) - set(entity.columns)
+            return [*entity.columns, *(a for a in seen if a not in owned)]
         info = self.table(name)
         if info is None:
             return []
@@ -261,14 +281,22 @@ def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
     COPY): the keywords that may come next, and whether a table name may; None elsewhere."""
     first, last, n = words[0], words[-1], len(words)
     if first == "SHOW" and n >= 2 and words[1] == "CREATE":
-        return (["TABLE"], False) if n == 2 else ([], n == 3)
+        return (["TABLE", "ENTITY"], False) if n == 2 else ([], n == 3)
     if first == "SHOW" and n == 1:
-        return ["TABLES", "HOT KEYS FROM", "ENTITIES FROM", "CREATE TABLE"], False
+        return SHOW_NEXT, False
     if first not in TABLE_STARTERS or (first == "COPY" and n >= 2 and words[1] == "("):
         return None  # COPY (SELECT …): completed as a SELECT
     if n == 1:
-        nexts = {"CREATE": ["TABLE", "INDEX"], "DROP": ["TABLE", "INDEX"], "ALTER": ["TABLE"]}
+        nexts = {
+            "CREATE": ["TABLE", "INDEX", "ENTITY"],
+            "DROP": ["TABLE", "INDEX", "ENTITY"],
+            "ALTER": ["TABLE"],
+        }
         return nexts.get(first, []), first == "COPY"
+    if words[1] == "ENTITY":  # CREATE ENTITY e ON table (…), DROP ENTITY e
+        if first == "CREATE":
+            return (["ON"], False) if n == 3 else ([], last == "ON")
+        return ([], n == 2)
     if last == "ON" or (n == 2 and last == "TABLE" and first in ("DROP", "ALTER")):
         return [], True
     if first == "COPY" and n == 2:
@@ -439,7 +467,7 @@ def suggest(
         return []
     if clause == "SHOW":
         if word == "SHOW":
-            return keywords(["TABLES", "HOT KEYS FROM", "ENTITIES FROM", "CREATE TABLE"])
+            return keywords(SHOW_NEXT)
         if word == "HOT":
             return keywords(["KEYS FROM"])
         if word in ("KEYS", "ENTITIES"):
