@@ -296,17 +296,25 @@ class _Inference:
     # --- the entity-type attribute --------------------------------------------------------------
 
     def type_attribute(self, groups: list[list[int]]) -> str | None:
+        """The entity-type attribute, if one splits the prefix groups as a type would: a
+        well-known name first, then the attribute on the most items."""
         n = len(self.items)
         seen: dict[str, Counter[str]] = {}
+        many: set[str] = set()  # more values than types have: counted no further
         for item in self.items:
             for name, value in item.items():
-                if name in self.key_names or not isinstance(value, str) or len(value) > 64:
+                if name in self.key_names or name in many:
                     continue
-                seen.setdefault(name, Counter())[value] += 1
+                if not isinstance(value, str) or len(value) > 64:
+                    continue
+                found = seen.setdefault(name, Counter())
+                found[value] += 1
+                if len(found) > MAX_TYPES:
+                    many.add(name)
         candidates = [
             (name.lower() not in TYPE_NAMES, -sum(c.values()), name)
             for name, c in seen.items()
-            if sum(c.values()) >= TYPE_PRESENCE * n and len(c) <= MAX_TYPES
+            if name not in many and sum(c.values()) >= TYPE_PRESENCE * n
         ]
         for _unknown, _presence, name in sorted(candidates):
             if self._splits(name, groups, known=name.lower() in TYPE_NAMES):
@@ -314,6 +322,8 @@ class _Inference:
         return None
 
     def _splits(self, name: str, groups: list[list[int]], known: bool) -> bool:
+        """A well-known name splits unless, inside one prefix group, its values mark items of
+        alike attributes; another name only when each group holds exactly one value."""
         per_group = []
         for g in groups:
             by_value: dict[str, list[int]] = {}

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from dynosql.entities.discover import Discovery, FoundEntity, constant, tag_of
@@ -70,11 +69,7 @@ def _unlabelled(e: FoundEntity) -> FoundEntity:
     return dataclasses.replace(e, templates=templates)
 
 
-@dataclass
-class _Columns:
-    """An entity's holes named: key attribute -> one column name per hole."""
-
-    names: dict[str, list[str]] = field(default_factory=dict)
+Columns = dict[str, list[str]]  # an entity's holes named: key attribute -> a name per hole
 
 
 class _Namer:
@@ -82,21 +77,18 @@ class _Namer:
         self.table = table
         self.owners = owners
         self.pk = table.keys.pk
-        self.key_names = {self.pk, *(n for n in table.keys.names)}
-        for ix in table.indexes:
-            self.key_names.update(ix.keys.names)
         # the partition's own entity (a constant sort key): its pk values and its entity
         self.roots: list[tuple[FoundEntity, set[Any]]] = [
             (e, {item.get(self.pk) for item in e.sample})
             for e in entities
             if len(table.keys.names) > 1 and constant(e.templates.get(table.keys.names[1], ()))
         ]
-        self.named: dict[int, _Columns] = {}
+        self.named: dict[int, Columns] = {}
 
-    def columns(self, e: FoundEntity) -> _Columns:
+    def columns(self, e: FoundEntity) -> Columns:
         if id(e) in self.named:
             return self.named[id(e)]
-        found = _Columns()
+        found: Columns = {}
         self.named[id(e)] = found
         taken: dict[str, tuple[str, list[Any]]] = {}  # column -> (tag before, values)
         for attr, parts in e.templates.items():
@@ -109,7 +101,7 @@ class _Namer:
                 got = [v[j] if v is not None else None for v in per_item]
                 name = self._name(e, attr, parts, hole, j, got, taken)
                 names.append(name)
-            found.names[attr] = names
+            found[attr] = names
         return found
 
     def _name(
@@ -190,7 +182,7 @@ class _Namer:
         for root, keys in self.roots:
             if root is e or not (values & {str(k) for k in keys}):
                 continue
-            named = self.columns(root).names.get(self.pk)
+            named = self.columns(root).get(self.pk)
             if named:
                 return named[0]
         return None
@@ -267,10 +259,10 @@ def _owners(entities: list[FoundEntity]) -> dict[str, str]:
 # --- writing the statement -------------------------------------------------------------------
 
 
-def _statement(table: TableInfo, e: FoundEntity, columns: _Columns) -> str:
+def _statement(table: TableInfo, e: FoundEntity, columns: Columns) -> str:
     lines = [f"-- {e.name}: {_count(e.items)}{_attributes(e, table)}"]
     keys = ", ".join(
-        f"{quote(a)} = {_template(e.templates[a], columns.names.get(a, []))}"
+        f"{quote(a)} = {_template(e.templates[a], columns.get(a, []))}"
         for a in table.keys.names
         if a in e.templates
     )
@@ -284,7 +276,7 @@ def _statement(table: TableInfo, e: FoundEntity, columns: _Columns) -> str:
         if held == 0:
             continue
         spec = ", ".join(
-            f"{quote(a)} = {_template(e.templates[a], columns.names.get(a, []))}" for a in names
+            f"{quote(a)} = {_template(e.templates[a], columns.get(a, []))}" for a in names
         )
         clause = f"INDEX {quote(ix.name or '')} ({spec})"
         if held == e.items:
