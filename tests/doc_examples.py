@@ -463,6 +463,11 @@ def difference(example: Example, shown: str) -> str | None:
     expected, actual = normal(example.expected), normal(shown)
     if expected == actual:
         return None
+    first = next(
+        i1
+        for tag, i1, _, _, _ in difflib.SequenceMatcher(None, expected, actual).get_opcodes()
+        if tag != "equal"
+    )
     diff = difflib.unified_diff(
         expected,
         actual,
@@ -470,7 +475,10 @@ def difference(example: Example, shown: str) -> str | None:
         "what it shows now",
         lineterm="",
     )
-    return f"{example.where}: the {example.form} example's output differs\n" + "\n".join(diff)
+    return (
+        f"{example.where}: the {example.form} example's output differs from line "
+        f"{example.output_line + first} on\n" + "\n".join(diff)
+    )
 
 
 def _sql_changes(script: str) -> bool:

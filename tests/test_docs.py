@@ -182,7 +182,7 @@ def test_a_wrong_output_fails_with_a_diff_naming_the_page_and_line(tmp_path: Pat
     differences, _ = run_page(page, tmp_path / "run")
     assert len(differences) == 1
     message = differences[0]
-    assert message.startswith(f"{page}:4: the sql example's output differs")
+    assert message.startswith(f"{page}:4: the sql example's output differs from line 11 on\n")
     assert f"{page}:8 (the page)" in message
     assert "\n-| 121 |\n+| 120 |\n" in message
 
