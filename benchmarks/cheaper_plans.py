@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from server import Dynalite  # noqa: E402
 
-from dynosql.examples import datasets  # noqa: E402
+from dynosql.dynamo import loader  # noqa: E402
 from dynosql.session import Session  # noqa: E402
 
 STATEMENTS = [
@@ -35,7 +35,7 @@ STATEMENTS = [
 def main() -> int:
     server = Dynalite()
     try:
-        datasets.load(server.client())
+        loader.load(server.client())
         print("| statement | rows | plan | items read | RCU |")
         print("|---|---:|---|---:|---:|")
         for sql in STATEMENTS:

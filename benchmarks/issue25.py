@@ -336,10 +336,10 @@ print(item.get("Item"))
 
 def bench_startup(server: Dynalite, runs: int, before: str | None = None) -> None:
     client = server.client()
-    from dynosql.examples import datasets
+    from dynosql.dynamo import loader
 
     table = "startup"
-    datasets.create_table(
+    loader.create_table(
         client,
         {
             "TableName": table,
@@ -426,22 +426,22 @@ def small_items(n: int, groups: int = 1000, seed: int = 3) -> Iterator[dict[str,
 def load_small(client: Any, table: str, n: int) -> None:
     from server import EXPORT_TABLE
 
-    from dynosql.examples import datasets
+    from dynosql.dynamo import loader
     from dynosql.values import encode_item
 
-    datasets.create_table(client, {"TableName": table, **EXPORT_TABLE})
+    loader.create_table(client, {"TableName": table, **EXPORT_TABLE})
     batch: list[dict[str, Any]] = []
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = []
         for item in small_items(n):
             batch.append({"PutRequest": {"Item": encode_item(item)}})
             if len(batch) == 25:
-                futures.append(pool.submit(datasets._write_batch, client, table, batch))
+                futures.append(pool.submit(loader.write_batch, client, table, batch))
                 batch = []
             if len(futures) > 64:
                 futures.pop(0).result()
         if batch:
-            futures.append(pool.submit(datasets._write_batch, client, table, batch))
+            futures.append(pool.submit(loader.write_batch, client, table, batch))
         for f in futures:
             f.result()
 

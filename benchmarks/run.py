@@ -718,8 +718,8 @@ def speed_figures(url: str, runs: int, table: str) -> dict:
     out["point_uncached"] = cpu_of(runs, statements(cached=False)) / (len(keys) * 10)
 
     # --local: start-up with the direct load, and with BatchWriteItem over HTTP as before
+    from dynosql.dynamo import loader
     from dynosql.dynamo.embedded import LocalDynamo
-    from dynosql.examples import datasets
 
     def local(direct: bool) -> float:
         started = time.perf_counter()
@@ -727,7 +727,7 @@ def speed_figures(url: str, runs: int, table: str) -> dict:
             if direct:
                 dynamo.load_examples()
             else:
-                datasets.load(dynamo.client(parameter_validation=False))
+                loader.load(dynamo.client(parameter_validation=False))
         return time.perf_counter() - started
 
     out["local"] = statistics.median(local(True) for _ in range(runs))
@@ -1150,10 +1150,10 @@ def main() -> int:
     try:
         client = server.client()
         if {"read"} & set(chosen):
-            from dynosql.examples import datasets
+            from dynosql.dynamo import loader
 
             print("loading the example datasets into dynalite ...", file=sys.stderr)
-            datasets.load(client)
+            loader.load(client)
         tables = {}
         if {"export", "memory"} & set(chosen):
             sizes = (2000, 20000, 40000) if "memory" in chosen else (2000, 20000)

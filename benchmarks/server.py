@@ -74,8 +74,8 @@ def export_items(n: int, seed: int = 7) -> Iterator[dict[str, Any]]:
 
 
 def create_export_table(client: Any, name: str, n: int) -> int:
-    from dynosql.examples import datasets
+    from dynosql.dynamo import loader
 
-    datasets.create_table(client, {"TableName": name, **EXPORT_TABLE})
+    loader.create_table(client, {"TableName": name, **EXPORT_TABLE})
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return datasets.write_items(client, name, export_items(n), executor=pool)
+        return loader.write_items(client, name, export_items(n), executor=pool)

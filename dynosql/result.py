@@ -5,6 +5,7 @@ Renderers and front doors see only this module's types, never DynamoDB requests.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -34,10 +35,6 @@ class Stats:
     # Select=COUNT hides part of what was read, and the bytes are then not shown
     bytes_read: int = 0
     bytes_exact: bool = True
-    # what the session's ledger has already counted of this statement's RCU and WCU
-    settled: list[Decimal] = field(
-        default_factory=lambda: [Decimal(0), Decimal(0)], repr=False, compare=False
-    )
 
     def finish(self) -> None:
         if self.finished is None:
@@ -178,3 +175,57 @@ class Result:
     def all(self) -> list[Row]:
         """Consume every row (tests, table renderers)."""
         return list(self)
+
+
+@dataclass
+class WriteStats(Stats):
+    """A write statement's counts, filled in as it runs."""
+
+    verb: str = ""
+    table: str = ""
+    matched: int = 0  # items the read found (or keys/rows given)
+    changed: int = 0  # writes that succeeded
+    skipped: int = 0  # condition failed: changed by someone else, or (INSERT) the key exists
+    uncertain: int = 0  # written, but by an attempt whose answer was lost: old image unknown
+    # the writes' old images were read whole before them (their intent lines hold them): undo
+    # restores an uncertain write from there instead of listing it
+    images_read: bool = False
+    wcu: Decimal = Decimal(0)
+    wcu_estimated: bool = False
+    dry_run: bool = False
+    journal: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def capacity_text(self) -> str:
+        """``RCU read + WCU written``, each labelled ``est.`` when estimated."""
+        value = format_capacity(self.wcu)
+        wcu = f"~{value} WCU est." if self.wcu_estimated else f"{value} WCU"
+        return f"{super().capacity_text()} + {wcu}"
+
+    def counts(self) -> str:
+        if self.dry_run:
+            return f"dry run: {self.matched:,} items would be written, nothing was written"
+        skipped = "already existed" if self.verb == "INSERT" else "skipped (changed since read)"
+        text = f"{self.matched:,} matched, {self.changed:,} written, {self.skipped:,} {skipped}"
+        if self.uncertain:
+            what = (
+                "old image as read before it, in the journal"
+                if self.images_read
+                else "old image unknown, listed by undo"
+            )
+            text += (
+                f" ({self.uncertain:,} written by a retried request whose first answer was lost: "
+                f"{what})"
+            )
+        return text
+
+    def footer(self, rows: bool = True) -> str:
+        parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"] if rows else []
+        parts.append(f"{self.verb} {self.table}: {self.counts()}")
+        if self.operations:
+            parts.append(", ".join(self.operations))
+        parts.append(self.capacity_text())
+        parts.append(f"{self.elapsed:.3f}s")
+        if self.journal:
+            parts.append(f"journal {self.journal}")
+        return " · ".join(parts)

@@ -10,21 +10,22 @@ way: parse → bind → look the kind up in the registry (dynosql.statements) �
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dynosql import guards
-from dynosql.context import Context, Doors, Ledger
-from dynosql.dynamo.capabilities import EMBEDDED, Capabilities
+from dynosql.context import Context, Doors
+from dynosql.dynamo.backend import Backend
 from dynosql.dynamo.capabilities import install as install_projection_check
-from dynosql.dynamo.catalog import Catalog
 from dynosql.dynamo.client import make_client
 from dynosql.dynamo.retry import Sleep
 from dynosql.errors import DynosqlError, PlanError, SqlError
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import Options
+from dynosql.plan.port import EMBEDDED, Capabilities, Ledger
 from dynosql.plan.schema import TableInfo
 from dynosql.result import ProgressSink, Result
 from dynosql.settings import Settings
@@ -34,8 +35,8 @@ from dynosql.statements import kind_for, kind_of
 
 if TYPE_CHECKING:
     from dynosql.dynamo.embedded import LocalDynamo
-    from dynosql.dynamo.writer import WriteStats
     from dynosql.entities.model import Entity
+    from dynosql.result import WriteStats
 
 T = TypeVar("T")
 
@@ -89,13 +90,19 @@ class Session:
 
         wire.install(client)
         install_projection_check(client)
-        self.context = Context(
+        doors = Doors(progress=progress)
+        cancelled = threading.Event()
+        self.port = Backend(
             client,
             settings,
             capabilities=capabilities,
-            doors=Doors(progress=progress),
+            cancelled=cancelled,
             sleep=sleep,
-            run=self.run_statement,
+            progress=lambda: doors.progress,
+            may_sample=lambda: not settings.fail_on_scan,
+        )
+        self.context = Context(
+            self.port, settings, doors=doors, cancelled=cancelled, run=self.run_statement
         )
         self.params = dict(params or {})
         self.embedded: LocalDynamo | None = None  # the server Session.local() started
@@ -110,7 +117,7 @@ class Session:
         server = start_local(load_examples=load_examples)
         session = cls(server.client(), capabilities=EMBEDDED, **kwargs)
         session.embedded = server
-        session.context.embedded = True
+        session.port.embedded = True
         if not session.settings.export_s3:
             session.settings.export_s3 = server.export_s3
         return session
@@ -135,33 +142,30 @@ class Session:
 
     @property
     def client(self) -> Any:
-        return self.context.client
+        """The boto3 client the session's backend port sends through (for library users)."""
+        return self.port.client
 
     @property
     def settings(self) -> Settings:
         return self.context.settings
 
     @property
-    def catalog(self) -> Catalog:
-        return self.context.catalog
-
-    @property
     def capabilities(self) -> Capabilities:
-        return self.context.capabilities
+        return self.port.capabilities
 
     @property
     def estimating(self) -> bool:
-        return self.context.estimating
+        return self.port.estimating
 
     @property
     def ledger(self) -> Ledger:
         """The capacity this session has consumed: read and write units apart."""
-        return self.context.ledger
+        return self.port.ledger
 
     @property
     def total_capacity(self) -> Decimal:
         """Read units consumed by the session (the REPL toolbar's "RCU used")."""
-        return self.context.ledger.rcu
+        return self.port.ledger.rcu
 
     @property
     def last_write(self) -> WriteStats | None:
@@ -185,14 +189,15 @@ class Session:
 
     @property
     def endpoint(self) -> str:
-        return str(getattr(self.client.meta, "endpoint_url", ""))
+        return self.port.endpoint
 
     @property
     def region(self) -> str:
-        return str(getattr(self.client.meta, "region_name", ""))
+        return self.port.region
 
-    def aws_client(self, service: str) -> Any:
-        return self.context.aws_client(service)
+    def pause(self, seconds: float) -> None:
+        """Wait `seconds`, stopped by Ctrl-C or `cancel` (the REPL's ``\\watch``)."""
+        self.port.pause(seconds)
 
     # --- running SQL ----------------------------------------------------------------------
 
@@ -276,8 +281,8 @@ class Session:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.context.refresh()
 
-    def sample(self, table: str, counted: bool = True) -> list[dict[str, Any]]:
-        return self.context.sample(table, counted)
+    def sample(self, table: str) -> list[dict[str, Any]]:
+        return self.context.sample(table)
 
     def sample_attributes(self, table: str, limit: int) -> list[str]:
         """Attribute names seen in the first `limit` items of the table's sample (nothing is

@@ -31,8 +31,8 @@ from typing import Any
 
 from client_pool import POOL
 
+from dynosql.dynamo import loader
 from dynosql.dynamo.embedded import LocalDynamo
-from dynosql.examples import datasets
 
 ROOT = Path(__file__).resolve().parent.parent
 DYNALITE_CLI = ROOT / "node_modules" / "dynalite" / "cli.js"
@@ -92,7 +92,7 @@ class Backend:
 
     def create_table(self, **kwargs: Any) -> dict[str, Any]:
         """CreateTable with boto3's kwargs; returns the description once ACTIVE."""
-        return datasets.create_table(self.admin(), kwargs)
+        return loader.create_table(self.admin(), kwargs)
 
     def create_keyed_table(
         self,
@@ -126,7 +126,7 @@ class Backend:
 
     def put_items(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Write decoded items (dynosql.values) with BatchWriteItem; returns how many."""
-        return datasets.write_items(self.admin(), table, items)
+        return loader.write_items(self.admin(), table, items)
 
     def delete_table(self, name: str) -> None:
         """DeleteTable, returning once the table is gone: dynalite finishes a delete after
@@ -144,7 +144,7 @@ class Backend:
         raise TimeoutError(f"table {name} still exists {READY_TIMEOUT:.0f} s after DeleteTable")
 
     def load_examples(self, names: Iterable[str] | None = None) -> dict[str, int]:
-        counts = datasets.load(self.admin(), names)
+        counts = loader.load(self.admin(), names)
         self.datasets.update(counts)
         return counts
 

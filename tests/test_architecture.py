@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from functools import cache
@@ -115,6 +116,134 @@ def test_only_the_aws_edge_imports_boto3_botocore_or_moto():
         if outside and edge not in path.parents:
             found[str(path.relative_to(PACKAGE))] = sorted(outside)
     assert found == {}
+
+
+EDGE = (PACKAGE / "dynamo",)
+_CLIENT = re.compile(r"client|\bs3\b|\bathena\b|\bdynamodb\b")
+
+
+def _outside_the_edge() -> list[Path]:
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if not any(e in p.parents for e in EDGE)]
+
+
+@cache
+def _aws_operations() -> frozenset[str]:
+    """The boto3 method of every DynamoDB, S3 and Athena operation (``put_item``,
+    ``list_objects_v2``, ``start_query_execution`` …), from botocore's own service models."""
+    from botocore import xform_name
+    from botocore.loaders import create_loader
+
+    loader = create_loader()
+    names = {"get_paginator", "get_waiter"}
+    for service in ("dynamodb", "s3", "athena"):
+        model = loader.load_service_model(service, "service-2")
+        names.update(xform_name(operation) for operation in model["operations"])
+    return frozenset(names)
+
+
+def _is_module(dotted: str) -> bool:
+    base = PACKAGE.parent.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _requests_and_sleeps(path: Path, name: str | None = None) -> list[str]:
+    """Where `path` sends an AWS request or waits on its own: a call of a boto3 operation's
+    method (on anything but the module's own `self`), a client's method handed to something
+    that calls it (``policy.call(client.describe_table, …)``), a method looked up on a client
+    by name (``getattr(client, …)``), ``time.sleep`` (or a `sleep` imported from `time`) and
+    ``asyncio.sleep``. A function of one of dynosql's modules that shares an operation's name
+    (``guards.scan``) is not a request."""
+    tree = ast.parse(path.read_text())
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            child.parent = parent  # type: ignore[attr-defined]
+    operations = _aws_operations()
+    sleeps = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module in ("time", "asyncio")
+        for alias in node.names
+        if alias.name == "sleep"
+    }
+    # `guards.scan(…)`, `athena.query(…)`: a function of one of dynosql's own modules
+    own = {"self"} | {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dynosql")
+        for alias in node.names
+        if _is_module(f"{node.module}.{alias.name}")
+    }
+    found = []
+    for node in ast.walk(tree):
+        where = f"{name or path.relative_to(PACKAGE)}:{getattr(node, 'lineno', 0)}"
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in operations
+            and _CLIENT.search(ast.unparse(node.value))
+            and getattr(getattr(node, "parent", None), "func", None) is not node
+        ):
+            found.append(f"{where} {ast.unparse(node)}")  # a client's method handed on
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            receiver = func.value
+            if func.attr in operations and not (
+                isinstance(receiver, ast.Name) and receiver.id in own
+            ):
+                found.append(f"{where} {ast.unparse(func)}")
+            elif func.attr == "sleep" and isinstance(receiver, ast.Name):
+                if receiver.id in ("time", "asyncio"):
+                    found.append(f"{where} {ast.unparse(func)}")
+        elif isinstance(func, ast.Name):
+            if func.id in sleeps:
+                found.append(f"{where} {func.id}")
+            elif (
+                func.id == "getattr"
+                and len(node.args) > 1
+                and _CLIENT.search(ast.unparse(node.args[0]))
+            ):
+                method = node.args[1]
+                if not isinstance(method, ast.Constant) or method.value in operations:
+                    found.append(f"{where} {ast.unparse(node)}")
+    return sorted(found, key=lambda line: int(line.split(" ")[0].rsplit(":", 1)[1]))
+
+
+def test_only_the_aws_edge_sends_requests_or_sleeps():
+    """Every AWS request (DynamoDB, S3, Athena) and every wait goes through the backend port
+    (dynosql/dynamo): its retry policy, deadline, cancellation and capacity ledger. No kind,
+    engine, hint or front door holds a client or sleeps on its own."""
+    found = [line for path in _outside_the_edge() for line in _requests_and_sleeps(path)]
+    assert found == []
+
+
+def test_the_request_finder_finds_requests_and_sleeps(tmp_path: Path) -> None:
+    """The finder above is not blind: each kind of call it looks for is found."""
+    sample = tmp_path / "probe.py"
+    sample.write_text(
+        "import time\n"
+        "from time import sleep as nap\n"
+        "def f(ctx, s3):\n"
+        "    ctx.client.put_item(TableName='t', Item={})\n"
+        "    s3.list_objects_v2(Bucket='b')\n"
+        "    getattr(ctx.client, 'scan')(TableName='t')\n"
+        "    policy.call(client.describe_table, TableName='t')\n"
+        "    getattr(ctx.client.meta, 'region_name')\n"
+        "    time.sleep(1)\n"
+        "    nap(1)\n"
+        "    self.query()\n"
+        "    from dynosql import guards\n"
+        "    guards.scan(ctx, None)\n"
+    )
+    found = _requests_and_sleeps(sample, "probe.py")
+    assert [line.split(" ", 1)[1] for line in found] == [
+        "ctx.client.put_item",
+        "s3.list_objects_v2",
+        "getattr(ctx.client, 'scan')",
+        "client.describe_table",
+        "time.sleep",
+        "nap",
+    ]
 
 
 def test_statement_kinds_never_import_the_session():

@@ -48,7 +48,7 @@ def _session() -> tuple[Session, Stubber]:
     session.set("athena_workgroup", "analysts")
     session.set("athena_output", "s3://athena-results/dynosql/")
     client = offline_client("athena")
-    session.context._aws_clients["athena"] = client
+    session.port._aws_clients["athena"] = client
     return session, Stubber(client)
 
 

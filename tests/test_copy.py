@@ -41,7 +41,7 @@ def _table(session: Session, rows: list[dict[str, Any]] | None = None) -> str:
     name = unique_name()
     session.execute(f"CREATE TABLE {name} (pk S, sk N, PRIMARY KEY (pk, sk))").all()
     if rows:
-        from dynosql.examples.datasets import write_items
+        from dynosql.dynamo.loader import write_items
 
         write_items(session.client, name, rows)
     return name
@@ -219,7 +219,7 @@ def test_unprocessed_items_are_retried(session: Session, tmp_path: Path) -> None
     path = tmp_path / "load.jsonl"
     _numbered_file(path, 50)
     session.client.batch_write_item = half  # type: ignore[method-assign]
-    session.context.sleep = quick_sleep
+    session.port.sleep = quick_sleep
     session.execute(f"COPY {target} FROM '{path}'").all()
     assert calls == [25, 12, 6, 3, 1] * 2
     assert len(_dump(session, target)) == 50

@@ -38,7 +38,7 @@ def exported():
 def _prepare(backend):  # noqa: ANN001, ANN202
     """Exports go to the server's own bucket (backend.local.bucket, as --local's); made here,
     not by the first export, so that any test may run first."""
-    Session(backend.client()).aws_client("s3").create_bucket(Bucket=backend.local.bucket)
+    Session(backend.client()).port.aws_client("s3").create_bucket(Bucket=backend.local.bucket)
     big = unique_name("big")
     backend.create_table(
         TableName=big,
@@ -166,7 +166,7 @@ def test_from_export_reads_an_existing_export_by_prefix_and_arn(exported) -> Non
 
 
 def _put(backend, key: str, body: bytes) -> None:
-    Session(backend.client()).aws_client("s3").put_object(
+    Session(backend.client()).port.aws_client("s3").put_object(
         Bucket=backend.local.bucket, Key=key, Body=body
     )
 
@@ -323,7 +323,7 @@ def test_embedded_exports_are_shaped_like_dynamodb(exported) -> None:
     table_arn = backend.client().describe_table(TableName="tenants")["Table"]["TableArn"]
     export_id = arn.removeprefix(table_arn + "/export/")
     assert re.fullmatch(r"\d{14}-[0-9a-f]{8}", export_id), arn
-    s3 = session.aws_client("s3")
+    s3 = session.port.aws_client("s3")
     keys = [
         o["Key"]
         for o in s3.list_objects_v2(Bucket=backend.local.bucket, Prefix="shape/")["Contents"]

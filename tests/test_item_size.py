@@ -24,9 +24,8 @@ import pytest
 from backends import Backend, unique_name
 
 from dynosql import values
-from dynosql.dynamo import wiresize
+from dynosql.dynamo import loader, wiresize
 from dynosql.errors import PlanError, SqlError
-from dynosql.examples import datasets
 from dynosql.session import Session
 from dynosql.sql import ast, parse
 from dynosql.values import StringSet
@@ -251,7 +250,7 @@ def test_units_equal_the_servers_consumed_capacity(
     backend.create_keyed_table(name, sk=("sk", "S"))
     client = backend.client()
     items = [sized("k", f"{size:05}", size, **MIXED) for size in BOUNDARIES]
-    datasets.write_items(client, name, items)
+    loader.write_items(client, name, items)
     got = rows(
         Session(client),
         "SELECT sk, ITEM_SIZE() AS bytes, ITEM_RCU() AS rcu, ITEM_RCU('strong') AS strong, "

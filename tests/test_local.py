@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from backends import Backend
 
+from dynosql.dynamo import loader
 from dynosql.dynamo.embedded import LocalDynamo, start_local
-from dynosql.examples import datasets
 from dynosql.examples.datasets import DATASETS
 from dynosql.values import SET_TYPES, decode_item, encode_item, item_size
 
@@ -146,7 +146,7 @@ def test_example_tables_describe_as_if_created_over_http(local: LocalDynamo) -> 
     with LocalDynamo() as other:
         client = other.client()
         for dataset in DATASETS.values():
-            datasets.create_table(client, dataset.table)
+            loader.create_table(client, dataset.table)
         for name in DATASETS:
             made = local.client().describe_table(TableName=name)["Table"]
             created = client.describe_table(TableName=name)["Table"]
@@ -204,7 +204,7 @@ def test_items_put_directly_read_back_as_items_written_by_batch_write_item(
     for name in ("direct_put", "batch_put"):
         Backend("moto", local.endpoint_url).create_keyed_table(name)
     assert local.put_items("direct_put", items) == 60
-    assert datasets.write_items(client, "batch_put", items) == 60
+    assert loader.write_items(client, "batch_put", items) == 60
     direct, batch = (client.scan(TableName=n)["Items"] for n in ("direct_put", "batch_put"))
     assert len(direct) == 60 and direct == batch
     answer = client.query(
@@ -368,4 +368,4 @@ def test_usage_shape() -> None:
 
 def test_load_rejects_unknown_names() -> None:
     with pytest.raises(KeyError, match="nope"):
-        datasets.load(client=None, names=["nope"])
+        loader.load(client=None, names=["nope"])

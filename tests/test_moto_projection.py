@@ -69,7 +69,7 @@ def test_a_refused_projection_is_sent_again_without_it(tables, sql, rows):
     assert got == rows
     assert len(sent) == 2
     assert _projection(sent[0]) and not _projection(sent[1])
-    assert session.context.unprojectable == {irregular}
+    assert session.port.unprojectable == {irregular}
     # whole items came back: the bytes (and so the estimate) are exact
     assert result.stats.bytes_exact and result.stats.bytes_read > 0
     sent.clear()
@@ -85,7 +85,7 @@ def test_other_tables_keep_their_projection(tables):
     result = session.execute(f"SELECT sk, n FROM {regular} WHERE pk = 'a'")
     assert [r["sk"] for r in result.all()] == ["0", "1", "2"]
     assert len(sent) == 1 and _projection(sent[0]) == "#sk, #n"
-    assert session.context.unprojectable == {irregular}
+    assert session.port.unprojectable == {irregular}
     assert not result.stats.bytes_exact  # projected: part of each item
 
 

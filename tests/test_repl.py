@@ -363,7 +363,7 @@ def test_a_failing_command_is_one_error_line(session, monkeypatch):
     def broken():
         raise ConnectionError("endpoint unreachable")
 
-    monkeypatch.setattr(session.catalog, "table_names", broken)
+    monkeypatch.setattr(session.port.catalog, "table_names", broken)
     screen, _ = drive(session, f"\\dt\rSELECT SK FROM audit {ANA} LIMIT 1;\r\\q\r")
     assert "error: internal error: ConnectionError: endpoint unreachable" in screen
     assert ANA_FIRST in screen  # the session goes on

@@ -34,8 +34,9 @@ from dynosql.dynamo.retry import (
     TRANSIENT_TRIES,
     RetryPolicy,
 )
-from dynosql.dynamo.writer import Outcome, Writer, WriteStats
+from dynosql.dynamo.writer import Outcome, Writer
 from dynosql.errors import DynosqlError, ExecutionError
+from dynosql.result import WriteStats
 from dynosql.session import Settings
 
 # --- the policy on its own --------------------------------------------------------------------
@@ -273,7 +274,7 @@ def test_ctrl_c_during_a_ddl_wait(backend: Backend, proxy: FaultProxy) -> None:
         if len(waits) == 3:
             session.cancel()
 
-    session.context.sleep = third_wait_cancels
+    session.port.sleep = third_wait_cancels
     proxy.fail("DescribeTable", "creating")
     name = unique_name("ddl")
     started = time.monotonic()
@@ -325,7 +326,7 @@ def test_ctrl_c_during_a_writes_backoff(
     name = _create(backend)
     before = _table(backend, name)
     session = quick_session(proxy.url, Settings(journal_dir=str(tmp_path)))
-    session.context.sleep = lambda seconds: session.cancel()
+    session.port.sleep = lambda seconds: session.cancel()
     proxy.fail("PutItem", "throttle")
     rows = ", ".join(f"('c{i}', {i}, 'x')" for i in range(40))
     with pytest.raises(KeyboardInterrupt):

@@ -133,7 +133,7 @@ def _read_by_the_guards() -> set[str]:
     root = Path(dynosql.__file__).parent
     text = (root / "guards.py").read_text() + (root / "dynamo" / "budget.py").read_text()
     names = set(re.findall(r"settings\.([a-z_]+)", text)) & {s.name for s in TABLE}
-    return names | {"max_rcu", "rate_limit", "deadline"}  # the reader's limits (Context.executor)
+    return names | {"max_rcu", "rate_limit", "deadline"}  # the reader's limits (Backend._executor)
 
 
 def test_every_limit_has_a_direction():

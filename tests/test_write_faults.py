@@ -22,8 +22,9 @@ from journal_lines import answers
 from test_writes import _table as _scan
 
 from dynosql import values
-from dynosql.dynamo.writer import WriteStats, put_requests, write_batches
+from dynosql.dynamo.writer import put_requests, write_batches
 from dynosql.errors import DynosqlError
+from dynosql.result import WriteStats
 from dynosql.session import Session, Settings, make_client
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,7 +92,7 @@ def test_write_batches_resends_unprocessed_items(backend: Backend) -> None:
             put_requests(rows),
             workers=2,
             on_written=lambda done: written.append(len(done)),
-            policy=quick.context.retry_policy(),
+            policy=quick.port.policy(),
         )
         calls = proxy.calls("BatchWriteItem")
     assert isinstance(stats, WriteStats)

@@ -6,9 +6,10 @@ ConsumedCapacity is a constant (the embedded ``--local`` server replaces it with
 DynamoDB's rules give, and says so in a header: `EMBEDDED`), it fails
 (HTTP 500) on valid projections of irregular items and on ordering comparisons between types,
 it compares some values across types as equal (a number and a boolean; the embedded server
-compares as DynamoDB does), and it reports no table size. Rather than ask "is this moto?" in several places, the Session decides a
-`Capabilities` once, from the first answer's HTTP ``Server`` header (moto runs on Werkzeug), and
-hands it to the catalog, the planner options and the executor.
+compares as DynamoDB does), and it reports no table size. Rather than ask "is this moto?" in
+several places, the Session decides a `Capabilities` once, from the first answer's HTTP ``Server`` header (moto runs on Werkzeug), and
+hands it to the catalog, the planner options and the executor. (The `Capabilities` data is the
+port's: `dynosql.plan.port`.)
 
 Projections on moto. moto 5.2 projects an item by turning it into plain Python values with
 boto3's decimal context and back: an item holding a number beyond that context (38 digits
@@ -24,71 +25,12 @@ that table whole for the rest of the session.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from typing import Any
 
 from dynosql.dynamo.metering import HEADER as METERED_HEADER
 from dynosql.dynamo.retry import RetryPolicy
 from dynosql.errors import ExecutionError
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    backend: str  # "dynamodb" (AWS or a faithful emulator such as dynalite) or "moto"
-    reports_capacity: bool = True  # ConsumedCapacity is real; else dynosql estimates it
-    reports_table_size: bool = True  # DescribeTable's sizes (however stale) are real
-    projections: bool = True  # a ProjectionExpression may be sent
-    server_filters: bool = True  # every condition may go into a FilterExpression
-    # the whole items of a Scan's first page the hints may ask for (None: the page as it is,
-    # up to 1 MB); a moto server of its own answers at about a millisecond an item (its
-    # response serializer), so there the first page is cut at this many items, and the Scan
-    # goes on from its end (the embedded server answers item reads without that serializer)
-    first_page_items: int | None = None
-
-    @property
-    def estimating(self) -> bool:
-        """Whether statement capacity is computed by dynosql (and labelled ``est.``)."""
-        return not self.reports_capacity
-
-    def notes(self) -> list[str]:
-        """What EXPLAIN says about requests shaped by this backend."""
-        if self.backend != "moto":
-            return []
-        if self.server_filters:  # the embedded server: moto answers conditions as DynamoDB
-            return [
-                "this endpoint is moto, which fails on some valid projections: a table whose "
-                "items moto cannot project is read whole (the request is sent again without "
-                "its ProjectionExpression, at the same cost)"
-            ]
-        return [
-            "this endpoint is moto, which fails on some valid requests: conditions are checked "
-            "client-side (an index's entries are then fetched from the table before they are "
-            "checked, which can cost more than on DynamoDB), and a table whose items moto "
-            "cannot project is read whole (the request is sent again without its "
-            "ProjectionExpression); against DynamoDB the requests carry the full FilterExpression"
-        ]
-
-
-DYNAMODB = Capabilities("dynamodb")
-MOTO = Capabilities(
-    "moto",
-    reports_capacity=False,
-    reports_table_size=False,
-    server_filters=False,
-    first_page_items=100,
-)
-# the embedded server: moto, with ConsumedCapacity computed by DynamoDB's rules and table sizes
-# measured from the items (metering.py), conditions evaluated as DynamoDB evaluates them
-# (moto_conditions.py: so every condition goes into the FilterExpression, and --local plans and
-# costs as DynamoDB does), and item reads answered without moto's serializer (moto_answers.py:
-# a 1,300-item Scan page in about 0.15 s), so its first Scan page is whole
-EMBEDDED = replace(
-    MOTO,
-    reports_capacity=True,
-    reports_table_size=True,
-    server_filters=True,
-    first_page_items=None,
-)
+from dynosql.plan.port import DYNAMODB, EMBEDDED, MOTO, Capabilities
 
 
 class ProjectionRefused(ExecutionError):
@@ -175,3 +117,16 @@ def probe(client: Any, policy: RetryPolicy | None = None) -> Capabilities:
     if "TableNames" not in response:
         raise not_dynamodb("ListTables", "TableNames")
     return from_response(response)
+
+
+__all__ = [
+    "DYNAMODB",
+    "EMBEDDED",
+    "MOTO",
+    "Capabilities",
+    "ProjectionRefused",
+    "from_response",
+    "install",
+    "probe",
+    "without_projection",
+]

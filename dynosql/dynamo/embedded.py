@@ -324,6 +324,7 @@ class LocalDynamo:
         attribute (quadratic); the example items are valid (dynalite takes them through the
         API in the tests), so they go into the table as moto's ``Item`` objects directly
         (`_put_direct`), with ``put_item`` as the fallback for a moto whose internals differ."""
+        from dynosql.dynamo import loader
         from dynosql.examples import datasets
 
         chosen = list(datasets.DATASETS) if names is None else list(names)
@@ -336,7 +337,7 @@ class LocalDynamo:
         for name in chosen:
             dataset = datasets.DATASETS[name]
             if not _create_direct(backend, dataset.table):
-                datasets.create_table(self.client(parameter_validation=False), dataset.table)
+                loader.create_table(self.client(parameter_validation=False), dataset.table)
             self.examples.append(name)
             with self._fill_lock:
                 self._unfilled[dataset.table_name] = dataset

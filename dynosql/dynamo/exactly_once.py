@@ -20,8 +20,9 @@ from typing import Any
 
 from dynosql import values
 from dynosql.dynamo.as_read import require_as_read
-from dynosql.dynamo.writer import Outcome, Writer, new_image
+from dynosql.dynamo.writer import Outcome, new_image
 from dynosql.evaluate.update import UpdateFailed, apply_update
+from dynosql.plan.port import Writes
 from dynosql.sql import ast
 
 
@@ -32,11 +33,11 @@ def guarded_request(plan: Any, item: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_guarded_item(
-    writer: Writer, plan: Any, assignments: tuple[ast.Assignment, ...], item: dict[str, Any]
+    writer: Writes, plan: Any, assignments: tuple[ast.Assignment, ...], item: dict[str, Any]
 ) -> Outcome:
     """One guarded UpdateItem; a failed condition after a retry is resolved (see above)."""
     request = guarded_request(plan, item)
-    response, failure, _retried = writer.call_or_failure("update_item", request)
+    response, failure, _retried = writer.send("UpdateItem", request)
     if response is not None:
         attributes = response.get("Attributes")
         old = values.decode_item(attributes) if attributes else None

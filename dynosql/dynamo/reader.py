@@ -35,6 +35,7 @@ from dynosql.errors import ExecutionError
 from dynosql.evaluate.predicate import matches
 from dynosql.plan.cost import bytes_per_read_unit, read_units
 from dynosql.plan.model import Plan, Request
+from dynosql.plan.port import FirstPage, Ledger
 from dynosql.result import ProgressSink, Stats
 
 SLOW_ANSWER_SECONDS = 3.0  # a terminal hears about a request that has not answered by then
@@ -73,8 +74,11 @@ class Executor:
         unprojectable: set[str] | None = None,
         sleep: Sleep = time.sleep,
         first_page_items: int | None = None,
+        ledger: Ledger | None = None,
     ):
         self.client = client
+        # the session's ledger: each answer's units go there as they come (None: not counted)
+        self.ledger = ledger
         self.first_page_items = first_page_items  # Capabilities.first_page_items
         # tables whose items moto fails to project, learned on the way (see _send); the
         # Session's own set, so that it is remembered for the session
@@ -497,7 +501,11 @@ class Executor:
     def query_page(self, params: dict[str, Any], stats: Stats) -> dict[str, Any]:
         """One Query request as given (retried, within the deadline, moto's projection
         failure answered without the projection), for callers that walk keys themselves."""
-        return self._call("query", params, stats)
+        page = self._call("query", params, stats)
+        if self.estimate_capacity:  # the items evaluated, as far as they came back
+            size = sum(map(wiresize.item_size, page.get("Items", [])))
+            self._add_capacity(stats, read_units(size))
+        return page
 
     def sample(self, table: str, limit: int, stats: Stats) -> list[dict[str, Any]]:
         """The first page of a Scan with `limit` (a few items to learn a table from)."""
@@ -580,6 +588,8 @@ class Executor:
     def _add_capacity(self, stats: Stats, amount: Decimal) -> None:
         with self._lock:
             stats.capacity += amount
+        if self.ledger is not None:
+            self.ledger.charge(rcu=amount)
 
     def _after_page(self, stats: Stats) -> None:
         limits = self.limits
@@ -608,9 +618,6 @@ def _average_size(plan: Plan) -> int:
     if access.item_count and access.size_bytes:
         return max(1, access.size_bytes // access.item_count)
     return plan.table.average_item_size
-
-
-FirstPage = Callable[[list[dict[str, Any]]], None]
 
 
 class _Probe:

@@ -23,9 +23,9 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from dynosql import values
 from dynosql.dynamo.as_read import require_as_read
@@ -44,10 +44,13 @@ from dynosql.errors import ExecutionError, GuardError, classify
 from dynosql.evaluate.update import UpdateFailed, apply_update
 from dynosql.plan import cost
 from dynosql.plan.cost import write_units
+from dynosql.plan.port import ConditionFailure, Ledger, Writes
 from dynosql.plan.schema import TableInfo
-from dynosql.result import Stats, format_capacity
+from dynosql.result import WriteStats, format_capacity
 
+T = TypeVar("T")
 CONDITION_FAILED = "ConditionalCheckFailedException"
+_METHODS = {"PutItem": "put_item", "UpdateItem": "update_item", "DeleteItem": "delete_item"}
 BATCH_SIZE = 25
 WORKERS = 8
 
@@ -58,60 +61,6 @@ class WriteLimits:
 
     max_wcu: Decimal | None = None
     rate_limit: Decimal | None = None
-
-
-@dataclass
-class WriteStats(Stats):
-    """A write statement's counts, filled in as it runs."""
-
-    verb: str = ""
-    table: str = ""
-    matched: int = 0  # items the read found (or keys/rows given)
-    changed: int = 0  # writes that succeeded
-    skipped: int = 0  # condition failed: changed by someone else, or (INSERT) the key exists
-    uncertain: int = 0  # written, but by an attempt whose answer was lost: old image unknown
-    # the writes' old images were read whole before them (their intent lines hold them): undo
-    # restores an uncertain write from there instead of listing it
-    images_read: bool = False
-    wcu: Decimal = Decimal(0)
-    wcu_estimated: bool = False
-    dry_run: bool = False
-    journal: str | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-
-    def capacity_text(self) -> str:
-        """``RCU read + WCU written``, each labelled ``est.`` when estimated."""
-        value = format_capacity(self.wcu)
-        wcu = f"~{value} WCU est." if self.wcu_estimated else f"{value} WCU"
-        return f"{super().capacity_text()} + {wcu}"
-
-    def counts(self) -> str:
-        if self.dry_run:
-            return f"dry run: {self.matched:,} items would be written, nothing was written"
-        skipped = "already existed" if self.verb == "INSERT" else "skipped (changed since read)"
-        text = f"{self.matched:,} matched, {self.changed:,} written, {self.skipped:,} {skipped}"
-        if self.uncertain:
-            what = (
-                "old image as read before it, in the journal"
-                if self.images_read
-                else "old image unknown, listed by undo"
-            )
-            text += (
-                f" ({self.uncertain:,} written by a retried request whose first answer was lost: "
-                f"{what})"
-            )
-        return text
-
-    def footer(self, rows: bool = True) -> str:
-        parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"] if rows else []
-        parts.append(f"{self.verb} {self.table}: {self.counts()}")
-        if self.operations:
-            parts.append(", ".join(self.operations))
-        parts.append(self.capacity_text())
-        parts.append(f"{self.elapsed:.3f}s")
-        if self.journal:
-            parts.append(f"journal {self.journal}")
-        return " · ".join(parts)
 
 
 # --- one write per target ----------------------------------------------------------------------
@@ -131,20 +80,14 @@ class Outcome:
     uncertain: bool = False
 
 
-@dataclass
-class ConditionFailure:
-    """A ConditionalCheckFailed answer: the item as it is (when the request asked for it with
-    ReturnValuesOnConditionCheckFailure and the backend gave it), and whether the request had
-    been sent before (a retry, by botocore or here: an earlier attempt may have applied)."""
-
-    item: dict[str, Any] | None
-    retried: bool
-
-    @classmethod
-    def of(cls, err: Exception, attempt: int) -> ConditionFailure:
-        answer = getattr(err, "response", None) or {}
-        item = answer.get("Item")
-        return cls(values.decode_item(item) if item else None, _sent_again(answer, attempt))
+def _condition_failure(err: Exception, attempt: int) -> ConditionFailure:
+    """A ConditionalCheckFailed answer as the port gives it back: the item (when the request
+    asked for it and the backend gave it), and whether the request had been sent before."""
+    answer = getattr(err, "response", None) or {}
+    item = answer.get("Item")
+    return ConditionFailure(
+        values.decode_item(item) if item else None, _sent_again(answer, attempt)
+    )
 
 
 def _failed_write_units(err: Exception) -> Decimal:
@@ -176,8 +119,10 @@ class Writer:
         workers: int = WORKERS,
         transactional: bool = False,
         policy: RetryPolicy | None = None,
+        ledger: Ledger | None = None,
     ):
         self.client = client
+        self.ledger = ledger  # the session's: each answer's units go there as they come
         # every request's retries, the deadline, the cancel event and the one sleep
         self.policy = (
             policy if policy is not None else RetryPolicy(attempts=botocore_attempts(client))
@@ -192,6 +137,12 @@ class Writer:
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
         """One request, retried while retrying can help; None when its condition failed."""
         return self.call_or_failure(method, params)[0]
+
+    def send(
+        self, operation: str, params: dict[str, Any]
+    ) -> tuple[dict[str, Any] | None, ConditionFailure | None, bool]:
+        """`call_or_failure` of a PutItem, UpdateItem or DeleteItem, by DynamoDB's name."""
+        return self.call_or_failure(_METHODS[operation], params)
 
     def read_item(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
         """The item under `key` (wire form) as it is now: one strongly consistent GetItem,
@@ -217,16 +168,23 @@ class Writer:
         if sent.error is not None:
             with self.stats.lock:
                 self.stats.requests += 1
-                if not self.estimating:  # billed all the same; the embedded server says how much
-                    self.stats.wcu += _failed_write_units(sent.error)
-            failed = ConditionFailure.of(sent.error, again)
+            if not self.estimating:  # billed all the same; the embedded server says how much
+                self._add(_failed_write_units(sent.error))
+            failed = _condition_failure(sent.error, again)
             return None, failed, failed.retried
         response: dict[str, Any] = sent.value
         with self.stats.lock:
             self.stats.requests += 1
-            if not self.estimating:
-                self.stats.wcu += _reported(response.get("ConsumedCapacity"))
+        if not self.estimating:
+            self._add(_reported(response.get("ConsumedCapacity")))
         return response, None, _sent_again(response, again)
+
+    def _add(self, units: Decimal) -> None:
+        """Units one answer consumed: the statement's, and the session's ledger."""
+        with self.stats.lock:
+            self.stats.wcu += units
+        if self.ledger is not None and units:
+            self.ledger.charge(wcu=units)
 
     def transact(self, params: dict[str, Any]) -> dict[str, Any]:
         """One TransactWriteItems of `params` (without its ClientRequestToken). Each round has
@@ -263,8 +221,7 @@ class Writer:
     def charge(self, units: Decimal) -> None:
         """Estimated capacity of one write (only when the backend reports none)."""
         if self.estimating:
-            with self.stats.lock:
-                self.stats.wcu += units
+            self._add(units)
 
     def change_units(
         self, old: dict[str, Any] | None, new: dict[str, Any] | None, table: TableInfo
@@ -302,9 +259,9 @@ class Writer:
 
     def run(
         self,
-        targets: Iterable[dict[str, Any]],
-        write_one: Callable[[dict[str, Any]], Outcome],
-        done: Callable[[Outcome], None],
+        targets: Iterable[T],
+        write_one: Callable[[T], Any],
+        done: Callable[[Any], None],
     ) -> None:
         """`write_one` for every target, `workers` at a time; `done` (in this thread) for each
         outcome as it completes. Stops starting new writes on the first exception (including
@@ -315,7 +272,7 @@ class Writer:
         pending: set[Future[Any]] = set()
         stop: BaseException | None = None
         pool = ThreadPoolExecutor(max_workers=self.workers)
-        it: Iterator[dict[str, Any]] = iter(targets)
+        it: Iterator[T] = iter(targets)
         interrupted = _defer_interrupts(self.policy.cancel)
         try:
             try:
@@ -357,9 +314,9 @@ class Writer:
 
     def _run_inline(
         self,
-        targets: Iterable[dict[str, Any]],
-        write_one: Callable[[dict[str, Any]], Outcome],
-        done: Callable[[Outcome], None],
+        targets: Iterable[T],
+        write_one: Callable[[T], Any],
+        done: Callable[[Any], None],
     ) -> None:
         """`run` with one worker: each write in this thread, reported before the next starts
         (no pool: COPY FROM sends every batch this way, and a thread per batch cost more CPU
@@ -380,9 +337,7 @@ class Writer:
         if interrupted.is_set():
             raise KeyboardInterrupt
 
-    def _unless_cancelled(
-        self, write_one: Callable[[dict[str, Any]], Outcome], target: dict[str, Any]
-    ) -> Outcome:
+    def _unless_cancelled(self, write_one: Callable[[T], Any], target: T) -> Any:
         """`write_one`, unless the statement was cancelled before it started (a write queued
         behind the ones in flight is then never sent, and never journaled)."""
         if self.policy.cancel.is_set():
@@ -465,17 +420,14 @@ def new_image(
 
 
 def write_item(
-    writer: Writer, plan: Any, assignments: tuple[Any, ...], target: dict[str, Any]
+    writer: Writes, plan: Any, assignments: tuple[Any, ...], target: dict[str, Any]
 ) -> Outcome:
     """One conditional PutItem/UpdateItem/DeleteItem of a write plan (target: item or key)."""
-    method = {"PutItem": "put_item", "UpdateItem": "update_item", "DeleteItem": "delete_item"}[
-        plan.operation
-    ]
     if plan.as_read:  # target: the item the read found; the write requires it as read
         request = require_as_read(plan.request(plan.key_of(target)), target, plan.as_read)
     else:
         request = plan.request(target)
-    response, _failure, retried = writer.call_or_failure(method, request)
+    response, _failure, retried = writer.send(plan.operation, request)
     if response is None:  # a failed condition is billed like the write (size: a guess)
         guess = target if plan.kind == "put" else {"": "x" * plan.table.average_item_size}
         writer.charge(writer.item_units(guess))
@@ -492,7 +444,7 @@ def write_item(
 
 
 def _after_lost_answer(
-    writer: Writer,
+    writer: Writes,
     plan: Any,
     assignments: tuple[Any, ...],
     target: dict[str, Any],
@@ -532,9 +484,10 @@ def write_batches(
     estimating: bool = False,
     limits: WriteLimits | None = None,
     workers: int = 4,
-    on_written: Callable[[list[dict[str, Any]]], None] | None = None,
+    on_written: Callable[[list[dict[str, Any]]], Decimal | None] | None = None,
     on_sending: Callable[[list[dict[str, Any]]], None] | None = None,
     policy: RetryPolicy | None = None,
+    ledger: Ledger | None = None,
 ) -> WriteStats:
     """Send BatchWriteItem write requests (``{"PutRequest": {"Item": wire}}`` or
     ``{"DeleteRequest": {"Key": wire}}``; see `put_requests`) to `table`, 25 a call, `workers`
@@ -543,14 +496,22 @@ def write_batches(
     through `policy`: its deadline, its cancel event, its sleep).
     `on_sending` gets each batch just before its first call (the journal's write-ahead intents:
     a batch never sent, after --max-wcu or Ctrl-C stopped the load, has none);
-    `on_written` gets each group of requests once DynamoDB has processed them. Returns the
+    `on_written` gets each group of requests once DynamoDB has processed them, and may return
+    estimated WCU their own sizes do not count (an overwrite is billed for the larger image:
+    COPY FROM's journal knows the old ones), counted where capacity is estimated. Returns the
     stats: ``changed`` = requests processed, ``wcu`` reported (or estimated: 1 KB units of each
     put item, 1 per delete). Ctrl-C stops new calls; calls in flight finish first.
     Never sends two requests for one key in a call (DynamoDB refuses that): the caller must
     not repeat keys within 25 requests."""
     stats = stats if stats is not None else WriteStats(verb="BATCH", table=table)
     writer = Writer(
-        client, stats, estimating=estimating, limits=limits, workers=workers, policy=policy
+        client,
+        stats,
+        estimating=estimating,
+        limits=limits,
+        workers=workers,
+        policy=policy,
+        ledger=ledger,
     )
 
     def batches() -> Iterator[list[dict[str, Any]]]:
@@ -584,7 +545,9 @@ def write_batches(
             with stats.lock:
                 stats.changed += len(done_now)
             if on_written is not None and done_now:
-                on_written(done_now)
+                extra = on_written(done_now)
+                if extra:
+                    writer.charge(extra)
             if not left:
                 return Outcome({}, True)
             pending = left
@@ -599,6 +562,6 @@ def write_batches(
                 stats.matched += len(c)
             yield c
 
-    writer.run(count(batches()), send, lambda _outcome: None)  # type: ignore[arg-type]
+    writer.run(count(batches()), send, lambda _outcome: None)
     stats.finish()
     return stats

@@ -19,8 +19,6 @@ Hive lower-cases column and field names: two attributes differing only in case c
 from __future__ import annotations
 
 import hashlib
-import time
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +27,7 @@ from sqlglot import exp
 from dynosql import values
 from dynosql.engines import sqlgen
 from dynosql.engines.export import Export, data_files, locate, parse_s3
-from dynosql.errors import ExecutionError, translate_error
+from dynosql.errors import ExecutionError
 from dynosql.evaluate.aggregate import AVG_CONTEXT
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
@@ -40,7 +38,6 @@ if TYPE_CHECKING:
 
 DATABASE = "default"
 NUMBER_SCALE = 10
-POLL_SECONDS = (0.2, 0.5, 1, 2, 5)
 FIELDS = {"S": "s", "N": "n", "BOOL": "bool", "B": "b"}
 
 
@@ -130,7 +127,7 @@ def data_location(ctx: Context, export: Export) -> str:
     if export.arn is not None:
         export_id = export.arn.rsplit("/", 1)[-1]
         return f"s3://{export.bucket}/{export.prefix}/AWSDynamoDB/{export_id}/data/"
-    keys = data_files(ctx.aws_client("s3"), export)
+    keys = data_files(ctx.port, export)
     folders = {k.rsplit("/", 1)[0] for k in keys}
     if len(folders) != 1:
         raise ExecutionError(
@@ -140,58 +137,24 @@ def data_location(ctx: Context, export: Export) -> str:
     return f"s3://{export.bucket}/{folders.pop()}/"
 
 
-def _start(ctx: Context, athena: Any, sql: str) -> str:
-    params: dict[str, Any] = {
-        "QueryString": sql,
-        "QueryExecutionContext": {"Database": DATABASE},
-        "WorkGroup": ctx.settings.athena_workgroup or "primary",
-    }
-    if ctx.settings.athena_output:
-        parse_s3(ctx.settings.athena_output)  # checked: an s3:// location
-        params["ResultConfiguration"] = {"OutputLocation": ctx.settings.athena_output}
-    try:
-        return str(athena.start_query_execution(**params)["QueryExecutionId"])
-    except Exception as err:
-        raise translate_error(err) from err
+def _start(ctx: Context, sql: str) -> str:
+    output = ctx.settings.athena_output
+    if output:
+        parse_s3(output)  # checked: an s3:// location
+    workgroup = ctx.settings.athena_workgroup or "primary"
+    return ctx.port.athena_start(sql, DATABASE, workgroup, output or None)
 
 
-def _wait(athena: Any, query_id: str) -> dict[str, Any]:
-    attempt = 0
-    while True:
-        try:
-            execution = athena.get_query_execution(QueryExecutionId=query_id)["QueryExecution"]
-        except Exception as err:
-            raise translate_error(err) from err
+def _wait(ctx: Context, query_id: str) -> dict[str, Any]:
+    """GetQueryExecution until the query succeeds (each poll's wait the port's: cancellable)."""
+    for execution in ctx.port.watch_athena(query_id):
         state = execution["Status"]["State"]
         if state == "SUCCEEDED":
             return dict(execution)
         if state in ("FAILED", "CANCELLED"):
             reason = execution["Status"].get("StateChangeReason", "")
             raise ExecutionError(f"Athena query {query_id} {state.lower()}: {reason}")
-        time.sleep(POLL_SECONDS[min(attempt, len(POLL_SECONDS) - 1)])
-        attempt += 1
-
-
-def _results(athena: Any, query_id: str) -> Iterator[list[str | None]]:
-    """Every result row as text (the header row dropped), page by page."""
-    token = None
-    first = True
-    while True:
-        params: dict[str, Any] = {"QueryExecutionId": query_id}
-        if token:
-            params["NextToken"] = token
-        try:
-            page = athena.get_query_results(**params)
-        except Exception as err:
-            raise translate_error(err) from err
-        rows = page["ResultSet"].get("Rows", [])
-        if first:
-            rows, first = rows[1:], False
-        for row in rows:
-            yield [d.get("VarCharValue") for d in row.get("Data", [])]
-        token = page.get("NextToken")
-        if not token:
-            return
+    raise AssertionError("unreachable: polls without a timeout never end")
 
 
 def convert(
@@ -241,15 +204,14 @@ def run(ctx: Context, statement: ast.Select) -> Result:
     export = locate(ctx, statement, stats)
     location = data_location(ctx, export)
     create, sql, columns, kinds = plan_text(ctx, statement, location)
-    athena = ctx.aws_client("athena")
-    _wait(athena, _start(ctx, athena, create))
-    query_id = _start(ctx, athena, sql)
-    execution = _wait(athena, query_id)
+    _wait(ctx, _start(ctx, create))
+    query_id = _start(ctx, sql)
+    execution = _wait(ctx, query_id)
     scanned = execution.get("Statistics", {}).get("DataScannedInBytes")
     stats.operations.append(f"Athena over {location}")
     notes = list(export.notes)
     notes.append(
         f"Athena query {query_id}: {scanned if scanned is not None else '?'} bytes scanned"
     )
-    rows = (convert(r, columns, kinds) for r in _results(athena, query_id))
+    rows = (convert(r, columns, kinds) for r in ctx.port.athena_rows(query_id))
     return Result([c.name for c in columns if not c.hidden], rows, stats, notes=notes)

@@ -17,9 +17,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
-import math
 import time
-import uuid
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,7 +29,7 @@ from sqlglot import exp
 from dynosql import values
 from dynosql.engines import sqlgen
 from dynosql.engines.duck import insert_rows, require_duckdb
-from dynosql.errors import ExecutionError, translate_error
+from dynosql.errors import ExecutionError
 from dynosql.evaluate.aggregate import AVG_CONTEXT, Group, collect_aggregates
 from dynosql.evaluate.pipeline import aggregate_rows
 from dynosql.result import Result, Stats
@@ -39,8 +37,8 @@ from dynosql.sql import ast
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.plan.port import Port
 
-POLL_FIRST_SECONDS, POLL_CAP_SECONDS = 0.2, 10.0  # DescribeExport: 0.2 s, doubling, then 10 s
 PITR_HINT = (
     "ALTER TABLE {table} SET POINT IN TIME RECOVERY ON (or: aws dynamodb "
     "update-continuous-backups --table-name {table} "
@@ -100,38 +98,21 @@ def start(ctx: Context, table: str) -> str:
             "(or SET export_s3 = 's3://…'); or read an existing one with FROM EXPORT 's3://…' AS t"
         )
     bucket, base = parse_s3(ctx.settings.export_s3)
-    client = ctx.client
-    policy = ctx.retry_policy()  # every request retried, within the deadline
     info = ctx.table(table)
-    backups = policy.call(client.describe_continuous_backups, TableName=table)
-    pitr = backups["ContinuousBackupsDescription"].get("PointInTimeRecoveryDescription", {})
-    if pitr.get("PointInTimeRecoveryStatus") != "ENABLED":
+    if not ctx.port.point_in_time_recovery(table):
         raise ExecutionError(
             f"an export needs point-in-time recovery (PITR) on table {table}, and it is off. "
             f"Turn it on with: {PITR_HINT.format(table=table)} (PITR costs about $0.20 per "
             "GB-month of table size while on; the export itself about $0.10 per GB)"
         )
     prefix = "/".join(p for p in (base, table, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())) if p)
-    arn = policy.call(client.describe_table, TableName=info.name)["Table"]["TableArn"]
-    response = policy.call(
-        client.export_table_to_point_in_time,
-        TableArn=arn,
-        S3Bucket=bucket,
-        S3Prefix=prefix,
-        ExportFormat="DYNAMODB_JSON",
-        # one token for every retry: a request sent again after a lost answer starts no
-        # second export (DynamoDB's idempotency for ExportTableToPointInTime)
-        ClientToken=uuid.uuid4().hex,
-    )
-    return str(response["ExportDescription"]["ExportArn"])
+    return ctx.port.export_table(info.name, bucket, prefix)
 
 
 def wait(ctx: Context, arn: str, stats: Stats) -> Export:
     """Poll DescribeExport until the export completes (progress on the session's sink); each
-    poll retried and each wait cancelled as every request's (dynamo.retry)."""
-    policy = ctx.retry_policy()
-    for _elapsed in policy.polls(math.inf, POLL_FIRST_SECONDS, POLL_CAP_SECONDS):
-        d = policy.call(ctx.client.describe_export, ExportArn=arn)["ExportDescription"]
+    poll retried and each wait cancelled as every request's (the port's)."""
+    for d in ctx.port.watch_export(arn):
         status = d.get("ExportStatus")
         stats.items_scanned = int(d.get("ItemCount") or 0)
         if ctx.doors.progress is not None:
@@ -154,17 +135,9 @@ def wait(ctx: Context, arn: str, stats: Stats) -> Export:
 # --- reading the data files -------------------------------------------------------------------
 
 
-def data_files(s3: Any, export: Export) -> list[str]:
+def data_files(port: Port, export: Export) -> list[str]:
     """The export's data files, checked against its manifest where it has one."""
-    keys: list[str] = []
-    try:
-        pages = s3.get_paginator("list_objects_v2").paginate(
-            Bucket=export.bucket, Prefix=export.prefix + "/" if export.prefix else ""
-        )
-        for page in pages:
-            keys.extend(o["Key"] for o in page.get("Contents", []))
-    except Exception as err:
-        raise translate_error(err) from err
+    keys = port.s3_keys(export.bucket, export.prefix + "/" if export.prefix else "")
     manifests = [k for k in keys if k.endswith("/manifest-files.json")]
     if len(manifests) > 1:
         listed = ", ".join(m.rsplit("/", 1)[0] for m in manifests[:3])
@@ -172,7 +145,7 @@ def data_files(s3: Any, export: Export) -> list[str]:
             f"{export.uri} holds {len(manifests)} exports ({listed}, …): name one of them"
         )
     if manifests:
-        wanted = _manifest_keys(s3, export, manifests[0])
+        wanted = _manifest_keys(port, export, manifests[0])
         present = set(keys)
         missing = [k for k in wanted if k not in present]
         if missing:
@@ -193,8 +166,8 @@ def data_files(s3: Any, export: Export) -> list[str]:
     return sorted(found)
 
 
-def _manifest_keys(s3: Any, export: Export, key: str) -> list[str]:
-    text = _get(s3, export.bucket, key).decode("utf-8", "replace")
+def _manifest_keys(port: Port, export: Export, key: str) -> list[str]:
+    text = port.s3_get(export.bucket, key).decode("utf-8", "replace")
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -206,18 +179,11 @@ def _manifest_keys(s3: Any, export: Export, key: str) -> list[str]:
     return out
 
 
-def _get(s3: Any, bucket: str, key: str) -> bytes:
-    try:
-        return bytes(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
-    except Exception as err:
-        raise translate_error(err) from err
-
-
-def read_items(s3: Any, export: Export, keys: list[str]) -> Iterator[dict[str, Any]]:
+def read_items(port: Port, export: Export, keys: list[str]) -> Iterator[dict[str, Any]]:
     """Every item of the data files, decoded exactly; a malformed file is an error naming the
     file and line."""
     for key in keys:
-        raw = _get(s3, export.bucket, key)
+        raw = port.s3_get(export.bucket, key)
         try:
             text = gzip.decompress(raw).decode("utf-8")
         except (OSError, EOFError, zlib.error, UnicodeDecodeError):
@@ -500,12 +466,11 @@ def run(ctx: Context, statement: ast.Select) -> Result:
     duckdb = require_duckdb()
     stats = Stats()
     export = locate(ctx, statement, stats)
-    s3 = ctx.aws_client("s3")
-    keys = data_files(s3, export)
+    keys = data_files(ctx.port, export)
     con = duckdb.connect()
     outer = grouped(statement)
     try:
-        loaded = load(con, read_items(s3, export, keys), statement)
+        loaded = load(con, read_items(ctx.port, export, keys), statement)
         query, columns = sqlgen.select(outer or statement, target(loaded), exp.to_table("items"))
         sql = query.sql(dialect="duckdb")
         try:

@@ -18,34 +18,22 @@ runs give equal items and tests may pin counts and values. Items are *decoded* P
 (see :mod:`dynosql.values`): numbers are ``Decimal`` in canonical form (as a round trip through
 DynamoDB returns them), never float.
 
-This module imports no AWS library at import time; :func:`load` takes a ready boto3 low-level
-client.
+Data only: `dynosql.dynamo.loader` creates the tables and writes the items (through the
+edge's one retry policy).
 """
 
 from __future__ import annotations
 
-import copy
 import random
-import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
-from dynosql.values import StringSet, encode_item, format_number
+from dynosql.values import StringSet, format_number
 
-__all__ = [
-    "DATASETS",
-    "Dataset",
-    "create_table",
-    "load",
-    "write_items",
-]
-
-BATCH_WRITE_LIMIT = 25
+__all__ = ["DATASETS", "Dataset"]
 
 
 @dataclass(frozen=True)
@@ -632,89 +620,3 @@ DATASETS: dict[str, Dataset] = {
         _usage_items,
     ),
 }
-
-
-# --- loading -----------------------------------------------------------------------------------
-
-
-def create_table(client: Any, table: Mapping[str, Any], timeout: float = 30.0) -> dict[str, Any]:
-    """CreateTable, then poll DescribeTable until the table and its GSIs are ACTIVE.
-
-    We poll every 20 ms instead of using boto3's ``table_exists`` waiter, whose first retry
-    sleeps 20 s: local servers (moto, dynalite with ``--createTableMs 0``) are ready at once or
-    after a single event-loop tick.
-    """
-    client.create_table(**copy.deepcopy(dict(table)))
-    deadline = time.monotonic() + timeout
-    while True:
-        description = client.describe_table(TableName=table["TableName"])["Table"]
-        indexes = description.get("GlobalSecondaryIndexes", [])
-        if description["TableStatus"] == "ACTIVE" and all(
-            i.get("IndexStatus", "ACTIVE") == "ACTIVE" for i in indexes
-        ):
-            return description
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"table {table['TableName']} not ACTIVE after {timeout} s")
-        time.sleep(0.02)
-
-
-def _write_batch(client: Any, table_name: str, requests: list[dict[str, Any]]) -> None:
-    """One BatchWriteItem of at most 25 puts, retrying UnprocessedItems with backoff."""
-    pending = {table_name: requests}
-    for attempt in range(12):
-        unprocessed = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-        if not unprocessed:
-            return
-        pending = unprocessed
-        time.sleep(min(1.0, 0.02 * 2**attempt))
-    raise RuntimeError(f"BatchWriteItem on {table_name}: items still unprocessed after retries")
-
-
-def write_items(
-    client: Any,
-    table_name: str,
-    items: Iterable[Mapping[str, Any]],
-    executor: ThreadPoolExecutor | None = None,
-) -> int:
-    """Write decoded items with BatchWriteItem in chunks of 25; returns how many were written.
-
-    With an ``executor`` the chunks are sent concurrently (boto3 clients are thread-safe).
-    """
-    requests = [{"PutRequest": {"Item": encode_item(item)}} for item in items]
-    chunks = [
-        requests[i : i + BATCH_WRITE_LIMIT] for i in range(0, len(requests), BATCH_WRITE_LIMIT)
-    ]
-    if executor is None:
-        for chunk in chunks:
-            _write_batch(client, table_name, chunk)
-    else:
-        for future in [executor.submit(_write_batch, client, table_name, c) for c in chunks]:
-            future.result()
-    return len(requests)
-
-
-def load(client: Any, names: Iterable[str] | None = None, workers: int = 4) -> dict[str, int]:
-    """Create the example tables (waiting until ACTIVE) and write their items.
-
-    ``names`` picks datasets (default: all). Tables are loaded concurrently, one thread
-    per table, each with real BatchWriteItem requests of 25 items. Returns items written per
-    table. Raises the service's error if a table already exists.
-    """
-    chosen = list(DATASETS) if names is None else list(names)
-    unknown = [n for n in chosen if n not in DATASETS]
-    if unknown:
-        raise KeyError(f"unknown dataset(s): {', '.join(unknown)}; known: {', '.join(DATASETS)}")
-    counts: dict[str, int] = {}
-    lock = threading.Lock()
-
-    def one(name: str) -> None:
-        dataset = DATASETS[name]
-        create_table(client, dataset.table)
-        n = write_items(client, dataset.table_name, dataset.items())
-        with lock:
-            counts[name] = n
-
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(chosen)))) as pool:
-        for future in [pool.submit(one, n) for n in chosen]:
-            future.result()
-    return {n: counts[n] for n in chosen}

@@ -79,7 +79,7 @@ def first_page(
     table = plan.table
     if not plan.is_scan or plan.fetch is not None or plan.sample is not None:
         return None
-    if plan.access.projection != "ALL" or ctx.has_sample(table.name):
+    if plan.access.projection != "ALL" or ctx.port.has_sample(table.name):
         return None
     if not H.names_attributes(statement, table, where_only=True):
         return None  # no condition to check: select-list names alone show blank columns
@@ -254,9 +254,9 @@ def _prefix_hints(
     from dynosql.hints.prefixes import list_prefixes  # the REPL's listing only
 
     parent = H.parent_prefix(prefix) if empty else prefix
-    executor, stats = ctx.executor(), Stats()
+    stats = Stats()
     listing = list_prefixes(
-        lambda request: executor.query_page(request, stats),
+        lambda request: ctx.port.query_page(request, stats),
         plan.table.name,
         plan.access.name,
         (pk, sk),
@@ -264,7 +264,6 @@ def _prefix_hints(
         parent,
         ctx.estimating,
     )
-    ctx.ledger.charge(rcu=listing.capacity)
     if empty:
         hint = H.empty_prefix_hint(
             pk,

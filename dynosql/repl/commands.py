@@ -12,7 +12,6 @@ import os
 import shlex
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -475,7 +474,7 @@ def watch(repl: Repl, arg: str) -> Iterator[Result]:
     try:
         while times is None or runs < times:
             if runs:
-                time.sleep(seconds)
+                repl.session.pause(seconds)
             runs += 1
             for result in repl.session.run(text):
                 yield result  # shown (and its rows read) before this resumes

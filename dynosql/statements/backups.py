@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
 from dynosql.engines.prices import GB, parse_prices
-from dynosql.errors import translate_error
 from dynosql.guards import Effects
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
@@ -83,14 +82,7 @@ def run(ctx: Context, statement: ast.SetPointInTimeRecovery) -> Result:
         )
         if not asked:
             return Result.status(f"cancelled: {table.name} was kept")
-    try:
-        answer = ctx.client.update_continuous_backups(**_params(statement))
-    except Exception as err:
-        raise translate_error(err) from err
-    description = answer.get("ContinuousBackupsDescription") or {}
-    state = (description.get("PointInTimeRecoveryDescription") or {}).get(
-        "PointInTimeRecoveryStatus", "ENABLED" if statement.enabled else "DISABLED"
-    )
+    state = ctx.port.set_point_in_time_recovery(statement.table, statement.enabled)
     elapsed = time.monotonic() - started
     return Result.status(f"{_label(statement)} · {state} · {elapsed:.1f}s")
 

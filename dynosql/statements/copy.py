@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import files, guards, values
-from dynosql.dynamo.writer import WriteLimits, WriteStats, put_requests, write_batches
+from dynosql.dynamo.writer import put_requests
 from dynosql.errors import DynosqlError, ExecutionError, PlanError
 from dynosql.guards import READS, Effects
 from dynosql.journal import JournalError
@@ -33,7 +33,7 @@ from dynosql.plan import cost
 from dynosql.plan.copy import key_types
 from dynosql.plan.ddl import quote
 from dynosql.plan.write import check_item
-from dynosql.result import Result, Stats, format_capacity
+from dynosql.result import Result, Stats, WriteStats, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.copy_journal import LoadJournal
 from dynosql.statements.kind import Kind, ScanCheck, named
@@ -131,35 +131,28 @@ def write_batch(
     journal: LoadJournal | None = None,
 ) -> Decimal:
     """One group of at most 25 puts (distinct keys) through the writer every write statement
-    uses (`write_execute.write_batches`: UnprocessedItems, throttles and dropped connections
+    uses (`Port.write_batches`: UnprocessedItems, throttles and dropped connections
     retried, --max-wcu over the whole load, as `stats` is the load's); with a journal, the
     keys' old images are read first and each processed put is journaled. Returns the capacity
     it consumed in WCU (the server's, or estimated by item size: the larger image)."""
     before = stats.wcu
-    extra = Decimal(0)
     if journal is not None:
         journal.before(items)
-        extra = journal.overwrite_units
     try:
-        write_batches(
-            ctx.client,
+        ctx.port.write_batches(
             table,
             put_requests(items),
-            stats=stats,
-            estimating=ctx.estimating,
-            limits=WriteLimits(max_wcu=ctx.write_limits().max_wcu),  # --rate-limit: _Load._pace
+            stats,
             workers=1,
+            paced=False,  # --rate-limit: _Load._pace
             on_written=None if journal is None else journal.written,
             on_sending=None if journal is None else journal.sending,
-            policy=ctx.retry_policy(),
         )
     except BaseException as err:
         if journal is not None:
             journal.failed(err)
         raise
-    if journal is not None:
-        extra = journal.overwrite_units - extra
-    return stats.wcu - before + extra
+    return stats.wcu - before
 
 
 def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
@@ -242,7 +235,6 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
         load.close()
         if bad_file is not None:
             bad_file.close()
-        ctx.ledger.charge(rcu=load.read_capacity, wcu=stats.capacity)
     ctx.refresh()
     stats.finish()
     cost = format_capacity(stats.capacity)
@@ -339,10 +331,6 @@ class _Load:
         while self.in_flight:
             self._collect()
 
-    @property
-    def read_capacity(self) -> Decimal:
-        return Decimal(0) if self.journal is None else self.journal.reads.capacity
-
     def stop(self) -> None:
         """After a failure or Ctrl-C: no queued batch starts, the one being written finishes,
         and every batch that completed counts (`next_line` moves past it)."""
@@ -389,7 +377,7 @@ class _Load:
         if limit:
             ahead = float(self.stats.capacity / limit) - (time.monotonic() - self.started)
             if ahead > 0:
-                self.ctx.retry_policy().wait(ahead)
+                self.ctx.port.pause(ahead)
 
     def resume(self, line: int | None = None) -> str:
         s = self.statement

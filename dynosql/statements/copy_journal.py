@@ -52,14 +52,12 @@ class LoadJournal:
         self.table = table
         self.names = table.keys.names
         self.journal = journal
-        # its own reader: no progress line from the writer thread; --max-rcu still applies
-        self.reader = ImageReader(ctx)
+        self.reader = ImageReader(ctx)  # its reads: no progress line from the writer thread
         self.reads = self.reader.stats
         self._batch: dict[
             tuple[Any, ...], tuple[dict[str, Any], dict[str, Any] | None]
         ] = {}  # key: (new, old) images
         self.estimating = ctx.estimating
-        self.overwrite_units = Decimal(0)  # estimated WCU the new images alone do not count
         self.scans = 0
         self.seen = KeysSeen() if self._empty() else None  # None: read every batch's keys
         journal.begin(
@@ -70,7 +68,7 @@ class LoadJournal:
         """Whether the table holds no item now (a consistent Scan with Limit 1)."""
         select = ast.Select(table=self.table.name, index=None, items=None, limit=1)
         plan = plan_select(select, self.table, Options(consistent=True, segments=1))
-        found = next(iter(self.reader.executor.items(plan, self.reads)), None)
+        found = next(iter(self.reader.items(plan)), None)
         self.reads.operations.clear()
         self.scans = self.reads.requests
         return found is None
@@ -132,9 +130,12 @@ class LoadJournal:
             self.journal.refused_all(self.table.name, keys, why)
         self._batch = {}
 
-    def written(self, requests: list[dict[str, Any]]) -> None:
-        """Journal the puts DynamoDB has processed (BatchWriteItem's `on_written`)."""
+    def written(self, requests: list[dict[str, Any]]) -> Decimal:
+        """Journal the puts DynamoDB has processed (BatchWriteItem's `on_written`); the
+        estimated WCU their new images alone do not count (an overwrite is billed for the
+        larger image)."""
         done = []
+        overwrite = Decimal(0)
         for request in requests:
             wire = request["PutRequest"]["Item"]
             tag = key_tuple({n: values.decode(wire[n]) for n in self.names}, self.names)
@@ -143,8 +144,9 @@ class LoadJournal:
             done.append((key, None if old is None else values.encode_item(old), wire))
             if old is not None and self.estimating:  # an overwrite is billed for the larger image
                 extra = write_units(values.item_size(old)) - write_units(values.item_size(new))
-                self.overwrite_units += max(Decimal(0), extra)
+                overwrite += max(Decimal(0), extra)
         self.journal.records_wire(self.table.name, done)
+        return overwrite
 
     def close(self, keep_empty: bool) -> str | None:
         """Close the file; one with nothing to undo is removed unless it is the user's own

@@ -75,13 +75,10 @@ def show_entities(ctx: Context, statement: ast.ShowEntities) -> Result:
 def _discovered(
     ctx: Context, table: TableInfo, plan: Plan, stats: Stats, sample: int | None
 ) -> Discovery:
-    try:
-        items: Iterable[dict[str, Any]] = ctx.read(plan, stats)
-        if sample is not None:
-            items = _first(items, sample)
-        return discover(table, items)
-    finally:
-        ctx.ledger.settle(stats)
+    items: Iterable[dict[str, Any]] = ctx.read(plan, stats)
+    if sample is not None:
+        items = _first(items, sample)
+    return discover(table, items)
 
 
 def _rows(

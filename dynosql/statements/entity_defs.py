@@ -56,7 +56,7 @@ def declare(ctx: Context, statement: ast.CreateEntity) -> list[str]:
         table = ctx.table(entity.table)
     except PlanError as err:
         raise _at(statement.table_pos, err.message) from None
-    if entity.name in ctx.catalog.table_names():
+    if entity.name in ctx.port.table_names():
         raise _at(
             statement.pos,
             f"{entity.name} is a table: an entity needs a name of its own (FROM {entity.name} "

@@ -2,28 +2,32 @@
 undo need (COPY FROM's old images before a batch overwrites them, undo's "is the item still as
 the journal left it?"). One BatchGetItem per 100 keys (UnprocessedKeys retried) through a
 reader of its own: no progress line of its own, ``--max-rcu`` still applies, and the read units
-are counted in `ImageReader.stats` for the statement's footer and the ledger."""
+are counted in `ImageReader.stats` for the statement's footer (the port counts them in the
+ledger)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from dynosql.dynamo.reader import Executor, key_tuple
+from dynosql.dynamo.reader import key_tuple
 from dynosql.plan.planner import BATCH_GET_KEYS, plan_key_gets
 from dynosql.result import Stats
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.plan.model import Plan
     from dynosql.plan.schema import TableInfo
 
 
 class ImageReader:
     def __init__(self, ctx: Context):
-        limits = ctx.executor().limits
-        self.executor = Executor(
-            ctx.client, ctx.estimating, limits, None, ctx.cancelled, sleep=ctx.sleep
-        )
+        self.port = ctx.port
         self.stats = Stats(capacity_estimated=ctx.estimating)
+
+    def items(self, plan: Plan) -> Iterator[dict[str, Any]]:
+        """The items `plan` reads, counted in `stats` (and the ledger), no progress line."""
+        return self.port.items(plan, self.stats, progress=False)
 
     def read(
         self, table: TableInfo, keys: list[dict[str, Any]]
@@ -33,7 +37,7 @@ class ImageReader:
         found: dict[tuple[Any, ...], dict[str, Any]] = {}
         for start in range(0, len(keys), BATCH_GET_KEYS):
             plan = plan_key_gets(table, keys[start : start + BATCH_GET_KEYS], consistent=True)
-            for item in self.executor.items(plan, self.stats):
+            for item in self.items(plan):
                 found[key_tuple(item, names)] = item
             self.stats.operations.clear()  # one label a batch is noise
         return found

@@ -18,10 +18,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
-from dynosql.dynamo.catalog import describe
-from dynosql.errors import ExecutionError, translate_error
+from dynosql.errors import ExecutionError
 from dynosql.guards import NOTHING, Effects
-from dynosql.plan.ddl import Call, DdlPlan, plan_ddl, show_create
+from dynosql.plan.ddl import DdlPlan, plan_ddl, show_create
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind
@@ -84,7 +83,7 @@ def run_ddl(ctx: Context, statement: ast.Ddl) -> Result:
         ctx.tell(f"{plan.label}: {plan.backfill.text()}")
     try:
         for call in plan.calls:
-            send(ctx, call)
+            ctx.port.change_table(call)
         _wait(ctx, plan)
     finally:
         ctx.refresh()
@@ -161,50 +160,9 @@ def _expiring(ctx: Context, table: str, attribute: str) -> str:
     )
 
 
-# The error a call meets when it is sent again after DynamoDB acted on a try whose answer was
-# lost (a dropped connection, a 5xx after the change): the table is already there, or gone.
-_DONE_BEFORE = {"CreateTable": "ResourceInUseException", "DeleteTable": "ResourceNotFoundException"}
-
-
-def send(ctx: Context, call: Call) -> dict[str, Any]:
-    """One table change through the retry policy. A retried CreateTable that finds the table
-    (with the planned keys) or a retried DeleteTable that finds none has done its work on an
-    earlier try; the same error on the first try is the user's and is raised."""
-    done = _DONE_BEFORE.get(call.operation)
-    try:
-        sent = ctx.retry_policy().send(
-            getattr(ctx.client, call.method), answers=(done,) if done else (), **call.params
-        )
-    except Exception as err:
-        if type(err).__name__ == "ParamValidationError":  # botocore's own check, before sending
-            detail = " ".join(str(err).split("\n")[1:]) or str(err)
-            raise ExecutionError(f"{call.operation} refused by boto3: {detail}") from err
-        raise
-    if sent.error is None:
-        return sent.value
-    if sent.tries > 1 and (call.operation == "DeleteTable" or _made_as_planned(ctx, call)):
-        return {}
-    table = call.params.get("TableName")
-    if call.operation == "CreateTable":  # the servers' texts differ (dynalite sends none)
-        raise ExecutionError(f"table {table} already exists") from sent.error
-    raise translate_error(sent.error, "requests") from sent.error
-
-
-def _made_as_planned(ctx: Context, call: Call) -> bool:
-    """Whether the table CreateTable met has the keys it asked for (made by its earlier try)."""
-    described = ctx.retry_policy().call(
-        ctx.client.describe_table, TableName=call.params["TableName"]
-    )
-    return bool(described["Table"].get("KeySchema") == call.params.get("KeySchema"))
-
-
 def ttl_attribute(ctx: Context, table: str) -> str | None:
     """The TTL attribute when TTL is enabled (or being enabled), else None."""
-    answer = ctx.retry_policy().call(ctx.client.describe_time_to_live, TableName=table)
-    spec = answer.get("TimeToLiveDescription") or {}
-    if spec.get("TimeToLiveStatus") in ("ENABLED", "ENABLING"):
-        return spec.get("AttributeName")
-    return None
+    return ctx.port.ttl_attribute(table)
 
 
 def show_create_table(ctx: Context, statement: ast.ShowCreateTable) -> Result:
@@ -220,10 +178,6 @@ def show_create_table(ctx: Context, statement: ast.ShowCreateTable) -> Result:
 
 
 # --- waiting ---------------------------------------------------------------------------------
-
-
-def _describe(ctx: Context, table: str) -> dict[str, Any] | None:
-    return describe(ctx.retry_policy(), ctx.client, table)
 
 
 def _state(plan: DdlPlan, table: dict[str, Any] | None) -> tuple[bool, str]:
@@ -269,8 +223,8 @@ def _wait(ctx: Context, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> None:
         return
     status = getattr(ctx.doors.progress, "status", None)
     text = ""
-    for elapsed in ctx.retry_policy().polls(timeout):  # cancellable, within `timeout`
-        done, text = _state(plan, _describe(ctx, plan.table))
+    for elapsed, described in ctx.port.watch_table(plan.table, timeout):  # cancellable
+        done, text = _state(plan, described)
         if done:
             return
         if elapsed > UNSTARTED_TIMEOUT and not _under_way(plan, text):

@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import guards, values
 from dynosql.dynamo.as_read import attribute_paths, require_as_read
-from dynosql.dynamo.writer import TransactionCancelled, Writer, WriteStats, new_image
+from dynosql.dynamo.writer import TransactionCancelled, new_image
 from dynosql.errors import ConditionError, ExecutionError, PlanError, classify
 from dynosql.guards import NOTHING, Effects
 from dynosql.journal import refusal
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
+from dynosql.plan.port import Writes
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
-from dynosql.result import Result
+from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck
 from dynosql.statements.write import (
@@ -119,7 +120,6 @@ def _commit(ctx: Context, transaction: Transaction) -> Result:
         return _commit_read(ctx, transaction, stats)
     finally:
         stats.finish()
-        ctx.ledger.settle(stats)
 
 
 def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> Result:
@@ -155,7 +155,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     if guards.dry_run(ctx) or not actions:
         stats.dry_run = guards.dry_run(ctx)
         return Result.status(stats.footer(False), stats)
-    writer = ctx.writer(stats, transactional=True)
+    writer = ctx.port.writer(stats, transactional=True)
     olds = [_current(writer, a) for a in actions]
     items = [_exact(a, old, n) for n, (a, old) in enumerate(zip(actions, olds, strict=True), 1)]
     news = [_image(a, old) for a, old in zip(actions, olds, strict=True)]
@@ -257,13 +257,13 @@ def _is_insert(a: _Action) -> bool:
     return isinstance(statement, ast.Insert) and not statement.replace
 
 
-def _current(writer: Writer, a: _Action) -> dict[str, Any] | None:
+def _current(writer: Writes, a: _Action) -> dict[str, Any] | None:
     if _is_insert(a):
         return None  # INSERT: the condition says it does not exist
     return writer.read_item(a.queued.plan.table.name, values.encode_item(a.key))
 
 
-def _send(writer: Writer, items: list[dict[str, Any]], actions: list[_Action]) -> None:
+def _send(writer: Writes, items: list[dict[str, Any]], actions: list[_Action]) -> None:
     params = {"TransactItems": items, "ReturnConsumedCapacity": "TOTAL"}
     try:
         writer.transact(params)  # a conflict is sent again, with a new token (dynamo.writer)

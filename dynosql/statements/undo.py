@@ -30,12 +30,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
-from dynosql.dynamo.writer import WriteStats
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.guards import Effects
 from dynosql.journal import JournalFile, Restore, Unsent, read_journal, restores
 from dynosql.journal.schema import Changes, blocked, compare
-from dynosql.result import Result
+from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named
 from dynosql.statements.undo_last import is_undo, last_journal
@@ -108,7 +107,6 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
         restorer.run(todo)
     finally:
         stats.finish()
-        ctx.ledger.settle(stats)
     warnings.extend(_already_notes(restorer.already))
     if restorer.recovered:
         warnings.append(

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql import values
 from dynosql.dynamo.reader import key_tuple
-from dynosql.dynamo.writer import Outcome, WriteStats
+from dynosql.dynamo.writer import Outcome
 from dynosql.errors import DynosqlError
 from dynosql.journal import (
     AHEAD,
@@ -39,6 +39,7 @@ from dynosql.journal import (
     new_journal_path,
 )
 from dynosql.journal.file import refusal
+from dynosql.result import WriteStats
 from dynosql.statements.images import ImageReader
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class Restorer:
         self.undone = undone
         self.undoes = undoes  # the ids (or header lines) of the statements undone
         self.tables = tables
-        self.writer = ctx.writer(stats)
+        self.writer = ctx.port.writer(stats)
         self.reader = ImageReader(ctx)
         self.listed: list[tuple[Restore, str]] = []
         self.already: list[Restore] = []
@@ -169,9 +170,8 @@ class Restorer:
     def _restore(self, target: dict[str, Any], r: Restore, state: int) -> Outcome:
         info = self.tables[r.table]
         operation, params = r.request(state, info.keys.pk)
-        method = "put_item" if operation == "PutItem" else "delete_item"
         try:
-            response, _failure, retried = self.writer.call_or_failure(method, params)
+            response, _failure, retried = self.writer.send(operation, params)
         except DynosqlError as err:
             why = refusal(err)  # DynamoDB said no to this item: list it, restore the rest
             if why is None:

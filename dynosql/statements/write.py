@@ -14,14 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
-from dynosql.dynamo.writer import (
-    Outcome,
-    Writer,
-    WriteStats,
-    put_requests,
-    write_batches,
-    write_item,
-)
+from dynosql.dynamo.writer import Outcome, put_requests, write_item
 from dynosql.errors import ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.evaluate.predicate import resolve
@@ -29,6 +22,7 @@ from dynosql.evaluate.update import UpdateFailed, apply_update, modified, refuse
 from dynosql.guards import Effects
 from dynosql.journal import Images, Journal, WriteAhead, refusal
 from dynosql.plan import cost
+from dynosql.plan.port import Writes
 from dynosql.plan.write import (
     WriteOptions,
     WritePlan,
@@ -38,7 +32,7 @@ from dynosql.plan.write import (
     show_value,
     source_item,
 )
-from dynosql.result import Result
+from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck
 from dynosql.statements.read_explain import explain_lines
@@ -120,7 +114,6 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
         guards.confirm_writes(ctx, question(plan, len(targets)), len(targets), why is not None)
     if guards.dry_run(ctx) or not targets:
         stats.finish()
-        ctx.ledger.settle(stats)
         if returning is not None and not guards.dry_run(ctx):
             return _returned(plan, returning, [], stats)  # matched nothing: no rows, not a status
         return Result.status(stats.footer(False), stats, plan.warnings)
@@ -144,7 +137,6 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
         if journal is not None and not journal.finish(keep=ctx.keep_journal()):
             stats.journal = None  # nothing written: nothing to undo
         stats.finish()
-        ctx.ledger.settle(stats)
     if (
         isinstance(statement, ast.Insert)
         and verb == "INSERT"
@@ -265,19 +257,10 @@ def _send(
     returning: ast.Returning | None,
 ) -> None:
     if plan.operation == "BatchWriteItem":
-        limits = ctx.write_limits()
-        write_batches(
-            ctx.client,
-            plan.table.name,
-            put_requests(targets),
-            stats=stats,
-            estimating=ctx.estimating,
-            limits=limits,
-            policy=ctx.retry_policy(),
-        )
+        ctx.port.write_batches(plan.table.name, put_requests(targets), stats)
         stats.matched = len(targets)
         return
-    writer = ctx.writer(stats)
+    writer = ctx.port.writer(stats)
     assignments = normalize(statement.assignments) if isinstance(statement, ast.Update) else ()
 
     def done(outcome: Outcome) -> None:
@@ -300,7 +283,7 @@ def _send(
             if row is not None:
                 images.append(row)
 
-    write: Callable[[Writer, WritePlan, tuple[Any, ...], dict[str, Any]], Outcome] = write_item
+    write: Callable[[Writes, WritePlan, tuple[Any, ...], dict[str, Any]], Outcome] = write_item
     if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
         from dynosql.dynamo.exactly_once import write_guarded_item
 
