@@ -2,8 +2,10 @@
 
 Every statement of the script is planned, not run: one row each with the pattern's name (the
 statement's leading comment), the operation, the table and index, the key condition, the
-estimated RCU (and WCU for a write) and whether it would Scan. Only DescribeTable is sent (the
-plans' table descriptions); ``SET`` runs, since it changes the plans that follow. A team keeps
+estimated RCU (and WCU for a write) and whether it would Scan. No item is read or written:
+only DescribeTable is sent (the plans' table descriptions); ``SET`` and ``CREATE``/``DROP
+ENTITY`` run, since they change the plans that follow (CREATE ENTITY also asks ListTables,
+once: an entity may not be named like a table). A team keeps
 its patterns in a ``.sql`` file and runs this in CI: the exit code is 3 when any pattern would
 Scan, 1 when one cannot be planned (both named on stderr), else 0.
 """
@@ -27,8 +29,9 @@ if TYPE_CHECKING:
     from dynosql.session import Session
 
 COLUMNS = ["line", "pattern", "operation", "table", "index", "key condition", "rcu", "wcu", "scan"]
-# statements that change only the session (nothing is sent): run as they come, not listed
-RUN_AS_IS: tuple[type, ...] = (ast.SetOption,)
+# statements that change only the session (no item is read or written): run as they come, not
+# listed — a setting, and the entities the patterns after them read through
+RUN_AS_IS: tuple[type, ...] = (ast.SetOption, ast.CreateEntity, ast.DropEntity)
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ def check(
             file=err,
         )
     elif not quiet and not failed:
-        print(f"{len(rows)} access patterns planned, none would Scan (plan only)", file=err)
+        planned = f"{len(rows)} access pattern{'s' if len(rows) != 1 else ''} planned"
+        print(f"{planned}, none would Scan (plan only)", file=err)
     if failed:
         return DynosqlError.exit_code
     return GuardError.exit_code if scans else 0
@@ -191,16 +195,29 @@ def _filled(params: dict[str, Any], expression: str) -> str:
         if token in names:
             return _name(names[token])
         if token in vals:
-            return sql_text(ast.Literal(values.decode(vals[token])))
+            return _literal(values.decode(vals[token]))
         return token
 
     return _PLACEHOLDER.sub(fill, expression)
 
 
 def _equalities(key: dict[str, Any]) -> str:
-    return " AND ".join(
-        f"{_name(n)} = {sql_text(ast.Literal(values.decode(v)))}" for n, v in key.items()
-    )
+    return " AND ".join(f"{_name(n)} = {_literal(values.decode(v))}" for n, v in key.items())
+
+
+_HIGHEST = re.compile("\U0010ffff{2,}")  # a range's top: the prefix, then the highest code point
+MAX_LITERAL = 80
+
+
+def _literal(value: Any) -> str:
+    """A value as SQL, shortened for a row: a range's top (``'INVOICE#'`` then hundreds of
+    U+10FFFF) ends in ``…``, and so does a value longer than MAX_LITERAL characters."""
+    if isinstance(value, str):
+        short = _HIGHEST.sub("…", value)
+        if len(short) > MAX_LITERAL:
+            short = short[:MAX_LITERAL] + "…"
+        value = short
+    return sql_text(ast.Literal(value))
 
 
 def _written_key(session: Session, table: str, params: dict[str, Any]) -> str:

@@ -172,3 +172,40 @@ def test_a_pattern_that_cannot_be_planned_exits_1_and_the_rest_are_listed(
         "error: line 4, column 34: no value for :tenant (give one with -v tenant=value)"
     )
     assert run.err_lines[2].startswith("error: 2 of 4 access patterns would Scan: ")
+
+
+ENTITY_PATTERNS = """\
+CREATE ENTITY invoice ON tenants (
+  KEY (pk = 'TENANT#' || tenantId, sk = 'INVOICE#' || invoiceId),
+  INDEX gsi1 (gsi1pk = 'STATUS#' || status, gsi1sk = dueDate) WHERE status <> 'void'
+);
+-- a tenant's invoices from 000100 on
+SELECT tenantId, invoiceId, amount FROM invoice WHERE tenantId = 'acme' AND invoiceId >= '000100';
+-- open invoices by due date
+SELECT * FROM invoice WHERE status = 'open' ORDER BY dueDate;
+"""
+
+
+def test_patterns_written_through_entities_are_planned_as_their_physical_reads(
+    moto_examples_backend: Backend, tmp_path: Path, sent: list[str]
+) -> None:
+    """A CREATE ENTITY in the script runs (it reads table metadata only) and is not a pattern;
+    the entity reads are planned as the physical reads they compile to (a range's top shown
+    as `…`)."""
+    run = _explain(moto_examples_backend, tmp_path, ENTITY_PATTERNS, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    # CREATE ENTITY asks ListTables once (an entity may not be named like a table): metadata
+    assert set(sent) == {"DescribeTable", "ListTables"} and sent.count("ListTables") == 1
+    rows = json.loads(run.stdout)
+    got = [(r["line"], r["operation"], r["table"], r["index"], r["key condition"]) for r in rows]
+    assert got == [
+        (
+            6,
+            "Query",
+            "tenants",
+            "",
+            "pk = 'TENANT#acme' AND sk BETWEEN 'INVOICE#000100' AND 'INVOICE#…'",
+        ),
+        (8, "Query", "tenants", "gsi1", "gsi1pk = 'STATUS#open'"),
+    ]
+    assert run.err_lines == ["2 access patterns planned, none would Scan (plan only)"]

@@ -73,6 +73,7 @@ TYPE_PRESENCE = 0.8  # an entity-type attribute is on at least this share of the
 MAX_TYPES = 64  # and has at most this many values
 FEW_TAGS = 12  # at most this many words at one key position can be tags without recurring
 MAX_POSITION_VALUES = 64  # a position with more distinct values holds values, never tags
+FEW_VALUES = 8  # an attribute that says which items a sparse index holds has at most these
 SIMILAR = 0.75  # two groups' attribute sets this alike (shared / all) hold one type
 SAMPLE_ITEMS = 50  # items kept per entity for naming its columns
 HELD_ITEMS = 20_000  # items inference reads whole; those after are counted into an entity
@@ -97,6 +98,9 @@ class FoundEntity:
     odd: list[str] = field(default_factory=list)  # keys of another shape than the template's
     sk_values: list[str] = field(default_factory=list)
     paths: dict[str, int] = field(default_factory=dict)
+    # index -> the condition on a stored attribute that says which items the (sparse) index
+    # holds: ("status", "<>", ("void",)) or ("kind", "=", ("open",))
+    holds: dict[str, tuple[str, str, tuple[Any, ...]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -402,8 +406,44 @@ class _Inference:
                 e.sample.append(item)
             if self._shape(i) != common and len(e.odd) < 3:
                 e.odd.append(" / ".join(str(item.get(k)) for k in self.primary))
+        for ix in self.table.indexes:
+            condition = self._membership(group, ix.keys.names)
+            if condition is not None:
+                e.holds[ix.name or ""] = condition
         e.name = _entity_name(e, self.primary)
         return e
+
+    def _membership(
+        self, group: list[int], keys: tuple[str, ...]
+    ) -> tuple[str, str, tuple[Any, ...]] | None:
+        """The condition that says which of the group's items a sparse index holds: a stored
+        attribute of few values (at most FEW_VALUES), whose values inside and outside the
+        index never meet, one side of which is one value seen on two items or more
+        (``status <> 'void'``); else None."""
+        inside = [self.items[i] for i in group if all(k in self.items[i] for k in keys)]
+        outside = [self.items[i] for i in group if not all(k in self.items[i] for k in keys)]
+        if not inside or not outside:
+            return None
+        names = sorted(set(inside[0]) - set(self.key_names))
+        # an attribute composed into the index's keys first (status in STATUS#paid)
+        used = {
+            n
+            for n in names
+            if all(any(str(item.get(n)) in str(item.get(k, "")) for k in keys) for item in inside)
+        }
+        for name in sorted(names, key=lambda n: (n not in used, n)):
+            a = {values.hashable(i.get(name, values.MISSING)) for i in inside}
+            b = {values.hashable(i.get(name, values.MISSING)) for i in outside}
+            if a & b or len(a | b) > FEW_VALUES:
+                continue
+            if not all(v[0] in ("S", "N", "BOOL") for v in a | b):
+                continue  # a missing attribute, a list: nothing to compare
+
+            if len(b) == 1 and len(outside) >= 2:
+                return name, "<>", tuple(v for _code, v in b)
+            if len(a) == 1 and len(inside) >= 2:
+                return name, "=", tuple(v for _code, v in a)
+        return None
 
     def _add(self, e: FoundEntity, item: dict[str, Any]) -> None:
         """Count one item into an entity: items, bytes, attributes, indexes, sort keys."""
@@ -497,6 +537,15 @@ def _alike(cores: list[frozenset[str]]) -> bool:
 
 
 _VERSION = re.compile(r"_\d+$")
+
+
+def condition_text(condition: tuple[str, str, tuple[Any, ...]], quote: Any = str) -> str:
+    """``status <> 'void'``: a membership condition as SQL (`quote` writes the name)."""
+    from dynosql.sql import ast
+    from dynosql.sql.text import sql_text
+
+    name, op, (value, *_) = condition
+    return f"{quote(name)} {op} {sql_text(ast.Literal(value))}"
 
 
 def tag_of(parts: tuple[Part, ...]) -> str | None:

@@ -15,9 +15,9 @@ schema file. A hole's column is, in order:
    type attribute named the entities), ``TENANT#`` names ``tenantId``; a label (``team_``)
    names ``team``; else the shape (``timestamp``, ``email``, ``path``).
 
-An index goes into the entity when every item of it carries the index's keys; a sparse one is
-written as a comment to uncomment (its INSERTs would need its columns). The type attribute
-becomes a constant.
+An index goes into the entity when every item of it carries the index's keys, or with a
+``WHERE`` when a stored attribute says which do (``WHERE status <> 'void'``); another sparse one
+is written as a comment to uncomment. The type attribute becomes a constant.
 """
 
 from __future__ import annotations
@@ -27,7 +27,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from dynosql.entities.discover import Discovery, FoundEntity, constant, tag_of
+from dynosql.entities.discover import (
+    Discovery,
+    FoundEntity,
+    condition_text,
+    constant,
+    tag_of,
+)
 from dynosql.entities.keyshape import Hole, Part, is_delimiter, is_word, matcher
 from dynosql.plan.schema import TableInfo
 from dynosql.sql import keywords
@@ -279,8 +285,11 @@ def _statement(table: TableInfo, e: FoundEntity, columns: Columns) -> str:
             f"{quote(a)} = {_template(e.templates[a], columns.get(a, []))}" for a in names
         )
         clause = f"INDEX {quote(ix.name or '')} ({spec})"
+        condition = e.holds.get(ix.name or "")
         if held == e.items:
             body.append(clause)
+        elif condition is not None:  # the items it holds, by a stored attribute
+            body.append(f"{clause} WHERE {condition_text(condition, quote)}")
         else:
             commented.append(f"  -- , {clause}  -- sparse: {held} of {e.items} items have its keys")
     if e.type_attribute is not None and e.type_value is not None:

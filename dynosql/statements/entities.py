@@ -17,7 +17,13 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql.entities.discover import HELD_ITEMS, Discovery, FoundEntity, discover
+from dynosql.entities.discover import (
+    HELD_ITEMS,
+    Discovery,
+    FoundEntity,
+    condition_text,
+    discover,
+)
 from dynosql.entities.keyshape import template_text
 from dynosql.guards import READS
 from dynosql.hints.sort_keys import sort_key_health
@@ -173,7 +179,9 @@ def _indexes(e: FoundEntity, table: TableInfo) -> str:
         if not n:
             continue
         keys = " / ".join(template_text(e.templates.get(a, ())) for a in ix.keys.names)
-        sparse = "" if n == e.items else f" ({n} of {e.items}: sparse)"
+        condition = e.holds.get(ix.name or "")
+        where = f"where {condition_text(condition)}" if condition else "sparse"
+        sparse = "" if n == e.items else f" ({n} of {e.items}: {where})"
         parts.append(f"{ix.name} {keys}{sparse}" if keys.strip(" /") else f"{ix.name}{sparse}")
     return ", ".join(parts) or "none"
 
