@@ -111,6 +111,7 @@ class Context:
             typed_filters=caps.server_filters,
             projections=caps.projections,
             observed=self.observed,
+            rate_limit=self.settings.rate_limit,
         )
 
     def table(self, name: str) -> TableInfo:

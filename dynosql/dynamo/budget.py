@@ -8,12 +8,15 @@ Capacity is reserved *before* a request is sent, so the statement never runs ahe
 - ``--max-rcu M``: a request is sent only while consumed + reserved stays under M; when the
   budget is gone the statement stops with a GuardError (the caller reports the total once the
   pages in flight have finished).
-- Both bound each Query/Scan page's ``Limit`` (items evaluated) so that one page costs about
-  one second of the rate, or the stream's share of what is left of M, not a whole 1 MB page.
+- Both bound each Query/Scan page's ``Limit`` (items evaluated), not a whole 1 MB page: to
+  the whole 4 KB units one second of the rate buys, at least eight of them
+  (`dynosql.plan.cost.paced_page_items`, the rule the estimates use, so that a page cut for the
+  rate is not billed a unit it does not read), and to the stream's share of what is left of M.
 
-The expected cost of a page comes from the average item size: what the pages so far showed,
-else the table's own figure, else 4 KB (a page whose items are larger than thought is paid for
-by the next requests waiting longer, never by running ahead).
+The expected cost of a page comes from the average item size: what the pages so far showed
+(their items' sizes, when they came back whole), else the table's own figure, else what the
+pages so far cost, else 4 KB (a page whose items are larger than thought is paid for by the
+next requests waiting longer, never by running ahead).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import time
 from decimal import Decimal
 
 from dynosql.errors import GuardError
+from dynosql.plan.cost import bytes_per_read_unit, paced_page_items
 from dynosql.result import Stats
 
 POLL_SECONDS = 0.05
@@ -60,24 +64,19 @@ class ReadBudget:
     def active(self) -> bool:
         return self.max_rcu is not None or bool(self.rate)
 
-    def page_rcu(self) -> Decimal | None:
-        """What one page may cost: a second of the rate, or this stream's share of what is
-        left of --max-rcu; None when unbounded."""
+    def page_items(self, item_bytes: int, consistent: bool) -> int | None:
+        """A page's Limit under the budget (at least 1), for items of `item_bytes` on average:
+        the rate's page (`paced_page_items`), and no more than this stream's share of what is
+        left of --max-rcu buys; None when unbounded."""
         caps = []
         if self.rate:
-            caps.append(self.rate)
+            caps.append(paced_page_items(self.rate, item_bytes, consistent))
         if self.max_rcu is not None:
             with self.lock:
                 left = self.max_rcu - self.stats.capacity - self.reserved
-            caps.append(max(Decimal(0), left) / max(1, self.streams))
+            share = max(Decimal(0), left) / max(1, self.streams)
+            caps.append(max(1, math.floor(share * bytes_per_read_unit(consistent) / item_bytes)))
         return min(caps) if caps else None
-
-    def page_items(self, unit_bytes: int, item_bytes: int) -> int | None:
-        """A page's Limit: the items whose read costs about `page_rcu` (at least 1)."""
-        rcu = self.page_rcu()
-        if rcu is None:
-            return None
-        return max(1, math.floor(rcu * unit_bytes / max(1, item_bytes)))
 
     def reserve(self, cost: Decimal) -> None:
         """Book `cost` RCU for a request about to be sent, waiting first until the rate allows

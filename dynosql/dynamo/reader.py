@@ -325,10 +325,9 @@ class Executor:
         method = "query" if op == "Query" else "scan"
         params = dict(params)
         first_limit = params.get("Limit")
-        seen: list[Any] = [
-            0,
-            Decimal(0),
-        ]  # items evaluated and capacity of this stream's pages so far
+        # this stream's pages so far: items evaluated, their capacity, and of the items that
+        # came back whole, how many and their bytes
+        seen: list[Any] = [0, Decimal(0), 0, 0]
         while True:
             limit = first_limit
             if wanted is not None and first_limit is not None and "ExclusiveStartKey" in params:
@@ -399,6 +398,9 @@ class Executor:
             cost = _reported(page.get("ConsumedCapacity"))
         seen[0] += scanned
         seen[1] += cost
+        if size is not None:
+            seen[2] += scanned
+            seen[3] += size
         self._after_page(stats)
         last = page.get("LastEvaluatedKey")
         if reduced is not None:
@@ -473,15 +475,20 @@ class Executor:
     def _bound_page(
         self, plan: Plan, limit: int | None, seen: list[Any]
     ) -> tuple[Decimal, int | None]:
-        """This page's expected cost, and its Limit lowered to what the budget allows."""
+        """This page's expected cost, and its Limit lowered to what the budget allows. The
+        average item it assumes: the pages' so far, sized, when they came back whole (seen[2]
+        items, seen[3] bytes); else the table's (index's) own, as the estimate assumes; else
+        what the pages so far cost (rounded up a unit a page, so never too small); else 4 KB."""
         unit = bytes_per_read_unit(plan.consistent)
-        if seen[0]:
-            item_bytes = max(1, int(seen[1] * unit / seen[0]))
+        if seen[2]:
+            item_bytes = max(1, seen[3] // seen[2])
         elif plan.access.item_count and plan.access.size_bytes:
             item_bytes = _average_size(plan)
+        elif seen[0]:
+            item_bytes = max(1, int(seen[1] * unit / seen[0]))
         else:
             item_bytes = UNKNOWN_ITEM_BYTES
-        allowed = self.budget.page_items(unit, item_bytes)
+        allowed = self.budget.page_items(item_bytes, plan.consistent)
         if allowed is not None:
             limit = allowed if limit is None else min(limit, allowed)
         items = limit if limit is not None else 1024 * 1024 // item_bytes

@@ -87,6 +87,38 @@ def write_units(size: float, transactional: bool = False) -> Decimal:
 
 
 PAGE_BYTES = 1024 * 1024  # a Query or Scan page holds at most 1 MB of items evaluated
+# the fewest 4 KB units a page read under --rate-limit is cut to span (see paced_page_items)
+PACED_PAGE_UNITS = 8
+
+
+def paced_page_units(rate: Decimal, consistent: bool = False) -> int:
+    """The 4 KB units a page read under ``--rate-limit`` `rate` spans (`paced_page_items`)."""
+    unit_rcu = read_units(READ_UNIT_BYTES, consistent)  # one unit: 1 RCU, or 0.5
+    return max(PACED_PAGE_UNITS, math.floor(rate / unit_rcu))
+
+
+def paced_page_items(rate: Decimal, item_bytes: float, consistent: bool = False) -> int:
+    """The Limit of each Query or Scan page read under ``--rate-limit`` `rate` (RCU a second),
+    for items of `item_bytes` on average: the reader and every estimate cut pages by this one
+    rule, so the estimate prices the pages the reader sends.
+
+    A page is billed its items' sizes summed and rounded up to a whole 4 KB unit, so each page
+    cut short costs up to a unit it does not read: at 1 RCU/s, pages of one second (two units
+    of 4 KB) billed the example sensors table's Scan 22 RCU instead of 15. So a page spans the
+    whole units one second of the rate buys, and at least `PACED_PAGE_UNITS` (a page of eight
+    units wastes at most an eighth; at a low rate it is a few seconds' worth, and the next
+    request waits that long), and holds the items that fill those units less room for items
+    larger than the average: two standard deviations of the page's size, an item's taken to be
+    a quarter of the average. A page then rarely crosses into a unit more than it spans, and
+    costs what the estimate says."""
+    room = paced_page_units(rate, consistent) * READ_UNIT_BYTES
+    size = max(float(item_bytes), 1.0)
+    # the most items n with n * size + 2 * (size / 4) * sqrt(n) <= room (a quadratic in sqrt(n))
+    root = (-size / 2 + math.sqrt(size * size / 4 + 4 * size * room)) / (2 * size)
+    n = math.floor(root * root)
+    while n > 1 and n * size + size / 2 * math.sqrt(n) > room:  # float rounding: at most once
+        n -= 1
+    return max(1, n)
 
 
 def scan_estimate(

@@ -81,6 +81,7 @@ class Estimate:
     known: bool = True
     bound: str = ""  # what bounds it, e.g. "LIMIT 5"
     basis: str = ""  # what the figure stands on (plan.observed: a partition read, or a guess)
+    paced: str = ""  # how --rate-limit cuts the pages, and what they cost without it
 
     def text(self) -> str:
         if not self.known:
@@ -211,6 +212,7 @@ class Plan:
                 "rcu": format(self.estimate.rcu.normalize(), "f"),
                 **({} if self.estimate.known else {"size_unknown": True}),
                 **({"bound": self.estimate.bound} if self.estimate.bound else {}),
+                **({"paced": self.estimate.paced} if self.estimate.paced else {}),
             },
             **({"estimate_basis": self.estimate.basis} if self.estimate.basis else {}),
         }

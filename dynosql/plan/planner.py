@@ -20,7 +20,13 @@ from dynosql.errors import PlanError
 from dynosql.evaluate.aggregate import collect_aggregates
 from dynosql.plan import keys as K
 from dynosql.plan.choice import Range, bounded_wins
-from dynosql.plan.cost import read_units, scan_estimate
+from dynosql.plan.cost import (
+    READ_UNIT_BYTES,
+    paced_page_items,
+    paced_page_units,
+    read_units,
+    scan_estimate,
+)
 from dynosql.plan.expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
@@ -59,6 +65,8 @@ class Options:
     index_scans: bool = True
     # the partitions the session has read whole: what a keyed read's estimate stands on
     observed: Observed | None = field(default=None, compare=False, hash=False)
+    # --rate-limit (RCU a second): Query and Scan pages are cut to it, and priced as cut
+    rate_limit: Decimal | None = None
 
     def on_dynamodb(self) -> Options:
         """These options with DynamoDB's own capabilities, whatever the endpoint: a program
@@ -101,7 +109,32 @@ class _Candidate:
 
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
-    """The cheapest plan for a SELECT whose parameters are bound."""
+    """The cheapest plan for a SELECT whose parameters are bound. Under --rate-limit its
+    estimate prices the pages cut to the rate, and says how they are cut and what the
+    statement would cost without the limit (`_pacing`)."""
+    plan = _plan_select(statement, table, options)
+    if options.rate_limit and plan.operation in ("Query", "Scan") and plan.estimate.known:
+        whole = _plan_select(statement, table, replace(options, rate_limit=None))
+        plan.estimate.paced = _pacing(plan, options.rate_limit, whole.estimate.rcu)
+    return plan
+
+
+def _pacing(plan: Plan, rate: Decimal, unlimited: Decimal) -> str:
+    """How --rate-limit cuts the plan's pages, or "" when the read fits in one of them."""
+    consistent = plan.consistent
+    items = paced_page_items(rate, _avg_size(plan.access, plan.table), consistent)
+    if plan.estimate.items <= items * max(1, plan.segments) and unlimited == plan.estimate.rcu:
+        return ""
+    page = read_units(paced_page_units(rate, consistent) * READ_UNIT_BYTES, consistent)
+    seconds = format((page / rate).normalize(), "f")
+    return (
+        f"--rate-limit {format(rate.normalize(), 'f')} RCU/s cuts the pages to at most "
+        f"{items:,} items ({format(page.normalize(), 'f')} RCU, {seconds} s of the rate, each); "
+        f"without it ~{format(unlimited.normalize(), 'f')} RCU"
+    )
+
+
+def _plan_select(statement: ast.Select, table: TableInfo, options: Options) -> Plan:
     where = key_friendly(statement.where)
     if where is not statement.where:
         statement = replace(statement, where=where)
@@ -542,9 +575,21 @@ def _avg_size(path: IndexInfo, table: TableInfo) -> int:
     return table.average_item_size
 
 
-def _rcu(items: float, size: int, consistent: bool, streams: int = 1) -> Decimal:
-    """A Query's or Scan's read units, page by page (plan.cost.scan_estimate)."""
-    return scan_estimate(items, size, consistent, streams)
+def _rcu(
+    items: float,
+    size: int,
+    consistent: bool,
+    streams: int = 1,
+    pace: Decimal | None = None,
+    page_items: int | None = None,
+) -> Decimal:
+    """A Query's or Scan's read units, page by page (plan.cost.scan_estimate), its pages cut
+    to `page_items` (a LIMIT sent as Limit) and to --rate-limit `pace`'s (plan.cost.
+    paced_page_items, as the reader cuts them)."""
+    if pace:
+        paced = paced_page_items(pace, size, consistent)
+        page_items = paced if page_items is None else min(page_items, paced)
+    return scan_estimate(items, size, consistent, streams, page_items=page_items)
 
 
 def _keyed_candidate(
@@ -594,7 +639,7 @@ def _keyed_candidate(
             if limited and statement.limit is not None and not _beyond_key(b, "Query", path, table):
                 n = min(n, float(max(1, statement.limit)))
             est_items += math.ceil(n)
-            rcu += _rcu(n, round(guess.item_bytes or size), consistent)
+            rcu += _rcu(n, round(guess.item_bytes or size), consistent, pace=options.rate_limit)
             if guess.item_bytes is not None:
                 bases.append(f"{guess.basis}; {guess.item_bytes:,.0f} bytes an item, as read")
             elif b.sk_condition and b.sk_condition.op == "=" and path.kind != "gsi":
@@ -669,7 +714,7 @@ def _price_by_partition(
     consistent = options.consistent and path.kind != "gsi"
     size = _avg_size(path, table)
     fetch = _rcu(1, table.average_item_size, options.consistent) if cand.fetch else Decimal(0)
-    per_branch = _rcu(n, size, consistent) + n * fetch
+    per_branch = _rcu(n, size, consistent, pace=options.rate_limit) + n * fetch
     if cand.serves_order:
         # every conjunct is the key condition or implied by the path: no filter, so Limit n
         # is sent and n items are read at most
@@ -681,7 +726,8 @@ def _price_by_partition(
         return
     everything = path.item_count or table.item_count or 1000
     cand.range = Range(
-        per_branch * len(live), _rcu(everything, size, consistent) + everything * fetch
+        per_branch * len(live),
+        _rcu(everything, size, consistent, pace=options.rate_limit) + everything * fetch,
     )
 
 
@@ -720,7 +766,8 @@ def _scan_candidate(
 ) -> _Candidate:
     items = path.item_count or table.item_count
     consistent = options.consistent and path.kind != "gsi"
-    rcu = _rcu(items, _avg_size(path, table), consistent) if items else Decimal("0.5")
+    size = _avg_size(path, table)
+    rcu = _rcu(items, size, consistent, pace=options.rate_limit) if items else Decimal("0.5")
     fetch = not _holds_all(path, table, needed, statement)
     branch = _Branch(K.conjuncts(statement.where))
     cand = _Candidate(path, "Scan", [branch], True, fetch, items, rcu, False, 9)
@@ -850,7 +897,7 @@ def _build(
             plan.whole_partition = (live[0].pk_value,)
     if cand.operation == "Scan":
         plan.segments = _segments(table, path, options)
-        _scan_estimate(plan, statement, table, consistent)
+        _scan_estimate(plan, statement, table, consistent, options.rate_limit)
     if fetch:
         plan.fetch = _fetch_request(
             statement, table, needed if options.projections else None, consistent=options.consistent
@@ -1070,7 +1117,9 @@ def _request_limit(
     return max(1, statement.limit)
 
 
-def _scan_estimate(plan: Plan, statement: ast.Select, table: TableInfo, consistent: bool) -> None:
+def _scan_estimate(
+    plan: Plan, statement: ast.Select, table: TableInfo, consistent: bool, pace: Decimal | None
+) -> None:
     """A Scan reads the whole table, unless a pushed-down LIMIT stops it (each segment reads
     at most LIMIT items then); a size of 0 is DynamoDB's stale figure, not an empty table."""
     size = _avg_size(plan.access, table)
@@ -1079,14 +1128,14 @@ def _scan_estimate(plan: Plan, statement: ast.Select, table: TableInfo, consiste
         limit = sum(n for n in limits if n is not None)
         bound = limit * plan.segments
         if not plan.estimate.items or bound < plan.estimate.items:
-            rcu = scan_estimate(bound, size, consistent, plan.segments, page_items=limit)
+            rcu = _rcu(bound, size, consistent, plan.segments, pace, page_items=limit)
             basis = plan.estimate.basis
             plan.estimate = Estimate(bound, rcu, bound=f"LIMIT {statement.limit}", basis=basis)
             return
     if not plan.estimate.items:
         plan.estimate.known = False
     else:  # every segment reads its share of the pages, and its last page is its own
-        plan.estimate.rcu = _rcu(plan.estimate.items, size, consistent, plan.segments)
+        plan.estimate.rcu = _rcu(plan.estimate.items, size, consistent, plan.segments, pace)
 
 
 def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
@@ -1236,7 +1285,8 @@ def plan_full_scan(
     params["ReturnConsumedCapacity"] = "TOTAL"
     items = path.item_count or table.item_count
     segments = _segments(table, path, options)
-    rcu = _rcu(items, _avg_size(path, table), consistent, segments) if items else Decimal("0.5")
+    size = _avg_size(path, table)
+    rcu = _rcu(items, size, consistent, segments, options.rate_limit) if items else Decimal("0.5")
     statement = ast.Select(table=table.name, index=index, items=None)
     return Plan(
         statement=statement,

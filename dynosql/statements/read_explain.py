@@ -22,6 +22,7 @@ def explain_lines(plan: Plan) -> list[str]:
             if plan.estimate.basis and plan.estimate.known
             else ""
         )
+        + (f"; {plan.estimate.paced}" if plan.estimate.paced else "")
     )
     shown = plan.requests[:5]
     for i, request in enumerate(shown, 1):
