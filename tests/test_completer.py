@@ -148,6 +148,9 @@ def test_show_explain_and_set():
         "CREATE ENTITY",
     ]
     assert texts("SHOW ENTITIES ") == ["FROM"]
+    assert texts("SHOW ENTITIES FROM audit ") == ["SAMPLE", "AS CREATE"]
+    assert texts("SHOW ENTITIES FROM audit SAMPLE 50 ") == ["AS CREATE"]
+    assert texts("SHOW ENTITIES FROM audit AS ") == ["CREATE"]
     assert texts("SHOW ENTITIES FROM s") == ["sensors"]
     assert texts("SHOW HOT KEYS FROM s") == ["sensors"]
     assert texts("EXPLAIN ") == [

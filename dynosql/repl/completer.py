@@ -473,6 +473,14 @@ def suggest(
         if word in ("KEYS", "ENTITIES"):
             return keywords(["FROM"])
         return []
+    said = [t.upper or t.text for t in prev]
+    if said[:3] == ["SHOW", "ENTITIES", "FROM"] and len(said) >= 4:
+        rest = said[4:]  # after the table: [SAMPLE n] [AS CREATE]
+        if not rest:
+            return keywords(["SAMPLE", "AS CREATE"])
+        if rest[0] == "SAMPLE" and len(rest) == 2:
+            return keywords(["AS CREATE"])
+        return keywords(["CREATE"]) if rest[-1] == "AS" else []
     if first == "EXPLAIN" and word == "EXPLAIN":
         return keywords([*EXPLAINED, "ANALYZE"])
     if first == "EXPLAIN" and word == "ANALYZE":
