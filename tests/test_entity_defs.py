@@ -292,6 +292,9 @@ def test_create_show_describe_drop(examples: Session) -> None:
             ("invoiceId", "table (sort)", "sk"),
         ]
     assert s.execute("DESCRIBE tenants").title.startswith("table tenants: ")
+    for sql in ("SHOW HOT KEYS FROM invoice", "DROP TABLE invoice", "SHOW ENTITIES FROM invoice"):
+        with pytest.raises(PlanError, match="invoice is an entity \\(of table tenants\\): this"):
+            s.execute(sql)
     s.execute("DROP ENTITY anything")
     with pytest.raises(PlanError, match="no entity named anything \\(entities: invoice\\)"):
         s.execute("DROP ENTITY anything")

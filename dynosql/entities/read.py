@@ -259,6 +259,10 @@ class _Rewriter:
             for v in allowed or []:
                 if not any(values.values_equal(v, d) for d in distinct):
                     distinct.append(v)
+            if not distinct:  # equalities that contradict: left to the client (none holds)
+                said = " and ".join(dict.fromkeys(sql_text(c.conjunct) for c in fixing))
+                self._hint(f"{said} contradict each other: no {self.entity.name} can match")
+                continue
             if template is not None and not all(
                 self._usable(template, column, v) for v in distinct
             ):
@@ -294,9 +298,7 @@ class _Rewriter:
             t.consumed.extend(conjuncts)
         if open_at is None:  # every column fixed
             t.complete = t.member = True
-            if not prefixes:  # the fixing conjuncts contradict: no value at all
-                t.conditions.append(ast.In(attr, ()))
-            elif len(prefixes) == 1:
+            if len(prefixes) == 1:
                 t.conditions.append(ast.Compare("=", attr, ast.Literal(prefixes[0])))
             else:
                 t.conditions.append(ast.In(attr, tuple(ast.Literal(p) for p in prefixes)))
@@ -377,6 +379,8 @@ def rewrite_select(statement: ast.Select, entity: Entity) -> EntityRead:
         consumed.extend(t.consumed)
         _say(r, t)
         fits = f"{template.attribute} fits {_shape(template)}"
+        if template.single is not None:
+            continue  # one column alone: any value of the key's type fits it
         if t.member:
             said = " AND ".join(sql_text(c, nested=True) for c in t.conditions)
             membership.append(f"{fits}: {said or 'any value'}")
@@ -426,6 +430,7 @@ def rewrite_select(statement: ast.Select, entity: Entity) -> EntityRead:
         )
     rest = [c for c in conjuncts if not any(c is x for x in consumed)]
     conditions.extend(_physical(r, c) for c in rest)
+    conditions = _distinct(conditions)  # an index repeating a key template says it again
     physical = dataclasses.replace(
         statement,
         table=entity.table,
@@ -470,11 +475,21 @@ def _fits(template: Template) -> ast.Condition | None:
 
 
 def _say(r: _Rewriter, t: _Translation) -> None:
-    """The rewrite of the WHERE's conditions on columns, for EXPLAIN."""
+    """The rewrite of the WHERE's conditions on columns, for EXPLAIN (once each; not where a
+    column is its attribute, nothing rewritten)."""
     written = " AND ".join(dict.fromkeys(sql_text(c, nested=True) for c in t.consumed))
-    if written and t.conditions:
-        said = " AND ".join(sql_text(c, nested=True) for c in t.conditions)
-        r.rewrites.append(f"{written} → {said}")
+    said = " AND ".join(sql_text(c, nested=True) for c in t.conditions)
+    line = f"{written} → {said}"
+    if written and said and written != said and line not in r.rewrites:
+        r.rewrites.append(line)
+
+
+def _distinct(conditions: list[ast.Condition]) -> list[ast.Condition]:
+    out: list[ast.Condition] = []
+    for c in conditions:
+        if c not in out:
+            out.append(c)
+    return out
 
 
 def _usable_index(

@@ -134,8 +134,8 @@ class Composer:
                 if missing:
                     raise TemplateError(
                         f"{missing[0]} is missing: it composes {template.attribute}, a key of "
-                        f"index {access.index}; give it, or end the INSERT with ON MISSING INDEX "
-                        f"KEY SKIP to write the row without {access.index}'s keys"
+                        f"index {access.index}; give it (an INSERT ending ON MISSING INDEX KEY "
+                        f"SKIP writes such a row without {access.index}'s keys)"
                     )
                 composed[template.attribute] = _composed(template, row, "")
             item.update(composed)
@@ -186,6 +186,11 @@ def rewrite_write(
 
 
 def _insert(statement: ast.Insert, entity: Entity, skip: bool) -> EntityWrite:
+    if statement.rows and not statement.columns:  # the table's key in key order: not ours
+        raise _at(
+            statement.table_pos,
+            f"INSERT INTO {entity.name} names its columns: ({', '.join(entity.columns)}, …)",
+        )
     composed = {t.attribute: a for a in entity.accesses for t in a.templates if t.single is None}
     for name in statement.columns:
         if name in composed:
@@ -326,6 +331,8 @@ def _assignments(
         else:
             templates = [t for t in templates if touched & set(t.columns)]
         for template in templates:
+            if template.single == template.attribute and template.attribute in assigned:
+                continue  # the column is the attribute: the SET itself writes it
             missing = [c for c in template.columns if c not in known]
             if missing:
                 changed = ", ".join(sorted(touched & set(template.columns)))

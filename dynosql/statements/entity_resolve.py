@@ -15,6 +15,19 @@ if TYPE_CHECKING:
     from dynosql.context import Context
 
 
+# statements about a table itself, which an entity's name cannot stand for
+_TABLE_ONLY = (
+    ast.ShowHotKeys,
+    ast.ShowEntities,
+    ast.ShowCreateTable,
+    ast.CreateIndex,
+    ast.DropIndex,
+    ast.AlterTable,
+    ast.DropTable,
+    ast.SetPointInTimeRecovery,
+)
+
+
 def resolve(ctx: Context, statement: Any) -> Any:
     """`statement` with what names an entity resolved (unchanged when nothing does)."""
     entities = ctx.entities
@@ -47,6 +60,17 @@ def resolve(ctx: Context, statement: Any) -> Any:
         if ctx.transaction is not None:  # queued until COMMIT as the physical write it is
             return write.physical
         return ast.EntityWrite(write)
+    if isinstance(statement, _TABLE_ONLY) and entities.get(statement.table) is not None:
+        from dynosql.errors import PlanError
+
+        entity = entities.get(statement.table)
+        assert entity is not None
+        raise PlanError(
+            f"{entity.name} is an entity (of table {entity.table}): this statement takes a "
+            f"table, e.g. {entity.table}",
+            statement.pos.line or None,
+            statement.pos.col or None,
+        )
     if isinstance(statement, ast.CopyFrom) and statement.prepare is None:
         entity = entities.get(statement.table)
         if entity is None:
