@@ -60,6 +60,10 @@ os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 from backends import BACKEND_NAMES, Backend, start, unique_name  # noqa: E402
 
+# SQLAlchemy's compliance suite runs in a pytest process of its own, with SQLAlchemy's plugin
+# (tests/test_sqlalchemy_suite.py): never collected here
+collect_ignore = ["sqla_suite"]
+
 
 def _keep_out_of_the_collector() -> None:
     """Move every object alive now into the garbage collector's permanent generation

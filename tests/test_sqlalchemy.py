@@ -193,8 +193,8 @@ def test_bound_like_between_in_and_limit_read_as_their_literal_forms(
         (lambda d, s: select(func.count().over(order_by=d.c.SK)), "window function"),
         (lambda d, s: select(sa.cast(d.c.size, sa.String)), "CAST"),
         (lambda d, s: select(d.c.PK).where(d.c.name.ilike("a%")), "ILIKE"),
-        (lambda d, s: sa.update(d).values(name="x"), "update()"),
-        (lambda d, s: sa.delete(d), "delete()"),
+        (lambda d, s: sa.update(d).values(name="x").returning(d.c.PK), "RETURNING"),
+        (lambda d, s: sa.delete(d).returning(d.c.PK), "RETURNING"),
         (lambda d, s: select(d.c.PK).with_for_update(), "FOR UPDATE"),
         (lambda d, s: select(select(d.c.PK).cte().c.PK), "WITH"),
     ],
@@ -212,6 +212,42 @@ def test_constructs_outside_the_subset_raise_compile_error(build: Any, construct
     sensors = sa.Table("sensors", metadata, sa.Column("deviceId", sa.String))
     with pytest.raises(exc.CompileError, match=construct.replace("(", r"\(").replace(")", r"\)")):
         build(drive, sensors).compile(dialect=DynosqlDialect())
+
+
+def test_create_all_declares_the_key_and_refuses_what_dynamodb_cannot_hold():
+    from sqlalchemy.schema import CreateIndex, CreateTable
+
+    metadata = sa.MetaData()
+    orders = sa.Table(
+        "orders",
+        metadata,
+        sa.Column("customer", sa.String(40), primary_key=True),
+        sa.Column("created", sa.DateTime, primary_key=True),
+        sa.Column("total", sa.Numeric, nullable=False),  # not a key: needs no declaration
+        sa.Column("status", sa.String),
+    )
+    by_status = sa.Index("by_status", orders.c.status, orders.c.total)
+    dialect = DynosqlDialect()
+    assert str(CreateTable(orders).compile(dialect=dialect)) == (
+        'CREATE TABLE "orders" ("customer" S, "created" S, PRIMARY KEY ("customer", "created"))'
+    )
+    assert str(CreateIndex(by_status).compile(dialect=dialect)) == (
+        'CREATE INDEX "by_status" ON "orders" ("status" S, "total" N)'
+    )
+    keyless = sa.Table("keyless", metadata, sa.Column("a", sa.Integer))
+    with pytest.raises(exc.CompileError, match="primary key is one column .* found 0"):
+        CreateTable(keyless).compile(dialect=dialect)
+    child = sa.Table(
+        "child",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("order", sa.String, sa.ForeignKey("orders.customer")),
+    )
+    with pytest.raises(exc.CompileError, match="FOREIGN KEY constraint on child"):
+        CreateTable(child).compile(dialect=dialect)
+    flagged = sa.Table("flagged", metadata, sa.Column("on", sa.Boolean, primary_key=True))
+    with pytest.raises(exc.CompileError, match="a key is a string, number or binary"):
+        CreateTable(flagged).compile(dialect=dialect)
 
 
 def test_core_insert_many_is_one_batched_statement(moto_backend: Backend, table_name: str):
@@ -253,6 +289,44 @@ def test_pandas_read_sql_equals_the_clis_json(moto_examples_backend: Backend, tm
     assert pd.api.types.is_string_dtype(default["name"])
     for got, row in zip(default["size"], expected, strict=True):
         assert (math.isnan(got) and "size" not in row) or Decimal(str(got)) == row["size"]
+    engine.dispose()
+
+
+@pytest.mark.slow  # pandas's import (about 1 s)
+@pytest.mark.filterwarnings("ignore:Scan of")
+def test_pandas_to_sql_read_sql_table_counts_and_chunks(moto_backend: Backend, table_name: str):
+    """to_sql(if_exists='append') writes through the dialect's INSERT; read_sql_table reflects
+    and reads the table back; COUNT(*) arrives as int64 (not float64); read_sql(chunksize=n)
+    streams: its first chunk has cost one Scan page of the two the table takes."""
+    pd = pytest.importorskip("pandas")
+    moto_backend.create_keyed_table(table_name, pk=("owner", "S"), sk=("n", "N"))
+    engine = engine_for(moto_backend)
+    frame = pd.DataFrame(
+        {"owner": ["ann", "ann", "bo"], "n": [1, 2, 3], "weight": [1.5, None, 2.25]}
+    )
+    assert frame.to_sql(table_name, engine, if_exists="append", index=False) == 3
+    back = pd.read_sql_table(table_name, engine, coerce_float=False)
+    assert sorted(back.columns) == ["n", "owner", "weight"]
+    assert back.sort_values("n")[["owner", "n"]].values.tolist() == [
+        ["ann", Decimal(1)],
+        ["ann", Decimal(2)],
+        ["bo", Decimal(3)],
+    ]
+    counts = pd.read_sql(
+        f"SELECT owner, COUNT(*) AS items FROM {table_name} GROUP BY owner ORDER BY owner",
+        engine,
+    )
+    assert counts["items"].dtype == "int64" and counts["items"].tolist() == [2, 1]
+    pad = "x" * 4000  # 300 items of 4 KB: two 1 MB Scan pages
+    moto_backend.put_items(
+        table_name, [{"owner": "pad", "n": Decimal(i), "pad": pad} for i in range(300)]
+    )
+    cursors: list[Any] = []
+    sa.event.listen(engine, "after_cursor_execute", lambda *args: cursors.append(args[1]))
+    chunks = pd.read_sql(f"SELECT n FROM {table_name}", engine, chunksize=50)
+    first = next(chunks)
+    assert len(first) == 50 and cursors[-1].result.stats.requests == 1
+    assert sum(len(c) for c in chunks) == 253 and cursors[-1].rowcount == 303
     engine.dispose()
 
 

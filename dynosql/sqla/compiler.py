@@ -1,18 +1,20 @@
 """SQLAlchemy Core to dynosql's SQL: the subset dynosql runs, and CompileError for the rest.
 
 Compiled: ``select()`` of columns, aggregates (count, sum, avg, min, max, with DISTINCT) and
-labels from ONE table, with ``where()`` (comparisons, and_/or_/not_, in_, between, like,
-is_(None), the condition functions begins_with, contains, attribute_exists,
-attribute_not_exists, attribute_type and size), ``group_by()``, ``having()``, ``order_by()``
-(asc/desc, nulls_first/nulls_last), ``limit()`` and ``distinct()``; and ``insert().values()``
-(executemany batches it). Every name is double-quoted (dynosql reads ``"name"`` as the
-attribute ``name``), columns are written without their table (there is only one), values
-travel as ``:name`` parameters.
+labels from ONE table, with ``where()`` (comparisons, and_/or_/not_, in_, between, like and
+its startswith/endswith/contains forms, is_(None), the condition functions begins_with,
+contains, attribute_exists, attribute_not_exists, attribute_type and size), ``group_by()``,
+``having()``, ``order_by()`` (asc/desc, nulls_first/nulls_last), ``limit()`` and
+``distinct()``; ``insert().values()`` (executemany batches it), ``update()`` and ``delete()``
+(dynosql's UPDATE and DELETE: conditional, journaled and guarded as everywhere, so one whose
+WHERE does not name a key needs ``confirm=yes``). Every name is double-quoted (dynosql reads
+``"name"`` as the attribute ``name``), columns are written without their table (there is only
+one), values travel as ``:name`` parameters.
 
 Refused with a CompileError naming the construct, before anything is sent: joins, a FROM of
 several tables, subqueries, UNION/INTERSECT/EXCEPT, WITH, OFFSET, window functions, FOR UPDATE,
-DISTINCT ON, CASE, CAST, ILIKE, regular expressions, any other function, and Core's update()
-and delete() (write them as text SQL, where dynosql's guards and journal apply as everywhere).
+DISTINCT ON, CASE, CAST, ILIKE, regular expressions, any other function, and RETURNING (write
+it as text SQL).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import exc
-from sqlalchemy.sql import compiler, selectable
+from sqlalchemy.sql import compiler, operators, selectable
 
 FUNCTIONS = frozenset(
     {
@@ -37,6 +39,9 @@ FUNCTIONS = frozenset(
         "attribute_type",
     }
 )
+
+
+EMPTY_IN = "empty IN"  # the attribute of the always-false condition of in_([])
 
 
 def refuse(construct: str, why: str = "") -> exc.CompileError:
@@ -136,18 +141,23 @@ class DynosqlCompiler(compiler.SQLCompiler):
     def visit_tablesample(self, tablesample: Any, **kw: Any) -> str:
         raise refuse("Core's tablesample()", "write TABLESAMPLE in text SQL")
 
-    def visit_update(self, update_stmt: Any, **kw: Any) -> str:
-        raise refuse("update()", "write UPDATE as text SQL")
-
-    def visit_delete(self, delete_stmt: Any, **kw: Any) -> str:
-        raise refuse("delete()", "write DELETE as text SQL")
-
     def visit_insert(self, insert_stmt: Any, **kw: Any) -> str:
         if insert_stmt.select is not None:
             raise refuse("insert().from_select()", "write INSERT … SELECT as text SQL")
         if insert_stmt._returning:
             raise refuse("insert().returning()", "write RETURNING as text SQL")
         return str(super().visit_insert(insert_stmt, **kw))
+
+    def visit_empty_set_op_expr(self, type_: Any, expand_op: Any, **kw: Any) -> str:
+        """``in_([])``, known only when the statement runs: SQL's answer (no row for IN, every
+        row for NOT IN) as conditions dynosql reads, in place of SQLAlchemy's ``1 != 1`` (a
+        comparison of two values, which dynosql refuses). One attribute both present and
+        absent can match no item; the planner sees that and sends no request."""
+        nulls = ", ".join("NULL" for _ in type_) if len(type_) > 1 else "NULL"
+        name = self.preparer.quote(EMPTY_IN)
+        if expand_op is operators.not_in_op:
+            return f"{nulls}) OR (attribute_exists({name}) OR attribute_not_exists({name})"
+        return f"{nulls}) AND (attribute_exists({name}) AND attribute_not_exists({name})"
 
     def returning_clause(self, stmt: Any, returning_cols: Any, **kw: Any) -> str:
         raise refuse("RETURNING", "write it as text SQL")

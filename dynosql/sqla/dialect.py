@@ -20,6 +20,7 @@ beyond the key.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from sqlalchemy import Index, pool
@@ -29,6 +30,7 @@ from sqlalchemy.engine import default, reflection
 from dynosql import values
 from dynosql.settings import Switch
 from dynosql.sqla.compiler import DynosqlCompiler, DynosqlIdentifierPreparer
+from dynosql.sqla.ddl import DynosqlDDLCompiler
 
 
 class Document(sqltypes.TypeEngine[Any]):
@@ -38,6 +40,42 @@ class Document(sqltypes.TypeEngine[Any]):
 
     def __init__(self, code: str = "M"):
         self.code = code
+
+
+class _Integer(sqltypes.Integer):
+    """DynamoDB numbers arrive as Decimal: an Integer column's are ints."""
+
+    def result_processor(self, dialect: Any, coltype: Any) -> Any:
+        return lambda value: int(value) if value is not None else None
+
+
+class _Temporal:
+    """A date, datetime or time, stored as its ISO 8601 string (the DB-API binds them so):
+    read back as the Python value."""
+
+    parse: Any
+
+    def result_processor(self, dialect: Any, coltype: Any) -> Any:
+        parse = type(self).parse
+
+        def process(value: Any) -> Any:
+            return parse(value) if isinstance(value, str) else value
+
+        return process
+
+
+class _DateTime(_Temporal, sqltypes.DateTime):
+    parse = staticmethod(datetime.datetime.fromisoformat)
+
+
+class _Date(_Temporal, sqltypes.Date):
+    @staticmethod
+    def parse(text: str) -> datetime.date:
+        return datetime.datetime.fromisoformat(text).date()
+
+
+class _Time(_Temporal, sqltypes.Time):
+    parse = staticmethod(datetime.time.fromisoformat)
 
 
 def column_type(code: str | None) -> sqltypes.TypeEngine[Any]:
@@ -82,8 +120,15 @@ class DynosqlDialect(default.DefaultDialect):
     supports_sane_multi_rowcount = True
     max_identifier_length = 255  # DynamoDB attribute names: up to 64 KB; tables 255
     statement_compiler = DynosqlCompiler
+    ddl_compiler = DynosqlDDLCompiler
     preparer = DynosqlIdentifierPreparer
     construct_arguments = [(Index, {"kind": None, "projection": None})]
+    colspecs = {
+        sqltypes.Integer: _Integer,
+        sqltypes.DateTime: _DateTime,
+        sqltypes.Date: _Date,
+        sqltypes.Time: _Time,
+    }
     local = False
 
     @classmethod
