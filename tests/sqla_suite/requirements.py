@@ -32,12 +32,12 @@ class Requirements(SuiteRequirements):
     offset = property(lambda self: CLOSED)
     bound_limit_offset = property(lambda self: CLOSED)
     sql_expression_limit_offset = property(lambda self: CLOSED)
-    # no temporary tables; a SELECT reads a table (no SELECT 1)
+    # no temporary tables; dynosql's SELECT reads a table (no SELECT 1: dynosql's choice)
     temporary_tables = property(lambda self: CLOSED)
     temp_table_reflection = property(lambda self: CLOSED)
     selectone = property(lambda self: CLOSED)
     # a GSI's key has no direction
     indexes_with_ascdesc = property(lambda self: CLOSED)
     reflect_indexes_with_ascdesc = property(lambda self: CLOSED)
-    # DynamoDB has no casts: a value is compared as stored
+    # the dialect does not compile CAST (a gap of dynosql's: its text SQL has CAST)
     float_cast = property(lambda self: CLOSED)
