@@ -113,6 +113,7 @@ def test_statement_start_offers_statement_keywords():
         "START TRANSACTION",
         "COMMIT",
         "ROLLBACK",
+        "EXISTS",
         "UNDO",
     ]
     assert texts("SEL") == ["SELECT"]

@@ -399,3 +399,72 @@ def test_the_reference_examples_run_with_dynamodb_s_meaning(music: tuple[Session
     deleted = rows(session, f'DELETE FROM "{name}" {key} RETURNING ALL OLD *', *song)
     assert [(r["SongTitle"], r["AwardsWon"]) for r in deleted] == [("PartiQL Rocks", 1)]
     assert item(session, name, *song) is None
+
+
+# --- EXISTS(SELECT …): a transaction's condition check ---------------------------------------------
+
+
+def test_exists_parses_as_a_condition_check() -> None:
+    s = parse(
+        "EXISTS(\n  SELECT * FROM \"Music\" WHERE Artist = ? AND SongTitle = 'x' AND n IS MISSING)"
+    )
+    assert isinstance(s, ast.ConditionCheck)
+    assert s.table == "Music" and s.select.table_pos == ast.Pos(2, 17)
+    assert str(error("EXISTS(UPDATE t SET a = 1)")) == (
+        "line 1, column 8: EXISTS takes a SELECT: EXISTS(SELECT * FROM t WHERE …)"
+    )
+    assert error("EXISTS(SELECT * FROM t WHERE k = 1").message.startswith("EXISTS takes one SELECT")
+
+
+def test_exists_guards_a_transaction(music: tuple[Session, str]) -> None:
+    session, name = music
+    song = "Artist = 'Acme Band' AND SongTitle = 'PartiQL Rocks'"
+
+    def commit(check: str, title: str) -> None:
+        session.execute("BEGIN").all()
+        session.execute(f'EXISTS(SELECT * FROM "{name}" WHERE {check})').all()
+        session.execute(
+            f"INSERT INTO \"{name}\" VALUE {{'Artist': 'Acme Band', 'SongTitle': '{title}'}}"
+        ).all()
+        session.execute("COMMIT").all()
+
+    commit(f"{song} AND Awards IS MISSING", "Second")
+    assert item(session, name, "Acme Band", "Second") is not None
+    for check in (f"{song} AND Awards IS NOT MISSING", "Artist = 'Acme Band' AND SongTitle = 'no'"):
+        with pytest.raises(Exception) as info:
+            commit(check, "Third")
+        assert "transaction cancelled, nothing was written: action 1 (EXISTS" in str(info.value)
+        assert "no such item, or it does not match the WHERE" in str(info.value)
+        assert item(session, name, "Acme Band", "Third") is None
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        (
+            "Artist = 'Acme Band'",
+            "EXISTS(SELECT …) checks one item: its WHERE gives the full primary key by equality "
+            "(Artist = … AND SongTitle = …), then any other conditions",
+        ),
+        (
+            "Artist = 'Acme Band' AND SongTitle = 'x' AND n LIKE '%1'",
+            "EXISTS(SELECT …): DynamoDB cannot check n LIKE '%1' in a condition",
+        ),
+    ],
+)
+def test_exists_checks_one_item_by_its_key(
+    music: tuple[Session, str], where: str, message: str
+) -> None:
+    session, name = music
+    session.execute("BEGIN").all()
+    with pytest.raises(Exception) as info:
+        session.execute(f'EXISTS(SELECT * FROM "{name}" WHERE {where})').all()
+    assert str(info.value).endswith(message)
+    session.execute("ROLLBACK").all()
+
+
+def test_exists_outside_a_transaction_is_refused(music: tuple[Session, str]) -> None:
+    session, name = music
+    with pytest.raises(Exception) as info:
+        session.execute(f"EXISTS(SELECT * FROM \"{name}\" WHERE Artist = 'a' AND SongTitle = 'b')")
+    assert str(info.value).startswith("EXISTS(SELECT …) is a transaction's condition check")

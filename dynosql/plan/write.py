@@ -69,10 +69,10 @@ class WriteEstimate:
 
 @dataclass
 class WritePlan:
-    statement: ast.Insert | ast.Update | ast.Delete
+    statement: ast.Insert | ast.Update | ast.Delete | ast.ConditionCheck
     table: TableInfo
-    verb: str  # INSERT UPSERT REPLACE UPDATE DELETE
-    operation: str  # PutItem UpdateItem DeleteItem BatchWriteItem
+    verb: str  # INSERT UPSERT REPLACE UPDATE DELETE EXISTS
+    operation: str  # PutItem UpdateItem DeleteItem BatchWriteItem ConditionCheck
     template: dict[str, Any]  # one write's parameters, less Key (or Item)
     estimate: WriteEstimate
     read: Plan | None = None  # finds the keys; None when they are known
@@ -94,8 +94,10 @@ class WritePlan:
 
     @property
     def kind(self) -> str:
-        """put, update or delete: what happens to each item."""
-        return {"UpdateItem": "update", "DeleteItem": "delete"}.get(self.operation, "put")
+        """put, update, delete or check (nothing: a transaction's condition): what happens to
+        each item."""
+        kinds = {"UpdateItem": "update", "DeleteItem": "delete", "ConditionCheck": "check"}
+        return kinds.get(self.operation, "put")
 
     @property
     def is_scan(self) -> bool:
@@ -152,6 +154,7 @@ class WritePlan:
             "UpdateItem": "UpdateItem per item",
             "DeleteItem": "DeleteItem per item",
             "BatchWriteItem": "BatchWriteItem, 25 rows a call",
+            "ConditionCheck": "a ConditionCheck of the transaction",
         }[self.operation]
         if self.conditional:
             how += " (conditional)"
@@ -226,15 +229,60 @@ class WritePlan:
 
 
 def plan_write(
-    statement: ast.Insert | ast.Update | ast.Delete,
+    statement: ast.Insert | ast.Update | ast.Delete | ast.ConditionCheck,
     table: TableInfo,
     options: WriteOptions = WriteOptions(),
     source: TableInfo | None = None,
 ) -> WritePlan:
-    """The plan of a bound write statement (`source`: INSERT … SELECT's table)."""
+    """The plan of a bound write statement (`source`: INSERT … SELECT's table), or of a
+    transaction's condition check."""
     if isinstance(statement, ast.Insert):
         return _plan_insert(statement, table, options, source)
+    if isinstance(statement, ast.ConditionCheck):
+        return _plan_check(statement, table, options)
     return _plan_keyed(statement, table, options)
+
+
+def _plan_check(
+    statement: ast.ConditionCheck, table: TableInfo, options: WriteOptions
+) -> WritePlan:
+    """PartiQL's ``EXISTS(SELECT …)``: one item by its full primary key, and a condition that
+    it exists and matches the rest of the WHERE (a ConditionCheck: nothing is written)."""
+    select = statement.select
+    pos = select.table_pos
+    if select.index is not None:
+        raise _at(pos, "EXISTS(SELECT …) checks an item of a table, not of an index")
+    keyed = replace(
+        select, items=tuple(ast.SelectItem(ast.Path((k,), k)) for k in table.keys.names)
+    )
+    read = plan_select(keyed, table, options.read)
+    if read.operation != "GetItem":
+        raise _at(
+            pos,
+            "EXISTS(SELECT …) checks one item: its WHERE gives the full primary key by "
+            f"equality ({' AND '.join(f'{k} = …' for k in table.keys.names)}), then any other "
+            "conditions",
+        )
+    kept, unchecked = _condition_parts(select.where)
+    if unchecked:
+        raise _at(
+            pos,
+            f"EXISTS(SELECT …): DynamoDB cannot check {sql_text(unchecked[0])} in a condition",
+        )
+    ph = Placeholders()
+    exists = ast.Function("attribute_exists", ast.Path((table.keys.pk,), table.keys.pk))
+    template: dict[str, Any] = {
+        "TableName": table.name,
+        "ConditionExpression": condition_text(ast.And((exists, *kept)), ph),
+    }
+    ph.into(template)
+    keys = _keys_of(read, table)
+    estimate = WriteEstimate(len(keys), Decimal(0), Decimal(0), exact=True)
+    plan = WritePlan(statement, table, "EXISTS", "ConditionCheck", template, estimate, keys=keys)
+    plan.steps.append(
+        "the transaction is cancelled, nothing written, unless the item exists and matches"
+    )
+    return plan
 
 
 # --- INSERT / UPSERT / REPLACE ---------------------------------------------------------------

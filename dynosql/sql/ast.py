@@ -625,6 +625,25 @@ class Delete:
 
 
 @dataclass(frozen=True)
+class ConditionCheck:
+    """PartiQL's ``EXISTS(SELECT … FROM t WHERE <the full primary key> [AND …])``, between
+    BEGIN and COMMIT: a TransactWriteItems ConditionCheck, so the transaction is cancelled,
+    nothing written, unless the item exists and matches the rest of the WHERE."""
+
+    select: Select
+    pos: Pos = field(default=NOWHERE, compare=False)
+    source: str = field(default="", compare=False)  # as written (the journal's header)
+
+    @property
+    def table(self) -> str:
+        return self.select.table
+
+    @property
+    def where(self) -> Condition | None:
+        return self.select.where
+
+
+@dataclass(frozen=True)
 class Transaction:
     """``BEGIN`` (start), ``COMMIT`` (send the writes as one TransactWriteItems) or
     ``ROLLBACK`` (discard them)."""
@@ -796,6 +815,7 @@ Statement = (  # every statement: the reads above and the writes
     | Update
     | Delete
     | Transaction
+    | ConditionCheck
     | Undo
     | Ddl
     | ShowCreateTable

@@ -35,7 +35,7 @@ class Starter:
     lead: str  # the words that begin it, as dispatch matches them: "SELECT", "START TRANSACTION"
     opening: str  # what completion offers at a statement's start: "INSERT INTO"
     # which parser reads it: read, explain, show, set, table, copy, put, update, delete,
-    # transaction, undo
+    # transaction, check, undo
     family: str
     explain: bool = False  # EXPLAIN takes it (plans it, sends nothing)
     analyze: bool = False  # EXPLAIN ANALYZE takes it (runs it)
@@ -66,6 +66,7 @@ STARTERS = (
     Starter("START TRANSACTION", "START TRANSACTION", "transaction"),
     Starter("COMMIT", "COMMIT", "transaction"),
     Starter("ROLLBACK", "ROLLBACK", "transaction"),
+    Starter("EXISTS", "EXISTS", "check"),  # PartiQL's condition check, inside BEGIN … COMMIT
     Starter("UNDO", "UNDO", "undo"),
 )
 WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse

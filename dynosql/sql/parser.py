@@ -103,7 +103,9 @@ def parse_chunk(chunk: Chunk) -> ast.Statement:
     written = chunk
     chunk = partiql.bags(chunk)  # <<'a', 'b'>> is the set {'a', 'b'}
     statement = _parse_chunk(chunk)
-    if chunk is not written and isinstance(statement, ast.Insert | ast.Update | ast.Delete):
+    if chunk is not written and isinstance(
+        statement, ast.Insert | ast.Update | ast.Delete | ast.ConditionCheck
+    ):
         # the undo journal's header keeps the statement as written
         statement = dataclasses.replace(statement, source=written.text.strip())
     return statement
@@ -181,6 +183,8 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
         chunk, skip = _index_key_skip(chunk, code)
         statement = parse_write(chunk)
         return statement if skip is None else _skipping(statement, skip, chunk, code)
+    if m := _EXISTS.match(code):
+        return _condition_check(chunk, code, m)
     return _parse_select(chunk)
 
 
@@ -206,6 +210,28 @@ def _skipping(statement: ast.Statement, at: int, chunk: Chunk, code: str) -> ast
         raise _error(chunk, code, at, "ON MISSING INDEX KEY SKIP ends an INSERT INTO an entity")
     written = statement.source + " " + code[at:].strip().rstrip(";")  # the journal's header
     return dataclasses.replace(statement, skip_missing_index_keys=True, source=written)
+
+
+_EXISTS = re.compile(r"\s*(EXISTS)\s*\(", re.I)
+
+
+def _condition_check(chunk: Chunk, code: str, m: re.Match[str]) -> ast.ConditionCheck:
+    """PartiQL's ``EXISTS(SELECT …)``: the SELECT read where it stands (EXISTS, its
+    parentheses blanked), checked by the planner (one item, by its full key)."""
+    plain = code_only(code)
+    close = plain.rstrip()
+    if not close.endswith(")"):
+        raise _error(
+            chunk, code, m.start(1), "EXISTS takes one SELECT in parentheses: EXISTS(SELECT …)"
+        )
+    end = len(close) - 1
+    if not re.match(r"\s*SELECT\b", plain[m.end() :], re.I):
+        at = m.end() + len(plain[m.end() :]) - len(plain[m.end() :].lstrip())
+        raise _error(chunk, code, at, "EXISTS takes a SELECT: EXISTS(SELECT * FROM t WHERE …)")
+    text = chunk.text
+    inner = partiql.blank(text[: m.end()]) + text[m.end() : end] + partiql.blank(text[end:])
+    select = _parse_select(Chunk(inner, chunk.line, chunk.col))
+    return ast.ConditionCheck(select, _pos(chunk, code, m.start(1)), text.strip())
 
 
 def _explain_rate(chunk: Chunk, code: str) -> tuple[Chunk, str, Decimal | None]:

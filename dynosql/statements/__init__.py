@@ -29,6 +29,7 @@ MODULES: dict[type, str] = {
     ast.Update: "write",
     ast.Delete: "write",
     ast.Transaction: "transaction",
+    ast.ConditionCheck: "transaction",
     ast.Undo: "undo",
     ast.CreateTable: "table",
     ast.CreateIndex: "table",

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Queued:
-    statement: ast.Write
+    statement: ast.Write | ast.ConditionCheck
     plan: WritePlan
 
 
@@ -76,7 +76,7 @@ def _begin_commit(ctx: Context, statement: ast.Transaction) -> Result:
     return _commit(ctx, transaction)
 
 
-def _queue(ctx: Context, statement: ast.Write) -> Result:
+def _queue(ctx: Context, statement: ast.Write | ast.ConditionCheck) -> Result:
     """A write inside BEGIN … COMMIT: planned and checked now, sent at COMMIT."""
     transaction: Transaction = ctx.transaction
     verb = verb_of(statement)
@@ -160,7 +160,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
     items = [_exact(a, old, n) for n, (a, old) in enumerate(zip(actions, olds, strict=True), 1)]
     news = [_image(a, old) for a, old in zip(actions, olds, strict=True)]
     units = [
-        writer.change_units(old, new, a.queued.plan.table)
+        Decimal(0) if _is_check(a) else writer.change_units(old, new, a.queued.plan.table)
         for a, old, new in zip(actions, olds, news, strict=True)
     ]
     guards.all_or_nothing(
@@ -183,6 +183,8 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
             stats.journal = str(journal.path)
             with journal.group():  # one fsync for every action's intent
                 for a, old, new in zip(actions, olds, news, strict=True):
+                    if _is_check(a):
+                        continue  # a condition check writes nothing: nothing to undo
                     # the images are exact (each action requires its item as read): should the
                     # answer be lost, undo can tell whether the transaction applied
                     journal.intent(a.queued.plan.table.name, a.key, (old, new))
@@ -193,9 +195,12 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
             if journal is not None and cause is not None and classify(cause).code in _NOT_SENT:
                 why = refusal(err) or "TransactionCanceledException"
                 for a in actions:  # cancelled (or refused): nothing was written, said so
-                    journal.refused(a.queued.plan.table.name, a.key, why)
+                    if not _is_check(a):
+                        journal.refused(a.queued.plan.table.name, a.key, why)
             raise
         for a, old, new, unit in zip(actions, olds, news, units, strict=True):
+            if _is_check(a):
+                continue
             writer.charge(unit)
             stats.changed += 1
             if journal is not None:
@@ -208,6 +213,8 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
 
 def _image(a: _Action, old: dict[str, Any] | None) -> dict[str, Any] | None:
     """The item as the action leaves it."""
+    if _is_check(a):
+        return old
     statement = a.queued.statement
     assignments = normalize(statement.assignments) if isinstance(statement, ast.Update) else ()
     return new_image(a.queued.plan.kind, old, a.target, assignments)
@@ -234,6 +241,8 @@ def _exact(a: _Action, old: dict[str, Any] | None, n: int) -> dict[str, Any]:
     commit cancels the transaction (nothing written) instead of being overwritten now and put
     back stale by undo. (An attribute *added* in between cannot be named: see dynamo.as_read.)"""
     plan = a.queued.plan
+    if _is_check(a):  # PartiQL's EXISTS: its own condition, nothing read before it
+        return {"ConditionCheck": a.request}
     paths = (
         attribute_paths(old)
         if old is not None
@@ -252,14 +261,18 @@ def _exact(a: _Action, old: dict[str, Any] | None, n: int) -> dict[str, Any]:
     return {kind: body}
 
 
+def _is_check(a: _Action) -> bool:
+    return a.queued.plan.kind == "check"
+
+
 def _is_insert(a: _Action) -> bool:
     statement = a.queued.statement
     return isinstance(statement, ast.Insert) and not statement.replace
 
 
 def _current(writer: Writes, a: _Action) -> dict[str, Any] | None:
-    if _is_insert(a):
-        return None  # INSERT: the condition says it does not exist
+    if _is_insert(a) or _is_check(a):
+        return None  # INSERT: the condition says it does not exist; a check changes nothing
     return writer.read_item(a.queued.plan.table.name, values.encode_item(a.key))
 
 
@@ -278,11 +291,12 @@ def _cancelled(actions: list[_Action], codes: list[str | None], message: str) ->
     for n, (a, code) in enumerate(zip(actions, codes, strict=False), 1):
         if code == "ConditionalCheckFailed":
             verb = verb_of(a.queued.statement)
-            why = (
-                "its key already exists"
-                if verb == "INSERT"
-                else "the item changed after it was read (or no longer matches the WHERE, or "
-                "is gone)"
+            why = {
+                "INSERT": "its key already exists",
+                "EXISTS": "no such item, or it does not match the WHERE",
+            }.get(
+                verb,
+                "the item changed after it was read (or no longer matches the WHERE, or is gone)",
             )
             return (
                 f"transaction cancelled, nothing was written: action {n} ({verb} "
@@ -308,6 +322,15 @@ def _scan_plan(ctx: Context, statement: ast.Transaction) -> ScanCheck | None:
     return None
 
 
+def _check_alone(ctx: Context, statement: ast.ConditionCheck) -> Result:
+    """EXISTS(SELECT …) outside BEGIN … COMMIT: refused (PartiQL takes it in a transaction
+    only, where it can cancel the others)."""
+    raise PlanError(
+        "EXISTS(SELECT …) is a transaction's condition check: write it between BEGIN and "
+        "COMMIT, with the writes it guards (a SELECT reads the item)"
+    )
+
+
 def _effects(statement: ast.Transaction) -> Effects:
     return Effects(writes=True) if statement.action == "commit" else NOTHING
 
@@ -316,6 +339,9 @@ def _label(statement: ast.Transaction) -> str:
     return statement.action.upper()
 
 
-KINDS = {ast.Transaction: Kind(_label, _begin_commit, _effects, None, _scan_plan)}
+KINDS: dict[type, Kind[Any]] = {
+    ast.Transaction: Kind(_label, _begin_commit, _effects, None, _scan_plan),
+    ast.ConditionCheck: Kind(lambda _: "EXISTS", _check_alone, transactional=True),
+}
 # a write inside BEGIN … COMMIT (statements.kind_for picks it): queued, guarded again at COMMIT
 QUEUED: Kind[ast.Write] = Kind(verb_of, _queue, WRITE.effects, None, WRITE.scan_plan)

@@ -46,9 +46,11 @@ class WriteError(ConditionError):
     """A write statement that ran but did not do all it was asked (INSERT of existing keys)."""
 
 
-def verb_of(statement: ast.Insert | ast.Update | ast.Delete) -> str:
+def verb_of(statement: ast.Insert | ast.Update | ast.Delete | ast.ConditionCheck) -> str:
     if isinstance(statement, ast.Insert):
         return statement.verb
+    if isinstance(statement, ast.ConditionCheck):
+        return "EXISTS"
     return "UPDATE" if isinstance(statement, ast.Update) else "DELETE"
 
 
@@ -60,7 +62,9 @@ def write_options(ctx: Context, transactional: bool = False) -> WriteOptions:
     )
 
 
-def plan_of(ctx: Context, statement: ast.Write, transactional: bool = False) -> WritePlan:
+def plan_of(
+    ctx: Context, statement: ast.Write | ast.ConditionCheck, transactional: bool = False
+) -> WritePlan:
     table = ctx.table(statement.table)
     source = None
     if isinstance(statement, ast.Insert) and statement.select is not None:
@@ -79,7 +83,7 @@ def question(plan: WritePlan, items: int) -> str:
     return f"{plan.verb} {items:,} items {prep} {plan.table.name} (~{units:,} WCU)?"
 
 
-def unbounded_why(statement: ast.Write, plan: WritePlan) -> str | None:
+def unbounded_why(statement: ast.Write | ast.ConditionCheck, plan: WritePlan) -> str | None:
     """Why a write's extent is known only once it has read (no WHERE, or a Scan), or None."""
     if isinstance(statement, ast.Insert):
         source = plan.source
@@ -94,7 +98,7 @@ def unbounded_why(statement: ast.Write, plan: WritePlan) -> str | None:
 def read_decides(plan: WritePlan) -> bool:
     """Whether a read decides how many items the write changes (UPDATE/DELETE, INSERT … SELECT),
     rather than the statement's own list of rows or keys: then --confirm-over applies."""
-    return plan.kind != "put" or plan.source is not None
+    return plan.kind not in ("put", "check") or plan.source is not None
 
 
 def run_write(ctx: Context, statement: ast.Write) -> Result:
