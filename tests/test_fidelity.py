@@ -228,7 +228,7 @@ def test_is_missing_is_pushed_to_dynamodb_as_attribute_not_exists() -> None:
 
 
 def test_is_takes_only_null_or_missing() -> None:
-    with pytest.raises(SqlError, match="IS takes NULL, NOT NULL, MISSING or NOT MISSING"):
+    with pytest.raises(SqlError, match="IS takes NULL, MISSING or a type"):
         parse("SELECT * FROM t WHERE x IS 'MISSING'")
     parse("SELECT missing FROM t WHERE missing IS MISSING")  # still a name elsewhere
 

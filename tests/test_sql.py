@@ -536,7 +536,8 @@ def test_other_statement_refusals() -> None:
 
 OTHERS = (
     "a statement starts with SELECT, EXPLAIN, SHOW, DESCRIBE, SET, CREATE, ALTER, DROP, COPY, "
-    "INSERT, UPSERT, REPLACE, UPDATE, DELETE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK or UNDO"
+    "INSERT, UPSERT, REPLACE, UPDATE, DELETE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK, "
+    "EXISTS or UNDO"
 )
 JOIN = "JOIN is not supported: DynamoDB has no joins; query each table separately"
 DIGITS39 = "123456789012345678901234567890123456789"
@@ -609,7 +610,12 @@ REFUSALS = [
     ("SELECT * FROM a ORDER BY 3", "ORDER BY 3: no such column position", 1),
     ("SELECT * FROM a LIMIT 'x'", "LIMIT takes a whole number", 1),
     ("SELECT * FROM a LIMIT -1", "LIMIT takes a whole number", 1),
-    ("SELECT * FROM a WHERE x IS 5", "IS takes NULL, NOT NULL, MISSING or NOT MISSING", 1),
+    (
+        "SELECT * FROM a WHERE x IS 5",
+        "IS takes NULL, MISSING or a type (STRING, NUMERIC, BOOLEAN, BLOB, LIST, STRUCT), each "
+        "with or without NOT",
+        1,
+    ),
     ("SELECT * FROM a WHERE x IS DISTINCT FROM 1", "x IS DISTINCT FROM 1 is not supported in a condition", 1),
     ("SELECT * FROM a WHERE 1 = 1", "a comparison needs an attribute on one side", 1),
     ("SELECT * FROM a WHERE x", "x is not a condition: compare it, e.g. x = TRUE", 1),

@@ -64,23 +64,25 @@ def apply_update(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) 
 
 
 def modified(
-    image: dict[str, Any] | None,
     old: dict[str, Any] | None,
+    new: dict[str, Any] | None,
     assignments: tuple[ast.Assignment, ...],
+    before: bool,
 ) -> dict[str, Any]:
-    """PartiQL's ``RETURNING MODIFIED OLD|NEW *`` (UpdateItem's UPDATED_OLD/UPDATED_NEW) of one
-    item: of `image` (the item before or after the UPDATE), each top-level attribute a change
-    touched, whole (``SET m.b.x = 5`` returns all of ``m``), as DynamoDB Local answers. A
-    REMOVE of a path the item lacked touches nothing; the rest always touch their attribute,
-    even where the value stays the same. Empty when none is in the image (PartiQL then
-    returns no row)."""
+    """PartiQL's ``RETURNING MODIFIED OLD *`` (`before`) or ``MODIFIED NEW *`` of one item
+    (UpdateItem's UPDATED_OLD / UPDATED_NEW), as DynamoDB Local answers: each top-level
+    attribute a change touched, whole (``SET m.b.x = 5`` returns all of ``m``). A change
+    touches its attribute in the image before the write where its path was there (a SET of a
+    new attribute or of a new map key has no old value); after it, where its path is there
+    (a REMOVE: where the path was there before). Empty when none (PartiQL returns no row)."""
+    image = old if before else new
     if image is None:
         return {}
     touched: dict[str, None] = {}
     for a in assignments:
-        if a.action == "remove" and (old is None or resolve(old, a.path) is MISSING):
-            continue
-        touched[str(a.path.root)] = None
+        seen_in = old if before or a.action == "remove" else new
+        if seen_in is not None and resolve(seen_in, a.path) is not MISSING:
+            touched[str(a.path.root)] = None
     return {name: image[name] for name in touched if name in image}
 
 

@@ -19,6 +19,7 @@ the write requests, priced. Pure: no I/O, never imports boto3.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -816,17 +817,24 @@ def update_expression(assignments: tuple[ast.Assignment, ...], ph: Placeholders)
 
 
 def _update_operand(value: Any, ph: Placeholders) -> str:
+    return change_text(value, ph.value, ph.path)
+
+
+def change_text(value: Any, literal: Callable[[Any], str], path: Callable[[ast.Path], str]) -> str:
+    """The right-hand side of one SET, `literal` and `path` writing its values and paths: as
+    UpdateExpression placeholders here, as PartiQL text for EXPLAIN (FORMAT PARTIQL)."""
+    again = lambda v: change_text(v, literal, path)  # noqa: E731
     if isinstance(value, ast.Literal):
-        return ph.value(value.value)
+        return literal(value.value)
     if isinstance(value, ast.Path):
-        return ph.path(value)
+        return path(value)
     if isinstance(value, ast.IfNotExists):
-        return f"if_not_exists({ph.path(value.path)}, {_update_operand(value.value, ph)})"
+        return f"if_not_exists({path(value.path)}, {again(value.value)})"
     if isinstance(value, ast.ListAppend):
-        return f"list_append({_update_operand(value.left, ph)}, {_update_operand(value.right, ph)})"
+        return f"list_append({again(value.left)}, {again(value.right)})"
     if isinstance(value, ast.Arith):
         for side in (value.left, value.right):
             if isinstance(side, ast.Arith | ast.ListAppend):
                 raise PlanError("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2")
-        return f"{_update_operand(value.left, ph)} {value.op} {_update_operand(value.right, ph)}"
+        return f"{again(value.left)} {value.op} {again(value.right)}"
     raise PlanError(f"cannot write {value!r} in an UpdateExpression")

@@ -406,6 +406,7 @@ class Explain:
     analyze: bool = False
     rate: Decimal | None = None  # EXPLAIN … AT <rate> PER SECOND: priced per month at that rate
     program: bool = False  # EXPLAIN (FORMAT PYTHON): the plan as a runnable boto3 program
+    partiql: bool = False  # EXPLAIN (FORMAT PARTIQL): the PartiQL statements that do the same
 
 
 @dataclass(frozen=True)

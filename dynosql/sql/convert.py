@@ -922,8 +922,16 @@ class _Converter:
         if isinstance(e, exp.Is):
             if _is_missing(e):  # PartiQL's IS MISSING: no such attribute (not a stored NULL)
                 return ast.Function("attribute_not_exists", self.path(e.this), None, self.pos(e))
+            type_word = _type_word(e)
+            if type_word is not None:  # PartiQL's IS STRING, IS NUMERIC, …: attribute_type
+                code = ast.Literal(IS_TYPES[type_word], self.pos(e.expression))
+                return ast.Function("attribute_type", self.path(e.this), code, self.pos(e))
             if not isinstance(e.expression, exp.Null):
-                raise self.fail("IS takes NULL, NOT NULL, MISSING or NOT MISSING", e)
+                raise self.fail(
+                    "IS takes NULL, MISSING or a type (STRING, NUMERIC, BOOLEAN, BLOB, LIST, "
+                    "STRUCT), each with or without NOT",
+                    e,
+                )
             if not isinstance(e.this, exp.Column | exp.Dot | exp.Bracket):
                 subject = o(e.this)
                 if isinstance(subject, ast.Scalar | ast.Case | ast.Aggregate):
@@ -1236,6 +1244,30 @@ class _Converter:
             return values.literal_number(text, negative)
         except ValueError as err:
             raise self.fail(str(err), node) from err
+
+
+# PartiQL's type predicates (``x IS STRING``) as DynamoDB's attribute_type codes: the types
+# its IS takes (DynamoDB Local lists MISSING, NULL, BOOLEAN, BLOB, STRING, NUMERIC, STRUCT,
+# TUPLE and LIST; a set has none)
+IS_TYPES = {
+    "STRING": "S",
+    "NUMERIC": "N",
+    "BOOLEAN": "BOOL",
+    "BOOL": "BOOL",
+    "BLOB": "B",
+    "LIST": "L",
+    "STRUCT": "M",
+    "TUPLE": "M",
+}
+
+
+def _type_word(e: exp.Expression) -> str | None:
+    """The type of ``p IS STRING`` (…) as sqlglot reads it: IS and a bare word."""
+    right = e.expression if isinstance(e, exp.Is) else None
+    if isinstance(right, exp.Column) and not right.table and not right.this.args.get("quoted"):
+        word = right.name.upper()
+        return word if word in IS_TYPES else None
+    return None
 
 
 def _is_missing(e: exp.Expression) -> bool:

@@ -79,7 +79,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "select": "SELECT DISTINCT AS FROM WHERE GROUP BY HAVING ORDER ASC DESC NULLS FIRST LAST "
         f"LIMIT TABLESAMPLE SYSTEM PERCENT REPEATABLE EXPORT WITH CASE WHEN THEN ELSE END CAST "
         f"{_CONDITION}",
-        "explain": "ANALYZE AT PER SECOND PYTHON",  # … AT n PER SECOND; (FORMAT PYTHON): FORMAT is copy's
+        "explain": "ANALYZE AT PER SECOND PYTHON PARTIQL",  # … AT n PER SECOND; (FORMAT PYTHON): FORMAT is copy's
         "show": "TABLES HOT KEYS ENTITIES FROM BY WITH SIZES SAMPLE PERCENT REPEATABLE LIMIT CREATE "
         "TABLE",
         "set": "TO",
@@ -92,6 +92,8 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "copy": "TO FROM SELECT FORMAT START AT LINE ELEMENT SKIP BAD",
         "undo": "LAST FORCE TARGET DAMAGED",
         "entity": "ENTITY ENTITIES ON KEY INDEX WHERE IF EXISTS",
+        # PartiQL's type predicates: x IS STRING (attribute_type); names elsewhere
+        "types": "STRING NUMERIC BOOLEAN BOOL BLOB LIST STRUCT TUPLE",
     }.items()
 }
 # a key attribute's type as CREATE TABLE / CREATE INDEX write it -> its DynamoDB type code
@@ -204,7 +206,7 @@ RESERVED = (
 )
 KEYWORDS = (
     RESERVED
-    | words("table", "copy", "undo", "entity")
+    | words("table", "copy", "undo", "entity", "types")
     | frozenset(TYPE_WORDS)
     | frozenset(PROJECTIONS)
     | frozenset(BILLING_MODES)

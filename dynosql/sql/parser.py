@@ -92,7 +92,9 @@ _ENTITIES = re.compile(
     rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?(\s+AS\s+CREATE)?\s*$", re.I
 )
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
-_EXPLAIN = re.compile(r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+PYTHON\s*\))?(\s+ANALYZE\b)?", re.I)
+_EXPLAIN = re.compile(
+    r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+(?:PYTHON|PARTIQL)\s*\))?(\s+ANALYZE\b)?", re.I
+)
 # EXPLAIN … AT <n> PER SECOND: the statement priced per month at that request rate
 _RATE = re.compile(r"\s+AT\s+([0-9]*\.?[0-9]+)\s+PER\s+SECOND\s*;?\s*$", re.I)
 _EXPLAINED = keywords.leading(tuple(s for s in keywords.STARTERS if s.explain))
@@ -169,7 +171,23 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
         explain = _explain(chunk, code, m)
         if rate is not None:
             explain = dataclasses.replace(explain, rate=rate)
-        if "(" in m.group(0):  # EXPLAIN (FORMAT PYTHON)
+        if re.search(r"\bPARTIQL\b", m.group(0), re.I):  # EXPLAIN (FORMAT PARTIQL)
+            if (
+                explain.analyze
+                or rate is not None
+                or not isinstance(
+                    explain.statement, ast.Select | ast.Insert | ast.Update | ast.Delete
+                )
+            ):
+                raise _error(
+                    chunk,
+                    code,
+                    _first(code),
+                    "EXPLAIN (FORMAT PARTIQL) takes a SELECT, INSERT, UPDATE or DELETE, without "
+                    "ANALYZE or AT … PER SECOND",
+                )
+            explain = dataclasses.replace(explain, partiql=True)
+        elif "(" in m.group(0):  # EXPLAIN (FORMAT PYTHON)
             if explain.analyze or rate is not None or not isinstance(explain.statement, ast.Select):
                 raise _error(
                     chunk,

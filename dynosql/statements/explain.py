@@ -33,6 +33,8 @@ def run(ctx: Context, explain: ast.Explain) -> Result:
         raise PlanError(f"EXPLAIN of {kind.label(statement)} is not supported")
     if explain.program:
         return program(ctx, explain)
+    if explain.partiql:
+        return partiql(ctx, explain)
     if explain.rate is None:
         return kind.explain(ctx, statement, explain.analyze)
     result = kind.explain(ctx, statement, explain.analyze)
@@ -56,6 +58,41 @@ def program(ctx: Context, explain: ast.Explain) -> Result:
     plan = plan_of(ctx, statement, ctx.options().on_dynamodb())
     text = write_program(plan, f"{plan.label}: the requests dynosql plans")
     return Result.plan(text.splitlines(), {"program": text})
+
+
+def partiql(ctx: Context, explain: ast.Explain) -> Result:
+    """EXPLAIN (FORMAT PARTIQL): the PartiQL statements that do what the statement does, as
+    DynamoDB plans it (the embedded server's workarounds, such as conditions moved
+    client-side, are not DynamoDB's), and notes for what PartiQL cannot do."""
+    from dynosql.hints import advisor
+    from dynosql.plan import partiql as translate
+    from dynosql.plan.planner import plan_select
+    from dynosql.plan.write import WriteOptions, plan_write
+
+    statement = explain.statement
+    options = dataclasses.replace(ctx.options(), typed_filters=True, projections=True)
+    if isinstance(statement, ast.Select):
+        if statement.export is not None or ctx.settings.engine != "dynamodb":
+            raise PlanError(
+                "EXPLAIN (FORMAT PARTIQL) writes DynamoDB statements: use --engine dynamodb"
+            )
+        if statement.sample is not None:
+            from dynosql.statements.tablesample import seeded
+
+            statement = seeded(statement)
+        statement = advisor.prepare(ctx, statement, read=False)[0]
+        found = translate.for_select(plan_select(statement, ctx.table(statement.table), options))
+    else:
+        assert isinstance(statement, ast.Insert | ast.Update | ast.Delete)
+        source = None
+        if isinstance(statement, ast.Insert) and statement.select is not None:
+            source = ctx.table(statement.select.table)
+        journal = ctx.journal_target() is not None
+        plan = plan_write(
+            statement, ctx.table(statement.table), WriteOptions(options, journal), source
+        )
+        found = translate.for_write(plan)
+    return Result.plan(found.lines(), found.document())
 
 
 def priced(ctx: Context, result: Result, rate: Decimal, label: str) -> Result:

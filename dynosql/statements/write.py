@@ -181,7 +181,8 @@ def _returned(
     if returning.columns is not None:
         names = [c.name for c in returning.columns]
         return Result(names, iter(rows), stats, list(plan.warnings))
-    result = Result(list(plan.table.keys.names), iter(rows), stats, list(plan.warnings))
+    keys = [] if returning.modified else list(plan.table.keys.names)  # MODIFIED: no keys
+    result = Result(keys, iter(rows), stats, list(plan.warnings))
     result.open_columns = True
     return result
 
@@ -201,7 +202,7 @@ def returned_row(
     from the row, as in a SELECT."""
     after = old if kind == "delete" else new
     if returning.modified:
-        return modified(old if returning.old else after, old, assignments) or None
+        return modified(old, new, assignments, before=returning.old) or None
     if returning.columns is None:
         return old if returning.old else after
     row = {}
