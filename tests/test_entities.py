@@ -6,6 +6,7 @@ index membership and sort-key health."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from decimal import Decimal
@@ -16,7 +17,7 @@ from backends import Backend, unique_name
 from designs import DESIGNS, ModelTable, model_files, model_tables
 
 from dynosql.entities.discover import discover
-from dynosql.entities.keyshape import label, shape, tokens
+from dynosql.entities.keyshape import label, shape, template_text, tokens
 from dynosql.examples import datasets
 from dynosql.hints.sort_keys import sort_key_health
 from dynosql.plan.schema import table_info
@@ -144,6 +145,27 @@ def test_discovery_names_what_a_person_reading_the_design_names(
         ]
     else:
         assert typed == []
+
+
+@pytest.mark.parametrize("model, table", CORPUS, ids=[f"{m}:{t.name}" for m, t in CORPUS])
+def test_discovery_does_not_depend_on_the_order_items_come_in(
+    model: str, table: ModelTable
+) -> None:
+    """A Scan returns items in the backend's order (moto sorts, DynamoDB and dynalite hash):
+    the types, their names and templates are the same in any order."""
+    info = table.info()
+
+    def found(items: list) -> set:
+        return {
+            (e.name, tuple(template_text(p) for p in e.templates.values()), e.items)
+            for e in discover(info, items).entities
+        }
+
+    first = found(table.items)
+    for seed in (1, 2):
+        shuffled = list(table.items)
+        random.Random(seed).shuffle(shuffled)
+        assert found(shuffled) == first
 
 
 def _index_templates(column: str) -> tuple:

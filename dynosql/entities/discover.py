@@ -41,6 +41,7 @@ from dynosql.entities.keyshape import (
     matcher,
     path_parts,
     shape,
+    template_text,
     tokens,
 )
 from dynosql.plan.schema import TableInfo
@@ -370,6 +371,8 @@ class _Inference:
         for signature, group in untyped.items():
             self.by_signature[signature] = self.entity(group, None)
             entities.append(self.by_signature[signature])
+        # in an order of their own (not the items'): a Scan's order does not rename them
+        entities.sort(key=lambda e: (-e.items, e.name, _templates_text(e)))
         _name_uniquely(entities)
         entities.sort(key=lambda e: (-e.items, e.name))
         return Discovery(entities, len(self.items), self.type_name)
@@ -591,6 +594,10 @@ def _entity_name(e: FoundEntity, primary: tuple[str, ...]) -> str:
     if constant(sk):
         return "".join(p for p in sk if isinstance(p, str)).strip("#|:\"' ") or "item"
     return "item"
+
+
+def _templates_text(e: FoundEntity) -> tuple[str, ...]:
+    return tuple(template_text(parts) for parts in e.templates.values())
 
 
 def _same_holes(
