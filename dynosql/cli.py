@@ -262,32 +262,52 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 UNDO_FLAGS = {"--force-target": "FORCE TARGET", "--force-damaged": "FORCE DAMAGED"}
+UNDO_USAGE = "dynosql undo {FILE | --last} [--force-target] [--force-damaged] [options]"
+UNDO_HELP = f"""\
+usage: {UNDO_USAGE}
+
+Put back what a write changed, from its undo journal (every write's footer names it). An item
+changed since the write is listed and left alone; an item already restored needs nothing, so a
+second undo writes nothing. Undo asks first on a terminal; a script needs --yes.
+
+arguments:
+  FILE             the journal to undo
+  --last           the last write's journal: the --journal file, else the last journal of a
+                   write in the journal directory (by its sequence number, not the clock)
+  --force-target   undo here a journal written against another endpoint, region or table
+  --force-damaged  undo what can be read of a journal whose lines are missing or edited
+  options          dynosql's own, before or after the word undo (--local, --endpoint-url,
+                   --yes, --journal, --max-wcu, ...): see dynosql --help
+"""
 
 
 def _undo_command(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
     """``dynosql [options] undo {FILE | --last} [--force-target] [--force-damaged] [options]``
     is ``dynosql -e "UNDO 'FILE'" [options]`` (``UNDO LAST``, ``FORCE TARGET``, …): the word
-    ``undo`` is the first argument that is neither an option nor an option's value."""
+    ``undo`` is the first argument that is neither an option nor an option's value. Undo's own
+    flags go before or after the word; ``undo --help`` prints undo's help."""
     at = _first_positional(argv, parser, 0)
     if at is None or argv[at] != "undo":
         return argv
-    rest = argv[:at] + argv[at + 1 :]
-    forced = [UNDO_FLAGS[a] for a in rest[at:] if a in UNDO_FLAGS]
-    last = "--last" in rest[at:]
-    rest = rest[:at] + [a for a in rest[at:] if a not in UNDO_FLAGS and a != "--last"]
-    where = _first_positional(rest, parser, at)
+    before, after = argv[:at], argv[at + 1 :]
+    if any(a in ("-h", "--help") for a in after):
+        print(UNDO_HELP, end="")
+        raise SystemExit(EXIT_OK)
+    mine = {*UNDO_FLAGS, "--last"}
+    forced = [UNDO_FLAGS[a] for a in before + after if a in UNDO_FLAGS]
+    last = "--last" in before + after
+    before = [a for a in before if a not in mine]
+    rest = before + [a for a in after if a not in mine]
+    where = _first_positional(rest, parser, len(before))
     if (where is None) == (not last):
-        _err(
-            "error: dynosql undo takes a journal file or --last: "
-            "dynosql undo {FILE | --last} [--force-target] [--force-damaged] [options]"
-        )
+        _err(f"error: dynosql undo takes a journal file or --last: {UNDO_USAGE}")
         raise SystemExit(EXIT_USAGE)
     if last:
         target = "LAST"
     else:
         assert where is not None
         target = "'" + rest.pop(where).replace("'", "''") + "'"
-    return ["-e", " ".join(["UNDO", target, *forced]), *rest]
+    return ["-e", " ".join(["UNDO", target, *dict.fromkeys(forced)]), *rest]
 
 
 def _first_positional(argv: list[str], parser: argparse.ArgumentParser, start: int) -> int | None:

@@ -175,6 +175,8 @@ def classify(err: BaseException) -> Failure:
     return Failure("unknown", name, str(err))
 
 
+LACKS_ATTRIBUTE = "an item lacks an attribute the SET reads"  # the write path names them
+
 # DynamoDB's refusals of a valid-looking statement, as each backend words them (AWS, DynamoDB
 # Local, dynalite and moto differ, and moto sometimes names the wrong operand type), mapped to
 # one sentence of dynosql's own: the message never depends on the backend. First match wins.
@@ -194,7 +196,7 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     ),
     (
         r"refers to an attribute that does not exist in the item",
-        "an item lacks an attribute the SET reads (if_not_exists(a, 0) + 1 starts it)",
+        LACKS_ATTRIBUTE + " (if_not_exists(a, 0) + 1 starts a missing number)",
     ),
     (
         r"document path provided in the update expression is invalid for update",

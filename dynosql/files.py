@@ -410,6 +410,9 @@ def read_items(
 
 
 def _read_csv(stream: IO[str], key_types: Mapping[str, str]) -> Iterator[Line]:
+    # the csv module refuses a cell over 131,072 characters by default; a 400 KB item's
+    # longest cell (a string of control characters, each \u0001 in its JSON) is ~2.4 million
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_ELEMENT_CHARS))
     lines = _Recorder(stream)
     reader = csv.reader(lines)
     try:

@@ -181,7 +181,8 @@ class Setting:
     """One row of the table. `flag`: the command-line option (a switch flag turns it on);
     `command`: the REPL backslash command that shows or changes it (a switch toggles);
     `live`: SET can change it in a running session (else it is read once at start, from the
-    config file); `repl`: it only matters in the REPL."""
+    config file); `repl`: it only matters in the REPL; `latch`: a switch SET can turn on and
+    never off."""
 
     name: str
     kind: Kind
@@ -196,6 +197,8 @@ class Setting:
     # a limit: which way is tighter ("on" for a switch, "lower" for a number where off/None is
     # no limit). Given on the command line, SET may only tighten it (a script cannot undo it).
     tighter: str | None = None
+    # a switch that, once on, stays on for the session: SET turns it on, never off
+    latch: bool = False
 
     def within(self, limit: Any, value: Any) -> bool:
         """Whether `value` is at least as tight as `limit` (always, for a non-limit)."""
@@ -362,8 +365,8 @@ SETTINGS: tuple[Setting, ...] = (
         "refuse every statement that changes data or tables (INSERT, UPSERT, UPDATE, DELETE, UNDO, "
         "CREATE/ALTER/DROP, COPY FROM) before any request",
         flag="--read-only",
-        live=False,  # a script cannot switch it off with SET
         tighter="on",
+        latch=True,  # SET read_only = on turns it on; nothing in a session turns it off
     ),
     Setting(
         "confirm_over",
@@ -528,6 +531,11 @@ class Settings:
                 f"{setting.name} is read when dynosql starts: change it in the config file"
             )
         value = parse_value(setting, text)
+        if setting.latch and getattr(self, setting.name) and not value:
+            raise SettingError(
+                f"{setting.name} is on for this session: SET cannot turn it off (it only turns "
+                "it on; start a session without it)"
+            )
         if setting.name in self.pinned and not setting.within(self.pinned[setting.name][0], value):
             limit, origin = self.pinned[setting.name]
             name = setting.flag if origin == ON_THE_COMMAND_LINE and setting.flag else setting.name

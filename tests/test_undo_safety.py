@@ -316,3 +316,56 @@ def test_undo_after_the_table_was_recreated_with_other_keys_says_so(
     assert [(r["pk"], r["sk"]) for r in listed] == [("p0", 0)]
     assert "key" in listed[0]["state"] and forced.stats.changed == 0
     assert moto_backend.client().scan(TableName=name)["Items"] == []
+
+
+# --- 9: messages that name what they are about -------------------------------------------------
+
+
+def test_a_dangling_link_as_journal_directory_says_so(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    name, before = _table(moto_backend, items=2)
+    link = tmp_path / "journals"
+    link.symlink_to(tmp_path / "gone")
+    session = Session(
+        make_client(endpoint_url=moto_backend.endpoint_url, credentials=("t", "t")),
+        settings=Settings(journal_dir=str(link)),
+    )
+    session.assume_yes = True
+    with pytest.raises(DynosqlError) as err:
+        session.execute(f"UPDATE {name} SET n = 7 WHERE pk = 'p0' AND sk = 0").all()
+    message = str(err.value)
+    assert "File exists" not in message
+    assert f"{link} is a symbolic link to {tmp_path / 'gone'}, which does not exist" in message
+    assert _scan(moto_backend, name) == before
+
+
+def test_undo_options_before_the_word_and_its_help(moto_backend: Backend, tmp_path: Path) -> None:
+    name, before = _table(moto_backend, items=4)
+    journal = tmp_path / "j.jsonl"
+    sql = f"UPDATE {name} SET n = n + 1 WHERE n >= 0"
+    assert (
+        _cli(moto_backend, tmp_path, "--yes", "--journal", str(journal), "-e", sql).returncode == 0
+    )
+    lines = journal.read_text().splitlines()
+    del lines[2]  # damage: a line missing
+    journal.write_text("\n".join(lines) + "\n")
+    run = _cli(moto_backend, tmp_path, "--force-damaged", "--yes", "undo", str(journal))
+    assert run.returncode == 0, run.stderr
+    assert "warning: the journal is damaged" in run.stderr
+    assert _scan(moto_backend, name) == before
+    helped = run_cli("undo", "--help", env=cli_env(tmp_path))
+    assert helped.returncode == 0 and helped.stderr == ""
+    assert helped.stdout.startswith("usage: dynosql undo")
+    assert "--force-damaged" in helped.stdout and "--last" in helped.stdout
+
+
+def test_set_read_only_on_turns_it_on_and_never_off(moto_backend: Backend, tmp_path: Path) -> None:
+    name, before = _table(moto_backend, items=2)
+    session = _session(moto_backend, tmp_path)
+    session.execute("SET read_only = on").all()
+    with pytest.raises(DynosqlError, match="^refused: read_only is on"):
+        session.execute(f"UPDATE {name} SET n = 7 WHERE pk = 'p0' AND sk = 0").all()
+    with pytest.raises(DynosqlError, match="cannot turn it off"):
+        session.execute("SET read_only = off").all()
+    assert _scan(moto_backend, name) == before

@@ -393,7 +393,7 @@ def test_read_only_refuses_before_any_request(backend: Backend, tmp_path: Path) 
         with pytest.raises(GuardError, match="^refused: read_only is on"):
             session.execute(sql)
     assert client.calls == []
-    with pytest.raises(SettingError, match="read when dynosql starts"):
+    with pytest.raises(SettingError, match="cannot turn it off"):
         session.set("read_only", "off")  # a script cannot switch the guard off
 
 

@@ -103,6 +103,29 @@ def refused_number(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]
     return None
 
 
+def missing_read(
+    item: dict[str, Any], assignments: tuple[ast.Assignment, ...]
+) -> tuple[ast.Assignment, ast.Path] | None:
+    """The first SET whose value reads a path `item` lacks (outside ``if_not_exists``), and
+    that path: DynamoDB refuses such a write. None when every path it reads is there."""
+    for a in assignments:
+        if a.action != "set":
+            continue
+        for path in paths_read(a.value):
+            if resolve(item, path) is MISSING:
+                return a, path
+    return None
+
+
+def paths_read(operand: Any) -> list[ast.Path]:
+    """The paths a SET value needs present (``if_not_exists`` makes its own optional)."""
+    if isinstance(operand, ast.Path):
+        return [operand]
+    if isinstance(operand, ast.ListAppend | ast.Arith):
+        return paths_read(operand.left) + paths_read(operand.right)
+    return []
+
+
 def _removal_order(elements: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((1, e) if isinstance(e, int) else (0, 0) for e in elements)
 

@@ -13,17 +13,25 @@ import decimal
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from dynosql import guards
+from dynosql import guards, values
 from dynosql.dynamo.writer import Outcome, put_requests, write_item
-from dynosql.errors import ConditionError, DynosqlError, PlanError
+from dynosql.errors import LACKS_ATTRIBUTE, ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.evaluate.predicate import resolve
-from dynosql.evaluate.update import UpdateFailed, apply_update, modified, refused_number
+from dynosql.evaluate.update import (
+    UpdateFailed,
+    apply_update,
+    missing_read,
+    modified,
+    paths_read,
+    refused_number,
+)
 from dynosql.guards import Effects
 from dynosql.journal import Images, Journal, WriteAhead, refusal
 from dynosql.plan import cost
 from dynosql.plan.port import Writes
 from dynosql.plan.write import (
+    MAX_ITEM_BYTES,
     WriteOptions,
     WritePlan,
     check_item,
@@ -113,7 +121,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     returning = getattr(statement, "returning", None)
     targets = list(_targets(ctx, plan, stats))
     stats.matched = len(targets)
-    _refuse_unstorable_numbers(statement, plan, targets)
+    _refuse_before_writing(statement, plan, targets)
     if not guards.dry_run(ctx) and read_decides(plan):
         guards.confirm_writes(ctx, question(plan, len(targets)), len(targets), why is not None)
     if guards.dry_run(ctx) or not targets:
@@ -122,6 +130,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
             return _returned(plan, returning, [], stats)  # matched nothing: no rows, not a status
         return Result.status(stats.footer(False), stats, plan.warnings)
     images: list[dict[str, Any]] = []
+    emptied: dict[str, dict[str, int]] = {}  # SET p = {} over a set: path -> set type -> items
     journal = ctx.open_journal(plan.table.name)
     ctx.last_write = stats
     try:
@@ -134,7 +143,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
                 tables=[plan.table],
             )
             stats.journal = str(journal.path)
-        _send(ctx, plan, statement, targets, stats, journal, images, returning)
+        _send(ctx, plan, statement, targets, stats, journal, images, returning, emptied)
     except DynosqlError as err:
         raise type(err)(f"{err.message} ({_so_far(stats)})", err.line, err.col) from err
     finally:
@@ -151,38 +160,122 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
             f"{stats.skipped:,} row{'s' if stats.skipped != 1 else ''} already exist{'s' if stats.skipped == 1 else ''} "
             f"(not overwritten; ON CONFLICT DO NOTHING skips them quietly): {_so_far(stats)}"
         )
+    said = [*plan.warnings, *_emptied_notes(emptied)]
     if returning is not None:
-        return _returned(plan, returning, images, stats)
-    return Result.status(stats.footer(False), stats, plan.warnings)
+        return _returned(plan, returning, images, stats, said)
+    return Result.status(stats.footer(False), stats, said)
 
 
-def _refuse_unstorable_numbers(
+def _refuse_before_writing(
     statement: ast.Write, plan: WritePlan, targets: list[dict[str, Any]]
 ) -> None:
-    """An UPDATE whose arithmetic gives, on an item read, a number DynamoDB cannot store
-    (``v = v + 1E-36`` on 100: 39 digits) is refused before its first write, on every backend:
-    DynamoDB refuses such a write, moto rounds it and dynalite stores it. Its operands are
-    known wherever the UPDATE reads what it writes (a guarded UPDATE reads them whole)."""
-    if not isinstance(statement, ast.Update) or not plan.guards:
+    """An UPDATE DynamoDB would refuse on an item it read is refused before its first write, on
+    every backend, naming the item: arithmetic giving a number DynamoDB cannot store (``v = v +
+    1E-36`` on 100: DynamoDB refuses it, moto rounds it, dynalite stores it), a path the SET
+    reads that items lack (refused item by item, the statement would stop half done), an item
+    the UPDATE would take past 400 KB. What an item holds is known where the UPDATE reads it
+    whole, or reads what it writes (a guarded UPDATE)."""
+    if not isinstance(statement, ast.Update) or not (plan.guards or plan.whole_items):
         return
     assignments = normalize(statement.assignments)
+    read = {str(g.root) for g in plan.guards}
+    missing: list[tuple[dict[str, Any], ast.Assignment, ast.Path]] = []
     for target in targets:
         why = refused_number(target, assignments)
         if why is not None:
-            key = ", ".join(f"{k} = {show_value(target[k])}" for k in plan.table.keys.names)
-            raise WriteError(f"UPDATE {plan.table.name} ({key}): {why} (nothing was written)")
+            raise WriteError(
+                f"UPDATE {plan.table.name} ({key_text(plan, target)}): {why} (nothing was written)"
+            )
+        found = missing_read(target, assignments)
+        if found is not None and (plan.whole_items or str(found[1].root) in read):
+            missing.append((target, *found))
+        elif plan.whole_items:
+            size = _size_after(target, assignments)
+            if size > MAX_ITEM_BYTES:
+                raise WriteError(
+                    f"UPDATE {plan.table.name} ({key_text(plan, target)}): the item would be "
+                    f"{size:,} bytes, over DynamoDB's 400 KB item limit (nothing was written)"
+                )
+    if missing:
+        target, assignment, path = missing[0]
+        raise WriteError(
+            f"UPDATE {plan.table.name}: {path.text} is missing in {len(missing):,} of the "
+            f"{len(targets):,} item(s) it matches (the first: {key_text(plan, target)}), and SET "
+            f"{assignment.path.text} reads it: DynamoDB refuses such a write "
+            f"({_default_hint(assignment, path)}); nothing was written"
+        )
+
+
+_SETS = {"SS": "string set", "NS": "number set", "BS": "binary set"}
+
+
+def _count_emptied(
+    assignments: tuple[ast.Assignment, ...],
+    old: dict[str, Any] | None,
+    emptied: dict[str, dict[str, int]],
+) -> None:
+    """Count each ``SET p = {}`` (the empty map) that replaced a set: said after the write."""
+    for a in assignments:
+        if a.action == "set" and isinstance(a.value, ast.Literal) and a.value.value == {}:
+            code = None if old is None else values.type_of(resolve(old, a.path))
+            kind = _SETS.get(code or "")
+            if kind is not None:
+                counts = emptied.setdefault(a.path.text, {})
+                counts[kind] = counts.get(kind, 0) + 1
+
+
+def _emptied_notes(emptied: dict[str, dict[str, int]]) -> list[str]:
+    return [
+        f"SET {path} = {{}} made {path} an empty map in {n:,} item(s) where it was a {kind}: "
+        f"{{}} is the empty map, as in PartiQL (DynamoDB has no empty set; REMOVE {path} "
+        "removes the attribute)"
+        for path, kinds in emptied.items()
+        for kind, n in kinds.items()
+    ]
+
+
+def _size_after(item: dict[str, Any], assignments: tuple[ast.Assignment, ...]) -> int:
+    try:
+        return values.item_size(apply_update(item, assignments))
+    except UpdateFailed:
+        return 0  # DynamoDB refuses it for another reason: said where it is sent
+
+
+def _default_hint(assignment: ast.Assignment, path: ast.Path) -> str:
+    """How the SET can give a missing attribute a starting value."""
+    value = assignment.value
+    if isinstance(value, ast.Arith) and value.left == path:
+        right = value.right
+        shown = values.format_number(right.value) if _is_number(right) else "…"
+        return f"if_not_exists({path.text}, 0) {value.op} {shown} starts a missing number at 0"
+    if isinstance(value, ast.ListAppend):
+        return f"list_append(if_not_exists({path.text}, []), …) starts a missing list empty"
+    return f"if_not_exists({path.text}, …) gives a missing value a default"
+
+
+def _is_number(operand: Any) -> bool:
+    return isinstance(operand, ast.Literal) and values.type_of(operand.value) == "N"
+
+
+def key_text(plan: WritePlan, item: dict[str, Any]) -> str:
+    """An item's key as messages name it: ``pk = "a", sk = 1``."""
+    return ", ".join(f"{k} = {show_value(item[k])}" for k in plan.table.keys.names if k in item)
 
 
 def _returned(
-    plan: WritePlan, returning: ast.Returning, rows: list[dict[str, Any]], stats: WriteStats
+    plan: WritePlan,
+    returning: ast.Returning,
+    rows: list[dict[str, Any]],
+    stats: WriteStats,
+    warnings: list[str] | None = None,
 ) -> Result:
     """RETURNING's rows: the images written (or deleted), or the columns named; none when
     nothing matched."""
     if returning.columns is not None:
         names = [c.name for c in returning.columns]
-        return Result(names, iter(rows), stats, list(plan.warnings))
+        return Result(names, iter(rows), stats, list(warnings or plan.warnings))
     keys = [] if returning.modified else list(plan.table.keys.names)  # MODIFIED: no keys
-    result = Result(keys, iter(rows), stats, list(plan.warnings))
+    result = Result(keys, iter(rows), stats, list(warnings or plan.warnings))
     result.open_columns = True
     return result
 
@@ -260,6 +353,7 @@ def _send(
     journal: Journal | None,
     images: list[dict[str, Any]],
     returning: ast.Returning | None,
+    emptied: dict[str, dict[str, int]],
 ) -> None:
     if plan.operation == "BatchWriteItem":
         ctx.port.write_batches(plan.table.name, put_requests(targets), stats)
@@ -278,6 +372,7 @@ def _send(
                 stats.skipped += 1
             return
         stats.changed += 1
+        _count_emptied(assignments, outcome.old, emptied)
         key = plan.key_of(outcome.target)
         if outcome.uncertain:
             stats.uncertain += 1  # its intent stays unanswered: undo lists it, never guesses
@@ -303,7 +398,12 @@ def _send(
 
     def write_one(target: dict[str, Any]) -> Outcome:
         if journal is None or ahead is None:
-            return write(writer, plan, assignments, target)
+            try:
+                return write(writer, plan, assignments, target)
+            except DynosqlError as err:
+                if refusal(err) is None:
+                    raise
+                raise _naming(err, plan, assignments, target) from err
         ahead.start(target)
         try:
             return write(writer, plan, assignments, target)
@@ -311,6 +411,7 @@ def _send(
             why = refusal(err)  # DynamoDB said no: not applied (else: outcome unknown)
             if why is not None:
                 journal.refused(plan.table.name, plan.key_of(target), why)
+                raise _naming(err, plan, assignments, target) from err
             raise
 
     try:
@@ -318,6 +419,22 @@ def _send(
     finally:
         if ahead is not None:
             ahead.close()  # intents of writes never started: not sent
+
+
+def _naming(
+    err: DynosqlError, plan: WritePlan, assignments: tuple[ast.Assignment, ...], target: Any
+) -> DynosqlError:
+    """A write DynamoDB refused, its message naming the item (and, when it lacked an attribute
+    the SET reads, the attributes that SET reads)."""
+    key = key_text(plan, plan.key_of(target))
+    message = err.message
+    if LACKS_ATTRIBUTE in message:
+        reads = dict.fromkeys(p.text for a in assignments for p in paths_read(a.value))
+        message = message.replace(
+            LACKS_ATTRIBUTE,
+            f"the item lacks {' or '.join(reads) or 'an attribute'}, which the SET reads",
+        )
+    return type(err)(f"{message} (item {key})", err.line, err.col)
 
 
 def _images_of(
