@@ -719,7 +719,7 @@ def speed_figures(url: str, runs: int, table: str) -> dict:
 
     # --local: start-up with the direct load, and with BatchWriteItem over HTTP as before
     from dynosql.dynamo import loader
-    from dynosql.dynamo.embedded import LocalDynamo
+    from dynosql.local.embedded import LocalDynamo
 
     def local(direct: bool) -> float:
         started = time.perf_counter()
@@ -757,7 +757,7 @@ def moto_reads(runs: int, items: int = 5000) -> dict[str, float]:
     the key (wall time: moto serves from this process)."""
     import collections
 
-    from dynosql.dynamo.embedded import LocalDynamo
+    from dynosql.local.embedded import LocalDynamo
     from dynosql.session import Session
 
     with LocalDynamo() as dynamo:

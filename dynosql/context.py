@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 from dynosql import guards
 from dynosql.entities.catalog import Entities
 from dynosql.errors import DynosqlError, GuardError
-from dynosql.evaluate import count_groups
+from dynosql.evaluate import count_groups, reads
 from dynosql.evaluate.aggregate import collect_aggregates, count_group, group
 from dynosql.evaluate.pipeline import aggregate_rows, select_rows
+from dynosql.evaluate.reads import FirstPage
 from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_SORT_KEYS, Observed, Partition
 from dynosql.plan.planner import Options, plan_full_scan
-from dynosql.plan.port import Capabilities, FirstPage, Ledger, Port
+from dynosql.plan.port import Capabilities, Ledger, Port
 from dynosql.plan.schema import TableInfo
 from dynosql.result import ProgressSink, Result, Stats, format_capacity
 from dynosql.settings import Settings
@@ -166,16 +167,19 @@ class Context:
     def read(
         self, plan: Plan, stats: Stats, first_page: FirstPage | None = None
     ) -> Iterator[dict[str, Any]]:
-        """Every item `plan` reads that passes its client-side checks. `first_page`: see
-        `Executor.items` (a Scan's first page, whole, for the hints)."""
-        items = self.port.items(plan, stats, first_page)
+        """Every item `plan` reads that passes its client-side checks (`evaluate.reads`).
+        `first_page`: sees a Scan's first page, read whole for the hints (`Port.pages`)."""
+        pages = self.port.pages(plan, stats, whole_first=first_page is not None)
+        items = reads.rows(pages, plan.statement.where, _once_by(plan), first_page)
         yield from (items if plan.whole_partition is None else self._observing(plan, items, stats))
         if plan.then is not None:  # reached only when the rows fell short of LIMIT
-            yield from self.port.items(plan.then, stats)
+            then = self.port.pages(plan.then, stats)
+            yield from reads.rows(then, plan.then.statement.where, _once_by(plan.then))
 
     def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
         """The item count of a Select=COUNT plan."""
-        count = self.port.count(plan, stats, first_page)
+        pages = self.port.count_pages(plan, stats, whole_first=first_page is not None)
+        count = reads.count(pages, plan.statement.where, first_page)
         if plan.whole_partition is not None:
             self._observe(plan, stats, None)
         return count
@@ -210,7 +214,7 @@ class Context:
 
     def pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
         """The plan's pages tagged with their segment (sampling)."""
-        yield from self.port.segment_pages(plan, stats)
+        yield from reads.sampled(self.port.segment_pages(plan, stats))
 
     def read_wire_pages(
         self,
@@ -253,7 +257,7 @@ class Context:
         else:
             yield from select_rows(
                 statement,
-                plan.table,
+                plan.table.keys.names,
                 self.read(plan, stats, first_page),
                 plan.sort,
                 notes,
@@ -316,3 +320,8 @@ class Context:
         """Say `text` now, through the front door (stderr, the REPL's screen)."""
         if self.doors.notice is not None:
             self.doors.notice(text)
+
+
+def _once_by(plan: Plan) -> tuple[str, ...] | None:
+    """The key names by which an item two of the plan's requests read is kept once."""
+    return plan.table.keys.names if plan.dedupe else None

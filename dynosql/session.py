@@ -31,11 +31,12 @@ from dynosql.result import ProgressSink, Result
 from dynosql.settings import Settings
 from dynosql.sql import ast, parse_script
 from dynosql.sql.bind import bind, parse_param
+from dynosql.sql.spelling import closest
 from dynosql.statements import kind_for, kind_of
 
 if TYPE_CHECKING:
-    from dynosql.dynamo.embedded import LocalDynamo
     from dynosql.entities.model import Entity
+    from dynosql.local.embedded import LocalDynamo
     from dynosql.result import WriteStats
 
 T = TypeVar("T")
@@ -100,6 +101,7 @@ class Session:
             sleep=sleep,
             progress=lambda: doors.progress,
             may_sample=lambda: not settings.fail_on_scan,
+            suggest=closest,
         )
         self.context = Context(
             self.port, settings, doors=doors, cancelled=cancelled, run=self.run_statement
@@ -112,7 +114,7 @@ class Session:
         """A session on the embedded DynamoDB (moto, in-process), loaded with the examples; its
         exports go to the embedded S3 unless export_s3 says otherwise (--engine export works
         with no setup)."""
-        from dynosql.dynamo.embedded import start_local
+        from dynosql.local.embedded import start_local
 
         server = start_local(load_examples=load_examples)
         session = cls(server.client(), capabilities=EMBEDDED, **kwargs)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import math
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from decimal import Decimal
@@ -396,3 +397,35 @@ def value_size(value: Any) -> int:
 def item_size(item: Mapping[str, Any]) -> int:
     """An item's size as DynamoDB bills it: attribute names plus values, in bytes."""
     return sum(len(name.encode("utf-8")) + value_size(v) for name, v in item.items())
+
+
+def key_tuple(item: Mapping[str, Any], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """An item's key (the values of `names`), hashable: two spellings of a number are one."""
+    return tuple(hashable(item.get(n, MISSING)) for n in names)
+
+
+# --- capacity units of a size: DynamoDB's rounding (plan.cost builds the cost model on them) ---
+
+READ_UNIT_BYTES = 4096
+WRITE_UNIT_BYTES = 1024
+TRANSACTION_FACTOR = 2
+
+
+def read_units(size: float, consistent: bool = False) -> Decimal:
+    """RCU for reading `size` bytes billed as one unit (an item, or a Query/Scan page)."""
+    units = Decimal(max(1, math.ceil(size / READ_UNIT_BYTES)))
+    return units if consistent else units / 2
+
+
+def transactional_read_units(size: int | None) -> Decimal:
+    """TransactGetItems: a strongly consistent read, twice (missing items included)."""
+    return read_units(size or 0, consistent=True) * TRANSACTION_FACTOR
+
+
+def write_units(size: float, transactional: bool = False) -> Decimal:
+    """WCU for writing one item of `size` bytes: 1 KB units, rounded up per item, at least one;
+    a transactional write costs twice. For an update pass the larger of the old and new
+    image's size; for a delete, the deleted item's size. A write whose condition fails is
+    billed the same (DynamoDB did the work)."""
+    units = Decimal(max(1, math.ceil(size / WRITE_UNIT_BYTES)))
+    return units * TRANSACTION_FACTOR if transactional else units

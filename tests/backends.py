@@ -1,6 +1,6 @@
 """The three DynamoDB servers the execution tests run against.
 
-- ``moto``: a :class:`dynosql.dynamo.embedded.LocalDynamo` in this process (its own moto account, so it
+- ``moto``: a :class:`dynosql.local.embedded.LocalDynamo` in this process (its own moto account, so it
   shares no tables with other servers started by the tests).
 - ``dynalite``: the npm package (pinned in package.json, installed by ``npm ci``), a separate
   DynamoDB implementation that validates and computes capacity like AWS.
@@ -32,7 +32,7 @@ from typing import Any
 from client_pool import POOL
 
 from dynosql.dynamo import loader
-from dynosql.dynamo.embedded import LocalDynamo
+from dynosql.local.embedded import LocalDynamo
 
 ROOT = Path(__file__).resolve().parent.parent
 DYNALITE_CLI = ROOT / "node_modules" / "dynalite" / "cli.js"

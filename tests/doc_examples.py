@@ -314,7 +314,7 @@ def _swapped_environment(env: dict[str, str], cwd: Path) -> Iterator[None]:
 def local_server() -> Iterator[Any]:
     """An embedded server started as ``--local`` starts it: the example tables, each filled
     when a request first names it, and an S3 bucket for exports."""
-    from dynosql.dynamo import embedded
+    from dynosql.local import embedded
 
     server = embedded.start_local()
     try:
@@ -327,7 +327,7 @@ def local_server() -> Iterator[Any]:
 def page_server(workdir: Path, server: Any) -> Iterator[Page]:
     """One page's run on `server`: every ``--local`` of the page (``dynosql --local``,
     ``Session.local()``) reaches it instead of starting a server of its own."""
-    from dynosql.dynamo import embedded
+    from dynosql.local import embedded
 
     real_start, real_stop = embedded.start_local, server.stop
     embedded.start_local = lambda **_: server

@@ -2,7 +2,9 @@
 
 - The import graph of dynosql has no cycle, counting every import: inside functions and
   under ``if TYPE_CHECKING:`` too (a type-only circle is still a circle in the design).
-- Only the AWS edge (dynosql/dynamo) imports boto3, botocore or moto.
+- Only the AWS edge (dynosql/dynamo) and the embedded server beside it (dynosql/local) import
+  boto3, botocore or moto, send AWS requests or sleep; the edge imports nothing above it.
+- plan/ and evaluate/ import in one direction only (plan uses evaluate).
 - The front doors (cli.py, repl/, the DB-API driver dbapi/ and the SQLAlchemy dialect sqla/)
   never touch a client: every DynamoDB call goes through
   `Session`. Statement kinds never import the Session: they receive a `Context`.
@@ -74,6 +76,14 @@ def _graph() -> dict[str, set[str]]:
     return graph
 
 
+EDGE = (PACKAGE / "dynamo", PACKAGE / "local")
+_CLIENT = re.compile(r"client|\bs3\b|\bathena\b|\bdynamodb\b")
+
+
+def _outside_the_edge() -> list[Path]:
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if not any(e in p.parents for e in EDGE)]
+
+
 def test_the_import_graph_has_no_cycle():
     graph = _graph()
     # a package's __init__ importing its own submodules is not a cycle of the flow
@@ -109,21 +119,65 @@ def _front_doors() -> list[Path]:
 
 
 def test_only_the_aws_edge_imports_boto3_botocore_or_moto():
-    edge = PACKAGE / "dynamo"
     found = {}
-    for path in PACKAGE.rglob("*.py"):
+    for path in _outside_the_edge():
         outside = {m for m in _imports(path) if m.split(".")[0] in ("boto3", "botocore", "moto")}
-        if outside and edge not in path.parents:
+        if outside:
             found[str(path.relative_to(PACKAGE))] = sorted(outside)
     assert found == {}
 
 
-EDGE = (PACKAGE / "dynamo",)
-_CLIENT = re.compile(r"client|\bs3\b|\bathena\b|\bdynamodb\b")
+# what the edge may import of dynosql: the plan it runs and the port's own types, values,
+# errors, results, settings; never the SQL tree, the evaluator, the journal, a kind or the
+# session (the adapter returns items and capacity: what they mean is decided above it)
+EDGE_MAY_IMPORT = (
+    "dynosql.dynamo",
+    "dynosql.plan.model",
+    "dynosql.plan.port",
+    "dynosql.plan.schema",
+    "dynosql.plan.cost",
+    "dynosql.plan.ddl",
+    "dynosql.values",
+    "dynosql.errors",
+    "dynosql.result",
+    "dynosql.settings",
+    "dynosql.user_cache",
+    "dynosql.examples",
+)
 
 
-def _outside_the_edge() -> list[Path]:
-    return [p for p in sorted(PACKAGE.rglob("*.py")) if not any(e in p.parents for e in EDGE)]
+def _dynosql_imports(path: Path) -> set[str]:
+    return {m for m in _imports(path) if m == "dynosql" or m.startswith("dynosql.")}
+
+
+def test_the_edge_depends_on_nothing_above_it():
+    found = {
+        str(path.relative_to(PACKAGE)): sorted(
+            m
+            for m in _dynosql_imports(path)
+            if not any(m == a or m.startswith(a + ".") for a in EDGE_MAY_IMPORT)
+            and m not in ("dynosql", "dynosql.plan")  # `from dynosql import values`
+        )
+        for path in sorted((PACKAGE / "dynamo").rglob("*.py"))
+    }
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_the_embedded_server_stands_beside_the_edge():
+    """dynosql/local (moto, metered) uses the edge's pieces, never the other way round, and
+    knows nothing of statements, sessions or the evaluator."""
+    above = ("dynosql.statements", "dynosql.session", "dynosql.context", "dynosql.evaluate")
+    for path in sorted((PACKAGE / "dynamo").rglob("*.py")):
+        assert not {m for m in _imports(path) if m.startswith("dynosql.local")}, path
+    for path in sorted((PACKAGE / "local").rglob("*.py")):
+        assert not {m for m in _imports(path) if m.startswith(above)}, path
+
+
+def test_plan_and_evaluate_import_in_one_direction():
+    """The planner uses the evaluator (constant folding, aggregates, a sample's statistics);
+    the evaluator takes what it needs as arguments and imports nothing of plan/."""
+    for path in sorted((PACKAGE / "evaluate").rglob("*.py")):
+        assert not {m for m in _imports(path) if m.startswith("dynosql.plan")}, path
 
 
 @cache

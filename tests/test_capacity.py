@@ -1,4 +1,4 @@
-"""The embedded backend's ConsumedCapacity (dynosql.dynamo.metering) is DynamoDB's.
+"""The embedded backend's ConsumedCapacity (dynosql.local.metering) is DynamoDB's.
 
 A corpus of statements over a table of mixed item sizes (tiny items and ~10 KB ones), with a
 GSI of each projection (ALL, KEYS_ONLY, INCLUDE) and a KEYS_ONLY LSI, runs statement by
@@ -136,7 +136,7 @@ DEPARTURES: list[tuple[str, tuple[Decimal, Decimal], tuple[Decimal, Decimal]]] =
     # the item does not exist (developerguide/WorkingWithItems.html#WorkingWithItems.
     # ConditionalWrites.ReturnConsumedCapacity); DynamoDB Local's error answer (as AWS's)
     # carries no ConsumedCapacity, so the ledger cannot count it there. (The embedded server
-    # sends its figure in a header of its own: dynosql/dynamo/metering.py.)
+    # sends its figure in a header of its own: dynosql/local/metering.py.)
     (
         "DELETE FROM {t} WHERE pk = 'A' AND sk = 'nothing'",
         (Decimal(0), Decimal(1)),

@@ -1001,7 +1001,7 @@ def check_remote_run(run: Run, table: str, backend_name: str) -> None:
     assert str(BIG) in run.stdout and "naïve ☃" in run.stdout
     assert {"table": table} in tables
     # every backend reports real capacity: no "~ … est." label (the embedded moto server
-    # computes it by DynamoDB's rules, dynosql.dynamo.metering)
+    # computes it by DynamoDB's rules, dynosql.local.metering)
     footer = next(line for line in run.err_lines if "GetItem" in line)
     capacity = r"\d+(\.\d+)? RCU"
     # the item read whole: its DynamoDB size (names, a 38-digit number, UTF-8, a set) is shown

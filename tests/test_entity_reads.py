@@ -20,7 +20,6 @@ from dynosql.entities.read import rewrite_select
 from dynosql.evaluate.aggregate import group
 from dynosql.evaluate.pipeline import aggregate_rows, select_rows
 from dynosql.evaluate.predicate import matches
-from dynosql.plan.schema import KeySchema, TableInfo
 from dynosql.session import Session
 from dynosql.sql import ast, parse
 
@@ -55,8 +54,7 @@ def oracle(sql: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = [r for r in rows if matches(statement.where, r)]
     if statement.is_aggregate:
         return list(aggregate_rows(statement, group(statement, rows, None, None)))
-    names = KeySchema(entity.columns[0], "S")
-    return list(select_rows(statement, TableInfo(entity.table, names), rows, statement.order_by))
+    return list(select_rows(statement, (entity.columns[0],), rows, statement.order_by))
 
 
 def _key(row: dict[str, Any]) -> str:

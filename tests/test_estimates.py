@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from dynosql.plan import Options, plan_select
-from dynosql.plan.cost import read_units, scan_estimate
+from dynosql.plan.cost import scan_estimate
 from dynosql.plan.schema import table_info
 from dynosql.sql import parse
+from dynosql.values import read_units
 
 
 def _table(items: int, size_bytes: int) -> dict[str, object]:

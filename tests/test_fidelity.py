@@ -368,7 +368,7 @@ def test_exact_update_arithmetic_refuses_what_dynamodb_cannot_store() -> None:
 def test_the_embedded_server_keeps_its_tracebacks_to_itself(capfd) -> None:
     """moto fails on some valid requests with an HTML 500 page, and werkzeug printed the
     ~80-line traceback to stderr (an item holding 1E-130 did it). Kept, never printed."""
-    from dynosql.dynamo.embedded import LocalDynamo
+    from dynosql.local.embedded import LocalDynamo
 
     with LocalDynamo() as local:
         client = local.client(retries={"max_attempts": 1})
@@ -395,7 +395,7 @@ def test_the_embedded_server_keeps_its_tracebacks_to_itself(capfd) -> None:
 
 @pytest.fixture
 def embedded_session() -> Any:
-    from dynosql.dynamo.embedded import LocalDynamo
+    from dynosql.local.embedded import LocalDynamo
 
     with LocalDynamo() as local:
         session = Session(local.client())

@@ -244,7 +244,7 @@ def test_units_equal_the_servers_consumed_capacity(
     and ITEM_RCU('strong') equal a GetItem's ConsumedCapacity, ITEM_RCU('transactional') a
     TransactGetItems', ITEM_WCU() a PutItem's rewriting the same item (the larger of the old
     and new image: the same size). On moto the figures are the embedded backend's metering
-    (dynosql.dynamo.metering, sizing the wire form); on DynamoDB Local, AWS's own."""
+    (dynosql.local.metering, sizing the wire form); on DynamoDB Local, AWS's own."""
     backend: Backend = request.getfixturevalue(f"{server}_backend")
     name = unique_name("iszc")
     backend.create_keyed_table(name, sk=("sk", "S"))

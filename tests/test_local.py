@@ -1,4 +1,4 @@
-"""The embedded backend (dynosql.dynamo.embedded) and the example datasets (dynosql.examples.datasets)."""
+"""The embedded backend (dynosql.local.embedded) and the example datasets (dynosql.examples.datasets)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from backends import Backend
 
 from dynosql.dynamo import loader
-from dynosql.dynamo.embedded import LocalDynamo, start_local
 from dynosql.examples.datasets import DATASETS
+from dynosql.local.embedded import LocalDynamo, start_local
 from dynosql.values import SET_TYPES, decode_item, encode_item, item_size
 
 EXPECTED_COUNTS = {"drive": 675, "audit": 1000, "sensors": 1300, "tenants": 479, "usage": 300}
@@ -218,7 +218,7 @@ def test_items_put_directly_read_back_as_items_written_by_batch_write_item(
 
 
 def test_importing_local_does_not_import_boto3_or_moto() -> None:
-    code = "import sys, dynosql.dynamo.embedded, dynosql.examples.datasets; print(sorted(m for m in ('boto3', 'botocore', 'moto') if m in sys.modules))"
+    code = "import sys, dynosql.local.embedded, dynosql.examples.datasets; print(sorted(m for m in ('boto3', 'botocore', 'moto') if m in sys.modules))"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout

@@ -1,5 +1,5 @@
 """The embedded server's direct answers to item reads equal what moto's serializer writes
-(dynosql/dynamo/moto_answers.py): every operation, every DynamoDB type, empty and missing."""
+(dynosql/local/moto_answers.py): every operation, every DynamoDB type, empty and missing."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from backends import unique_name
 
-from dynosql.dynamo import moto_answers
-from dynosql.dynamo.embedded import LocalDynamo
+from dynosql.local import moto_answers
+from dynosql.local.embedded import LocalDynamo
 from dynosql.values import BinarySet, NumberSet, StringSet
 
 ITEMS = [

@@ -1,4 +1,4 @@
-"""moto's Scan and Query made cheaper in the embedded server (dynosql/dynamo/moto_reads.py): the
+"""moto's Scan and Query made cheaper in the embedded server (dynosql/local/moto_reads.py): the
 same items in the same order, and nothing stored ever changed by a read."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from backends import Backend, unique_name
 
-from dynosql.dynamo.embedded import LocalDynamo
-from dynosql.dynamo.moto_reads import REPLACED, _all_items
 from dynosql.dynamo.wiresize import item_size
+from dynosql.local.embedded import LocalDynamo
+from dynosql.local.moto_reads import REPLACED, _all_items
 
 
 @pytest.mark.parametrize(

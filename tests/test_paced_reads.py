@@ -18,15 +18,10 @@ from typing import Any
 import pytest
 
 from dynosql.dynamo import budget
-from dynosql.plan.cost import (
-    PACED_PAGE_UNITS,
-    READ_UNIT_BYTES,
-    paced_page_items,
-    paced_page_units,
-    read_units,
-)
+from dynosql.plan.cost import PACED_PAGE_UNITS, paced_page_items, paced_page_units
 from dynosql.session import Session
 from dynosql.settings import Settings
+from dynosql.values import READ_UNIT_BYTES, read_units
 
 
 class _Ahead:

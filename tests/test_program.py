@@ -297,7 +297,7 @@ def _ours(session: Session, plan: Any) -> list[dict[str, Any]]:
         groups = sampled_groups(statement, pages, plan.sample)
         return list(aggregate_rows(with_intervals(statement), groups))
     items = (item for _i, _n, page in pages for item in page)
-    return list(select_rows(statement, plan.table, items, plan.sort))
+    return list(select_rows(statement, plan.table.keys.names, items, plan.sort))
 
 
 def _one_stream(plan: Any) -> bool:

@@ -34,10 +34,11 @@ from dynosql.dynamo.retry import (
     TRANSIENT_TRIES,
     RetryPolicy,
 )
-from dynosql.dynamo.writer import Outcome, Writer
+from dynosql.dynamo.writer import Writer
 from dynosql.errors import DynosqlError, ExecutionError
 from dynosql.result import WriteStats
 from dynosql.session import Settings
+from dynosql.statements.write_one import Outcome
 
 # --- the policy on its own --------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ def test_segments_hand_over_pages(table, monkeypatch, sql):
         assert all(isinstance(counts, Counter) for counts in handed)
         assert sum(n for counts in handed for n in counts.values()) == ITEMS
     else:
-        assert sum(len(page) for page in handed) == ITEMS
+        assert sum(len(page.items) for page in handed) == ITEMS
 
 
 def test_deferred_pages_decode_as_the_others(table):

@@ -42,7 +42,7 @@ HEAVY = (
     "dynosql.repl",
     "dynosql.engines",
     "dynosql.dynamo.writer",
-    "dynosql.dynamo.embedded",
+    "dynosql.local.embedded",
     "dynosql.journal",
     "dynosql.sql.parser",
 )

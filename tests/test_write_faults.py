@@ -22,8 +22,9 @@ from journal_lines import answers
 from test_writes import _table as _scan
 
 from dynosql import values
-from dynosql.dynamo.writer import put_requests, write_batches
+from dynosql.dynamo.writer import write_batches
 from dynosql.errors import DynosqlError
+from dynosql.plan.port import put_requests
 from dynosql.result import WriteStats
 from dynosql.session import Session, Settings, make_client
 

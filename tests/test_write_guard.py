@@ -1,4 +1,4 @@
-"""Exactly once for non-idempotent UPDATEs (dynosql.dynamo.exactly_once), on dynalite and moto.
+"""Exactly once for non-idempotent UPDATEs (dynosql.statements.exactly_once), on dynalite and moto.
 
 The fault proxy forwards some UpdateItems to the server, which applies them, and then resets the
 connection instead of answering (``lost``): botocore sends the write again. Without the guard

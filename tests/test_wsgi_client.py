@@ -1,4 +1,4 @@
-"""`LocalDynamo.answer_directly` (`dynosql.dynamo.wsgi_client`): the embedded moto answering a
+"""`LocalDynamo.answer_directly` (`dynosql.local.wsgi_client`): the embedded moto answering a
 client in its own thread, without HTTP, exactly as it answers over HTTP."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from backends import unique_name
 from botocore.httpsession import URLLib3Session
 
-from dynosql.dynamo.embedded import LocalDynamo
+from dynosql.local.embedded import LocalDynamo
 from dynosql.session import Session
 
 

@@ -19,12 +19,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql.dynamo.capabilities import from_response, probe
-from dynosql.dynamo.catalog import SAMPLE_ITEMS, Catalog, describe
-from dynosql.dynamo.reader import Executor, FirstPage, Limits
+from dynosql.dynamo.catalog import Catalog, describe
+from dynosql.dynamo.reader import Executor, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep, botocore_attempts
 from dynosql.dynamo.writer import WriteLimits, Writer, write_batches
 from dynosql.errors import DynosqlError, ExecutionError, translate_error
-from dynosql.plan.port import Capabilities, Ledger, Port
+from dynosql.plan.port import SAMPLE_ITEMS, Capabilities, Ledger, Page, Port
 from dynosql.result import ProgressSink, Stats, WriteStats
 
 if TYPE_CHECKING:
@@ -45,7 +45,8 @@ _DONE_BEFORE = {"CreateTable": "ResourceInUseException", "DeleteTable": "Resourc
 class Backend(Port):
     """One session's backend: see the module's docstring. `progress` gives the front door's
     progress sink (it may change between statements); `may_sample` says whether a sample
-    page may be read (never under ``--fail-on-scan``)."""
+    page may be read (never under ``--fail-on-scan``); `suggest` gives the likely names for a
+    table name that is not there (did-you-mean)."""
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class Backend(Port):
         sleep: Sleep = time.sleep,
         progress: Callable[[], ProgressSink | None] = lambda: None,
         may_sample: Callable[[], bool] = lambda: True,
+        suggest: Callable[[str, list[str]], list[str]] = lambda _name, _names: [],
         embedded: bool = False,
     ):
         self.client = client
@@ -79,6 +81,7 @@ class Backend(Port):
             lambda name: self.sample(name, counted=False),
             self.policy,
             heard=self._heard,
+            suggest=suggest,
         )
 
     # --- what the backend is -----------------------------------------------------------------
@@ -256,18 +259,16 @@ class Backend(Port):
             ledger=ledger,
         )
 
-    def items(
-        self, plan: Plan, stats: Stats, first_page: FirstPage | None = None, progress: bool = True
-    ) -> Iterator[dict[str, Any]]:
-        return self._executor(progress, self.ledger).items(plan, stats, first_page)
+    def pages(
+        self, plan: Plan, stats: Stats, whole_first: bool = False, progress: bool = True
+    ) -> Iterator[Page]:
+        return self._executor(progress, self.ledger).pages(plan, stats, whole_first)
 
-    def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
-        return self._executor(ledger=self.ledger).count(plan, stats, first_page)
+    def count_pages(self, plan: Plan, stats: Stats, whole_first: bool = False) -> Iterator[Page]:
+        return self._executor(ledger=self.ledger).count_pages(plan, stats, whole_first)
 
-    def segment_pages(
-        self, plan: Plan, stats: Stats
-    ) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
-        return self._executor(ledger=self.ledger).tagged_pages(plan, stats)
+    def segment_pages(self, plan: Plan, stats: Stats) -> Iterator[Page]:
+        return self._executor(ledger=self.ledger).segment_pages(plan, stats)
 
     def wire_pages(
         self,

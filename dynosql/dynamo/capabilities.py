@@ -27,10 +27,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dynosql.dynamo.metering import HEADER as METERED_HEADER
 from dynosql.dynamo.retry import RetryPolicy
 from dynosql.errors import ExecutionError
 from dynosql.plan.port import DYNAMODB, EMBEDDED, MOTO, Capabilities
+
+# what the embedded server (dynosql.local) says about its answers: every answer carries
+# METERED_HEADER ("computed": its ConsumedCapacity is DynamoDB's rule, not moto's constant); a
+# failed conditional write's ConsumedCapacity (JSON) rides on FAILED_WRITE_HEADER of the error
+# answer (botocore keeps only an error's modelled fields, but hands every header on)
+METERED_HEADER = "x-dynosql-capacity"
+FAILED_WRITE_HEADER = "x-dynosql-failed-write-capacity"
 
 
 class ProjectionRefused(ExecutionError):

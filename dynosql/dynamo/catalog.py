@@ -11,8 +11,6 @@ from dynosql.dynamo.retry import RetryPolicy
 from dynosql.errors import PlanError, not_dynamodb
 from dynosql.plan.schema import TableInfo, table_info
 
-SAMPLE_ITEMS = 100
-
 
 def describe(policy: RetryPolicy, client: Any, name: str) -> dict[str, Any] | None:
     """DescribeTable now (never cached: a wait for ACTIVE polls it), through `policy`; the
@@ -44,7 +42,10 @@ class Catalog:
         sampler: Callable[[str], list[dict[str, Any]]],
         policy: Callable[[], RetryPolicy] | None = None,
         heard: Callable[[dict[str, Any]], None] | None = None,
+        suggest: Callable[[str, list[str]], list[str]] = lambda _name, _names: [],
     ):
+        # did-you-mean for an unknown table name (the session gives its one rule for names)
+        self.suggest = suggest
         self.heard = heard  # each DescribeTable answer: the session learns the backend from it
         self.sampler = sampler  # a few items of a table (Session.sample: retried, guarded)
         self.client = client
@@ -105,8 +106,6 @@ class Catalog:
         return replace(info, size_bytes=average * info.item_count)
 
     def _unknown(self, name: str) -> str:
-        from dynosql.sql.spelling import closest
-
         region = getattr(getattr(self.client, "meta", None), "region_name", None)
         where = f" in region {region}" if region else ""
         try:
@@ -114,7 +113,7 @@ class Catalog:
         except Exception:  # noqa: BLE001 - the listing only decorates the message
             return f"no table named {name}{where} (the table list could not be read either)"
         listing = ", ".join(names) if names else "none"
-        near = closest(name, names)
+        near = self.suggest(name, names)
         guess = f"; did you mean {' or '.join(near)}?" if near else ""
         return f"no table named {name}{where}{guess} (tables: {listing})"
 

@@ -1,8 +1,10 @@
 """Run a plan with boto3: pages, segments, batches, retries (dynamo.retry's policy), capacity.
 
-Items stream out lazily: a consumer that stops early (LIMIT) stops the reads. Several requests
-(IN, OR branches, parallel Scan segments) run concurrently in threads and are merged.
-Capacity is what DynamoDB reports, summed; on a backend that reports no real figure (the
+Pages stream out lazily: a consumer that stops early (LIMIT) stops the reads. Several requests
+(IN, OR branches, parallel Scan segments) run concurrently in threads and are merged. Each page
+goes out as read (`plan.port.Page`, tagged with its request): what the client must still check
+or deduplicate is `dynosql.evaluate.reads`'s, over what this returns. Capacity is what DynamoDB
+reports, summed; on a backend that reports no real figure (the
 embedded moto) it is estimated from item sizes by DynamoDB's rules and labelled so.
 """
 
@@ -32,11 +34,11 @@ from dynosql.dynamo.retry import (
     unprocessed_delay,
 )
 from dynosql.errors import ExecutionError
-from dynosql.evaluate.predicate import matches
-from dynosql.plan.cost import bytes_per_read_unit, read_units
+from dynosql.plan.cost import bytes_per_read_unit
 from dynosql.plan.model import Plan, Request
-from dynosql.plan.port import FirstPage, Ledger
+from dynosql.plan.port import Ledger, Page
 from dynosql.result import ProgressSink, Stats
+from dynosql.values import read_units
 
 SLOW_ANSWER_SECONDS = 3.0  # a terminal hears about a request that has not answered by then
 UNKNOWN_ITEM_BYTES = 4096  # item size assumed for a page's Limit when nothing is known
@@ -96,53 +98,50 @@ class Executor:
 
     # --- public ------------------------------------------------------------------------------
 
-    def items(
-        self, plan: Plan, stats: Stats, first_page: FirstPage | None = None
-    ) -> Iterator[dict[str, Any]]:
-        """Every item the plan reads that passes its client-side checks (deduplicated).
+    def pages(self, plan: Plan, stats: Stats, whole_first: bool = False) -> Iterator[Page]:
+        """The plan's pages (deduplicated and checked by the caller: `dynosql.evaluate.reads`),
+        each tagged with the request it answered, a page at a time: a list crosses from a
+        segment's thread to the consumer at the cost of one item.
 
-        `first_page`: called with every item a Scan's first page evaluated (its first segment's,
-        for a parallel Scan), before the next page is asked for. That page is sent without its
-        FilterExpression and ProjectionExpression, which change what comes back, not what is
-        evaluated or billed (Limit and the 1 MB cut count items before the filter, and a Scan is
-        billed for every item it evaluates: developerguide/Scan.html#Scan.FilterExpression and
-        #Scan.ReadCapacity); the statement's WHERE is then checked on it here. So the hints
-        learn a Scan's attribute names from its own first page, and nothing more is read."""
+        `whole_first`: a Scan's first page (its first segment's, for a parallel Scan) is sent
+        without its FilterExpression and ProjectionExpression, which change what comes back,
+        not what is evaluated or billed (Limit and the 1 MB cut count items before the filter,
+        and a Scan is billed for every item it evaluates: developerguide/Scan.html
+        #Scan.FilterExpression and #Scan.ReadCapacity), and comes back whole (`Page.whole`):
+        the hints learn a Scan's attribute names from its own first page, and nothing more is
+        read. The next page is asked for once the consumer has taken it."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
         if plan.operation == "Nothing":
             return iter(())
-        probe = _Probe(plan, first_page) if first_page is not None and plan.is_scan else None
-        streams = self._streams(plan, stats, probe)
+        whole = _FirstPage(plan) if whole_first and plan.is_scan else None
+        streams = _Streams(plan, lambda r, p: self._request_pages(plan, r, p, stats, whole))
         self.budget = self._budget(stats, len(streams))
         pages = streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
-        merged: Iterator[dict[str, Any]] = itertools.chain.from_iterable(pages)
-        if plan.dedupe:
-            merged = _dedupe(merged, plan.table.keys.names)
-        return self._final_total(merged, stats)
+        return self._final_total(pages, stats)
 
-    def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
-        """The item count of a Select=COUNT plan (`first_page`: as for `items`; that page comes
-        back whole, without Select=COUNT, and its items that pass the WHERE are counted here)."""
+    def count_pages(self, plan: Plan, stats: Stats, whole_first: bool = False) -> Iterator[Page]:
+        """A Select=COUNT plan's pages: each with DynamoDB's `Page.count`; with `whole_first`,
+        the first page as `pages` sends it (back whole, without Select=COUNT: its items are
+        counted by the caller)."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
-        probe = _Probe(plan, first_page) if first_page is not None and plan.is_scan else None
+        whole = _FirstPage(plan) if whole_first and plan.is_scan else None
 
-        def page_counts(request: Request, params: dict[str, Any]) -> Iterator[int]:
-            probing = probe is not None and probe.takes(request, params)
-            pages = self._pages(plan, request.operation, params, stats, whole_first=probing)
+        def page_counts(request: Request, params: dict[str, Any]) -> Iterator[Page]:
+            sent_whole = whole is not None and whole.takes(request, params)
+            pages = self._pages(plan, request.operation, params, stats, whole_first=sent_whole)
             for page, items, _sizes in pages:
-                if probing and probe is not None:
-                    probing = False
-                    probe.seen(items)
-                    yield sum(1 for i in items if matches(plan.statement.where, i))
+                if sent_whole:
+                    sent_whole = False
+                    yield Page(items, request.residual, whole=True)
                 else:
-                    yield page.get("Count", 0)
+                    yield Page([], request.residual, count=page.get("Count", 0))
 
         streams = _Streams(plan, page_counts)
         self.budget = self._budget(stats, len(streams))
         counts = streams[0]() if len(streams) == 1 else self._concurrent(streams)
-        return sum(self._final_total(counts, stats))
+        return self._final_total(counts, stats)
 
     def _budget(self, stats: Stats, streams: int = 1) -> ReadBudget:
         budget = ReadBudget(
@@ -174,10 +173,6 @@ class Executor:
             ) from None
 
     # --- streams -------------------------------------------------------------------------------
-
-    def _streams(self, plan: Plan, stats: Stats, probe: _Probe | None = None) -> _Streams:
-        """One stream of pages (lists of items) per request and Scan segment."""
-        return _Streams(plan, lambda r, p: self._request_pages(plan, r, p, stats, probe))
 
     def wire_pages(
         self,
@@ -222,26 +217,21 @@ class Executor:
         reduced = streams[0]() if len(streams) == 1 else self._concurrent(streams, PAGE_QUEUE_DEPTH)
         return self._final_total(reduced, stats)
 
-    def tagged_pages(
-        self, plan: Plan, stats: Stats
-    ) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
-        """A sampled Scan's pages as (the segment's index in the sample, items scanned, items
-        that pass the client's checks): a segment sample's statistics need per-segment
-        totals, the items scanned (before any filter) included."""
+    def segment_pages(self, plan: Plan, stats: Stats) -> Iterator[Page]:
+        """A sampled Scan's pages, each with its segment's index in the sample and its items
+        scanned (before any filter): a segment sample's statistics need per-segment totals."""
         stats.operations.append(plan.label)
         stats.capacity_estimated = self.estimate_capacity
         assert plan.sample is not None
         index_of = {segment: i for i, segment in enumerate(plan.sample.segments)}
 
-        def pages(
-            request: Request, params: dict[str, Any]
-        ) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
+        def pages(request: Request, params: dict[str, Any]) -> Iterator[Page]:
             tag = index_of[params["Segment"]]
             for page, items, _sizes in self._pages(plan, request.operation, params, stats):
                 scanned = page.get("ScannedCount", page.get("Count", 0))
                 if plan.fetch is not None:
                     items = self._fetch(plan, items, stats)
-                yield tag, scanned, [x for x in items if matches(request.residual, x)]
+                yield Page(items, request.residual, segment=tag, scanned=scanned)
 
         streams = _Streams(plan, pages)
         self.budget = self._budget(stats, len(streams))
@@ -253,12 +243,11 @@ class Executor:
         request: Request,
         params: dict[str, Any],
         stats: Stats,
-        probe: _Probe | None = None,
-    ) -> Iterator[list[dict[str, Any]]]:
-        """A request's items that pass the client's checks, a page (a list) at a time: a list
-        crosses from a segment's thread to the consumer at the cost of one item."""
+        whole: _FirstPage | None = None,
+    ) -> Iterator[Page]:
+        """A request's pages: its items (fetched from the base table where the index lacks
+        attributes), cut at the request's `max_items`."""
         op = request.operation
-        residual = request.residual
         if op == "GetItem":
             self.budget.reserve(self._unit_cost(plan, 1))
             self.budget.settle(self._unit_cost(plan, 1))
@@ -268,30 +257,25 @@ class Executor:
             raw = [values.decode_item(item)] if item else []
             self._charge_gets(plan, stats, params, response, wire, 0 if item else 1)
             self._after_page(stats)
-            yield [i for i in raw if matches(residual, i)]
+            yield Page(raw, request.residual)
             return
         if op == "BatchGetItem":
-            yield [i for i in self._batch_get(plan, params, stats) if matches(residual, i)]
+            yield Page(list(self._batch_get(plan, params, stats)), request.residual)
             return
         produced = 0
         wanted = None
-        if request.max_items is not None:
+        if request.max_items is not None:  # no client-side check: every item read is a row
             wanted = lambda: request.max_items - produced  # noqa: E731 - read at each page
-        probing = probe is not None and probe.takes(request, params)
-        pages = self._pages(plan, op, params, stats, wanted, whole_first=probing)
+        sent_whole = whole is not None and whole.takes(request, params)
+        pages = self._pages(plan, op, params, stats, wanted, whole_first=sent_whole)
         for _page, items, _sizes in pages:
             if plan.fetch is not None:
                 items = self._fetch(plan, items, stats)
-            if probing and probe is not None:  # the first page came back whole: all of WHERE
-                probing = False
-                probe.seen(items)
-                items = [i for i in items if matches(plan.statement.where, i)]
-            elif residual:
-                items = [i for i in items if matches(residual, i)]
             if request.max_items is not None:
                 items = items[: request.max_items - produced]
             produced += len(items)
-            yield items
+            yield Page(items, request.residual, whole=sent_whole)
+            sent_whole = False
             if request.max_items is not None and produced >= request.max_items:
                 return
 
@@ -435,7 +419,7 @@ class Executor:
             self._charge_gets(plan, stats, params, response, wire, 0)
             self._after_page(stats)
             for item in items:
-                got[key_tuple(item, names)] = item
+                got[values.key_tuple(item, names)] = item
             unprocessed = response.get("UnprocessedKeys") or {}
             if not unprocessed.get(table, {}).get("Keys"):
                 break
@@ -450,7 +434,7 @@ class Executor:
             misses = len(wanted) - len(got)
             self._add_capacity(stats, self._unit_cost(plan, 1) * misses)
         for key in wanted:  # in the order asked for: a key-ordered read stays ordered
-            found = got.get(key_tuple(key, names))
+            found = got.get(values.key_tuple(key, names))
             if found is not None:
                 yield found
 
@@ -627,19 +611,15 @@ def _average_size(plan: Plan) -> int:
     return plan.table.average_item_size
 
 
-class _Probe:
-    """`Executor.items`'s `first_page`: called once, with the first page of the plan's first
-    request (its Segment 0), whatever thread reads it."""
+class _FirstPage:
+    """Which page `Executor.pages` sends whole (`whole_first`): the first page of the plan's
+    first request (its Segment 0), whatever thread reads it."""
 
-    def __init__(self, plan: Plan, call: FirstPage):
+    def __init__(self, plan: Plan):
         self.first = plan.requests[0] if plan.requests else None
-        self.call = call
 
     def takes(self, request: Request, params: dict[str, Any]) -> bool:
         return request is self.first and params.get("Segment", 0) == 0
-
-    def seen(self, items: list[dict[str, Any]]) -> None:
-        self.call(items)
 
 
 def _whole_items(params: dict[str, Any], most: int | None = None) -> dict[str, Any]:
@@ -695,19 +675,6 @@ def _reported(consumed: Any) -> Decimal:
     if isinstance(consumed, list):
         return sum((_reported(c) for c in consumed), Decimal(0))
     return Decimal(str(consumed.get("CapacityUnits", 0)))
-
-
-def key_tuple(item: dict[str, Any], names: tuple[str, ...]) -> tuple[Any, ...]:
-    return tuple(values.hashable(item.get(n, values.MISSING)) for n in names)
-
-
-def _dedupe(items: Iterator[dict[str, Any]], names: tuple[str, ...]) -> Iterator[dict[str, Any]]:
-    seen: set[Any] = set()
-    for item in items:
-        key = key_tuple(item, names)
-        if key not in seen:
-            seen.add(key)
-            yield item
 
 
 _DONE = object()

@@ -12,7 +12,7 @@
   exponential backoff (the policy's rounds); reusable (UPSERT without a journal, COPY FROM).
 - `Writer.transact`: TransactWriteItems, sent again with a new token after a conflict.
 - Capacity: ReturnConsumedCapacity=TOTAL, summed; on a backend that reports none (moto) each
-  write is estimated by plan.cost.write_units from the images and labelled ``est.``.
+  write is estimated by values.write_units from the images and labelled ``est.``.
 """
 
 from __future__ import annotations
@@ -28,9 +28,8 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from dynosql import values
-from dynosql.dynamo.as_read import require_as_read
 from dynosql.dynamo.budget import Cancelled
-from dynosql.dynamo.metering import FAILED_WRITE_HEADER
+from dynosql.dynamo.capabilities import FAILED_WRITE_HEADER
 from dynosql.dynamo.reader import _reported
 from dynosql.dynamo.retry import (
     MAX_UNPROCESSED_ROUNDS,
@@ -41,12 +40,11 @@ from dynosql.dynamo.retry import (
     unprocessed_delay,
 )
 from dynosql.errors import ExecutionError, GuardError, classify
-from dynosql.evaluate.update import UpdateFailed, apply_update
 from dynosql.plan import cost
-from dynosql.plan.cost import write_units
-from dynosql.plan.port import ConditionFailure, Ledger, Writes
+from dynosql.plan.port import ConditionFailure, Ledger, TransactionCancelled
 from dynosql.plan.schema import TableInfo
 from dynosql.result import WriteStats, format_capacity
+from dynosql.values import write_units
 
 T = TypeVar("T")
 CONDITION_FAILED = "ConditionalCheckFailedException"
@@ -66,20 +64,6 @@ class WriteLimits:
 # --- one write per target ----------------------------------------------------------------------
 
 
-@dataclass
-class Outcome:
-    """What one write did: `written` False when its condition failed."""
-
-    target: dict[str, Any]
-    written: bool
-    old: dict[str, Any] | None = None
-    new: dict[str, Any] | None = None
-    # an earlier attempt of this write may have applied (its answer was lost): the item is as
-    # the write leaves it, but its old image is not known; the journal leaves the write's
-    # intent unanswered, so undo lists the item instead of restoring a guess
-    uncertain: bool = False
-
-
 def _condition_failure(err: Exception, attempt: int) -> ConditionFailure:
     """A ConditionalCheckFailed answer as the port gives it back: the item (when the request
     asked for it and the backend gave it), and whether the request had been sent before."""
@@ -92,7 +76,7 @@ def _condition_failure(err: Exception, attempt: int) -> ConditionFailure:
 
 def _failed_write_units(err: Exception) -> Decimal:
     """What a write whose condition failed consumed, where the backend says (the embedded
-    server's `metering.FAILED_WRITE_HEADER`); DynamoDB's own error answers carry no figure."""
+    server's `capabilities.FAILED_WRITE_HEADER`); DynamoDB's own error answers carry no figure."""
     answer = getattr(err, "response", None) or {}
     headers = (answer.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
     text = headers.get(FAILED_WRITE_HEADER)
@@ -345,17 +329,6 @@ class Writer:
         return write_one(target)
 
 
-class TransactionCancelled(ExecutionError):
-    """DynamoDB cancelled a transaction (nothing was written), for a reason other than a
-    conflict, or after `TRANSACTION_ROUNDS` conflicts: `codes` are its CancellationReasons'
-    codes, one per action (``None`` / ``"None"`` for an action that was fine)."""
-
-    def __init__(self, codes: list[str | None], message: str):
-        super().__init__(f"transaction cancelled, nothing was written: {message}")
-        self.codes = codes
-        self.reason = message
-
-
 def _settle(finished: Iterable[Future[Any]], done: Callable[[Any], None]) -> None:
     """`done` for every finished write, even when one of them failed (its error is raised
     after the others are reported: a successful write is never left out of the journal)."""
@@ -402,77 +375,7 @@ def _defer_interrupts(cancel: threading.Event | None = None) -> _Deferred:
     return event
 
 
-# --- the statement kinds ---------------------------------------------------------------------
-
-
-def new_image(
-    kind: str, old: dict[str, Any] | None, target: dict[str, Any], assignments: tuple[Any, ...] = ()
-) -> dict[str, Any] | None:
-    """The item after one write: the row put, the old item with the changes, or None."""
-    if kind == "put":
-        return target
-    if kind == "delete" or old is None:
-        return None
-    try:
-        return apply_update(old, assignments)
-    except UpdateFailed:  # pragma: no cover - DynamoDB accepted it, so it applies
-        return None
-
-
-def write_item(
-    writer: Writes, plan: Any, assignments: tuple[Any, ...], target: dict[str, Any]
-) -> Outcome:
-    """One conditional PutItem/UpdateItem/DeleteItem of a write plan (target: item or key)."""
-    if plan.as_read:  # target: the item the read found; the write requires it as read
-        request = require_as_read(plan.request(plan.key_of(target)), target, plan.as_read)
-    else:
-        request = plan.request(target)
-    response, _failure, retried = writer.send(plan.operation, request)
-    if response is None:  # a failed condition is billed like the write (size: a guess)
-        guess = target if plan.kind == "put" else {"": "x" * plan.table.average_item_size}
-        writer.charge(writer.item_units(guess))
-        if retried:  # perhaps it failed on what its own lost first attempt did
-            return _after_lost_answer(writer, plan, assignments, target, request)
-        return Outcome(target, False)
-    attributes = response.get("Attributes")
-    old = values.decode_item(attributes) if attributes else None
-    new = new_image(plan.kind, old, target, assignments)
-    writer.charge(writer.change_units(old, new, plan.table))
-    # sent twice and changing nothing: the first attempt may have applied, and `old` may be
-    # its result rather than the item before the statement
-    return Outcome(target, True, old, new, uncertain=retried and old == new)
-
-
-def _after_lost_answer(
-    writer: Writes,
-    plan: Any,
-    assignments: tuple[Any, ...],
-    target: dict[str, Any],
-    request: dict[str, Any],
-) -> Outcome:
-    """A retried write whose condition failed: if the item is now as this write leaves it (the
-    row inserted, the item deleted, an idempotent UPDATE's values in place), an earlier
-    attempt applied it: written, uncertain. Otherwise it is skipped, as any failed condition."""
-    key = request.get("Key") or values.encode_item(plan.key_of(target))
-    current = writer.read_item(plan.table.name, key)
-    if plan.kind == "put":
-        ours = current == target
-    elif plan.kind == "delete":
-        ours = current is None
-    else:
-        ours = current is not None and new_image("update", current, target, assignments) == current
-    if not ours:
-        return Outcome(target, False)
-    return Outcome(target, True, None, current, uncertain=True)
-
-
 # --- BatchWriteItem ----------------------------------------------------------------------------
-
-
-def put_requests(items: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Decoded items as BatchWriteItem PutRequests."""
-    for item in items:
-        yield {"PutRequest": {"Item": values.encode_item(item)}}
 
 
 def write_batches(
@@ -524,7 +427,7 @@ def write_batches(
         if chunk:
             yield chunk
 
-    def send(chunk: list[dict[str, Any]]) -> Outcome:
+    def send(chunk: list[dict[str, Any]]) -> None:
         pending = chunk
         if on_sending is not None:
             on_sending(chunk)
@@ -549,7 +452,7 @@ def write_batches(
                 if extra:
                     writer.charge(extra)
             if not left:
-                return Outcome({}, True)
+                return
             pending = left
         raise ExecutionError(
             f"BatchWriteItem left {len(pending)} items unprocessed after "

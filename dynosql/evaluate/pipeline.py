@@ -14,15 +14,15 @@ from dynosql import values
 from dynosql.evaluate.aggregate import Group
 from dynosql.evaluate.order import row_key, sort_rows
 from dynosql.evaluate.predicate import matches, operand_value, resolve
-from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
 from dynosql.values import MISSING
 
 
-def columns_of(statement: ast.Select, table: TableInfo) -> list[str]:
-    """The output columns: the select list's names, or the key attributes first for *."""
+def columns_of(statement: ast.Select, keys: tuple[str, ...]) -> list[str]:
+    """The output columns: the select list's names, or the key attributes (`keys`, the
+    table's) first for *."""
     if statement.items is None:
-        return list(table.keys.names)
+        return list(keys)
     return [item.name for item in statement.items]
 
 
@@ -69,7 +69,7 @@ SORT_WARNING_ROWS = 10_000
 
 def select_rows(
     statement: ast.Select,
-    table: TableInfo,
+    keys: tuple[str, ...],
     items: Iterable[dict[str, Any]],
     sort: tuple[ast.OrderItem, ...],
     notes: list[str] | None = None,
@@ -77,8 +77,7 @@ def select_rows(
 ) -> Iterator[dict[str, Any]]:
     """Rows of a non-aggregate SELECT from the items the plan read. A client-side sort of
     many rows adds a note (the caller shows notes after the rows); past `budget` bytes it
-    spills to disk."""
-    keys = table.keys.names
+    spills to disk. `keys`: the table's key names (first in a ``SELECT *`` row)."""
     limit = statement.limit
     if sort:
         key = row_key([(_resolver(o.expr), o.desc, o.nulls) for o in sort])

@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from dynosql import values
 from dynosql.evaluate import count_groups
@@ -36,8 +36,34 @@ from dynosql.evaluate.aggregate import (
     collect_aggregates,
     group_values,
 )
-from dynosql.plan.model import SampleSpec
 from dynosql.sql import ast
+
+
+class SampleSpec(Protocol):
+    """What the estimates read of a sample (`dynosql.plan.model.SampleSpec` is one): k of
+    TotalSegments `total` read, with their seed, the percent asked for and the table's
+    ItemCount (0: unknown)."""
+
+    @property
+    def percent(self) -> Decimal: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def segments(self) -> tuple[int, ...]: ...
+
+    @property
+    def table_items(self) -> int: ...
+
+    @property
+    def k(self) -> int: ...
+
+    def document(self) -> dict[str, Any]: ...
+
 
 CONFIDENCE = 0.95
 CONTEXT = decimal.Context(prec=38)

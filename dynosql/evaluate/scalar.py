@@ -17,7 +17,7 @@ The rules (grammar/README.md, "Expressions", says them for users):
 - ``ITEM_SIZE()``, ``ITEM_RCU([mode])``, ``ITEM_WCU([mode])`` measure the item, not their
   arguments (`item_measure`): its size by DynamoDB's rules (`values.item_size`, the rule the
   cost model and the embedded backend's metering use) and what one read or write of it costs
-  (`dynosql.plan.cost`). The planner reads whole items for them (no ProjectionExpression).
+  (`dynosql.values`' units). The planner reads whole items for them (no ProjectionExpression).
 - Time: ISO-8601 strings and epoch-second numbers, the two encodings that sort as their
   values do. ``DATE_TRUNC`` keeps the input's encoding: a string is cut to the unit's prefix
   (``'2026-05-04T13:45:12Z'`` by day is ``'2026-05-04'``, in the string's own time zone), a
@@ -386,18 +386,14 @@ def item_measure(func: str, item: Mapping[str, Any], mode: str | None = None) ->
     ``ITEM_WCU(mode)``: one PutItem or DeleteItem of it on the table, 'standard' (one unit
     per 1 KB) or 'transactional' (two). Index writes are not counted: they depend on the write
     (EXPLAIN of the write prices them)."""
-    # imported here: the planner imports this module, and dynosql.plan's package imports the
-    # planner, so a top-level import would run into a half-made module
-    from dynosql.plan.cost import read_units, transactional_read_units, write_units
-
     size = values.item_size(item)
     if func == "ITEM_SIZE":
         return Decimal(size)
     if func == "ITEM_RCU":
         if mode == "transactional":
-            return transactional_read_units(size)
-        return read_units(size, consistent=mode == "strong")
-    return write_units(size, transactional=mode == "transactional")
+            return values.transactional_read_units(size)
+        return values.read_units(size, consistent=mode == "strong")
+    return values.write_units(size, transactional=mode == "transactional")
 
 
 def apply(func: str, args: list[Any]) -> Any:

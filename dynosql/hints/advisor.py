@@ -26,13 +26,13 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
-from dynosql.dynamo.catalog import SAMPLE_ITEMS
 from dynosql.hints import rules as H
 from dynosql.hints.bounds import prefix_bound_hints, upper_bounds
 from dynosql.hints.presence import is_null_hints, is_null_paths
 from dynosql.hints.sort_keys import sort_key_health
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import Options, plan_select
+from dynosql.plan.port import SAMPLE_ITEMS
 from dynosql.result import Stats
 from dynosql.sql import ast
 

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from dynosql import values
 from dynosql.errors import DynosqlError
 from dynosql.journal.file import ident
 from dynosql.journal.read import Entry
-from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders
+from dynosql.plan.expressions import MAX_EXPRESSION_BYTES, Placeholders, equal_text
 
 Image = dict[str, Any] | None
 
@@ -158,21 +157,4 @@ def _equal_all(left: dict[str, Any], target: Image, ph: Placeholders, names: lis
     for name in target or {}:
         if name not in left:
             parts.append(f"attribute_not_exists({ph.name(name)})")
-    return " AND ".join(parts)
-
-
-def equal_text(path: str, value: Any, ph: Placeholders) -> str:
-    """``path`` holds exactly `value`. A list or map is compared element by element (its type,
-    its size, each element): some DynamoDB implementations do not compare whole documents."""
-    code = values.type_of(value)
-    if code not in ("L", "M"):
-        return f"{path} = {ph.value(value)}"
-    parts = [
-        f"attribute_type({path}, {ph.value(code)})",
-        f"size({path}) = {ph.value(Decimal(len(value)))}",
-    ]
-    if code == "L":
-        parts.extend(equal_text(f"{path}[{i}]", v, ph) for i, v in enumerate(value))
-    else:
-        parts.extend(equal_text(f"{path}.{ph.name(k)}", v, ph) for k, v in value.items())
     return " AND ".join(parts)

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from dynosql.plan.cost import read_units
 from dynosql.plan.model import Request, _jsonable
 from dynosql.plan.schema import TableInfo
 from dynosql.plan.write import BATCH_WRITE_ITEMS, WriteEstimate
 from dynosql.sql import ast
+from dynosql.values import read_units
 
 
 @dataclass(frozen=True)

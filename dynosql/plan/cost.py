@@ -1,7 +1,7 @@
 """The cost model: how DynamoDB bills reads and writes, in one place. The planner's estimates
 (EXPLAIN, the --fail-on-scan / --max-rcu / --max-wcu guards), the executor's figures on a
 backend that reports none, SHOW HOT KEYS and the embedded backend's computed ConsumedCapacity
-(`dynosql.dynamo.metering`) all price through these functions, so they cannot disagree.
+(`dynosql.local.metering`) all price through these functions, so they cannot disagree.
 
 The rules, from AWS's documentation:
 
@@ -26,7 +26,9 @@ The rules, from AWS's documentation:
 - Transactions (.../developerguide/transaction-apis.html#transaction-capacity-handling): every
   item is read or written twice (prepare and commit), so it costs twice its units.
 
-Items are plain mappings from attribute name to value; ``size`` says how to size one (the
+The units of one size (`read_units`, `write_units`, `transactional_read_units`: 4 KB and 1 KB
+rounding) are `dynosql.values`'s, beside the item sizes they price; everything built on them is
+here. Items are plain mappings from attribute name to value; ``size`` says how to size one (the
 wire form's `dynosql.dynamo.wiresize.item_size`, or `dynosql.values.item_size` for decoded
 items), so the same rules serve both.
 """
@@ -40,20 +42,15 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from dynosql.plan.schema import IndexInfo, TableInfo
-
-READ_UNIT_BYTES = 4096
-WRITE_UNIT_BYTES = 1024
-TRANSACTION_FACTOR = 2
+from dynosql.values import (
+    READ_UNIT_BYTES,
+    read_units,
+    write_units,
+)
 
 V = TypeVar("V")
 Item = Mapping[str, Any]
 Sizer = Callable[[Item], int]
-
-
-def read_units(size: float, consistent: bool = False) -> Decimal:
-    """RCU for reading `size` bytes billed as one unit (an item, or a Query/Scan page)."""
-    units = Decimal(max(1, math.ceil(size / READ_UNIT_BYTES)))
-    return units if consistent else units / 2
 
 
 def bytes_per_read_unit(consistent: bool = False) -> int:
@@ -70,20 +67,6 @@ def item_read_units(sizes: Iterable[int | None], consistent: bool = False) -> De
     """GetItem / BatchGetItem: each item rounded on its own; a missing item (None) still
     costs one unit."""
     return sum((read_units(size or 0, consistent) for size in sizes), Decimal(0))
-
-
-def transactional_read_units(size: int | None) -> Decimal:
-    """TransactGetItems: a strongly consistent read, twice (missing items included)."""
-    return read_units(size or 0, consistent=True) * TRANSACTION_FACTOR
-
-
-def write_units(size: float, transactional: bool = False) -> Decimal:
-    """WCU for writing one item of `size` bytes: 1 KB units, rounded up per item, at least one;
-    a transactional write costs twice. For an update pass the larger of the old and new
-    image's size; for a delete, the deleted item's size. A write whose condition fails is
-    billed the same (DynamoDB did the work)."""
-    units = Decimal(max(1, math.ceil(size / WRITE_UNIT_BYTES)))
-    return units * TRANSACTION_FACTOR if transactional else units
 
 
 PAGE_BYTES = 1024 * 1024  # a Query or Scan page holds at most 1 MB of items evaluated

@@ -23,9 +23,9 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql.errors import PlanError
-from dynosql.plan.cost import write_units
 from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast
+from dynosql.values import write_units
 
 INDEX_ENTRY_OVERHEAD = 100  # bytes DynamoDB adds to every index entry (its documented figure)
 

@@ -8,6 +8,7 @@ case, and no value ever becomes expression text.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from dynosql import values
@@ -284,3 +285,20 @@ def paths_in(node: Any) -> list[ast.Path]:
             found.extend(paths_in(condition) + paths_in(then))
         found.extend(paths_in(node.default))
     return found
+
+
+def equal_text(path: str, value: Any, ph: Placeholders) -> str:
+    """``path`` holds exactly `value`. A list or map is compared element by element (its type,
+    its size, each element): some DynamoDB implementations do not compare whole documents."""
+    code = values.type_of(value)
+    if code not in ("L", "M"):
+        return f"{path} = {ph.value(value)}"
+    parts = [
+        f"attribute_type({path}, {ph.value(code)})",
+        f"size({path}) = {ph.value(Decimal(len(value)))}",
+    ]
+    if code == "L":
+        parts.extend(equal_text(f"{path}[{i}]", v, ph) for i, v in enumerate(value))
+    else:
+        parts.extend(equal_text(f"{path}.{ph.name(k)}", v, ph) for k, v in value.items())
+    return " AND ".join(parts)

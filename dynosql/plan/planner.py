@@ -20,13 +20,7 @@ from dynosql.errors import PlanError
 from dynosql.evaluate.aggregate import collect_aggregates
 from dynosql.plan import keys as K
 from dynosql.plan.choice import Range, bounded_wins
-from dynosql.plan.cost import (
-    READ_UNIT_BYTES,
-    paced_page_items,
-    paced_page_units,
-    read_units,
-    scan_estimate,
-)
+from dynosql.plan.cost import paced_page_items, paced_page_units, scan_estimate
 from dynosql.plan.expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
@@ -42,6 +36,7 @@ from dynosql.plan.sample import apply_sample
 from dynosql.plan.schema import IndexInfo, TableInfo
 from dynosql.sql import ast
 from dynosql.sql.text import expression_text, sql_text
+from dynosql.values import READ_UNIT_BYTES, read_units
 
 MAX_BRANCHES = 1000  # keyed branches (one Query each, or 100 full keys per BatchGetItem)
 BATCH_GET_KEYS = 100

@@ -20,15 +20,19 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from dynosql import values
+from dynosql.errors import ExecutionError
+
 if TYPE_CHECKING:
     from dynosql.plan.ddl import Call
     from dynosql.plan.model import Plan
     from dynosql.plan.schema import TableInfo
     from dynosql.result import Stats, WriteStats
+    from dynosql.sql import ast
 
 T = TypeVar("T")
+SAMPLE_ITEMS = 100  # the items of a table's sample (`Port.sample`): one Scan page
 Item = dict[str, Any]
-FirstPage = Callable[[list[Item]], None]
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,26 @@ class Ledger:
 
 
 @dataclass
+class Page:
+    """What one read request gave back, as the port hands it on: its items (decoded, fetched
+    whole from the base table where the plan says) and what the client must still check on
+    them (`residual`: the conditions DynamoDB did not evaluate for that request). The port
+    checks nothing: `dynosql.evaluate.reads` does, over these.
+
+    `whole`: a Scan's first page sent without its filter and projection (for the hints); its
+    items are every item it evaluated, and the statement's whole WHERE is theirs to pass.
+    `count`: a Select=COUNT page's Count. `segment` and `scanned`: a sampled Scan's segment
+    (its index in the sample) and the items it evaluated."""
+
+    items: list[Item]
+    residual: ast.Condition | None = None
+    whole: bool = False
+    count: int = 0
+    segment: int = 0
+    scanned: int = 0
+
+
+@dataclass
 class ConditionFailure:
     """A ConditionalCheckFailed answer: the item as it is (when the request asked for it with
     ReturnValuesOnConditionCheckFailure and the backend gave it), and whether the request had
@@ -121,6 +145,23 @@ class ConditionFailure:
 
     item: Item | None
     retried: bool
+
+
+class TransactionCancelled(ExecutionError):
+    """DynamoDB cancelled a transaction (nothing was written), for a reason other than a
+    conflict, or after the port's rounds of conflicts: `codes` are its CancellationReasons'
+    codes, one per action (``None`` / ``"None"`` for an action that was fine)."""
+
+    def __init__(self, codes: list[str | None], message: str):
+        super().__init__(f"transaction cancelled, nothing was written: {message}")
+        self.codes = codes
+        self.reason = message
+
+
+def put_requests(items: Iterable[Item]) -> Iterator[dict[str, Any]]:
+    """Decoded items as BatchWriteItem PutRequests (what `Port.write_batches` takes)."""
+    for item in items:
+        yield {"PutRequest": {"Item": values.encode_item(item)}}
 
 
 class Writes(Protocol):
@@ -239,19 +280,19 @@ class Port(Protocol):
 
     # --- reads ------------------------------------------------------------------------------
 
-    def items(
-        self, plan: Plan, stats: Stats, first_page: FirstPage | None = None, progress: bool = True
-    ) -> Iterator[Item]:
-        """Every item `plan` reads that passes its client-side checks (`first_page`: a Scan's
-        first page comes back whole, for the hints); `progress` False: no progress line."""
+    def pages(
+        self, plan: Plan, stats: Stats, whole_first: bool = False, progress: bool = True
+    ) -> Iterator[Page]:
+        """The pages of every request `plan` sends, as they arrive (`whole_first`: a Scan's
+        first page comes back whole, for the hints; `progress` False: no progress line)."""
         ...
 
-    def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
-        """The item count of a Select=COUNT plan."""
+    def count_pages(self, plan: Plan, stats: Stats, whole_first: bool = False) -> Iterator[Page]:
+        """A Select=COUNT plan's pages, each with its Count (`whole_first`: as for `pages`)."""
         ...
 
-    def segment_pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[Item]]]:
-        """A sampled Scan's pages: (segment's index in the sample, items scanned, items)."""
+    def segment_pages(self, plan: Plan, stats: Stats) -> Iterator[Page]:
+        """A sampled Scan's pages, each with its segment and items scanned."""
         ...
 
     def wire_pages(

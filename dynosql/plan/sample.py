@@ -15,9 +15,9 @@ import random
 from decimal import Decimal
 
 from dynosql.errors import PlanError
-from dynosql.plan.cost import read_units
 from dynosql.plan.model import Estimate, Plan, SampleSpec
 from dynosql.sql import ast
+from dynosql.values import read_units
 
 CLUSTERS = 100  # segments a sample reads when the table is large enough
 MIN_K = 2  # an interval needs two segments

@@ -84,7 +84,7 @@ class WritePlan:
     # a non-idempotent UPDATE: the paths each write is conditioned on (their values as read)
     guards: tuple[ast.Path, ...] = ()
     # the paths the unchecked WHERE parts read: each write also requires their values as read,
-    # so an item that stopped matching those parts after the read is skipped (dynamo.as_read)
+    # so an item that stopped matching those parts after the read is skipped (plan.as_read)
     as_read: tuple[ast.Path, ...] = ()
     # the read returns whole items (it costs no more than keys: `_whole_items`): each write's
     # intent line carries the item as read and as the write leaves it, so a write whose answer

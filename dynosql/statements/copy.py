@@ -25,13 +25,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import files, guards, values
-from dynosql.dynamo.writer import put_requests
 from dynosql.errors import DynosqlError, ExecutionError, PlanError
 from dynosql.guards import READS, Effects
 from dynosql.journal import JournalError
 from dynosql.plan import cost
 from dynosql.plan.copy import key_types
 from dynosql.plan.ddl import quote
+from dynosql.plan.port import put_requests
 from dynosql.plan.write import check_item
 from dynosql.result import Result, Stats, WriteStats, format_capacity
 from dynosql.sql import ast

@@ -31,13 +31,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import values
-from dynosql.dynamo.reader import key_tuple
 from dynosql.journal import Journal, refusal
-from dynosql.plan.cost import write_units
 from dynosql.plan.planner import Options, plan_select
 from dynosql.result import format_capacity
 from dynosql.sql import ast
 from dynosql.statements.images import ImageReader
+from dynosql.values import key_tuple, write_units
 
 if TYPE_CHECKING:
     from dynosql.context import Context

@@ -27,13 +27,13 @@ from dynosql.entities.discover import (
 from dynosql.entities.keyshape import template_text
 from dynosql.guards import READS
 from dynosql.hints.sort_keys import sort_key_health
-from dynosql.plan.cost import read_units
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import plan_full_scan
 from dynosql.plan.schema import TableInfo
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck, named
+from dynosql.values import read_units
 
 if TYPE_CHECKING:
     from dynosql.context import Context

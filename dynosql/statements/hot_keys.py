@@ -23,13 +23,13 @@ from dynosql.errors import PlanError
 from dynosql.evaluate import count_groups
 from dynosql.evaluate.predicate import operand_value
 from dynosql.guards import READS
-from dynosql.plan.cost import read_units
 from dynosql.plan.expressions import paths_in
 from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_PARTITIONS, Partition
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck, named
+from dynosql.values import read_units
 
 if TYPE_CHECKING:
     from dynosql.context import Context

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from dynosql.dynamo.reader import key_tuple
+from dynosql.evaluate import reads
 from dynosql.plan.planner import BATCH_GET_KEYS, plan_key_gets
 from dynosql.result import Stats
+from dynosql.values import key_tuple
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -27,7 +28,8 @@ class ImageReader:
 
     def items(self, plan: Plan) -> Iterator[dict[str, Any]]:
         """The items `plan` reads, counted in `stats` (and the ledger), no progress line."""
-        return self.port.items(plan, self.stats, progress=False)
+        pages = self.port.pages(plan, self.stats, progress=False)
+        return reads.rows(pages, plan.statement.where)
 
     def read(
         self, table: TableInfo, keys: list[dict[str, Any]]

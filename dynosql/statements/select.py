@@ -46,7 +46,7 @@ def run(ctx: Context, statement: ast.Select) -> Result:
     statement, plan, hints = advisor.prepare(ctx, statement, spent=spent)
     stats = Stats(expected_items=plan.estimate.items if plan.is_scan else None)
     warnings = [*hints, *plan.warnings]
-    result = Result(columns_of(statement, plan.table), iter(()), stats, warnings)
+    result = Result(columns_of(statement, plan.table.keys.names), iter(()), stats, warnings)
     result.open_columns = statement.items is None
     result.inexact = inexact_columns(statement)
     result.digits = ctx.settings.numeric_digits

@@ -41,7 +41,7 @@ def sampled_select(ctx: Context, statement: ast.Select) -> Result:
     spec = plan.sample
     stats = Stats(expected_items=plan.estimate.items)
     shown = with_intervals(statement) if statement.is_aggregate else statement
-    result = Result(columns_of(shown, plan.table), iter(()), stats, list(plan.warnings))
+    result = Result(columns_of(shown, plan.table.keys.names), iter(()), stats, list(plan.warnings))
     result.open_columns = statement.items is None
     result.notes.extend(sample_notes(statement, spec))
 
@@ -51,7 +51,7 @@ def sampled_select(ctx: Context, statement: ast.Select) -> Result:
             yield from aggregate_rows(shown, sampled_groups(statement, pages, spec))
         else:
             items = (item for _i, _n, page in pages for item in page)
-            yield from select_rows(statement, plan.table, items, plan.sort, result.notes)
+            yield from select_rows(statement, plan.table.keys.names, items, plan.sort, result.notes)
 
     result.rows = rows()
     return result

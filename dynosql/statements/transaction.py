@@ -8,7 +8,7 @@ statement is its own: its items are written one by one, not atomically.
 
 TransactWriteItems returns no old images, so for the journal the items are read (strongly
 consistent GetItem) just before the transaction is sent, and each action's condition requires
-the item as read: every attribute equal, or the item absent (dynamo.as_read). An item changed by
+the item as read: every attribute equal, or the item absent (plan.as_read). An item changed by
 someone else in between cancels the transaction, nothing written, so the journaled old images
 are exactly the items the transaction changed. A transaction costs twice the WCU of the same
 writes.
@@ -21,13 +21,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards, values
-from dynosql.dynamo.as_read import attribute_paths, require_as_read
-from dynosql.dynamo.writer import TransactionCancelled, new_image
 from dynosql.errors import ConditionError, ExecutionError, PlanError, classify
 from dynosql.guards import NOTHING, Effects
 from dynosql.journal import refusal
+from dynosql.plan.as_read import attribute_paths, require_as_read
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
-from dynosql.plan.port import Writes
+from dynosql.plan.port import TransactionCancelled, Writes
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
 from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
@@ -43,6 +42,7 @@ from dynosql.statements.write import (
     unbounded_why,
     verb_of,
 )
+from dynosql.statements.write_one import new_image
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -239,7 +239,7 @@ def _exact(a: _Action, old: dict[str, Any] | None, n: int) -> dict[str, Any]:
     attribute of `old` equal (None: the item absent). So the old image journaled for undo is
     the item the transaction changed: a change by another client between the read and the
     commit cancels the transaction (nothing written) instead of being overwritten now and put
-    back stale by undo. (An attribute *added* in between cannot be named: see dynamo.as_read.)"""
+    back stale by undo. (An attribute *added* in between cannot be named: see plan.as_read.)"""
     plan = a.queued.plan
     if _is_check(a):  # PartiQL's EXISTS: its own condition, nothing read before it
         return {"ConditionCheck": a.request}
@@ -279,7 +279,7 @@ def _current(writer: Writes, a: _Action) -> dict[str, Any] | None:
 def _send(writer: Writes, items: list[dict[str, Any]], actions: list[_Action]) -> None:
     params = {"TransactItems": items, "ReturnConsumedCapacity": "TOTAL"}
     try:
-        writer.transact(params)  # a conflict is sent again, with a new token (dynamo.writer)
+        writer.transact(params)  # a conflict is sent again, with a new token (the port)
     except TransactionCancelled as err:
         # a failed condition is the statement's (ConditionError), anything else the service's
         failed = "ConditionalCheckFailed" in err.codes

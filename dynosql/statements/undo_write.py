@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dynosql import values
-from dynosql.dynamo.reader import key_tuple
-from dynosql.dynamo.writer import Outcome
 from dynosql.errors import DynosqlError
 from dynosql.journal import (
     AHEAD,
@@ -41,6 +39,8 @@ from dynosql.journal import (
 from dynosql.journal.file import refusal
 from dynosql.result import WriteStats
 from dynosql.statements.images import ImageReader
+from dynosql.statements.write_one import Outcome
+from dynosql.values import key_tuple
 
 if TYPE_CHECKING:
     from dynosql.context import Context

@@ -1,5 +1,5 @@
 """INSERT/UPSERT/REPLACE/UPDATE/DELETE: the read that finds the keys, the writes, the
-journal, the answer. (Planning is pure, in plan.write; sending, in dynamo.writer.)
+journal, the answer. (Planning is pure, in plan.write; sending, through the backend port.)
 
 The guards are the pipeline's (dynosql.guards), in its order: ``--read-only`` and transaction
 membership before any request, ``--fail-on-scan``/``--max-rcu`` on the read's Scan, a write of
@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards, values
-from dynosql.dynamo.writer import Outcome, put_requests, write_item
 from dynosql.errors import LACKS_ATTRIBUTE, ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.evaluate.predicate import resolve
@@ -29,7 +28,7 @@ from dynosql.evaluate.update import (
 from dynosql.guards import Effects
 from dynosql.journal import Images, Journal, WriteAhead, refusal
 from dynosql.plan import cost
-from dynosql.plan.port import Writes
+from dynosql.plan.port import Writes, put_requests
 from dynosql.plan.write import (
     MAX_ITEM_BYTES,
     WriteOptions,
@@ -44,6 +43,7 @@ from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, ScanCheck
 from dynosql.statements.read_explain import explain_lines
+from dynosql.statements.write_one import Outcome, write_item
 from dynosql.values import MISSING
 
 if TYPE_CHECKING:
@@ -324,8 +324,9 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[
         statement = plan.statement
         if not isinstance(statement, ast.Insert) or statement.select is None:
             raise PlanError("only INSERT … SELECT reads its rows from a source")
+        source = plan.source
         rows = select_rows(
-            statement.select, plan.source.table, ctx.read(plan.source, stats), plan.source.sort
+            statement.select, source.table.keys.names, ctx.read(source, stats), source.sort
         )
         seen: set[Any] = set()
         for row in rows:
@@ -385,7 +386,7 @@ def _send(
 
     write: Callable[[Writes, WritePlan, tuple[Any, ...], dict[str, Any]], Outcome] = write_item
     if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
-        from dynosql.dynamo.exactly_once import write_guarded_item
+        from dynosql.statements.exactly_once import write_guarded_item
 
         write = write_guarded_item
 

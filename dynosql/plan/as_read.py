@@ -7,7 +7,7 @@ checks items: some DynamoDB implementations cannot compare whole documents), a p
 found missing ``attribute_not_exists(p)``. Three callers, one rule:
 
 - a non-idempotent UPDATE (``n = n + 1``) requires what it reads and writes, so a retried
-  write that had applied fails instead of applying twice (dynamo.exactly_once);
+  write that had applied fails instead of applying twice (statements.exactly_once);
 - a WHERE part DynamoDB cannot evaluate (``grp LIKE '%1'``, checked client-side when reading)
   requires the paths that part reads, so an item that stopped matching after the read is
   skipped, never written (plan.write: ``WritePlan.as_read``);
@@ -23,8 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynosql.evaluate.predicate import resolve
-from dynosql.journal import equal_text
-from dynosql.plan.expressions import Placeholders
+from dynosql.plan.expressions import Placeholders, equal_text
 from dynosql.sql import ast
 from dynosql.values import MISSING
 

@@ -1,6 +1,6 @@
 """A botocore client's requests answered by a WSGI application in this process, not a socket.
 
-The embedded moto (`dynosql.dynamo.embedded.LocalDynamo`) is a WSGI application served over
+The embedded moto (`dynosql.local.embedded.LocalDynamo`) is a WSGI application served over
 HTTP on loopback. A client in the same process can hand it each request directly: botocore's
 ``before-send`` event may return the response itself, and then sends nothing. The application,
 its middleware and its metering are the same; what is left out is HTTP on both sides (urllib3

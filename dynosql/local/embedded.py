@@ -24,8 +24,8 @@ Two things the plain ``ThreadedMotoServer`` does not give us, added here:
 - **DynamoDB's conditions.** moto compares untyped Python values in conditions (a missing
   attribute equals NULL, TRUE equals 1, begins_with/contains of a Binary are false), answers
   HTTP 500 to ``size()`` of a number, and ``SET a = b`` shares b's object;
-  `dynosql.dynamo.moto_conditions` makes these answer as DynamoDB does.
-- **Capacity.** moto's ConsumedCapacity is a constant; `dynosql.dynamo.metering.Meter`
+  `dynosql.local.moto_conditions` makes these answer as DynamoDB does.
+- **Capacity.** moto's ConsumedCapacity is a constant; `dynosql.local.metering.Meter`
   replaces it with what DynamoDB would charge, computed by DynamoDB's documented rules.
 - **Exports shaped like DynamoDB's.** moto 5.x names an export
   ``…:table/arn:aws:dynamodb:…:table/T/import/<uuid>`` (the table's whole ARN nested in the
@@ -61,10 +61,10 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dynosql.dynamo.metering import Meter, read_body
-from dynosql.dynamo.moto_answers import answer_item_reads_directly
-from dynosql.dynamo.moto_conditions import follow_dynamodb_conditions
-from dynosql.dynamo.moto_reads import read_items_cheaply
+from dynosql.local.metering import Meter, read_body
+from dynosql.local.moto_answers import answer_item_reads_directly
+from dynosql.local.moto_conditions import follow_dynamodb_conditions
+from dynosql.local.moto_reads import read_items_cheaply
 
 REGION = "us-east-1"
 # --local's bucket in the embedded S3, one per server: moto's bucket names are global to the
@@ -288,14 +288,14 @@ class LocalDynamo:
 
     def answer_directly(self, client: Any) -> Any:
         """Have this server's application answer `client`'s requests to it in the calling
-        thread, without a socket (`dynosql.dynamo.wsgi_client`): the same moto, middleware and
+        thread, without a socket (`dynosql.local.wsgi_client`): the same moto, middleware and
         metering at less than half the round trip. Returns `client`. Handlers the caller
         registers on ``before-send`` still run first; once the server stops, requests go out
         over HTTP (and find nobody). For programs and tests in this process: moto then runs in
         the caller's thread, so a Ctrl-C can stop it halfway through a request (over HTTP the
         server thread finishes it), and no read timeout applies. ``dynosql --local`` keeps
         HTTP for that reason."""
-        from dynosql.dynamo.wsgi_client import answer_in_process
+        from dynosql.local.wsgi_client import answer_in_process
 
         def app() -> Any:
             server = self._server

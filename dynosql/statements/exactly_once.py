@@ -3,7 +3,7 @@
 A write DynamoDB applied but whose answer was lost (a reset connection, a timeout) is sent again
 by botocore or by the executor; ``n = n + 1`` would then apply twice. The plan lists the paths
 such an UPDATE reads and writes (`plan.write.guarded_paths`) and its read projects them; here
-each write is also conditioned on their values as read (dynamo.as_read: ``p = :value``, a
+each write is also conditioned on their values as read (plan.as_read: ``p = :value``, a
 missing path ``attribute_not_exists(p)``).
 
 A retried write that already applied then fails its condition. DynamoDB returns the item as it
@@ -19,16 +19,16 @@ from __future__ import annotations
 from typing import Any
 
 from dynosql import values
-from dynosql.dynamo.as_read import require_as_read
-from dynosql.dynamo.writer import Outcome, new_image
 from dynosql.evaluate.update import UpdateFailed, apply_update
+from dynosql.plan.as_read import require_as_read
 from dynosql.plan.port import Writes
 from dynosql.sql import ast
+from dynosql.statements.write_one import Outcome, new_image
 
 
 def guarded_request(plan: Any, item: dict[str, Any]) -> dict[str, Any]:
     """The write for one item the read found, conditioned on its guarded paths (and on the
-    paths of a WHERE part DynamoDB cannot check: see dynamo.as_read)."""
+    paths of a WHERE part DynamoDB cannot check: see plan.as_read)."""
     return require_as_read(plan.request(plan.key_of(item)), item, plan.as_read_paths)
 
 

@@ -28,7 +28,7 @@ every read, profiled over the test suite and ``--local``'s example tables:
   item's size is remembered, so both uses see the same figure (an item another request changes
   meanwhile is sized as it was first seen).
 
-And one thing more, for the metering (`dynosql.dynamo.metering`): a page is billed for the items
+And one thing more, for the metering (`dynosql.local.metering`): a page is billed for the items
 it evaluated, before the filter and the projection. ``evaluated_items()`` records them as the
 request itself reads them: moto evaluates a page (key condition, Limit, the 1 MB cut, index
 projection) and only then filters and projects the page's items, so here it is called without

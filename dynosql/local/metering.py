@@ -1,7 +1,7 @@
 """ConsumedCapacity for the embedded backend, computed as DynamoDB bills it.
 
 moto answers every request that asks for ConsumedCapacity with a constant. The embedded server
-(`dynosql.dynamo.embedded`) runs moto in this process, so it can do better: `Meter` wraps moto's
+(`dynosql.local.embedded`) runs moto in this process, so it can do better: `Meter` wraps moto's
 WSGI app and, for each request that asks (ReturnConsumedCapacity TOTAL or INDEXES), works out
 what DynamoDB would charge by the rules of `dynosql.plan.cost` (which cites AWS's pages) and
 puts that figure in the answer, in DynamoDB's own shape (with the Table / GlobalSecondaryIndexes
@@ -47,20 +47,20 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
-from dynosql.dynamo import moto_reads, wiresize, wsgi_client
+from dynosql import values
+from dynosql.dynamo import wiresize
+from dynosql.dynamo.capabilities import FAILED_WRITE_HEADER
+from dynosql.dynamo.capabilities import METERED_HEADER as HEADER
+from dynosql.local import moto_reads, wsgi_client
 from dynosql.plan import cost
 from dynosql.plan.schema import IndexInfo, TableInfo, table_info
 
-HEADER = "x-dynosql-capacity"  # every answer of a metered server: "computed"
 TARGET_PREFIX = "DynamoDB_20120810."
 READS = {"GetItem", "BatchGetItem", "TransactGetItems", "Query", "Scan"}
 WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 SCHEMA_CHANGES = {"CreateTable", "UpdateTable", "DeleteTable"}
 SINGLE_WRITES = {"PutItem", "UpdateItem", "DeleteItem"}
 CONDITION_FAILED = "ConditionalCheckFailedException"
-# a failed conditional write's ConsumedCapacity (JSON), on the error answer: botocore keeps only
-# an error's modelled fields (message, Item), but hands every header on to the caller
-FAILED_WRITE_HEADER = "x-dynosql-failed-write-capacity"
 # request fields that do not change which items a Query or Scan evaluates, only what it returns
 _RETURN_SHAPING = (
     "FilterExpression",
@@ -284,7 +284,7 @@ class _Bill:
         sizes = [_size(old) or 0 for _key, old in pairs]
         if self.operation == "PutItem":
             sizes.append(wiresize.item_size(self.params.get("Item") or {}))
-        charge = cost.Charge(table=cost.write_units(max(sizes, default=0)))
+        charge = cost.Charge(table=values.write_units(max(sizes, default=0)))
         return _shape(name, charge, mode)
 
     # --- reads ----------------------------------------------------------------------------
@@ -358,7 +358,7 @@ class _Bill:
             get = action.get("Get") or {}
             item = self._items(get["TableName"], [get["Key"]])[0]
             charge = out.setdefault(get["TableName"], cost.Charge())
-            charge.table += cost.transactional_read_units(_size(item))
+            charge.table += values.transactional_read_units(_size(item))
         return out
 
     # --- writes ---------------------------------------------------------------------------
