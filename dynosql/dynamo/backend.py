@@ -22,12 +22,12 @@ from dynosql.dynamo.capabilities import from_response, probe
 from dynosql.dynamo.catalog import Catalog, describe
 from dynosql.dynamo.reader import Executor, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep, botocore_attempts
-from dynosql.dynamo.writer import WriteLimits, Writer, write_batches
 from dynosql.errors import DynosqlError, ExecutionError, translate_error
 from dynosql.plan.port import SAMPLE_ITEMS, Capabilities, Ledger, Page, Port
 from dynosql.result import ProgressSink, Stats, WriteStats
 
 if TYPE_CHECKING:
+    from dynosql.dynamo.writer import WriteLimits, Writer
     from dynosql.plan.ddl import Call
     from dynosql.plan.model import Plan
     from dynosql.plan.schema import TableInfo
@@ -285,6 +285,8 @@ class Backend(Port):
     # --- writes ------------------------------------------------------------------------------
 
     def _write_limits(self, paced: bool = True) -> WriteLimits:
+        from dynosql.dynamo.writer import WriteLimits  # loaded by the statements that write
+
         settings = self.settings
         return WriteLimits(
             max_wcu=settings.max_wcu, rate_limit=settings.rate_limit if paced else None
@@ -292,6 +294,8 @@ class Backend(Port):
 
     def writer(self, stats: WriteStats, *, transactional: bool = False, workers: int = 0) -> Writer:
         """A writer with the session's limits (--max-wcu, --rate-limit), policy and ledger."""
+        from dynosql.dynamo.writer import Writer
+
         kwargs: dict[str, Any] = {"workers": workers} if workers else {}
         return Writer(
             self.client,
@@ -315,6 +319,8 @@ class Backend(Port):
         on_written: Callable[[list[dict[str, Any]]], Decimal | None] | None = None,
         on_sending: Callable[[list[dict[str, Any]]], None] | None = None,
     ) -> WriteStats:
+        from dynosql.dynamo.writer import write_batches
+
         return write_batches(
             self.client,
             table,
