@@ -148,6 +148,15 @@ def examples_backend(request: pytest.FixtureRequest) -> Backend:
     return request.getfixturevalue(f"{request.param}_examples_backend")
 
 
+@pytest.fixture(scope="session")
+def design_tables(moto_backend: Backend) -> dict[tuple[str, str], str]:
+    """The corpus of single-table designs (tests/data/designs), loaded into moto once:
+    (file, the table's name in the model) -> its name on the server."""
+    from designs import corpus
+
+    return {(model, t.name): t.create(moto_backend) for model, t in corpus()}
+
+
 @pytest.fixture
 def table_name() -> str:
     """A fresh unique table name for a test that creates its own table."""

@@ -7,6 +7,7 @@ JSON inside an ``M``) is left out, as DynamoDB would refuse the item."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -107,3 +108,9 @@ def model_tables(path: Path) -> Iterator[ModelTable]:
                 seen.add(key)
                 found.items.append(item)
         yield found
+
+
+@functools.cache
+def corpus() -> tuple[tuple[str, ModelTable], ...]:
+    """Every table of every model file: (file name, table), read once per process."""
+    return tuple((path.name, t) for path in model_files() for t in model_tables(path))

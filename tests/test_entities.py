@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from backends import Backend, unique_name
-from designs import DESIGNS, ModelTable, model_files, model_tables
+from designs import DESIGNS, ModelTable, corpus, model_files, model_tables
 
 from dynosql.entities.discover import discover
 from dynosql.entities.keyshape import label, shape, template_text, tokens
@@ -92,7 +92,7 @@ def test_sort_key_health_names_a_pair_that_sorts_wrongly() -> None:
 
 # --- the corpus of published designs --------------------------------------------------------------
 
-CORPUS = [(path.name, t) for path in model_files() for t in model_tables(path)]
+CORPUS = corpus()
 
 
 def _expected(model: str, table: str) -> tuple[set[tuple], dict[str, Any]]:
@@ -112,12 +112,6 @@ def _entity(row: list[Any]) -> tuple:
     return (row[0], row[1], row[2] or "", tuple(sorted(indexes.items())))
 
 
-@pytest.fixture(scope="module")
-def corpus(moto_backend: Backend) -> dict[tuple[str, str], str]:
-    """Every table of every model, loaded into moto once: (file, table) -> table name."""
-    return {(model, t.name): t.create(moto_backend) for model, t in CORPUS}
-
-
 def test_every_design_and_table_of_the_corpus_has_an_expected_answer() -> None:
     assert sorted(EXPECTED) == sorted(p.name for p in model_files())
     for model, table in CORPUS:
@@ -128,10 +122,10 @@ def test_every_design_and_table_of_the_corpus_has_an_expected_answer() -> None:
 
 @pytest.mark.parametrize("model, table", CORPUS, ids=[f"{m}:{t.name}" for m, t in CORPUS])
 def test_discovery_names_what_a_person_reading_the_design_names(
-    moto_backend: Backend, corpus: dict, model: str, table: ModelTable
+    moto_backend: Backend, design_tables: dict, model: str, table: ModelTable
 ) -> None:
     want, spec = _expected(model, table.name)
-    name = corpus[(model, table.name)]
+    name = design_tables[(model, table.name)]
     with Session(moto_backend.client()) as session:
         result = session.execute(f'SHOW ENTITIES FROM "{name}"')
         rows = result.all()
@@ -264,7 +258,10 @@ def examples(moto_examples_backend: Backend):
 
 
 def report(session: Session, sql: str) -> list[tuple]:
-    rows = session.execute(sql).all()
+    return _report(session.execute(sql).all())
+
+
+def _report(rows: list[dict[str, Any]]) -> list[tuple]:
     return [(r["entity"], r["pk"], r["sk"], int(r["items"])) for r in rows]
 
 
@@ -274,12 +271,12 @@ def counts(name: str, key) -> Counter:
 
 def test_tenants_entities(examples: Session) -> None:
     n = counts("tenants", lambda i: i["sk"].split("#")[0])
-    assert report(examples, "SHOW ENTITIES FROM tenants") == [
+    rows = examples.execute("SHOW ENTITIES FROM tenants").all()
+    assert _report(rows) == [
         ("INVOICE", "TENANT#{id}", "INVOICE#{6 digits}", n["INVOICE"]),
         ("EVENT", "TENANT#{id}", "EVENT#{timestamp}", n["EVENT"]),
         ("USER", "TENANT#{id}", "USER#{email}", n["USER"]),
     ]
-    rows = examples.execute("SHOW ENTITIES FROM tenants").all()
     invoice = rows[0]
     in_gsi = sum(1 for i in datasets.DATASETS["tenants"].items() if "gsi1pk" in i)
     assert (
@@ -293,12 +290,12 @@ def test_tenants_entities(examples: Session) -> None:
 
 def test_drive_audit_sensors_usage_entities(examples: Session) -> None:
     n = counts("drive", lambda i: i["SK"].endswith("/"))
-    assert report(examples, "SHOW ENTITIES FROM drive") == [
+    result = examples.execute("SHOW ENTITIES FROM drive")
+    rows = result.all()
+    assert _report(rows) == [
         ("file", "DRIVE#{id}", "{path}/{file}", n[False]),
         ("folder", "DRIVE#{id}", "{path}/", n[True]),
     ]
-    result = examples.execute("SHOW ENTITIES FROM drive")
-    rows = result.all()
     assert rows[0]["indexes"] == "by_modified DRIVE#{id} / {timestamp}"
     assert rows[1]["indexes"] == "none"
     assert "entity types from the attribute type (2 values)" in result.notes
