@@ -385,6 +385,11 @@ def test_the_repl_offers_to_keep_a_new_entity(
     statement = "CREATE ENTITY usr ON tenants (KEY (pk = 'TENANT#' || t, sk = 'USER#' || email));"
     screen, _repl = drive(s, statement + "\ny\n" + statement.replace("usr", "usr2") + "\nn\n")
     assert f"CREATE ENTITY usr on tenants (key columns: t, email); appended to {schema}" in screen
+    described, _repl = drive(s, "\\d usr\n")
+    assert (
+        "entity usr on table tenants" in described
+        and "| t        | table (partition) |" in described
+    )
     assert schema.read_text() == "-- ours\n\n" + statement + "\n"
     assert s.context.entities.names() == ["usr", "usr2"]
 

@@ -184,12 +184,20 @@ def tables_plus(repl: Repl, arg: str) -> Result:
     script=lambda arg: f"write DESCRIBE {arg}" if arg else "write SHOW TABLES",
 )
 def describe(repl: Repl, arg: str) -> Result:
-    """Describe a table: keys, types, indexes with projections, items, size."""
+    """Describe a table: keys, types, indexes with projections, items, size.
+
+    An entity's name describes the entity (its columns, key roles and templates), as
+    DESCRIBE does."""
     if not arg:
         return tables(repl, "")
+    name = _table_name(arg)
+    if repl.session.entity(name) is not None:
+        from dynosql.sql import ast
+
+        return repl.session.run_statement(ast.DescribeEntity(name))
     from dynosql.statements.show import describe_result
 
-    return describe_result(repl.session.table(_table_name(arg)))
+    return describe_result(repl.session.table(name))
 
 
 @command(
