@@ -257,14 +257,31 @@ def test_write_errors_map_to_pep_249(moto_backend: Backend, table: str, tmp_path
             cur.execute(insert, {"pk": "c"})
         with pytest.raises(dbapi.ProgrammingError, match="no table named"):
             cur.execute("SELECT * FROM no_such_table WHERE pk = 'x'")
-        with pytest.raises(dbapi.NotSupportedError, match="named"):
-            cur.execute(insert, ("c", 2))
+        with pytest.raises(dbapi.ProgrammingError, match="no value for :pk"):
+            cur.execute(insert, ("c", 2))  # values by position are for ? parameters
+        with pytest.raises(dbapi.NotSupportedError, match="a mapping for :name or a sequence"):
+            cur.execute(insert, "c2")
         with pytest.raises(dbapi.DataError, match="38 significant digits"):
             cur.execute(insert, {"pk": "c", "sk": Decimal("1" * 39)})
         with pytest.raises(dbapi.DataError):
             cur.execute(insert, {"pk": "c", "sk": float("nan")})
         with pytest.raises(dbapi.ProgrammingError, match="one statement"):
             cur.execute("SELECT a FROM x; SELECT b FROM y")
+
+
+def test_qmark_parameters_bind_by_position(moto_backend: Backend, table: str, tmp_path: Path):
+    """A sequence binds PartiQL's ``?`` parameters in order (qmark beside named), for
+    execute and executemany, and plans from the values as ``:name`` does."""
+    with connect(moto_backend, tmp_path) as conn:
+        cur = conn.cursor()
+        cur.executemany(f"INSERT INTO {table} VALUES (?, ?)", [("q", 1), ("q", 2), ("r", 3)])
+        assert cur.rowcount == 3
+        cur.execute(f"SELECT sk FROM {table} WHERE pk = ? AND sk BETWEEN ? AND ?", ["q", 2, 9])
+        assert cur.fetchall() == [(2,)]
+        cur.execute(f"SELECT COUNT(*) FROM {table} WHERE pk LIKE ?", ("q",))
+        assert cur.fetchone() == (2,)
+        with pytest.raises(dbapi.ProgrammingError, match="no value for the 2nd ?"):
+            cur.execute(f"SELECT sk FROM {table} WHERE pk = ? AND sk = ?", ["q"])
 
 
 def test_parameters_take_python_values(moto_backend: Backend, table: str, tmp_path: Path):

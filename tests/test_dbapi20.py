@@ -11,6 +11,7 @@ tests cannot pass on DynamoDB and is expected to fail, for the reason given at i
 
 from __future__ import annotations
 
+import types
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -73,6 +74,14 @@ class TestLocal(_Adapted):
     """``dynosql.connect(local=True)``: a new embedded moto server for each connection."""
 
     __test__ = True
+
+
+class TestLocalQmark(TestLocal):
+    """The same, with dbapi20 sending PartiQL's ``?`` parameters and sequences of values:
+    dynosql's paramstyle is named, and a sequence binds ``?`` (qmark) beside it."""
+
+    driver = types.SimpleNamespace(**{name: getattr(dynosql, name) for name in dynosql.DBAPI_NAMES})
+    driver.paramstyle = "qmark"
 
 
 @pytest.mark.slow  # about 60 CreateTable/DeleteTable round trips on the JVM

@@ -65,7 +65,7 @@ from dynosql.settings import SettingError, Settings, lookup
 
 apilevel = "2.0"
 threadsafety = 1  # threads may share the module, not connections (a Session is not thread-safe)
-paramstyle = "named"
+paramstyle = "named"  # and qmark beside it: a sequence of values binds PartiQL's ``?`` in order
 
 
 def connect(

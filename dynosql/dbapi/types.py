@@ -27,6 +27,7 @@ from typing import Any
 from dynosql import values
 from dynosql.dbapi.exceptions import DataError, NotSupportedError, ProgrammingError
 from dynosql.sql import ast
+from dynosql.sql.bind import positional
 
 
 class DBAPITypeObject:
@@ -119,16 +120,19 @@ def counted_columns(statement: ast.Statement) -> frozenset[str]:
 
 
 def parameters(given: Any) -> dict[str, Any]:
-    """`execute`'s parameters as dynosql values by name (paramstyle ``named``)."""
+    """`execute`'s parameters as dynosql values by name: a mapping for ``:name`` (paramstyle
+    ``named``, what `paramstyle` says), or a sequence for ``?`` (``qmark``, PartiQL's: the
+    n-th value binds the n-th ``?``)."""
     if given is None:
         return {}
     if isinstance(given, Mapping):
         return {str(name): value_of(value, str(name)) for name, value in given.items()}
-    if isinstance(given, Sequence) and not isinstance(given, str | bytes) and not given:
-        return {}  # no parameters, passed as an empty sequence (SQLAlchemy, pandas)
+    if isinstance(given, Sequence) and not isinstance(given, str | bytes):
+        return {name: value_of(value, name) for name, value in positional(given).items()}
     raise NotSupportedError(
-        "dynosql's paramstyle is named: pass parameters as a mapping, e.g. "
-        "execute('… WHERE PK = :pk', {'pk': 'DRIVE#bob'})"
+        f"parameters are a mapping for :name or a sequence for ?, not a {type(given).__name__}"
+        ": execute('… WHERE PK = :pk', {'pk': 'DRIVE#bob'}) or execute('… WHERE PK = ?', "
+        "['DRIVE#bob'])"
     )
 
 
