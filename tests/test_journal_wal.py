@@ -19,6 +19,7 @@ from test_writes import _table as _scan
 
 from dynosql import values
 from dynosql.dynamo import writer as write_execute
+from dynosql.errors import DynosqlError
 from dynosql.journal import Journal, read_journal
 from dynosql.session import Session, Settings, make_client
 
@@ -146,3 +147,11 @@ def test_journals_begun_across_a_second_sort_in_the_order_they_began(
     second = new_journal_path(tmp_path, "t")
     assert sorted([second, first]) == [first, second]
     assert first.name.startswith("20251202T060000.5")
+
+
+def test_an_empty_journal_says_there_is_nothing_to_undo(tmp_path: Path) -> None:
+    """A process killed between creating its journal and writing the header leaves it empty."""
+    path = tmp_path / "j.jsonl"
+    path.write_text("")
+    with pytest.raises(DynosqlError, match="is empty: no write was journaled in it, nothing"):
+        read_journal(path)

@@ -202,6 +202,8 @@ def read_journal(path: str | os.PathLike[str]) -> JournalFile:
         except (KeyError, TypeError, ValueError, AttributeError):
             damaged(n, "not a journal line (edited?)")
     if not out.headers:
+        if not text.strip():  # created, then its process stopped before the first line
+            raise DynosqlError(f"{p} is empty: no write was journaled in it, nothing to undo")
         raise DynosqlError(f"{p} is not a dynosql journal (no header line)")
     trust.unfinished = [s.header_line for s in statements if s.checked and not s.ended]
     for (index, _item), (data, n) in sorted(pending.items(), key=lambda x: x[1][1]):

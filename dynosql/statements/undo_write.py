@@ -56,7 +56,7 @@ def undo_journal(ctx: Context, undone: str) -> tuple[Journal | None, bool]:
     if user:
         if not same_file(user, undone):
             return Journal(user), True
-        return Journal(new_journal_path(Path(user).resolve().parent, "undo")), False
+        return Journal(new_journal_path(Path(user).parent, "undo")), False  # beside it
     directory = journal_dir(ctx.settings.journal_dir)
     if directory is None:
         return None, False

@@ -1,0 +1,297 @@
+"""The write fuzzer's attacks on undo (issue 37), on moto, dynalite and DynamoDB Local: random
+items (tests/write_gen.py's irregular values: sets, maps, lists, binary, 38-digit numbers), then,
+each seeded, and each followed by the oracle's table (read with boto3, compared as the model
+compares, tests/write_model.py):
+
+- ``kill -9`` of a real ``dynosql`` process at a random line of its journal, during COPY FROM,
+  during UNDO and during an undo of an undo; then undo (again) in a process of its own: the table
+  is the one before the COPY, before the UPDATE, or the UPDATE's result again;
+- two ``dynosql`` processes writing at once with one ``--journal`` file: undo takes it whole;
+- a transaction cancelled after a write: UNDO LAST undoes the write (not on dynalite, which has
+  no transactions);
+- an index added between a write and its undo, keying an attribute the undo would put back with
+  another type: those items listed, the rest restored, all of them once the index is dropped (not
+  on dynalite, which never builds an index added to a table);
+- the table dropped and recreated with other keys: the undo refused, and forced, every item
+  listed and nothing written.
+
+`DYNOSQL_UNDO_FUZZ_SEED=s` replays one seed; `DYNOSQL_UNDO_FUZZ_RUNS=n` draws n seeds each.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import write_model as wm
+from backends import Backend, unique_name
+from cli_runner import cli_env
+from journal_lines import answers
+from test_write_fuzz import _SERIALIZE, _wire, put_items, read_table
+from write_gen import ATTRS, Gen
+from write_model import Item, Key, Schema
+
+from dynosql import files, values
+from dynosql.errors import DynosqlError
+from dynosql.journal.sequence import header_of
+from dynosql.session import Session, Settings, make_client
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = Schema(("pk", "S"), ("sk", "N"), {}, [])
+RATE = "150"  # WCU a second: slow enough to be killed in the middle
+
+
+def _items(gen: Gen, n: int, first: int = 0) -> dict[Key, Item]:
+    out = {}
+    for i in range(first, first + n):
+        item: Item = {"pk": f"p{i % 3}", "sk": Decimal(i)}
+        for name in gen.rng.sample(ATTRS, gen.rng.randint(1, 5)):
+            item[name] = gen.attr_value(name)
+        out[SCHEMA.key_of(item)] = item
+    return out
+
+
+def _decoded(item: Item) -> dict[str, Any]:
+    return values.decode_item({k: _SERIALIZE(_wire(v)) for k, v in item.items()})
+
+
+class Attack:
+    """One seeded run's table, random source and sessions."""
+
+    def __init__(self, backend: Backend, seed: int, tmp_path: Path):
+        self.backend = backend
+        self.rng = random.Random(seed)
+        self.tmp = tmp_path / f"seed-{seed}"
+        self.tmp.mkdir(parents=True)
+        self.table = unique_name("uf")
+        self.gen = Gen(self.rng, SCHEMA, self.table, self.table)
+        self.client = backend.client()
+        backend.create_table(**SCHEMA.create_kwargs(self.table))
+        self.where = f"[{backend.name} seed {seed}]"
+
+    def now(self) -> dict[Key, Item]:
+        return read_table(self.client, self.table, SCHEMA)
+
+    def same(self, expected: dict[Key, Item], what: str) -> None:
+        actual = self.now()
+        assert wm.same_table(expected, actual), f"{self.where} {what}:\n" + wm.diff(
+            expected, actual
+        )
+
+    def session(self, journal: Path | None = None, journal_dir: str = "j") -> Session:
+        client = make_client(endpoint_url=self.backend.endpoint_url, credentials=("t", "t"))
+        session = Session(client, settings=Settings(journal_dir=str(self.tmp / journal_dir)))
+        session.assume_yes = True
+        if journal is not None:
+            session.journal_file = str(journal)
+        return session
+
+    def process(self, *args: str) -> subprocess.Popen[str]:
+        """`dynosql --yes --rate-limit RATE ARGS` against this backend, a process of its own."""
+        command = [sys.executable, "-m", "dynosql.cli", "--endpoint-url", self.backend.endpoint_url]
+        return subprocess.Popen(
+            [*command, "--yes", "--rate-limit", RATE, *args],
+            env={**cli_env(self.tmp), "PYTHONPATH": str(ROOT)},
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def killed(self, journal: Path, most: int, *args: str) -> int:
+        """Run `args` and kill -9 it once `journal` has a random number of lines (1 to `most`);
+        the lines it had (-1: it ended first)."""
+        target = self.rng.randint(1, most)
+        process = self.process("--journal", str(journal), *args)
+        deadline = time.monotonic() + 60
+        lines = -1
+        while process.poll() is None and time.monotonic() < deadline:
+            have = _lines(journal)
+            if have >= target:
+                process.send_signal(signal.SIGKILL)
+                lines = have
+                break
+            time.sleep(0.003)
+        _out, err = process.communicate(timeout=60)
+        assert lines >= 0 or process.returncode == 0, f"{self.where} {args}: {err}"
+        return lines
+
+    def undo(self, journal: Path | str, session: Session | None = None) -> Any:
+        undo = (session or self.session(journal_dir="recover")).undo(str(journal))
+        listed = undo.all()
+        assert listed == [], f"{self.where} undo {journal}: listed {listed}"
+        return undo
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def copy_killed(a: Attack, t0: dict[Key, Item]) -> None:
+    """COPY FROM of rows that overwrite some items and add others, killed at random."""
+    rows = list(_items(a.gen, 40, first=a.rng.randint(0, len(t0))).values())
+    data = a.tmp / "load.jsonl"
+    data.write_text("".join(files.item_json(_decoded(r)) + "\n" for r in rows))
+    journal = a.tmp / "copy.jsonl"
+    a.killed(journal, 2 * len(rows) + 4, "-e", f"COPY {a.table} FROM '{data}'")
+    if header_of(journal):
+        a.undo(journal)
+    a.same(t0, "COPY killed, then undone")
+
+
+def undo_killed(a: Attack, t0: dict[Key, Item]) -> None:
+    """An UPDATE of every item; its undo killed at random, then run again: the table before
+    the UPDATE, no write of the second undo putting back a value the UPDATE wrote, and a third
+    undo writes nothing. Then an undo of an undo, killed at random and run again: the UPDATE's
+    result; and the UPDATE undone once more."""
+    name = a.rng.choice(ATTRS)
+    value = values.decode(_SERIALIZE(_wire(a.gen.attr_value(name))))
+    journal = a.tmp / "update.jsonl"
+    a.session(journal).execute(
+        f'UPDATE {a.table} SET "{name}" = :v WHERE sk >= 0', {"v": value}
+    ).all()
+    t1 = a.now()
+    a.killed(a.tmp / "undo-killed.jsonl", 3 * len(t0) + 4, "undo", str(journal))
+    again = a.undo(journal)
+    a.same(t0, "UNDO killed, then run again")
+    for entry in answers(again.stats.journal) if again.stats.journal else []:
+        assert entry["new"] is not None, f"{a.where}: the second undo deleted an item"
+        item = _plain(values.decode_item(entry["new"]))
+        assert wm.canon_item(t0[SCHEMA.key_of(item)]) == wm.canon_item(item), a.where
+    third = a.undo(journal)
+    assert third.stats.changed == 0 and third.stats.journal is None, a.where
+    # a whole undo with a journal of its own, from the UPDATE's result put back
+    put_items(a.client, a.table, t1)
+    whole = a.tmp / "undo-whole.jsonl"
+    differ = sum(wm.canon_item(t0[k]) != wm.canon_item(v) for k, v in t1.items())
+    assert a.undo(journal, a.session(whole)).stats.changed == differ, a.where
+    a.killed(a.tmp / "redo-killed.jsonl", 3 * len(t0) + 4, "undo", str(whole))
+    a.undo(whole)
+    a.same(t1, "undo of an undo killed, then run again")
+    a.undo(journal)
+    a.same(t0, "the UPDATE undone once more")
+
+
+def _plain(item: dict[str, Any]) -> Item:
+    return {k: wm.plain(v) for k, v in item.items()}
+
+
+def two_writers(a: Attack, t0: dict[Key, Item]) -> None:
+    """Two processes write at once, appending to one --journal file: undo takes it whole."""
+    journal = a.tmp / "shared.jsonl"
+    sets = [f"SET w = '{w}', n = :n" for w in ("one", "two")]
+    processes = [
+        a.process("--journal", str(journal), "-v", f"n={i}", "-e",
+                  f"UPDATE {a.table} {s} WHERE pk = 'p{i}' AND sk >= 0")
+        for i, s in enumerate(sets)
+    ]  # fmt: skip
+    for p in processes:
+        _out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, f"{a.where}: {err}"
+    undo = a.undo(journal)
+    assert not any("damaged" in w for w in undo.warnings), f"{a.where}: {undo.warnings}"
+    a.same(t0, "two writers, one journal, undone")
+
+
+def cancelled_transaction(a: Attack, t0: dict[Key, Item]) -> None:
+    """A write, then a transaction cancelled by its INSERT of an existing key: UNDO LAST
+    takes the write."""
+    session = a.session(journal_dir="last")
+    first, other = (_key(t0[k]) for k in a.rng.sample(sorted(t0), 2))
+    where = "WHERE pk = :p AND sk = :s"
+    session.execute(f"UPDATE {a.table} SET w = 'last' {where}", first).all()
+    session.execute("BEGIN").all()
+    session.execute(f"UPDATE {a.table} SET w = 'never' {where}", other).all()
+    session.execute(f"INSERT INTO {a.table} (pk, sk) VALUES (:p, :s)", first).all()
+    with pytest.raises(DynosqlError, match="transaction cancelled"):
+        session.execute("COMMIT").all()
+    assert session.execute("UNDO LAST").all() == []
+    a.same(t0, "UNDO LAST after a cancelled transaction")
+
+
+def _key(item: Item) -> dict[str, Any]:
+    return {"p": item["pk"], "s": item["sk"]}
+
+
+def index_added(a: Attack, t0: dict[Key, Item]) -> None:
+    """ix is a number in some items; an UPDATE makes it a string everywhere; an index keyed
+    on ix as a string is added: undo lists the items whose ix was a number, restores the rest,
+    and all of them once the index is dropped."""
+    numbered = a.rng.sample(sorted(t0), max(1, len(t0) // 4))
+    for key in numbered:
+        item = t0[key]
+        a.client.update_item(TableName=a.table, Key=values.encode_item({"pk": item["pk"], "sk": item["sk"]}),
+                             UpdateExpression="SET ix = :n",
+                             ExpressionAttributeValues={":n": {"N": "7"}})  # fmt: skip
+    t0 = a.now()
+    session = a.session(journal_dir="ix")
+    result = session.execute(f"UPDATE {a.table} SET ix = 'x' WHERE sk >= 0")
+    result.all()
+    t1 = a.now()
+    session.execute(f"CREATE INDEX by_ix ON {a.table} (ix S)").all()
+    undo = session.undo(result.stats.journal)
+    held = {SCHEMA.key_of({"pk": r["pk"], "sk": r["sk"]}) for r in undo.all()}
+    assert held == set(numbered), a.where
+    expected = {k: (t1[k] if k in held else v) for k, v in t0.items()}
+    a.same(expected, "undo after an index was added")
+    session.execute(f"DROP INDEX by_ix ON {a.table}").all()
+    a.undo(result.stats.journal, session)
+    a.same(t0, "undo once the index is dropped")
+
+
+def recreated(a: Attack, t0: dict[Key, Item]) -> None:
+    """A DELETE, then the table dropped and recreated keyed otherwise: undo refused; forced,
+    every item listed, nothing written."""
+    session = a.session(journal_dir="recreated")
+    result = session.execute(f"DELETE FROM {a.table} WHERE pk = 'p0' AND sk >= 0")
+    result.all()
+    a.backend.delete_table(a.table)
+    a.backend.create_keyed_table(a.table, pk=("id", "S"), sk=None)
+    with pytest.raises(DynosqlError, match="recreated"):
+        session.undo(result.stats.journal).all()
+    forced = session.undo(result.stats.journal, force_target=True)
+    listed = forced.all()
+    assert len(listed) == sum(1 for v in t0.values() if v["pk"] == "p0"), a.where
+    assert forced.stats.changed == 0, a.where
+    assert a.client.scan(TableName=a.table)["Items"] == [], a.where
+
+
+def attack(backend: Backend, seed: int, tmp_path: Path) -> None:
+    a = Attack(backend, seed, tmp_path)
+    t0 = _items(a.gen, a.rng.randint(12, 24))
+    put_items(a.client, a.table, t0)
+    t0 = a.now()
+    copy_killed(a, t0)
+    undo_killed(a, t0)
+    two_writers(a, t0)
+    if backend.name != "dynalite":  # no TransactWriteItems, and a new index never built
+        cancelled_transaction(a, t0)
+        index_added(a, t0)
+    recreated(a, t0)
+
+
+def _seeds(default: list[int]) -> list[int]:
+    if os.environ.get("DYNOSQL_UNDO_FUZZ_SEED"):
+        return [int(os.environ["DYNOSQL_UNDO_FUZZ_SEED"])]
+    runs = int(os.environ.get("DYNOSQL_UNDO_FUZZ_RUNS", "0"))
+    return list(range(5000, 5000 + runs)) if runs else default
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["moto", "dynalite", "ddblocal"])
+def test_undo_under_attack(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    backend = request.getfixturevalue(f"{name}_backend")
+    first = {"moto": 300, "dynalite": 301, "ddblocal": 302}[name]
+    for seed in _seeds([first]):
+        attack(backend, seed, tmp_path)
