@@ -468,3 +468,17 @@ def test_exists_outside_a_transaction_is_refused(music: tuple[Session, str]) -> 
     with pytest.raises(Exception) as info:
         session.execute(f"EXISTS(SELECT * FROM \"{name}\" WHERE Artist = 'a' AND SongTitle = 'b')")
     assert str(info.value).startswith("EXISTS(SELECT …) is a transaction's condition check")
+
+
+def test_question_marks_from_the_repl(music: tuple[Session, str]) -> None:
+    from repl_driver import drive
+
+    session, name = music
+    keys = (
+        "\\set 1 Acme Band\r\\set ?2 PartiQL Rocks\r"
+        f'SELECT SongTitle FROM "{name}" WHERE Artist = ? AND SongTitle = ?;\r\\set\r'
+    )
+    screen, _ = drive(session, keys)
+    assert "?1 = " in screen and "?2 = " in screen  # \set names them by place
+    assert "| PartiQL Rocks |" in screen  # the row, found by both
+    assert "1 row · GetItem" in screen

@@ -288,22 +288,26 @@ def _bind_in_a_script(arg: str) -> str:
 
 @command("\\set", "[NAME [VALUE]]", script=_bind_in_a_script)
 def set_param(repl: Repl, arg: str) -> Result:
-    """Bind :NAME to VALUE (a number if it reads as one); alone, list the parameters."""
+    """Bind :NAME (or ?N, the N-th ?) to VALUE (a number if it reads as one); alone, list
+    the parameters."""
     from dynosql.render import json_text
     from dynosql.session import parse_param
 
+    def shown(name: str) -> str:
+        return f"?{name}" if name.isdigit() else f":{name}"
+
     session = repl.session
     if not arg:
-        rows = [{"name": f":{k}", "value": json_text(v)} for k, v in session.params.items()]
+        rows = [{"name": shown(k), "value": json_text(v)} for k, v in session.params.items()]
         return Result(["name", "value"], iter(rows))
     name, _, value = arg.partition(" ")
-    name = name.lstrip(":")
+    name = name.lstrip(":?")
     if not value.strip():
         session.params.pop(name, None)
-        return status(f":{name} unset")
+        return status(f"{shown(name)} unset")
     key, parsed = parse_param(f"{name}={value.strip()}")
     session.params[key] = parsed
-    return status(f":{key} = {json_text(parsed)}")
+    return status(f"{shown(key)} = {json_text(parsed)}")
 
 
 @command(

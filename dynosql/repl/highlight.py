@@ -45,7 +45,7 @@ _TOKEN = re.compile(
   | (?P<string>'(?:[^']|'')*(?:'|\Z))
   | (?P<identifier>"(?:[^"]|"")*(?:"|\Z))
   | (?P<command>\\[^\s;]*)
-  | (?P<parameter>:[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<parameter>:[A-Za-z_][A-Za-z0-9_]*|\?)
   | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<operator><>|!=|<=|>=|.)
