@@ -482,3 +482,67 @@ def test_question_marks_from_the_repl(music: tuple[Session, str]) -> None:
     assert "?1 = " in screen and "?2 = " in screen  # \set names them by place
     assert "| PartiQL Rocks |" in screen  # the row, found by both
     assert "1 row · GetItem" in screen
+
+
+# --- EXPLAIN (FORMAT PARTIQL): the translation (pure; run on DynamoDB Local in the corpus) ----------
+
+
+def _tables() -> dict[str, Any]:
+    from pathlib import Path
+
+    from dynosql.plan.schema import table_info
+
+    raw = json.loads((Path(__file__).parent.parent / "grammar" / "tables.json").read_text())
+    return {name: table_info(description) for name, description in raw.items()}
+
+
+def _partiql(sql: str, segments: int | None = None, **params: Any) -> list[str]:
+    from dynosql.plan import partiql as translate
+    from dynosql.plan.planner import Options, plan_select
+    from dynosql.plan.write import WriteOptions, plan_write
+
+    tables = _tables()
+    statement = bind(parse(sql), params)
+    if isinstance(statement, ast.Select):
+        options = Options(segments=segments)
+        found = translate.for_select(plan_select(statement, tables[statement.table], options))
+    else:
+        plan = plan_write(statement, tables[statement.table], WriteOptions(Options(), False))
+        found = translate.for_write(plan)
+    return found.lines()[1:]
+
+
+def test_partiql_of_reads_one_statement_a_request() -> None:
+    assert _partiql("SELECT * FROM users WHERE id IN ('a', 'b')") == [
+        "  1. SELECT * FROM \"users\" WHERE \"id\" IN ['a', 'b']"
+    ]
+    assert _partiql("SELECT total FROM orders WHERE customer = 'c1' ORDER BY created DESC") == [
+        '  1. SELECT "total" FROM "orders" WHERE "customer" = \'c1\' ORDER BY "created" DESC'
+    ]
+    lines = _partiql("SELECT * FROM big WHERE n > 3", segments=4)
+    assert lines[0] == '  1. SELECT * FROM "big" WHERE "n" > 3'
+    assert lines[1].startswith("note: PartiQL cannot split a Scan: dynosql reads it in 4 parallel")
+
+
+def test_partiql_of_a_fetch_through_an_index() -> None:
+    lines = _partiql("SELECT * FROM orders WHERE sku = 'X' AND note = 'n'")
+    assert lines[:2] == [
+        '  1. SELECT * FROM "orders"."by_sku" WHERE "sku" = \'X\'',
+        "  2. for each item statement 1 returns, its key as the last parameters: SELECT * FROM "
+        '"orders" WHERE "customer" = ? AND "created" = ? AND ("note" = \'n\')',
+    ]
+
+
+def test_partiql_of_writes_by_key_with_binary_values_as_parameters() -> None:
+    lines = _partiql("UPDATE users SET b = :b, l = [1, :b] WHERE id IN ('a', 'b')", b=b"\x01")
+    assert lines == [
+        '  1. UPDATE "users" SET "b" = ? SET "l" = ? WHERE "id" = \'a\'',
+        '     parameters: [{"B": "AQ=="}, {"L": [{"N": "1"}, {"B": "AQ=="}]}]',
+        '  2. UPDATE "users" SET "b" = ? SET "l" = ? WHERE "id" = \'b\'',
+        '     parameters: [{"B": "AQ=="}, {"L": [{"N": "1"}, {"B": "AQ=="}]}]',
+    ]
+    assert _partiql("UPSERT INTO users (id) VALUES ('a')") == [
+        "  (no statement)",
+        "note: PartiQL has no UPSERT: its INSERT never overwrites an item (dynosql puts each item "
+        "with PutItem)",
+    ]

@@ -115,7 +115,8 @@ class _Text:
 
     def value(self, value: Any) -> str:
         kind = values.type_of(value)
-        if kind in ("B", "BS"):
+        if kind in ("B", "BS") or (kind in ("L", "M") and _holds_binary(value)):
+            # no binary literal, and no parameter inside a list or map: the whole value
             self.parameters.append(value)
             return "?"
         if kind == "S":
@@ -158,6 +159,15 @@ class _Text:
         return Statement(text, found, each)
 
 
+def _holds_binary(value: Any) -> bool:
+    kind = values.type_of(value)
+    if kind == "L":
+        return any(_holds_binary(v) for v in value)
+    if kind == "M":
+        return any(_holds_binary(v) for v in value.values())
+    return kind in ("B", "BS")
+
+
 # --- reads ---------------------------------------------------------------------------------------
 
 
@@ -178,14 +188,14 @@ def _reads(plan: Plan, out: Translation, keys_only: bool) -> None:
         return
     target = _target(plan)
     columns = _columns(plan, keys_only)
-    segmented = False
     unsaid: list[ast.Condition] = []  # what PartiQL cannot evaluate either
     fetched: list[ast.Condition] = []  # checked on the items fetched from the table
     for request in plan.requests:
-        if "Segment" in request.params:
-            if segmented:
-                continue  # one statement reads what the segments read
-            segmented = True
+        if (
+            "Segment" in request.params
+            and request.params["Segment"] != plan.requests[0].params["Segment"]
+        ):
+            continue  # a sample's segments: one statement reads what they read
         can, cannot = _split_residual(request.residual)
         unsaid.extend(c for c in cannot if c not in unsaid)
         if plan.fetch is not None:  # the index may lack what they name: asked of the items
@@ -207,7 +217,7 @@ def _reads(plan: Plan, out: Translation, keys_only: bool) -> None:
         out.notes.append(
             f"PartiQL cannot evaluate {sql_text(c)}: dynosql checks it on the items read"
         )
-    if segmented and plan.sample is None:
+    if plan.segments > 1 and plan.sample is None:
         out.notes.append(
             f"PartiQL cannot split a Scan: dynosql reads it in {plan.segments} parallel "
             "segments, this one statement reads them all (the same RCU)"
@@ -326,7 +336,9 @@ def _statement_notes(plan: Plan, statement: ast.Select) -> list[str]:
         )
     if statement.distinct:
         notes.append("PartiQL has no DISTINCT: dynosql drops the repeated rows")
-    if statement.items and any(not isinstance(i.expr, ast.Path) for i in statement.items):
+    if statement.items and any(
+        not isinstance(i.expr, ast.Path | ast.Aggregate) for i in statement.items
+    ):
         notes.append("PartiQL selects attribute paths only: dynosql computes the expressions")
     if plan.sort:
         order = ", ".join(sql_text(o.expr) + (" DESC" if o.desc else "") for o in plan.sort)

@@ -288,12 +288,11 @@ def _bind_in_a_script(arg: str) -> str:
 
 @command("\\set", "[NAME [VALUE]]", script=_bind_in_a_script)
 def set_param(repl: Repl, arg: str) -> Result:
-    """Bind :NAME (or ?N, the N-th ?) to VALUE (a number if it reads as one); alone, list
-    the parameters."""
+    """Bind :NAME to VALUE (a number if it reads as one); alone, list the parameters."""
     from dynosql.render import json_text
     from dynosql.session import parse_param
 
-    def shown(name: str) -> str:
+    def shown(name: str) -> str:  # ?1: the first ? of a statement (\set 1 VALUE, \set ?1 …)
         return f"?{name}" if name.isdigit() else f":{name}"
 
     session = repl.session
