@@ -4,9 +4,11 @@ mean for an item (compose, decode, membership). Pure, no I/O.
 A *template* composes one key attribute from string literals and the entity's columns, joined
 with ``||``: ``sk = 'SHIP#' || status || '#' || shippedAt``. Two columns are always separated
 by a literal (CREATE ENTITY refuses adjacent columns), and a column's value may not hold the
-literal that follows it in the template (its *delimiter*: refused on write), so every composed
+literal that follows it in the template (its *delimiter*: refused on write) unless that literal
+closes the template, so every composed
 value reads back into the same columns: each column ends at the first occurrence of its
-delimiter, and the last column (nothing after it) takes the rest, whatever it holds.
+delimiter, and the last column takes the rest, whatever it holds: nothing follows it, or only
+the template's closing literal (``SK = path || '/'``), which is read from the value's end.
 
 A template composes a string. A number or binary key attribute (N, B) can only be one column
 alone (``gsi2sk = amount``): the column then takes the attribute's type.
@@ -95,12 +97,17 @@ class Template:
         return f"{column_text(self.attribute)} = {shown}"
 
     def delimiter_after(self, column: str) -> str | None:
-        """The literal that ends `column` (None: the column ends the template)."""
+        """The literal that ends `column` where it stands (None: the column takes the rest of
+        the value: nothing follows it, or only the closing literal, read from the end)."""
         for i, part in enumerate(self.parts):
             if isinstance(part, Column) and part.name == column:
-                following = self.parts[i + 1] if i + 1 < len(self.parts) else None
-                return following if isinstance(following, str) else None
+                return self._delimiter(i)
         return None
+
+    def _delimiter(self, i: int) -> str | None:
+        following = self.parts[i + 1] if i + 1 < len(self.parts) else None
+        closing = i + 2 == len(self.parts)
+        return following if isinstance(following, str) and not closing else None
 
     def compose(self, row: Mapping[str, Any]) -> Any:
         """The attribute's value for a row of column values, MISSING when a column is missing
@@ -123,10 +130,10 @@ class Template:
                 return MISSING
             if not isinstance(value, str):
                 raise TemplateError(_type_message(part.name, value, self))
-            following = self.parts[i + 1] if i + 1 < len(self.parts) else None
-            if isinstance(following, str) and following in value:
+            delimiter = self._delimiter(i)
+            if delimiter is not None and delimiter in value:
                 raise TemplateError(
-                    f"{part.name} = {literal_text(value)} holds {literal_text(following)}, the "
+                    f"{part.name} = {literal_text(value)} holds {literal_text(delimiter)}, the "
                     f"delimiter after {part.name} in {self.attribute}: it could not be read back"
                 )
             out.append(value)

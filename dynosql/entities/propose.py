@@ -46,7 +46,7 @@ _SHAPED = frozenset({"timestamp", "date", "email", "uuid", "path", "file"})
 
 def propose(table: TableInfo, found: Discovery, sample: int | None) -> list[str]:
     """The CREATE ENTITY statements (with comments), one text per entity, a header first."""
-    entities = [_unlabelled(e) for e in found.entities if e.templates]
+    entities = [_readable(_unlabelled(e)) for e in found.entities if e.templates]
     owners = _owners(entities) if found.type_attribute else {}
     namer = _Namer(table, entities, owners)
     read = f"a sample of {_count(found.total)}" if sample is not None else _count(found.total)
@@ -72,6 +72,25 @@ def _unlabelled(e: FoundEntity) -> FoundEntity:
         if len(parts) == 2 and isinstance(parts[0], str) and not _GENERIC.match(attr):
             if isinstance(parts[1], Hole) and not is_delimiter(parts[0]):
                 templates[attr] = (parts[1],)
+    return dataclasses.replace(e, templates=templates)
+
+
+def _readable(e: FoundEntity) -> FoundEntity:
+    """A key whose hole holds the delimiter after it (a path's ``/`` before the file name)
+    would not read back into its columns (a column ends at its delimiter's first occurrence):
+    the template ends at that hole, which takes the rest of the key (``SK = path``)."""
+    templates = dict(e.templates)
+    for attr, parts in templates.items():
+        holes = [i for i, p in enumerate(parts) if isinstance(p, Hole)]
+        per_item = [v for v in _hole_values(parts, (i.get(attr) for i in e.sample)) if v]
+        for j, at in enumerate(holes):
+            closing = at + 2 >= len(parts)
+            after = parts[at + 1] if at + 1 < len(parts) else None
+            if closing or not isinstance(after, str):
+                continue
+            if any(after in values[j] for values in per_item):
+                templates[attr] = parts[: at + 1]
+                break
     return dataclasses.replace(e, templates=templates)
 
 

@@ -16,3 +16,33 @@ CREATE ENTITY invoice ON tenants (
 CREATE ENTITY tenant_event ON tenants (
   KEY (pk = 'TENANT#' || tenantId, sk = 'EVENT#' || at)
 );
+
+-- drive: files and folders of each account under PK = 'DRIVE#<account>', told apart by their
+-- type; a folder's path ends in '/'. Files are in the LSI by_modified; folders, which have no
+-- modified, are not.
+CREATE ENTITY file ON drive (
+  KEY (PK = 'DRIVE#' || owner, SK = path),
+  INDEX by_modified (PK = 'DRIVE#' || owner, modified = modified),
+  type = 'file'
+);
+
+CREATE ENTITY folder ON drive (
+  KEY (PK = 'DRIVE#' || owner, SK = path || '/'),
+  type = 'folder'
+);
+
+-- sensors: one kind of item, keyed by its own attributes; every reading is in by_region.
+CREATE ENTITY reading ON sensors (
+  KEY (deviceId = deviceId, readingTs = readingTs),
+  INDEX by_region (region = region, readingTs = readingTs)
+);
+
+-- audit: one event per item under PK = 'ACTOR#<id>'.
+CREATE ENTITY audit_event ON audit (
+  KEY (PK = 'ACTOR#' || actorId, SK = 'EVT#' || at)
+);
+
+-- usage: API calls under a write-sharded key, pk = '<tenant>#<shard>'.
+CREATE ENTITY api_call ON usage (
+  KEY (pk = tenant || '#' || shard, sk = calledAt)
+);
