@@ -28,6 +28,24 @@ every read, profiled over the test suite and ``--local``'s example tables:
   item's size is remembered, so both uses see the same figure (an item another request changes
   meanwhile is sized as it was first seen).
 
+And where moto cuts a page, DynamoDB's cut (`_PageCut`). moto ends a page before the item
+that would take it past 1,000,000 bytes by its own measure of items (a number's digits as
+text, no overhead for a list or map element). DynamoDB reads a page until what it read exceeds
+1 MB, the item that crossed included ("If the total size of scanned items exceeds the maximum
+dataset size limit of 1 MB, the scan completes and results are returned", the Scan API
+reference; "if the processed dataset size exceeds 1 MB ... it stops the operation", its and
+Query's Limit), by the sizes it bills: items, index entries through an index. Measured on
+DynamoDB Local, every page of a Scan or Query of a table ends on the item that brings its items
+to 1,048,576 bytes or more (a table of 2,346,693 bytes: pages of 1,048,878 and 1,048,865 bytes,
+where moto's were 999,490 and 999,707), so a large table's Scan was cut into pages that rounded
+differently (1,200 items of 1,000 bytes: 143 RCU here, 142.5 on DynamoDB Local). dynalite ends
+a page on the item that reaches 1 MiB too, by a size of its own, undocumented; DynamoDB Local
+cuts (and bills) an index read by its whole items, a departure tests/test_capacity.py lists.
+So within a read moto's items are sized by DynamoDB's rules (`dynosql.dynamo.wiresize`), the
+page ends after the one that reaches 1 MiB, and moto's own limit is raised past any page
+DynamoDB could return, so that only this cut applies. Items a legacy ScanFilter or QueryFilter
+drops (moto applies those while it reads) do not count towards the 1 MiB, as before.
+
 And one thing more, for the metering (`dynosql.local.metering`): a page is billed for the items
 it evaluated, before the filter and the projection. ``evaluated_items()`` records them as the
 request itself reads them: moto evaluates a page (key condition, Limit, the 1 MB cut, index
@@ -50,7 +68,10 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-_state = threading.local()  # .sizes: {id: (item, size)} within a read; .seen: evaluated pages
+from dynosql.dynamo import wiresize
+from dynosql.plan.cost import PAGE_BYTES
+
+_state = threading.local()  # .cut: a read's _PageCut; .partition; .seen: evaluated pages
 # moto's own methods this module replaced, by "Class.method" (tests compare the two)
 REPLACED: dict[str, Callable[..., Any]] = {}
 
@@ -74,6 +95,8 @@ def read_items_cheaply() -> None:
     if callable(getattr(Item, "size", None)):
         REPLACED["Item.size"] = Item.size
         setattr(Item, "size", _sized_once(Item.size))  # noqa: B010 - a method, replaced
+        if isinstance(getattr(table_module, "RESULT_SIZE_LIMIT", None), int):
+            table_module.RESULT_SIZE_LIMIT = _PAST_ANY_PAGE  # only _PageCut's cut applies
     for method, projection in (
         ("scan", "projection_expression"),
         ("query", "projection_expressions"),
@@ -100,16 +123,17 @@ def evaluated_items() -> Iterator[list[list[Any]]]:
 
 
 def _read(original: Callable[..., Any], projection: str) -> Callable[..., Any]:
-    """``Table.scan``/``Table.query``: each item sized once; a base-table Query reads its own
-    partition's matching items only; the page recorded when asked."""
+    """``Table.scan``/``Table.query``: each item sized once, by DynamoDB's rules, and the page
+    cut where DynamoDB cuts it (`_PageCut`); a base-table Query reads its own partition's
+    matching items only; the page recorded when asked."""
     signature = inspect.signature(original)
     keyed = "hash_key" in signature.parameters
 
     @functools.wraps(original)
     def read(*args: Any, **kwargs: Any) -> Any:
-        outer = getattr(_state, "sizes", None), getattr(_state, "partition", None)
+        outer = getattr(_state, "cut", None), getattr(_state, "partition", None)
         bound = signature.bind(*args, **kwargs)
-        _state.sizes = {}
+        _state.cut = _PageCut(bound.arguments)
         _state.partition = _partition(bound.arguments) if keyed else None
         try:
             seen = getattr(_state, "seen", None)
@@ -121,7 +145,7 @@ def _read(original: Callable[..., Any], projection: str) -> Callable[..., Any]:
             items, scanned, last = original(*bound.args, **bound.kwargs)
             seen.append(items)
         finally:
-            _state.sizes, _state.partition = outer
+            _state.cut, _state.partition = outer
         if shaping is not None:  # moto's own last lines: filter, then project
             items = [item for item in items if shaping.expr(item)]
         if projecting:
@@ -132,17 +156,49 @@ def _read(original: Callable[..., Any], projection: str) -> Callable[..., Any]:
 
 
 def _sized_once(original: Callable[[Any], int]) -> Callable[[Any], int]:
+    """``Item.size``: within a Scan or Query call, `_PageCut`'s figure; elsewhere moto's own."""
+
     @functools.wraps(original)
     def size(self: Any) -> int:
-        sizes = getattr(_state, "sizes", None)
-        if sizes is None:
-            return original(self)
-        known = sizes.get(id(self))
-        if known is None or known[0] is not self:
-            known = sizes[id(self)] = (self, original(self))  # held: its id is not reused
-        return known[1]
+        cut = getattr(_state, "cut", None)
+        return original(self) if cut is None else cut.size(self)
 
     return size
+
+
+# a page holds at most 1 MiB of items read, and the item that crossed it (at most 400 KB);
+# moto's own limit is set past that, and a size past it ends moto's page where _PageCut says
+_PAST_ANY_PAGE = 2 * PAGE_BYTES
+_END_OF_PAGE = _PAST_ANY_PAGE + 1
+
+
+class _PageCut:
+    """The sizes moto sees within one Scan or Query call (`_read`): each item's DynamoDB size
+    (`wiresize.item_size`; its index entry's through an index) computed once, and the end of
+    the page where DynamoDB ends it.
+
+    moto asks an item's size first to decide whether the page has room for it, then, once it
+    has put the item in the page, again to add it up: the second ask counts the item as read.
+    Once what was read reaches 1 MiB, the next item's first ask answers a size no page has room
+    for, and moto ends the page there, with its LastEvaluatedKey after the last item read."""
+
+    def __init__(self, arguments: dict[str, Any]):
+        table, index = arguments["self"], arguments.get("index_name")
+        self.entry = table.get_index(index).project if index else None
+        self.sizes: dict[int, tuple[Any, int]] = {}  # id: (item, size): held, so not reused
+        self.read = 0
+
+    def size(self, item: Any) -> int:
+        known = self.sizes.get(id(item))
+        if known is not None and known[0] is item:  # asked again: moto put it in the page
+            self.read += known[1]
+            return known[1]
+        if self.read >= PAGE_BYTES:
+            return _END_OF_PAGE
+        read = item if self.entry is None else self.entry(item)
+        figure = wiresize.item_size(read.to_json()["Attributes"])
+        self.sizes[id(item)] = (item, figure)
+        return figure
 
 
 def _partition(arguments: dict[str, Any]) -> tuple[Any, ...] | None:
