@@ -87,12 +87,14 @@ def test_copy_to_then_from_gives_the_same_table(session: Session, tmp_path: Path
     assert _dump(session, target)[0]["n38"] == {"N": "12345678901234567890123456789012345678"}
 
 
-@pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "dynamodb", "parquet"])
-def test_the_largest_items_go_to_every_format_and_back(
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_the_largest_items_go_to_a_file_and_back(
     moto_backend: Any, tmp_path: Path, fmt: str
 ) -> None:
-    """Every format COPY TO writes, COPY FROM reads back exactly: a 399 KB string made a CSV
-    cell the csv module refused (over 131,072 characters), and the load blamed the file."""
+    """COPY TO then COPY FROM of the largest items: a 399 KB string made a CSV cell the csv
+    module refused (over 131,072 characters), and the load blamed the file. (jsonl, json and
+    dynamodb lines are written and read by dynosql.files alone: test_files.py round-trips
+    the same items through them; CSV's and Parquet's writers are COPY's own.)"""
     if fmt == "parquet":
         pytest.importorskip("duckdb")
     session = Session(moto_backend.client(), settings=Settings(journal_dir="off"))
