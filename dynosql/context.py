@@ -11,30 +11,27 @@ from __future__ import annotations
 
 import fnmatch
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dynosql import guards
 from dynosql.entities.catalog import Entities
 from dynosql.errors import DynosqlError, GuardError
-from dynosql.evaluate import count_groups, reads
-from dynosql.evaluate.aggregate import collect_aggregates, count_group, group
-from dynosql.evaluate.pipeline import aggregate_rows, select_rows
+from dynosql.evaluate import reads
 from dynosql.evaluate.reads import FirstPage
 from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_SORT_KEYS, Observed, Partition
 from dynosql.plan.planner import Options, plan_full_scan
 from dynosql.plan.port import Capabilities, Ledger, Port
 from dynosql.plan.schema import TableInfo
-from dynosql.result import ProgressSink, Result, Stats, format_capacity
+from dynosql.result import ProgressSink, Stats, format_capacity
 from dynosql.settings import Settings
 
 if TYPE_CHECKING:
     from dynosql.journal import Journal
     from dynosql.result import WriteStats
-    from dynosql.sql import ast
 
 
 @dataclass
@@ -53,33 +50,28 @@ class Doors:
     interactive: bool = False
 
 
+@dataclass(frozen=True)
 class Context:
-    """One session's services, handed to every statement kind: every AWS request goes
-    through `port`."""
+    """One statement's view of its session, handed to its kind: data, read-only. Every AWS
+    request goes through `port`; what the session remembers and the kind may add to lives in
+    the services it holds (the port's catalog, `observed` partitions, declared `entities`,
+    `exports` taken). What a statement changes in the session itself (a transaction opened,
+    queued into) comes back in its `Result.changes`, and the Session applies it; a write
+    says it has begun through `wrote` (should it be interrupted, the front door names its
+    journal)."""
 
-    def __init__(
-        self,
-        port: Port,
-        settings: Settings,
-        *,
-        doors: Doors | None = None,
-        cancelled: threading.Event | None = None,
-        run: Callable[[ast.Statement], Result] | None = None,
-    ):
-        self.port = port
-        self.settings = settings
-        self.doors = doors or Doors()
-        # the partitions read whole by this session's statements, for EXPLAIN's estimates
-        self.observed = Observed()
-        # set by Session.cancel(): reads and waits stop (the port's own event)
-        self.cancelled = cancelled if cancelled is not None else threading.Event()
-        self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
-        self.journal_file: str | None = None  # --journal FILE (else one file per statement)
-        self.last_write: WriteStats | None = None
-        self.transaction: Any = None  # the writes queued since BEGIN (statements.transaction)
-        self.exports: dict[str, str] = {}  # table → the export ARN taken this session
-        self.entities = Entities()  # CREATE ENTITY: client-side definitions (dynosql.entities)
-        self._run = run
+    port: Port
+    settings: Settings
+    doors: Doors = field(default_factory=Doors)
+    # the partitions read whole by this session's statements, for EXPLAIN's estimates
+    observed: Observed = field(default_factory=Observed)
+    # set by Session.cancel(): reads and waits stop (the port's own event)
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    transaction: Any = None  # the writes queued since BEGIN (statements.transaction)
+    journal_file: str | None = None  # --journal FILE (else one file per statement)
+    exports: dict[str, str] = field(default_factory=dict)  # table → export ARN taken
+    entities: Entities = field(default_factory=Entities)  # CREATE ENTITY's definitions
+    wrote: Callable[[WriteStats], None] = lambda _stats: None
 
     # --- the backend -----------------------------------------------------------------------
 
@@ -95,12 +87,6 @@ class Context:
     @property
     def ledger(self) -> Ledger:
         return self.port.ledger
-
-    def run_statement(self, statement: ast.Statement) -> Result:
-        """Run another statement through the session's registry and guards (COPY's SELECT)."""
-        if self._run is None:
-            raise DynosqlError("this context cannot run statements")
-        return self._run(statement)
 
     # --- the catalog -----------------------------------------------------------------------
 
@@ -133,7 +119,6 @@ class Context:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.port.refresh()
         self.observed.clear()
-        self.catalog_version += 1
 
     def sample(self, table: str) -> list[dict[str, Any]]:
         """Up to `SAMPLE_ITEMS` items of `table`, read once per session (`Port.sample`)."""
@@ -227,42 +212,6 @@ class Context:
         and sizes (or `reduce_body` of its bytes), computed where the page was read (SHOW HOT
         KEYS; a GROUP BY counted by its keys)."""
         yield from self.port.wire_pages(plan, stats, reduce, reduce_body)
-
-    def rows(
-        self,
-        plan: Plan,
-        stats: Stats,
-        notes: list[str] | None = None,
-        first_page: FirstPage | None = None,
-    ) -> Iterator[dict[str, Any]]:
-        """A SELECT plan's rows: read, filtered, grouped or sorted client-side as planned."""
-        statement = plan.statement
-        if plan.count_only:
-            count = self.count(plan, stats, first_page)
-            yield from aggregate_rows(statement, count_group(statement, count))
-        elif statement.is_aggregate:
-            budget = self.memory_budget()
-            names = None
-            if first_page is None and plan.reads_every_item_once:
-                aggs = collect_aggregates(statement)
-                names = count_groups.counted_names(aggs, statement.group_by)
-            source: Iterable[dict[str, Any]] | count_groups.WirePages
-            if names is not None:  # counted off the wire form, a page at a time
-                pages = self.read_wire_pages(plan, stats, count_groups.count_wire(names))
-                source = count_groups.WirePages(pages)
-            else:
-                source = self.read(plan, stats, first_page)
-            groups = group(statement, source, budget, notes)
-            yield from aggregate_rows(statement, groups, budget, notes)
-        else:
-            yield from select_rows(
-                statement,
-                plan.table.keys.names,
-                self.read(plan, stats, first_page),
-                plan.sort,
-                notes,
-                self.memory_budget(),
-            )
 
     def memory_budget(self) -> int | None:
         """Bytes a statement's client-side sort or grouping may hold before spilling."""

@@ -54,6 +54,11 @@ class GuardError(DynosqlError):
     exit_code = 3
 
 
+class Declined(GuardError):
+    """The person at the front door said no to a question the guards asked: nothing was done
+    (the REPL says so as a plain answer, not an error)."""
+
+
 class ConditionError(DynosqlError):
     """A write refused, in whole or in part, by its condition: INSERT of a key that exists, a
     transaction cancelled because an action's condition failed. Its own class so a caller can

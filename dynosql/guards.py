@@ -27,17 +27,30 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Protocol
 
-from dynosql.errors import GuardError
+from dynosql.errors import Declined, GuardError
 from dynosql.plan.model import Plan
 from dynosql.settings import Settings
+
+
+class Doors(Protocol):
+    """What the guards use of the front door (`dynosql.context.Doors` is one)."""
+
+    @property
+    def confirm(self) -> Callable[[str], bool] | None: ...
 
 
 class Context(Protocol):
     """What the guards see of a statement's context (`dynosql.context.Context` is one): the
     settings, the open transaction, and the front door's way to ask."""
 
-    settings: Settings
-    transaction: Any
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def transaction(self) -> Any: ...
+
+    @property
+    def doors(self) -> Doors: ...
 
     @property
     def can_confirm(self) -> bool: ...
@@ -55,6 +68,7 @@ class Effects:
     deletes: bool = False  # may delete data: DELETE, DROP TABLE/INDEX, TTL on past times
     protection_off: bool = False  # turns a protection off (deletion protection)
     rollback: bool = True  # can be undone by ROLLBACK (queued until COMMIT)
+    ends_transaction: bool = False  # COMMIT, ROLLBACK: the transaction is over, however it ends
 
     @property
     def changes(self) -> bool:
@@ -75,16 +89,30 @@ class ScanCheck:
     what: str = "statement"
 
 
-def before(
-    ctx: Context, label: str, effects: Effects, scan_check: Callable[[], ScanCheck | None] | None
-) -> None:
-    """Stages 1 to 3, run by the Session for every statement before its first request: the
-    Scan it would send is planned (no request) only when a Scan guard is set."""
-    admit(ctx, label, effects)
-    if scan_check is not None and (ctx.settings.fail_on_scan or ctx.settings.max_rcu is not None):
-        check = scan_check()
-        if check is not None:
-            scan(ctx, check.plan, check.hints, check.what)
+def reads(ctx: Context, checks: Sequence[ScanCheck], typed: bool = False) -> None:
+    """Stage 3, run by the Session on every statement's plan before its first read: each Scan
+    it would send is refused by --fail-on-scan or --max-rcu, and, for a statement a person
+    typed at the REPL (`typed`), a large one (or one a hint says a key would serve) is asked
+    about first: no means nothing is read (`Declined`)."""
+    for check in checks:
+        scan(ctx, check.plan, check.hints, check.what)
+    if typed:
+        for check in checks:
+            _ask_before_scan(ctx, check)
+
+
+def _ask_before_scan(ctx: Context, check: ScanCheck) -> None:
+    """The REPL's question before a Scan over ``scan_confirm_rcu`` (or of unknown size: a size
+    DynamoDB has not measured yet is 0), or one whose hint says a key would have served."""
+    plan, threshold = check.plan, ctx.settings.scan_confirm_rcu
+    if not plan.is_scan or not threshold or ctx.doors.confirm is None:
+        return  # never asked (the setting is off, or nobody can be asked)
+    large = not plan.estimate.known or plan.estimate.rcu > threshold
+    if not large and not check.hints:
+        return
+    hinted = "".join(f"; hint: {h}" for h in check.hints)
+    if not ctx.doors.confirm(f"{plan.label} reads {plan.estimate.text()}{hinted}. Run it?"):
+        raise Declined("cancelled: nothing was read")
 
 
 def may_sample(ctx: Context) -> bool:

@@ -116,6 +116,15 @@ def format_capacity(value: Decimal) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class Changes:
+    """What a statement changed in its session, applied by the Session once the statement
+    returns (a kind never writes to the session): `transaction`, the open transaction as it
+    now stands (BEGIN opened it, a write was queued into it)."""
+
+    transaction: Any = None
+
+
 @dataclass
 class Result:
     """A statement's answer. ``rows`` may be a one-shot generator: iterate it once."""
@@ -138,6 +147,7 @@ class Result:
     inexact: tuple[str, ...] = ()
     digits: int | None = None
     show_footer: bool = True  # a help screen needs no row count
+    changes: Changes | None = None  # what the statement changed in its session
 
     @classmethod
     def status(cls, title: str, stats: Stats | None = None, warnings: Iterable[str] = ()) -> Result:

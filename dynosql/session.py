@@ -22,8 +22,10 @@ from dynosql.dynamo.backend import Backend
 from dynosql.dynamo.capabilities import install as install_projection_check
 from dynosql.dynamo.client import make_client
 from dynosql.dynamo.retry import Sleep
+from dynosql.entities.catalog import Entities
 from dynosql.errors import DynosqlError, PlanError, SqlError
 from dynosql.plan.model import Plan
+from dynosql.plan.observed import Observed
 from dynosql.plan.planner import Options
 from dynosql.plan.port import EMBEDDED, Capabilities, Ledger
 from dynosql.plan.schema import TableInfo
@@ -43,16 +45,16 @@ T = TypeVar("T")
 
 
 class _Door(Generic[T]):
-    """A Session attribute that is the front door's: kept on the context's `Doors`."""
+    """A Session attribute that is the front door's: kept on the session's `Doors`."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
     def __get__(self, session: Session, owner: type | None = None) -> T:
-        return getattr(session.context.doors, self.name)
+        return getattr(session.doors, self.name)
 
     def __set__(self, session: Session, value: T) -> None:
-        setattr(session.context.doors, self.name, value)
+        setattr(session.doors, self.name, value)
 
 
 class Session:
@@ -91,21 +93,26 @@ class Session:
 
         wire.install(client)
         install_projection_check(client)
-        doors = Doors(progress=progress)
-        cancelled = threading.Event()
+        self.settings = settings
+        self.doors = Doors(progress=progress)
+        self.cancelled = threading.Event()  # set by cancel(): reads and waits stop
         self.port = Backend(
             client,
             settings,
             capabilities=capabilities,
-            cancelled=cancelled,
+            cancelled=self.cancelled,
             sleep=sleep,
-            progress=lambda: doors.progress,
+            progress=lambda: self.doors.progress,
             may_sample=lambda: not settings.fail_on_scan,
             suggest=closest,
         )
-        self.context = Context(
-            self.port, settings, doors=doors, cancelled=cancelled, run=self.run_statement
-        )
+        # what the session remembers between statements (the kinds see it through a Context)
+        self.observed = Observed()  # partitions read whole, for EXPLAIN's estimates
+        self.entities = Entities()  # CREATE ENTITY's definitions
+        self.exports: dict[str, str] = {}  # table → the export ARN taken this session
+        self.journal_file: str | None = None  # --journal FILE (else one file per statement)
+        self._transaction: Any = None  # the writes queued since BEGIN
+        self._last_write: WriteStats | None = None
         self.params = dict(params or {})
         self.embedded: LocalDynamo | None = None  # the server Session.local() started
 
@@ -127,7 +134,7 @@ class Session:
     def cancel(self) -> None:
         """Stop the statement under way (Ctrl-C, SIGTERM): its workers stop at their next
         request and nothing waits for a request in flight. The next statement clears it."""
-        self.context.cancelled.set()
+        self.cancelled.set()
 
     def close(self) -> None:
         if self.embedded is not None:
@@ -148,8 +155,25 @@ class Session:
         return self.port.client
 
     @property
-    def settings(self) -> Settings:
-        return self.context.settings
+    def context(self) -> Context:
+        """The session as its next statement sees it: a read-only view (a new one each time)."""
+        return Context(
+            self.port,
+            self.settings,
+            self.doors,
+            self.observed,
+            self.cancelled,
+            self._transaction,
+            self.journal_file,
+            self.exports,
+            self.entities,
+            self._wrote,
+        )
+
+    def _wrote(self, stats: WriteStats) -> None:
+        """A write statement has begun (its journal, if any, is in `stats`): should it be
+        interrupted, the front door names it (`last_write`)."""
+        self._last_write = stats
 
     @property
     def capabilities(self) -> Capabilities:
@@ -171,23 +195,16 @@ class Session:
 
     @property
     def last_write(self) -> WriteStats | None:
-        return self.context.last_write
+        """The last statement's writes, when it wrote (its journal: what undo restores)."""
+        return self._last_write
 
     @property
     def in_transaction(self) -> bool:
-        return self.context.transaction is not None
-
-    @property
-    def journal_file(self) -> str | None:
-        return self.context.journal_file
-
-    @journal_file.setter
-    def journal_file(self, path: str | None) -> None:
-        self.context.journal_file = path
+        return self._transaction is not None
 
     @property
     def catalog_version(self) -> int:
-        return self.context.catalog_version
+        return self.port.catalog_version
 
     @property
     def endpoint(self) -> str:
@@ -218,19 +235,27 @@ class Session:
             yield self.run_statement(statement, params)
 
     def run_statement(
-        self, statement: ast.Statement, params: dict[str, Any] | None = None
+        self, statement: ast.Statement, params: dict[str, Any] | None = None, *, typed: bool = False
     ) -> Result:
-        """The one way a statement runs: its kind from the registry, the guard pipeline from
-        its declared effects (and its Scan, if any), then the kind."""
-        ctx = self.context
-        ctx.cancelled.clear()
+        """The one way a statement runs: bound, its kind from the registry, the guard pipeline
+        from its declared effects, planned once, the Scans of that plan judged (`typed`: a
+        person typed it at the REPL, so a large Scan is asked about first), then the kind runs
+        the same plan; what it changed in the session comes back in its result."""
+        self.cancelled.clear()
+        self._last_write = None
         bound = self.resolve(self.bind(statement, params))
-        ctx.last_write = None
+        ctx = self.context
         kind = kind_for(bound, ctx.transaction is not None)
-        scan_plan = kind.scan_plan
-        check = None if scan_plan is None else (lambda: scan_plan(ctx, bound))
-        guards.before(ctx, kind.label(bound), kind.effects(bound), check)
-        return kind.run(ctx, bound)
+        effects = kind.effects(bound)
+        guards.admit(ctx, kind.label(bound), effects)
+        if effects.ends_transaction:  # COMMIT, ROLLBACK: over, however they end
+            self._transaction = None
+        planned = kind.plan(ctx, bound, False)
+        guards.reads(ctx, planned.scans, typed)
+        result = kind.run(ctx, planned)
+        if result.changes is not None:
+            self._transaction = result.changes.transaction
+        return result
 
     def transactional(self, statement: ast.Statement) -> bool:
         """Whether BEGIN … COMMIT would queue `statement` (a write) rather than run it: the
@@ -245,7 +270,7 @@ class Session:
     def resolve(self, bound: Any) -> Any:
         """A bound statement with the names of declared entities resolved (unchanged when
         none is declared): ``FROM invoice`` reads the entity's table through its templates."""
-        if not self.context.entities:
+        if not self.entities:
             return bound
         from dynosql.statements.entity_resolve import resolve
 
@@ -259,14 +284,14 @@ class Session:
 
     def scan_plan(self, statement: ast.Statement) -> Plan | None:
         """The Scan `statement` would send, or None (not a Scan, or not plannable: running it
-        reports that properly). For asking before a large Scan."""
+        reports that properly), as its kind plans it (nothing read)."""
         try:
             bound = self.resolve(self.bind(statement))
-            kind = kind_for(bound, self.context.transaction is not None)
-            check = None if kind.scan_plan is None else kind.scan_plan(self.context, bound)
+            kind = kind_for(bound, self.in_transaction)
+            checks = kind.plan(self.context, bound, True).scans
         except DynosqlError:
             return None
-        return check.plan if check is not None and check.plan.is_scan else None
+        return next((c.plan for c in checks if c.plan.is_scan), None)
 
     def options(self) -> Options:
         return self.context.options()
@@ -305,11 +330,11 @@ class Session:
 
     def entity_names(self) -> list[str]:
         """The declared entities' names (completion offers them beside the tables)."""
-        return self.context.entities.names()
+        return self.entities.names()
 
     def entity(self, name: str) -> Entity | None:
         """A declared entity's definition, or None."""
-        return self.context.entities.get(name)
+        return self.entities.get(name)
 
     def load_schemas(self, paths: list[str]) -> None:
         """Declare the CREATE ENTITY statements of schema files, in order (``--schema``, the
@@ -321,7 +346,7 @@ class Session:
         for name in paths:
             path = Path(name).expanduser()
             load_schema(self.context, path)
-            self.context.entities.schema_file = path
+            self.entities.schema_file = path
 
     # --- settings -------------------------------------------------------------------------
 

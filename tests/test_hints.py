@@ -312,7 +312,7 @@ def test_explain_shows_key_name_hints_without_reading(overloaded: tuple[Backend,
 
 def test_a_map_attribute_named_like_the_table_wins_only_when_seen() -> None:
     """The rule for `t.col`: the column col, unless t is a key or a sampled attribute."""
-    from dynosql.hints.rules import unqualify
+    from dynosql.plan.qualified import resolve_qualified as unqualify
     from dynosql.plan.schema import table_info
     from dynosql.sql import parse
 

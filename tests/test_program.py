@@ -30,6 +30,7 @@ from dynosql.plan.program import program, refusal
 from dynosql.result import Stats
 from dynosql.session import Session
 from dynosql.sql import ast, parse
+from dynosql.statements import select
 from dynosql.values import MISSING
 
 
@@ -291,7 +292,7 @@ def _ours(session: Session, plan: Any) -> list[dict[str, Any]]:
     """dynosql's rows for a plan (a sample's as statements/tablesample.py gives them)."""
     statement = plan.statement
     if plan.sample is None:
-        return list(session.context.rows(plan, Stats()))
+        return list(select.rows(session.context, plan, Stats()))
     pages = session.context.pages(plan, Stats())
     if statement.is_aggregate:
         groups = sampled_groups(statement, pages, plan.sample)

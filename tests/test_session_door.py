@@ -3,6 +3,10 @@ the executor (counted, guarded), and the backend's capabilities are decided once
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+import pytest
+
 from dynosql.dynamo.capabilities import EMBEDDED
 from dynosql.session import Session
 from dynosql.settings import Settings
@@ -50,3 +54,102 @@ def test_a_faithful_backend_gets_exact_requests(dynalite_backend):
     session = Session(dynalite_backend.client())
     assert session.capabilities.backend == "dynamodb" and not session.estimating
     assert session.options().projections is True
+
+
+# --- one statement, planned once, from the door through the guards to the run -----------------
+
+
+def _count_planning(monkeypatch) -> dict[str, int]:
+    """How many times the SELECT and write planners run."""
+    from dynosql.statements import select, write
+
+    calls = {"select": 0, "write": 0}
+
+    def counted(name: str, real):
+        def plan(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return plan
+
+    monkeypatch.setattr(select, "plan_select", counted("select", select.plan_select))
+    monkeypatch.setattr(write, "plan_write", counted("write", write.plan_write))
+    return calls
+
+
+def test_a_statement_is_planned_once_whatever_guards_look_at_it(
+    moto_examples_backend, monkeypatch, tmp_path
+):
+    """The REPL's question, --max-rcu and the run all read one plan (issue 35: the REPL planned
+    every statement twice, and a Scan guard planned it again)."""
+    from dynosql.sql import parse
+
+    calls = _count_planning(monkeypatch)
+    settings = Settings(max_rcu=Decimal(1000), journal_dir=str(tmp_path))
+    session = Session(moto_examples_backend.client(), settings=settings)
+    asked: list[str] = []
+    session.confirm = lambda question: asked.append(question) or True
+    session.settings.scan_confirm_rcu = Decimal(1)
+    scanned = session.run_statement(parse("SELECT COUNT(*) FROM sensors"), typed=True).all()
+    assert scanned and len(asked) == 1 and calls == {"select": 1, "write": 0}
+    session.execute("EXPLAIN ANALYZE SELECT * FROM audit WHERE PK = 'ACTOR#ana.silva'").all()
+    assert calls["select"] == 2
+    session.execute("COPY (SELECT * FROM audit LIMIT 3) TO '" + str(tmp_path / "a.jsonl") + "'")
+    assert calls["select"] == 3
+    session.execute("UPDATE sensors SET note = 'x' WHERE deviceId = 'nope'").all()
+    assert calls == {"select": 3, "write": 1}
+
+
+def test_the_repl_asks_before_a_scan_a_hint_says_a_key_would_serve(moto_examples_backend):
+    """A Scan under the question's threshold is still asked about when a hint says the key
+    was meant (`pk` for `PK`): typed at the REPL, nothing is read unless the person says yes."""
+    from dynosql.errors import Declined
+    from dynosql.sql import parse
+
+    session = Session(moto_examples_backend.client())
+    session.settings.scan_confirm_rcu = Decimal(100_000)  # far above this Scan
+    asked: list[str] = []
+    session.confirm = lambda question: asked.append(question) or False
+    scans = _count_calls(session, "Scan")
+    statement = parse("SELECT * FROM audit WHERE pk = 'ACTOR#ana.silva'")
+    with pytest.raises(Declined, match="cancelled: nothing was read"):
+        session.run_statement(statement, typed=True)
+    assert scans == [] and len(asked) == 1
+    assert "hint: no attribute pk; the partition key is PK" in asked[0]
+    assert asked[0].startswith("Scan audit reads ~") and asked[0].endswith(". Run it?")
+    session.run_statement(parse("SELECT * FROM audit LIMIT 1"), typed=True).all()
+    assert len(asked) == 1  # no hint, under the threshold: not asked
+
+
+def test_fail_on_scan_keeps_the_advice_that_avoids_the_scan(moto_backend, table_name):
+    """An index would serve, but it is sparse: the refusal says how to use it, with the names
+    its SQL needs quoted (`attribute_exists("GSI1-SK")`)."""
+    from dynosql.errors import GuardError
+
+    moto_backend.create_table(
+        TableName=table_name,
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+        AttributeDefinitions=[
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "GSI1-PK", "AttributeType": "S"},
+            {"AttributeName": "GSI1-SK", "AttributeType": "S"},
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "GSI1",
+                "KeySchema": [
+                    {"AttributeName": "GSI1-PK", "KeyType": "HASH"},
+                    {"AttributeName": "GSI1-SK", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    session = Session(moto_backend.client(), settings=Settings(fail_on_scan=True))
+    with pytest.raises(GuardError) as refused:
+        session.execute(f"""SELECT * FROM {table_name} WHERE "GSI1-PK" = 'a'""")
+    message = str(refused.value)
+    assert "--fail-on-scan is set; hint: index GSI1 would serve this WHERE" in message
+    assert 'attribute_exists("GSI1-SK")' in message
+    assert f"FROM {table_name}.GSI1" in message

@@ -72,6 +72,7 @@ class Backend(Port):
         self._progress = progress
         self._may_sample = may_sample
         self._samples: dict[str, list[dict[str, Any]]] = {}
+        self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
         self._aws_clients: dict[str, Any] = {}
         # moto reports no table sizes: the catalog measures them on a sample, an emulator's
         # workaround that is not added to the ledger
@@ -161,6 +162,7 @@ class Backend(Port):
     def refresh(self) -> None:
         self.catalog.refresh()
         self._samples.clear()
+        self.catalog_version += 1
 
     def sample(self, table: str, counted: bool = True) -> list[dict[str, Any]]:
         """Up to `SAMPLE_ITEMS` items of `table`, read once per session: the sizes moto does

@@ -8,8 +8,8 @@ cost is a note of its own; a sample already read this session (the catalog's, wh
 backend reports no table size) is used anywhere. ``--fail-on-scan`` sends no Scan of any size
 for a hint, and EXPLAIN never reads for one.
 
-- Before the read: table-qualified columns are resolved and the catalog-only hints (case of
-  key names, double-quoted values, select-list aliases in WHERE) computed: when one applies it
+- Before the read: the catalog-only hints (case of key names, double-quoted values,
+  select-list aliases in WHERE), computed when the statement was planned: when one applies it
   is shown before anything is read. Otherwise, when the plan is a Scan naming non-key
   attributes, the sample (if there may be one) adds the checks against attribute names and
   types.
@@ -31,7 +31,7 @@ from dynosql.hints.bounds import prefix_bound_hints, upper_bounds
 from dynosql.hints.presence import is_null_hints, is_null_paths
 from dynosql.hints.sort_keys import sort_key_health
 from dynosql.plan.model import Plan
-from dynosql.plan.planner import Options, plan_select
+from dynosql.plan.planner import plan_select
 from dynosql.plan.port import SAMPLE_ITEMS
 from dynosql.result import Stats
 from dynosql.sql import ast
@@ -40,31 +40,21 @@ if TYPE_CHECKING:
     from dynosql.context import Context
 
 
-def prepare(
-    ctx: Context,
-    statement: ast.Select,
-    read: bool = True,
-    spent: list[str] | None = None,
-    options: Options | None = None,
-) -> tuple[ast.Select, Plan, list[str]]:
-    """The statement with qualified names resolved, its plan (with `options`, else the
-    session's), and the hints to show first. `spent` gets a line for each read made for the
-    hints (the REPL's sample)."""
-    table = ctx.table(statement.table)
-    sample = None
-    if read and H.has_qualified_paths(statement):
+def before_read(
+    ctx: Context, statement: ast.Select, plan: Plan, shown: tuple[str, ...], spent: list[str]
+) -> list[str]:
+    """The hints to show before the read: `shown` (what the table alone says, found when the
+    statement was planned); else, before a Scan naming attributes that are no keys, the
+    sample's checks, if there may be a sample (`Context.hint_sample`). Hints read the plan; they
+    never produce one. `spent` gets a line for each read made for them (the REPL's sample)."""
+    if shown:
+        return list(shown)  # a key-name mistake is named before anything is read
+    table = plan.table
+    if plan.is_scan and H.names_attributes(statement, table):
         sample = _sample(ctx, statement.table, spent)
-    statement = H.unqualify(statement, table, H.sampled_types(sample or []))
-    plan = plan_select(statement, table, options or ctx.options())
-    found = H.hints(statement, table)
-    if found:
-        return statement, plan, found  # a key-name mistake is named before anything is read
-    # the sample's checks come first only before a Scan; a keyed read is checked by its rows
-    if read and plan.is_scan and H.names_attributes(statement, table):
-        sample = sample if sample is not None else _sample(ctx, statement.table, spent)
         if sample is not None:
-            found = H.hints(statement, table, sample)
-    return statement, plan, found
+            return H.hints(statement, table, sample)
+    return []
 
 
 def first_page(
@@ -219,9 +209,9 @@ def _sample_after(ctx: Context, plan: Plan, spent: list[str]) -> list[dict[str, 
         ),
         limit=SAMPLE_ITEMS,
     )
-    # one Limit-bounded Query through the executor: retried, paced, counted, and shown
+    # one Limit-bounded Query through the port: retried, paced, counted, and shown
     stats = Stats()
-    items = list(ctx.read(prepare(ctx, partition, read=False)[1], stats))
+    items = list(ctx.read(plan_select(partition, plan.table, ctx.options()), stats))
     spent.append(
         f"read for the hints: {len(items)} items of the partition read "
         f"(one Query, {stats.capacity_text()})"

@@ -6,9 +6,6 @@ in; strings out. ``Session`` decides when a sample is worth reading and shows th
 warnings before the read (or in the ``--fail-on-scan`` refusal) and as notes after an empty
 result. The rules (see docs/hints.md):
 
-- ``t.col`` and ``alias.col`` (``FROM drive d``) name the column ``col`` when ``t`` is the
-  table's name or alias, unless ``t`` is a key attribute or an attribute seen in the sample:
-  then it stays the document path ``t.col``.
 - A name that is no key and no sampled attribute, but matches one ignoring case, a select-list
   alias, a double-quoted text that looks like a value, or a close spelling, is named with its
   likely fix.
@@ -74,11 +71,7 @@ def sampled_types(sample: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
     return types
 
 
-# --- table-qualified columns ---------------------------------------------------------------------
-
-
-def qualifiers(statement: ast.Select) -> set[str]:
-    return {q for q in (statement.table, statement.alias) if q}
+# --- what a statement names -------------------------------------------------------------------
 
 
 def names_attributes(statement: ast.Select, table: TableInfo, where_only: bool = False) -> bool:
@@ -86,42 +79,6 @@ def names_attributes(statement: ast.Select, table: TableInfo, where_only: bool =
     (else a sample adds nothing)."""
     keys = key_roles(table)
     return any(p.root not in keys and (w or not where_only) for p, w in _paths(statement))
-
-
-def has_qualified_paths(statement: ast.Select) -> bool:
-    names = qualifiers(statement)
-    return any(_qualified(p, names) for p, _ in _paths(statement))
-
-
-def _qualified(path: ast.Path, names: set[str]) -> bool:
-    return len(path.elements) > 1 and path.root in names and isinstance(path.elements[1], str)
-
-
-def unqualify(
-    statement: ast.Select, table: TableInfo, sampled: Iterable[str] | None = None
-) -> ast.Select:
-    """``drive.PK`` / ``d.PK`` → ``PK`` where the first name is the table or its alias and
-    not an attribute (a key, or a name seen in the sample)."""
-    names = qualifiers(statement) - set(key_roles(table)) - set(sampled or ())
-    if not any(_qualified(p, names) for p, _ in _paths(statement)):
-        return statement
-
-    def strip(path: ast.Path) -> ast.Path:
-        if not _qualified(path, names):
-            return path
-        rest = path.elements[1:]
-        head = f"{path.root}."
-        text = path.text[len(head) :] if path.text.startswith(head) else _text(rest)
-        return ast.Path(rest, text, path.pos, path.quoted)
-
-    return ast.rewrite(statement, lambda node: strip(node) if isinstance(node, ast.Path) else None)
-
-
-def _text(elements: tuple[str | int, ...]) -> str:
-    out = ""
-    for el in elements:
-        out += f"[{el}]" if isinstance(el, int) else (f".{el}" if out else str(el))
-    return out
 
 
 _last_paths: tuple[Any, tuple[tuple[ast.Path, bool], ...]] = (None, ())

@@ -140,6 +140,9 @@ class Plan:
     # the partition-key value whose whole item collection this plan reads (one Query, no key
     # range, no Limit): what it finds is remembered for later estimates (plan.observed)
     whole_partition: tuple[Any] | None = None
+    # how this Scan could be a Query, where an index would serve the WHERE (the planner's
+    # advice, in its warning too): --fail-on-scan's refusal keeps it
+    scan_hint: str | None = None
 
     @property
     def is_scan(self) -> bool:

@@ -21,6 +21,7 @@ from dynosql.evaluate.aggregate import collect_aggregates
 from dynosql.plan import keys as K
 from dynosql.plan.choice import Range, bounded_wins
 from dynosql.plan.cost import paced_page_items, paced_page_units, scan_estimate
+from dynosql.plan.ddl import quote
 from dynosql.plan.expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
@@ -190,7 +191,8 @@ def _plan_select(statement: ast.Select, table: TableInfo, options: Options) -> P
         _continue_with_missing(plan, statement, options)
     plan.warnings[:0] = notes
     if plan.is_scan:
-        plan.warnings.insert(0, _scan_warning(statement, table, plan, options))
+        warning, plan.scan_hint = _scan_warning(statement, table, plan, options)
+        plan.warnings.insert(0, warning)
     return plan
 
 
@@ -1215,7 +1217,11 @@ def _reads(plan: Plan) -> str:
     return f"it reads items until {bound} is met" if bound else "it reads every item"
 
 
-def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: Options) -> str:
+def _scan_warning(
+    statement: ast.Select, table: TableInfo, plan: Plan, options: Options
+) -> tuple[str, str | None]:
+    """The warning a Scan gets, and the advice in it when an index would serve the WHERE
+    (names in its SQL quoted where they need it: ``attribute_exists("GSI1-SK")``)."""
     target = plan.target
     hints = []
     excluded: list[str] = []
@@ -1237,23 +1243,24 @@ def _scan_warning(statement: ast.Select, table: TableInfo, plan: Plan, options: 
     if sparse:
         p, gaps = sparse[0]
         need = " and ".join(gaps)
-        return (
-            f"Scan of {target}: index {p.name} would serve this WHERE, but it holds only items "
-            f"that have {need}; add a condition on {need} (e.g. attribute_exists({gaps[0]})) or "
-            f"name the index (FROM {table.name}.{p.name}). It reads every item "
-            f"({plan.estimate.text()})"
+        advice = (
+            f"index {p.name} would serve this WHERE, but it holds only items that have {need}; "
+            f"add a condition on {need} (e.g. attribute_exists({quote(gaps[0])})) or name the "
+            f"index (FROM {quote(table.name)}.{quote(str(p.name))})"
         )
+        return f"Scan of {target}: {advice}. It reads every item ({plan.estimate.text()})", advice
     if excluded:
         names = ", ".join(excluded)
-        return (
-            f"Scan of {target}: GSI {names} would serve this WHERE, but --consistent rules out "
-            f"GSIs (they are eventually consistent only); {_reads(plan)} ({plan.estimate.text()})"
+        advice = (
+            f"GSI {names} would serve this WHERE, but --consistent rules out GSIs (they are "
+            "eventually consistent only)"
         )
+        return f"Scan of {target}: {advice}; {_reads(plan)} ({plan.estimate.text()})", advice
     why = "no condition on a partition key" if statement.where is not None else "no WHERE"
     return (
         f"Scan of {target}: {why}; {_reads(plan)} ({plan.estimate.text()}). "
         f"A Query needs one of: {'; '.join(hints)}"
-    )
+    ), None
 
 
 def plan_full_scan(

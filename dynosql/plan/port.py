@@ -241,8 +241,11 @@ class Port(Protocol):
         ...
 
     def refresh(self) -> None:
-        """Forget what is cached about tables."""
+        """Forget what is cached about tables (`catalog_version` moves on)."""
         ...
+
+    # bumped by every `refresh`: caches of table names elsewhere (completion) follow
+    catalog_version: int
 
     def sample(self, table: str, counted: bool = True) -> list[Item]:
         """A few items of `table` (one Limit-bounded Scan page), read once per session: what

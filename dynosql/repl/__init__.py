@@ -1,6 +1,6 @@
 """The interactive REPL (``dynosql`` in a terminal): prompt_toolkit over ``dynosql.Session``.
 
-- ``app``: the loop, rendering, pager, ``\\o``, the question before a large Scan, history.
+- ``app``: the loop, rendering, pager, ``\\o``, the questions the guards ask, history.
 - ``commands``: the backslash-command registry; each command returns `Result`s.
 - ``completer``: context-aware completion (pure `suggest` + the prompt_toolkit adapter).
 - ``highlight``: the SQL tokenizer, the highlighting lexer and the style.

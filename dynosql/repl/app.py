@@ -27,7 +27,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
 from dynosql import __version__
 from dynosql.config import Config, history_path
-from dynosql.errors import DynosqlError, internal_error_text
+from dynosql.errors import Declined, DynosqlError, internal_error_text
 from dynosql.process import OutputError, output_error
 from dynosql.repl import ReplOptions, commands
 from dynosql.repl.completer import SessionMetadata, SqlCompleter
@@ -35,7 +35,7 @@ from dynosql.repl.highlight import SqlLexer, make_style, tokenize
 from dynosql.repl.toolbar import toolbar, where
 from dynosql.result import Result, interrupted_text
 from dynosql.session import Session
-from dynosql.sql import ast, is_complete, parse_script
+from dynosql.sql import is_complete, parse_script
 
 PROMPT = "dynosql> "
 CONTINUATION = "      -> "
@@ -267,8 +267,9 @@ class Repl:
         return self.show(results())
 
     def run_sql(self, text: str, confirm: bool = True) -> bool:
-        """Parse every statement first (a typo costs nothing), then run them in order,
-        asking before a large Scan when `confirm`; stop at the first failure."""
+        """Parse every statement first (a typo costs nothing), then run them in order (typed
+        at the prompt when `confirm`: the guards ask before a large Scan); stop at the first
+        failure."""
         try:
             statements = parse_script(text)
         except DynosqlError as err:
@@ -276,10 +277,8 @@ class Repl:
             return False
         self.last_statement = text.strip()
         for statement in statements:
-            if confirm and not self.confirm_scan(statement):
-                self.say("cancelled: nothing was read", colour=_YELLOW)
-                return False
-            if not self.show(_one(partial(self.session.run_statement, statement)), text):
+            run = partial(self.session.run_statement, statement, typed=confirm)
+            if not self.show(_one(run), text):
                 return False
         return True
 
@@ -348,6 +347,9 @@ class Repl:
         self.say(interrupted_text(result), colour=_YELLOW)
 
     def error(self, err: DynosqlError, text: str | None = None) -> None:
+        if isinstance(err, Declined):  # an answer to the question asked, not a failure
+            self.say(str(err), colour=_YELLOW)
+            return
         if self.options.debug:
             import traceback
 
@@ -447,17 +449,7 @@ class Repl:
         self.output_file = None
         self.output_path = None
 
-    # --- asking before a large Scan --------------------------------------------------------------
-
-    def confirm_scan(self, statement: ast.Statement) -> bool:
-        threshold = self.settings.scan_confirm_rcu
-        if not threshold or self.settings.fail_on_scan:
-            return True  # never asked, or the guard refuses it anyway
-        plan = self.session.scan_plan(statement)
-        if plan is None or (plan.estimate.known and plan.estimate.rcu <= threshold):
-            return True  # a size DynamoDB has not measured yet (0) is asked about too
-        question = f"{plan.label} reads {plan.estimate.text()}. Run it? [y/N] "
-        return self.ask(question).strip().lower() in ("y", "yes")
+    # --- asking (the guards' questions: a large Scan, a write of many items) -----------------
 
     def ask(self, question: str) -> str:
         if self._confirm_session is None:

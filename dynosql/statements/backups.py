@@ -17,7 +17,7 @@ from dynosql.engines.prices import GB, parse_prices
 from dynosql.guards import Effects
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, named
+from dynosql.statements.kind import Kind, Planned, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -92,4 +92,8 @@ def effects(statement: ast.SetPointInTimeRecovery) -> Effects:
     return Effects(schema=True, deletes=off, protection_off=off, rollback=False)
 
 
-KINDS = {ast.SetPointInTimeRecovery: Kind(named("ALTER TABLE"), run, effects, explain)}
+def _explain(ctx: Context, planned: Planned[ast.SetPointInTimeRecovery], analyze: bool) -> Result:
+    return explain(ctx, planned.statement, analyze)
+
+
+KINDS = {ast.SetPointInTimeRecovery: Kind(named("ALTER TABLE"), unplanned(run), effects, _explain)}

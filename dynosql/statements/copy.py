@@ -36,7 +36,7 @@ from dynosql.plan.write import check_item
 from dynosql.result import Result, Stats, WriteStats, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.copy_journal import LoadJournal
-from dynosql.statements.kind import Kind, ScanCheck, named
+from dynosql.statements.kind import Kind, Planned, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -48,8 +48,10 @@ IN_FLIGHT = 2  # batches queued for the writer thread while the next lines are r
 # --- COPY TO ---------------------------------------------------------------------------------
 
 
-def copy_to(ctx: Context, statement: ast.CopyTo) -> Result:
-    result = ctx.run_statement(_query(statement))
+def copy_to(ctx: Context, planned: Planned[ast.CopyTo]) -> Result:
+    statement = planned.statement
+    kind, query = planned.plan
+    result = kind.run(ctx, query)  # guarded as the COPY: its Scan is the COPY's
     rows = iter(result)
     part = _part_name(statement.path)
     notes: list[str] = []
@@ -174,7 +176,7 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
             load.journal = LoadJournal.open(ctx, info, load.resume(statement.start_line))
         if load.journal is not None:
             load.writes.journal = load.journal.path
-            ctx.last_write = load.writes
+            ctx.wrote(load.writes)
         with stream:
             header = ""
             for line in _lines(statement, stream, types):
@@ -399,28 +401,39 @@ def _query(statement: ast.CopyTo) -> ast.Select:
     return statement.query or ast.Select(table=statement.table or "", index=None, items=None)
 
 
-def _copy_to_scan(ctx: Context, statement: ast.CopyTo) -> ScanCheck | None:
-    """COPY t TO reads like SELECT * FROM t (t an entity: its physical SELECT)."""
+def _copy_to_plan(ctx: Context, statement: ast.CopyTo, explaining: bool) -> Planned[ast.CopyTo]:
+    """COPY t TO reads like SELECT * FROM t (t an entity: its physical SELECT), planned as
+    that SELECT's kind plans it: its Scan is the COPY's."""
     from dynosql.statements import kind_of
     from dynosql.statements.entity_resolve import resolve
 
     query = resolve(ctx, _query(statement))
-    scan_plan = kind_of(query).scan_plan
-    return None if scan_plan is None else scan_plan(ctx, query)
+    kind = kind_of(query)
+    inner = kind.plan(ctx, query, explaining)
+    return Planned(statement, (kind, inner), inner.scans)
 
 
-def _explain(ctx: Context, statement: ast.CopyTo | ast.CopyFrom, analyze: bool) -> Result:
+def _explain_copy_to(ctx: Context, planned: Planned[ast.CopyTo], _analyze: bool) -> Result:
+    """EXPLAIN COPY t TO 'f' is the EXPLAIN of the SELECT it runs."""
+    kind, query = planned.plan
+    assert kind.explain is not None
+    return kind.explain(ctx, query, False)
+
+
+def _explain_copy_from(ctx: Context, planned: Planned[ast.CopyFrom], _analyze: bool) -> Result:
     from dynosql.statements.copy_explain import explain_copy
 
-    return explain_copy(ctx, statement)
+    return explain_copy(ctx, planned.statement)
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.CopyTo: Kind(named("COPY TO"), copy_to, lambda _s: READS, _explain, _copy_to_scan),
+    ast.CopyTo: Kind(
+        named("COPY TO"), copy_to, lambda _s: READS, _explain_copy_to, plan=_copy_to_plan
+    ),
     ast.CopyFrom: Kind(
         named("COPY FROM"),
-        copy_from,
+        unplanned(copy_from),
         lambda _s: Effects(writes=True, rollback=False),
-        _explain,
+        _explain_copy_from,
     ),
 }

@@ -25,10 +25,7 @@ SAMPLE_ITEMS = 1000
 _CHUNK = 1 << 20
 
 
-def explain_copy(ctx: Context, statement: ast.CopyFrom | ast.CopyTo) -> Result:
-    if isinstance(statement, ast.CopyTo):
-        select = statement.query or ast.Select(table=statement.table or "", index=None, items=None)
-        return ctx.run_statement(ast.Explain(select))
+def explain_copy(ctx: Context, statement: ast.CopyFrom) -> Result:
     table = ctx.table(statement.table)
     measure = measure_file(statement, table)
     plan = plan_copy_from(statement, table, measure, ctx.journal_target() is not None)

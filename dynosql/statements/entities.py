@@ -32,7 +32,7 @@ from dynosql.plan.planner import plan_full_scan
 from dynosql.plan.schema import TableInfo
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, ScanCheck, named
+from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.values import read_units
 
 if TYPE_CHECKING:
@@ -66,8 +66,9 @@ def _plan(ctx: Context, statement: ast.ShowEntities) -> tuple[TableInfo, Plan, s
     )
 
 
-def show_entities(ctx: Context, statement: ast.ShowEntities) -> Result:
-    table, plan, warning = _plan(ctx, statement)
+def show_entities(ctx: Context, planned: Planned[ast.ShowEntities]) -> Result:
+    statement = planned.statement
+    table, plan, warning = planned.plan
     stats = Stats(expected_items=plan.estimate.items or None)
     if statement.as_create:
         result = Result(["plan"], iter(()), stats, warnings=[warning], kind="text")
@@ -193,14 +194,15 @@ def _first(items: Iterable[dict[str, Any]], n: int) -> Iterator[dict[str, Any]]:
         yield item
 
 
-def _scan_plan(ctx: Context, statement: ast.ShowEntities) -> ScanCheck:
+def _planned(
+    ctx: Context, statement: ast.ShowEntities, _explaining: bool
+) -> Planned[ast.ShowEntities]:
     """A Scan either way: SAMPLE n reads n items (its estimate is theirs), but --fail-on-scan
     sends no Scan of any size."""
-    return ScanCheck(_plan(ctx, statement)[1], [], "SHOW ENTITIES")
+    found = _plan(ctx, statement)
+    return Planned(statement, found, (ScanCheck(found[1], [], "SHOW ENTITIES"),))
 
 
 KINDS = {
-    ast.ShowEntities: Kind(
-        named("SHOW ENTITIES"), show_entities, lambda _s: READS, None, _scan_plan
-    )
+    ast.ShowEntities: Kind(named("SHOW ENTITIES"), show_entities, lambda _s: READS, plan=_planned)
 }

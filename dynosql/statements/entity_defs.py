@@ -19,7 +19,7 @@ from dynosql.errors import DynosqlError, PlanError, SqlError
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.sql.split import Chunk, strip_comments
-from dynosql.statements.kind import Kind, named
+from dynosql.statements.kind import Kind, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -214,9 +214,9 @@ def _start(chunk: Chunk) -> tuple[int, int]:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.CreateEntity: Kind(named("CREATE ENTITY"), _create),
-    ast.DropEntity: Kind(named("DROP ENTITY"), _drop),
-    ast.ShowDeclaredEntities: Kind(named("SHOW ENTITIES"), _show),
-    ast.ShowCreateEntity: Kind(named("SHOW CREATE ENTITY"), _show_create),
-    ast.DescribeEntity: Kind(named("DESCRIBE"), describe_entity),
+    ast.CreateEntity: Kind(named("CREATE ENTITY"), unplanned(_create)),
+    ast.DropEntity: Kind(named("DROP ENTITY"), unplanned(_drop)),
+    ast.ShowDeclaredEntities: Kind(named("SHOW ENTITIES"), unplanned(_show)),
+    ast.ShowCreateEntity: Kind(named("SHOW CREATE ENTITY"), unplanned(_show_create)),
+    ast.DescribeEntity: Kind(named("DESCRIBE"), unplanned(describe_entity)),
 }

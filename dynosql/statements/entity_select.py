@@ -6,6 +6,7 @@ membership is decided, then the physical plan."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from dynosql.guards import READS, Effects
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements import select
-from dynosql.statements.kind import Kind, ScanCheck, named
+from dynosql.statements.kind import Kind, Planned, named
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -35,9 +36,18 @@ def _decoded(read: EntityRead, rows: Any) -> Iterator[dict[str, Any]]:
         yield read.entity.decode(row)
 
 
-def _run(ctx: Context, statement: ast.EntitySelect) -> Result:
+def _plan(ctx: Context, statement: ast.EntitySelect, explaining: bool) -> Planned[Any]:
+    """The physical SELECT planned as the SELECT kind plans it; its Scan's hints after the
+    entity's own."""
     read: EntityRead = statement.read
-    return entity_rows(read, select.run(ctx, read.physical))
+    physical = select.KIND.plan(ctx, read.physical, explaining)
+    checks = tuple(dataclasses.replace(c, hints=[*read.hints, *c.hints]) for c in physical.scans)
+    return Planned(statement, physical, checks)
+
+
+def _run(ctx: Context, planned: Planned[ast.EntitySelect]) -> Result:
+    read: EntityRead = planned.statement.read
+    return entity_rows(read, select.run(ctx, planned.plan))
 
 
 def explained(
@@ -51,8 +61,8 @@ def explained(
     return Result.plan(shown, {"entity": entity, **document}, stats)
 
 
-def _explain(ctx: Context, statement: ast.EntitySelect, analyze: bool) -> Result:
-    read: EntityRead = statement.read
+def _explain(ctx: Context, planned: Planned[ast.EntitySelect], analyze: bool) -> Result:
+    read: EntityRead = planned.statement.read
     entity = {
         "name": read.entity.name,
         "table": read.entity.table,
@@ -61,15 +71,7 @@ def _explain(ctx: Context, statement: ast.EntitySelect, analyze: bool) -> Result
         "hints": list(read.hints),
     }
     lines = [*read.lines(), *(f"hint: {h}" for h in read.hints)]
-    return explained(select.explain(ctx, read.physical, analyze), lines, entity)
-
-
-def _scan_plan(ctx: Context, statement: ast.EntitySelect) -> ScanCheck | None:
-    read: EntityRead = statement.read
-    check = select.scan_plan(ctx, read.physical)
-    if check is not None:
-        check.hints[:0] = read.hints
-    return check
+    return explained(select.explain(ctx, planned.plan, analyze), lines, entity)
 
 
 def _effects(_statement: ast.EntitySelect) -> Effects:
@@ -77,5 +79,5 @@ def _effects(_statement: ast.EntitySelect) -> Effects:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.EntitySelect: Kind(named("SELECT"), _run, _effects, _explain, _scan_plan),
+    ast.EntitySelect: Kind(named("SELECT"), _run, _effects, _explain, plan=_plan),
 }

@@ -15,7 +15,7 @@ from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements import write
 from dynosql.statements.entity_select import explained
-from dynosql.statements.kind import Kind, ScanCheck
+from dynosql.statements.kind import Kind, Planned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -25,9 +25,15 @@ def _label(statement: ast.EntityWrite) -> str:
     return write.verb_of(statement.write.physical)
 
 
-def _run(ctx: Context, statement: ast.EntityWrite) -> Result:
-    entity_write: EntityWrite = statement.write
-    result = write.run_write(ctx, entity_write.physical)
+def _plan(ctx: Context, statement: ast.EntityWrite, explaining: bool) -> Planned[Any]:
+    """The physical write planned as the write kind plans it."""
+    physical = write.KIND.plan(ctx, statement.write.physical, explaining)
+    return Planned(statement, physical, physical.scans)
+
+
+def _run(ctx: Context, planned: Planned[ast.EntityWrite]) -> Result:
+    entity_write: EntityWrite = planned.statement.write
+    result = write.run_write(ctx, planned.plan)
     result.warnings[:0] = [h for h in entity_write.hints if h not in result.warnings]
     result.notes.extend(entity_write.notes())
     returning = entity_write.statement.returning
@@ -43,8 +49,8 @@ def _returned(entity_write: EntityWrite, rows: Any) -> Iterator[dict[str, Any]]:
         yield entity_write.returned(row)
 
 
-def _explain(ctx: Context, statement: ast.EntityWrite, analyze: bool) -> Result:
-    entity_write: EntityWrite = statement.write
+def _explain(ctx: Context, planned: Planned[ast.EntityWrite], analyze: bool) -> Result:
+    entity_write: EntityWrite = planned.statement.write
     entity = {
         "name": entity_write.entity.name,
         "table": entity_write.entity.table,
@@ -52,11 +58,7 @@ def _explain(ctx: Context, statement: ast.EntityWrite, analyze: bool) -> Result:
     }
     lines = [*entity_write.lines(), *(f"hint: {h}" for h in entity_write.hints)]
     notes = tuple(f"note: {note}" for note in entity_write.notes())
-    return explained(write.explain(ctx, entity_write.physical, analyze), lines, entity, notes)
-
-
-def _scan_plan(ctx: Context, statement: ast.EntityWrite) -> ScanCheck | None:
-    return write.scan_plan(ctx, statement.write.physical)
+    return explained(write.explain(ctx, planned.plan, analyze), lines, entity, notes)
 
 
 def _effects(statement: ast.EntityWrite) -> Effects:
@@ -64,5 +66,5 @@ def _effects(statement: ast.EntityWrite) -> Effects:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.EntityWrite: Kind(_label, _run, _effects, _explain, _scan_plan, transactional=True),
+    ast.EntityWrite: Kind(_label, _run, _effects, _explain, plan=_plan, transactional=True),
 }

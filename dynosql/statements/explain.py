@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import dataclasses
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dynosql.errors import PlanError
 from dynosql.guards import NOTHING, Effects
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements import kind_of
-from dynosql.statements.kind import Kind, ScanCheck
+from dynosql.statements.kind import Kind, Planned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.plan.model import Plan
 
 
 def label(explain: ast.Explain) -> str:
@@ -26,73 +27,78 @@ def label(explain: ast.Explain) -> str:
     return f"EXPLAIN ANALYZE {inner}" if explain.analyze else f"EXPLAIN {inner}"
 
 
-def run(ctx: Context, explain: ast.Explain) -> Result:
+def plan(ctx: Context, explain: ast.Explain, _explaining: bool) -> Planned[ast.Explain]:
+    """The explained statement planned once, as its kind plans it (for EXPLAIN: nothing read
+    but table descriptions); EXPLAIN ANALYZE sends its Scan, so the guards see that."""
     statement = explain.statement
     kind = kind_of(statement)
     if kind.explain is None:
         raise PlanError(f"EXPLAIN of {kind.label(statement)} is not supported")
     if explain.program:
-        return program(ctx, explain)
+        return Planned(explain, _program_plan(ctx, statement))
     if explain.partiql:
-        return partiql(ctx, explain)
+        return Planned(explain, _partiql(ctx, statement))
+    inner = kind.plan(ctx, statement, True)
+    return Planned(explain, inner, inner.scans if explain.analyze else ())
+
+
+def run(ctx: Context, planned: Planned[ast.Explain]) -> Result:
+    explain = planned.statement
+    statement = explain.statement
+    kind = kind_of(statement)
+    if explain.program:
+        return program(planned.plan)
+    if explain.partiql:
+        return Result.plan(planned.plan.lines(), planned.plan.document())
+    assert kind.explain is not None  # refused when planned
+    result = kind.explain(ctx, planned.plan, explain.analyze)
     if explain.rate is None:
-        return kind.explain(ctx, statement, explain.analyze)
-    result = kind.explain(ctx, statement, explain.analyze)
+        return result
     return priced(ctx, result, explain.rate, kind.label(statement))
 
 
-def program(ctx: Context, explain: ast.Explain) -> Result:
-    """EXPLAIN (FORMAT PYTHON): the SELECT's plan as a runnable boto3 program."""
-    from dynosql.plan.program import program as write_program
+def _program_plan(ctx: Context, statement: ast.Statement) -> Plan:
     from dynosql.statements.select import plan_of
 
-    statement = explain.statement
-    assert isinstance(statement, ast.Select)
+    if not isinstance(statement, ast.Select):
+        raise PlanError("EXPLAIN (FORMAT PYTHON) writes the requests of a SELECT")
     if statement.export is not None or ctx.settings.engine != "dynamodb":
         raise PlanError("EXPLAIN (FORMAT PYTHON) writes DynamoDB requests: use --engine dynamodb")
-    if statement.sample is not None:  # the program reads the seeded segments EXPLAIN shows
-        from dynosql.statements.tablesample import seeded
+    # the plan DynamoDB would run, whatever this endpoint is (moto's workarounds stay out); a
+    # sample's seeded segments as EXPLAIN shows them (plan_of seeds it)
+    return plan_of(ctx, statement, ctx.options().on_dynamodb())
 
-        statement = seeded(statement)
-    # the plan DynamoDB would run, whatever this endpoint is (moto's workarounds stay out)
-    plan = plan_of(ctx, statement, ctx.options().on_dynamodb())
+
+def program(plan: Plan) -> Result:
+    """EXPLAIN (FORMAT PYTHON): the SELECT's plan as a runnable boto3 program."""
+    from dynosql.plan.program import program as write_program
+
     text = write_program(plan, f"{plan.label}: the requests dynosql plans")
     return Result.plan(text.splitlines(), {"program": text})
 
 
-def partiql(ctx: Context, explain: ast.Explain) -> Result:
+def _partiql(ctx: Context, statement: ast.Statement) -> Any:
     """EXPLAIN (FORMAT PARTIQL): the PartiQL statements that do what the statement does, as
     DynamoDB plans it (the embedded server's workarounds, such as conditions moved
     client-side, are not DynamoDB's), and notes for what PartiQL cannot do."""
-    from dynosql.hints import advisor
     from dynosql.plan import partiql as translate
-    from dynosql.plan.planner import plan_select
     from dynosql.plan.write import WriteOptions, plan_write
+    from dynosql.statements.select import plan_of
 
-    statement = explain.statement
     options = dataclasses.replace(ctx.options(), typed_filters=True, projections=True)
     if isinstance(statement, ast.Select):
         if statement.export is not None or ctx.settings.engine != "dynamodb":
             raise PlanError(
                 "EXPLAIN (FORMAT PARTIQL) writes DynamoDB statements: use --engine dynamodb"
             )
-        if statement.sample is not None:
-            from dynosql.statements.tablesample import seeded
-
-            statement = seeded(statement)
-        statement = advisor.prepare(ctx, statement, read=False)[0]
-        found = translate.for_select(plan_select(statement, ctx.table(statement.table), options))
-    else:
-        assert isinstance(statement, ast.Insert | ast.Update | ast.Delete)
-        source = None
-        if isinstance(statement, ast.Insert) and statement.select is not None:
-            source = ctx.table(statement.select.table)
-        journal = ctx.journal_target() is not None
-        plan = plan_write(
-            statement, ctx.table(statement.table), WriteOptions(options, journal), source
-        )
-        found = translate.for_write(plan)
-    return Result.plan(found.lines(), found.document())
+        return translate.for_select(plan_of(ctx, statement, options))  # a sample: seeded
+    assert isinstance(statement, ast.Insert | ast.Update | ast.Delete)
+    source = None
+    if isinstance(statement, ast.Insert) and statement.select is not None:
+        source = ctx.table(statement.select.table)
+    journal = ctx.journal_target() is not None
+    plan = plan_write(statement, ctx.table(statement.table), WriteOptions(options, journal), source)
+    return translate.for_write(plan)
 
 
 def priced(ctx: Context, result: Result, rate: Decimal, label: str) -> Result:
@@ -127,11 +133,4 @@ def effects(explain: ast.Explain) -> Effects:
     return found
 
 
-def scan_plan(ctx: Context, explain: ast.Explain) -> ScanCheck | None:
-    if not explain.analyze:
-        return None
-    kind = kind_of(explain.statement)
-    return None if kind.scan_plan is None else kind.scan_plan(ctx, explain.statement)
-
-
-KINDS = {ast.Explain: Kind(label, run, effects, None, scan_plan)}
+KINDS = {ast.Explain: Kind(label, run, effects, plan=plan)}

@@ -28,7 +28,7 @@ from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_PARTITIONS, Partition
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, ScanCheck, named
+from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.values import read_units
 
 if TYPE_CHECKING:
@@ -54,8 +54,7 @@ def plan_of(ctx: Context, statement: ast.ShowHotKeys) -> Plan:
     return plan
 
 
-def hot_keys(ctx: Context, statement: ast.ShowHotKeys) -> Result:
-    plan = plan_of(ctx, statement)
+def hot_keys(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Result:
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
     if statement.by is not None:
@@ -439,19 +438,26 @@ def _share_limits(table, ranked: list[Any], total: int) -> list[str]:  # noqa: A
 # --- the kind ------------------------------------------------------------------------------
 
 
-def _run(ctx: Context, statement: ast.ShowHotKeys) -> Result:
+def _run(ctx: Context, planned: Planned[ast.ShowHotKeys]) -> Result:
+    statement, plan = planned.statement, planned.plan
     if statement.sample is not None:
-        from dynosql.statements.tablesample import sampled_hot_keys, seeded
+        from dynosql.statements.tablesample import sampled_hot_keys
+
+        if statement.by is not None:
+            return _sampled_by_logical_key(ctx, statement, plan)
+        return sampled_hot_keys(ctx, statement, plan)
+    return hot_keys(ctx, statement, plan)
+
+
+def _plan(ctx: Context, statement: ast.ShowHotKeys, _explaining: bool) -> Planned[ast.ShowHotKeys]:
+    """The Scan it sends; a SAMPLE's seed drawn here, once (EXPLAIN shows it, the run reads
+    those segments)."""
+    if statement.sample is not None:
+        from dynosql.statements.tablesample import seeded
 
         statement = seeded(statement)
-        if statement.by is not None:
-            return _sampled_by_logical_key(ctx, statement, plan_of(ctx, statement))
-        return sampled_hot_keys(ctx, statement, plan_of(ctx, statement))
-    return hot_keys(ctx, statement)
+    plan = plan_of(ctx, statement)
+    return Planned(statement, plan, (ScanCheck(plan, [], "SHOW HOT KEYS"),))
 
 
-def _scan_plan(ctx: Context, statement: ast.ShowHotKeys) -> ScanCheck:
-    return ScanCheck(plan_of(ctx, statement), [], "SHOW HOT KEYS")
-
-
-KINDS = {ast.ShowHotKeys: Kind(named("SHOW HOT KEYS"), _run, lambda _s: READS, None, _scan_plan)}
+KINDS = {ast.ShowHotKeys: Kind(named("SHOW HOT KEYS"), _run, lambda _s: READS, plan=_plan)}

@@ -1,5 +1,11 @@
-"""What a statement kind is: how to run it, how to EXPLAIN it, whether it may Scan, what it
-does (its `Effects`, which the guard pipeline reads), and whether BEGIN … COMMIT queues it."""
+"""What a statement kind is: how to plan it (once), how to run and EXPLAIN what was planned,
+what it does (its `Effects`, which the guard pipeline reads), and whether BEGIN … COMMIT
+queues it.
+
+One `Planned` statement flows from the front door to execution: the Session binds it, the
+kind plans it once (`Kind.plan`: DescribeTable at most, and the hints the table alone gives),
+the guards read the plan (the Scan it would send, `Planned.scan`), and the kind runs that same
+plan. Nothing plans a statement twice."""
 
 from __future__ import annotations
 
@@ -15,24 +21,50 @@ if TYPE_CHECKING:
 
 S = TypeVar("S")
 
-__all__ = ["Kind", "ScanCheck", "named"]
+__all__ = ["Kind", "Planned", "ScanCheck", "named", "unplanned"]
+
+
+@dataclass(frozen=True)
+class Planned(Generic[S]):
+    """A bound statement and what its kind planned for it (`plan`: the kind's own, None for
+    a kind that plans nothing): the one object the guards judge and the kind runs. `scans`:
+    the reads it would send, with the hints that name the likely mistake (--fail-on-scan,
+    --max-rcu and the REPL's question judge the Scans among them); `hints`: what the table
+    alone says about the statement, shown before anything is read."""
+
+    statement: S
+    plan: Any = None
+    scans: tuple[ScanCheck, ...] = ()
+    hints: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()  # what planning read (the REPL's sample), a line each
 
 
 def _nothing(_statement: Any) -> Effects:
     return NOTHING
 
 
+def _as_is(_ctx: Context, statement: Any, _explaining: bool = False) -> Planned[Any]:
+    return Planned(statement)
+
+
+def unplanned(run: Callable[[Context, S], Result]) -> Callable[[Context, Planned[S]], Result]:
+    """The `run` of a kind that plans nothing: it takes the bound statement."""
+    return lambda ctx, planned: run(ctx, planned.statement)
+
+
 @dataclass(frozen=True)
 class Kind(Generic[S]):
     """One statement kind. `label` names a statement in messages ("DROP TABLE", "COPY FROM");
-    `scan_plan` gives the Scan it would send, if any, without reading items; `transactional`
-    kinds are queued inside BEGIN … COMMIT instead of run."""
+    `plan` plans it once, before the guards (no item read, but for the REPL's sample a SELECT
+    naming table-qualified columns may read; `explaining`: for EXPLAIN, which reads nothing but
+    table descriptions); `run` and `explain` take what it planned; `transactional` kinds are
+    queued inside BEGIN … COMMIT instead of run."""
 
     label: Callable[[S], str]
-    run: Callable[[Context, S], Result]
+    run: Callable[[Context, Planned[S]], Result]
     effects: Callable[[S], Effects] = _nothing
-    explain: Callable[[Context, S, bool], Result] | None = None
-    scan_plan: Callable[[Context, S], ScanCheck | None] | None = None
+    explain: Callable[[Context, Planned[S], bool], Result] | None = None
+    plan: Callable[[Context, S, bool], Planned[S]] = _as_is
     transactional: bool = False
 
 

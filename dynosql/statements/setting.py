@@ -8,7 +8,7 @@ from dynosql.errors import SqlError
 from dynosql.result import Result
 from dynosql.settings import SettingError
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, named
+from dynosql.statements.kind import Kind, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -27,4 +27,4 @@ def run(ctx: Context, option: ast.SetOption) -> Result:
         raise SqlError(str(err), option.pos.line, option.pos.col) from err
 
 
-KINDS = {ast.SetOption: Kind(named("SET"), run)}
+KINDS = {ast.SetOption: Kind(named("SET"), unplanned(run))}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from dynosql.plan.schema import TableInfo
 from dynosql.result import Result
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, named
+from dynosql.statements.kind import Kind, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -59,6 +59,6 @@ def _show_tables(ctx: Context, _statement: ast.ShowTables) -> Result:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.Describe: Kind(named("DESCRIBE"), _describe),
-    ast.ShowTables: Kind(named("SHOW TABLES"), _show_tables),
+    ast.Describe: Kind(named("DESCRIBE"), unplanned(_describe)),
+    ast.ShowTables: Kind(named("SHOW TABLES"), unplanned(_show_tables)),
 }

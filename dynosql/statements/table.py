@@ -23,7 +23,7 @@ from dynosql.guards import NOTHING, Effects
 from dynosql.plan.ddl import DdlPlan, plan_ddl, show_create
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind
+from dynosql.statements.kind import Kind, Planned, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -42,9 +42,13 @@ def _plan(ctx: Context, statement: ast.Ddl) -> tuple[DdlPlan, Any]:
     return plan_ddl(statement, table, ttl), table
 
 
-def explain_ddl(ctx: Context, statement: ast.Ddl) -> Result:
+def _planned(ctx: Context, statement: ast.Ddl, _explaining: bool) -> Planned[ast.Ddl]:
+    return Planned(statement, _plan(ctx, statement))
+
+
+def explain_ddl(ctx: Context, planned: Planned[ast.Ddl]) -> Result:
     """EXPLAIN CREATE/ALTER/DROP: the requests it would send, in order; nothing is sent."""
-    plan, _table = _plan(ctx, statement)
+    plan, _table = planned.plan
     lines = [plan.label]
     for i, call in enumerate(plan.calls, 1):
         title = "request" if len(plan.calls) == 1 else f"request {i} of {len(plan.calls)}"
@@ -65,10 +69,11 @@ _WAITS = {
 }
 
 
-def run_ddl(ctx: Context, statement: ast.Ddl) -> Result:
-    """Plan, guard, send, wait; a status Result saying what happened."""
+def run_ddl(ctx: Context, planned: Planned[ast.Ddl]) -> Result:
+    """Guard, send, wait; a status Result saying what happened."""
     started = time.monotonic()
-    plan, table = _plan(ctx, statement)
+    statement = planned.statement
+    plan, table = planned.plan
     if guards.dry_run(ctx):  # like a write's dry run: planned, priced, nothing sent
         calls = ", ".join(call.operation for call in plan.calls)
         cost = f" ({plan.backfill.text()})" if plan.backfill is not None else ""
@@ -249,16 +254,16 @@ def _effects(statement: ast.Ddl | ast.ShowCreateTable) -> Effects:
     return Effects(schema=True, deletes=deletes, protection_off=protection_off, rollback=False)
 
 
-def _explain(ctx: Context, statement: ast.Ddl, _analyze: bool) -> Result:
-    return explain_ddl(ctx, statement)
+def _explain(ctx: Context, planned: Planned[ast.Ddl], _analyze: bool) -> Result:
+    return explain_ddl(ctx, planned)
 
 
-DDL: Kind[Any] = Kind(_label, run_ddl, _effects, _explain)
+DDL: Kind[Any] = Kind(_label, run_ddl, _effects, _explain, plan=_planned)
 KINDS: dict[type, Kind[Any]] = {
     ast.CreateTable: DDL,
     ast.CreateIndex: DDL,
     ast.DropIndex: DDL,
     ast.AlterTable: DDL,
     ast.DropTable: DDL,
-    ast.ShowCreateTable: Kind(_label, show_create_table, _effects),
+    ast.ShowCreateTable: Kind(_label, unplanned(show_create_table), _effects),
 }

@@ -33,10 +33,8 @@ def seeded(statement: Any) -> Any:
     return dataclasses.replace(statement, sample=dataclasses.replace(sample, seed=seed))
 
 
-def sampled_select(ctx: Context, statement: ast.Select) -> Result:
-    from dynosql.hints.advisor import prepare
-
-    plan = prepare(ctx, statement, read=False)[1]
+def sampled_select(ctx: Context, statement: ast.Select, plan: Plan) -> Result:
+    """SELECT … TABLESAMPLE: `plan` reads the seeded sample's segments (select.planned)."""
     assert plan.sample is not None
     spec = plan.sample
     stats = Stats(expected_items=plan.estimate.items)

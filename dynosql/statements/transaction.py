@@ -16,7 +16,7 @@ writes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -28,15 +28,15 @@ from dynosql.plan.as_read import attribute_paths, require_as_read
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
 from dynosql.plan.port import TransactionCancelled, Writes
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
-from dynosql.result import Result, WriteStats
+from dynosql.result import Changes, Result, WriteStats
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, ScanCheck
+from dynosql.statements.kind import Kind, Planned, ScanCheck, unplanned
 from dynosql.statements.write import (
     KIND as WRITE,
 )
 from dynosql.statements.write import (
     _targets,
-    plan_of,
+    planned,
     question,
     read_decides,
     unbounded_why,
@@ -54,20 +54,24 @@ class Queued:
     plan: WritePlan
 
 
-@dataclass
+@dataclass(frozen=True)
 class Transaction:
-    queued: list[Queued] = field(default_factory=list)
+    queued: tuple[Queued, ...] = ()
 
 
-def _begin_commit(ctx: Context, statement: ast.Transaction) -> Result:
+def _begin_commit(ctx: Context, planned: Planned[ast.Transaction]) -> Result:
+    """BEGIN opens a transaction (the session keeps it: `Result.changes`); COMMIT and ROLLBACK
+    end the one the context holds (the session has let it go: `Effects.ends_transaction`)."""
+    statement = planned.statement
     if statement.action == "begin":
         if ctx.transaction is not None:
             raise PlanError("already in a transaction: COMMIT or ROLLBACK it first")
-        ctx.transaction = Transaction()
-        return Result.status("BEGIN: writes are queued until COMMIT (one TransactWriteItems)")
-    if ctx.transaction is None:
+        result = Result.status("BEGIN: writes are queued until COMMIT (one TransactWriteItems)")
+        result.changes = Changes(Transaction())
+        return result
+    transaction = ctx.transaction
+    if transaction is None:
         raise PlanError(f"{statement.action.upper()} without BEGIN")
-    transaction, ctx.transaction = ctx.transaction, None
     if statement.action == "rollback":
         n = len(transaction.queued)
         return Result.status(
@@ -76,13 +80,12 @@ def _begin_commit(ctx: Context, statement: ast.Transaction) -> Result:
     return _commit(ctx, transaction)
 
 
-def _queue(ctx: Context, statement: ast.Write | ast.ConditionCheck) -> Result:
-    """A write inside BEGIN … COMMIT: planned and checked now, sent at COMMIT."""
+def _queue(ctx: Context, planned: Planned[ast.Write | ast.ConditionCheck]) -> Result:
+    """A write inside BEGIN … COMMIT: planned and checked now, sent at COMMIT (the session
+    keeps the transaction with it queued: `Result.changes`)."""
     transaction: Transaction = ctx.transaction
+    statement, plan = planned.statement, planned.plan
     verb = verb_of(statement)
-    if getattr(statement, "returning", None) is not None:
-        raise PlanError("RETURNING is not supported inside a transaction")
-    plan = plan_of(ctx, statement, transactional=True)
     why = unbounded_why(statement, plan)
     if why is not None:  # refused now, in a script, as the statement alone would be
         guards.unbounded(ctx, verb, why)
@@ -93,11 +96,13 @@ def _queue(ctx: Context, statement: ast.Write | ast.ConditionCheck) -> Result:
             f"a transaction takes at most {MAX_TRANSACTION_ACTIONS} actions (DynamoDB's limit); "
             f"with this {verb} it would have {known}"
         )
-    transaction.queued.append(Queued(statement, plan))
-    n = len(transaction.queued)
-    return Result.status(
+    queued = (*transaction.queued, Queued(statement, plan))
+    n = len(queued)
+    result = Result.status(
         f"{verb} {plan.table.name} queued ({n} statement{'s' if n != 1 else ''} in the transaction)"
     )
+    result.changes = Changes(Transaction(queued))
+    return result
 
 
 @dataclass
@@ -123,10 +128,6 @@ def _commit(ctx: Context, transaction: Transaction) -> Result:
 
 
 def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> Result:
-    for q in transaction.queued:  # the same Scan guard as each statement alone
-        read = q.plan.source if q.plan.source is not None else q.plan.read
-        if read is not None:
-            guards.scan(ctx, read, (), verb_of(q.statement))
     actions: list[_Action] = []
     for q in transaction.queued:
         found = [
@@ -311,15 +312,17 @@ def _show(key: dict[str, Any]) -> str:
     return json.dumps(values.to_json(key), ensure_ascii=False, default=str)
 
 
-def _scan_plan(ctx: Context, statement: ast.Transaction) -> ScanCheck | None:
-    """COMMIT sends the queued writes' reads: the first that Scans (for the REPL's question)."""
+def _plan(ctx: Context, statement: ast.Transaction, _explaining: bool) -> Planned[ast.Transaction]:
+    """COMMIT sends the queued writes' reads: each is judged by the same Scan guards as the
+    statement alone would be (they were planned when queued)."""
     if statement.action != "commit" or ctx.transaction is None:
-        return None
-    for q in ctx.transaction.queued:
-        read = q.plan.source if q.plan.source is not None else q.plan.read
-        if read is not None and read.is_scan:
-            return ScanCheck(read, [], verb_of(q.statement))
-    return None
+        return Planned(statement)
+    checks = [
+        ScanCheck(read, [], verb_of(q.statement))
+        for q in ctx.transaction.queued
+        if (read := q.plan.source if q.plan.source is not None else q.plan.read) is not None
+    ]
+    return Planned(statement, scans=tuple(checks))
 
 
 def _check_alone(ctx: Context, statement: ast.ConditionCheck) -> Result:
@@ -332,7 +335,9 @@ def _check_alone(ctx: Context, statement: ast.ConditionCheck) -> Result:
 
 
 def _effects(statement: ast.Transaction) -> Effects:
-    return Effects(writes=True) if statement.action == "commit" else NOTHING
+    if statement.action == "begin":
+        return NOTHING
+    return Effects(writes=statement.action == "commit", ends_transaction=True)
 
 
 def _label(statement: ast.Transaction) -> str:
@@ -340,8 +345,18 @@ def _label(statement: ast.Transaction) -> str:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.Transaction: Kind(_label, _begin_commit, _effects, None, _scan_plan),
-    ast.ConditionCheck: Kind(lambda _: "EXISTS", _check_alone, transactional=True),
+    ast.Transaction: Kind(_label, _begin_commit, _effects, plan=_plan),
+    ast.ConditionCheck: Kind(lambda _: "EXISTS", unplanned(_check_alone), transactional=True),
 }
+
+
+def _queued_plan(
+    ctx: Context, statement: ast.Write | ast.ConditionCheck, _explaining: bool
+) -> Planned[Any]:
+    if getattr(statement, "returning", None) is not None:
+        raise PlanError("RETURNING is not supported inside a transaction")
+    return planned(ctx, statement, transactional=True)
+
+
 # a write inside BEGIN … COMMIT (statements.kind_for picks it): queued, guarded again at COMMIT
-QUEUED: Kind[ast.Write] = Kind(verb_of, _queue, WRITE.effects, None, WRITE.scan_plan)
+QUEUED: Kind[Any] = Kind(verb_of, _queue, WRITE.effects, plan=_queued_plan)

@@ -36,7 +36,7 @@ from dynosql.journal import JournalFile, Restore, Unsent, read_journal, restores
 from dynosql.journal.schema import Changes, blocked, compare
 from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, named
+from dynosql.statements.kind import Kind, named, unplanned
 from dynosql.statements.undo_last import is_undo, last_journal
 from dynosql.statements.undo_write import Restorer, same_file
 
@@ -98,7 +98,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
         guards.confirm_writes(
             ctx, f"UNDO {len(todo):,} writes to {stats.table} from {path}?", len(todo), False
         )
-    ctx.last_write = stats  # Ctrl-C: the front door names the undo's own journal
+    ctx.wrote(stats)  # Ctrl-C: the front door names the undo's own journal
     undone = [
         str(h.get("id") or f"#{i + 1}") for i, h in enumerate(journal_file.headers) if i not in own
     ]
@@ -310,4 +310,6 @@ def _run(ctx: Context, statement: ast.Undo) -> Result:
     return run_undo(ctx, statement)
 
 
-KINDS = {ast.Undo: Kind(named("UNDO"), _run, lambda _s: Effects(writes=True, rollback=False))}
+KINDS = {
+    ast.Undo: Kind(named("UNDO"), unplanned(_run), lambda _s: Effects(writes=True, rollback=False))
+}

@@ -41,7 +41,7 @@ from dynosql.plan.write import (
 )
 from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, ScanCheck
+from dynosql.statements.kind import Kind, Planned, ScanCheck
 from dynosql.statements.read_explain import explain_lines
 from dynosql.statements.write_one import Outcome, write_item
 from dynosql.values import MISSING
@@ -80,6 +80,17 @@ def plan_of(
     return plan_write(statement, table, write_options(ctx, transactional), source)
 
 
+def planned(
+    ctx: Context, statement: ast.Write | ast.ConditionCheck, transactional: bool = False
+) -> Planned[Any]:
+    """The write planned once: its WritePlan, and the Scan of the read that finds its keys (or
+    of INSERT … SELECT's source), if it Scans."""
+    plan = plan_of(ctx, statement, transactional)
+    read = plan.source if plan.source is not None else plan.read
+    checks = () if read is None else (ScanCheck(read, [], verb_of(statement)),)
+    return Planned(statement, plan, checks)
+
+
 def question(plan: WritePlan, items: int) -> str:
     estimate = plan.estimate
     if estimate.items:
@@ -109,9 +120,9 @@ def read_decides(plan: WritePlan) -> bool:
     return plan.kind not in ("put", "check") or plan.source is not None
 
 
-def run_write(ctx: Context, statement: ast.Write) -> Result:
+def run_write(ctx: Context, planned: Planned[ast.Write]) -> Result:
+    statement, plan = planned.statement, planned.plan
     verb = verb_of(statement)
-    plan = plan_of(ctx, statement)
     stats = WriteStats(verb=verb, table=plan.table.name, dry_run=guards.dry_run(ctx))
     stats.capacity_estimated = ctx.estimating
     stats.images_read = plan.whole_items
@@ -132,7 +143,7 @@ def run_write(ctx: Context, statement: ast.Write) -> Result:
     images: list[dict[str, Any]] = []
     emptied: dict[str, dict[str, int]] = {}  # SET p = {} over a set: path -> set type -> items
     journal = ctx.open_journal(plan.table.name)
-    ctx.last_write = stats
+    ctx.wrote(stats)
     try:
         if journal is not None:
             journal.begin(
@@ -462,29 +473,23 @@ def _images_of(
 # --- the kinds -----------------------------------------------------------------------------
 
 
-def explain(ctx: Context, statement: ast.Write, analyze: bool) -> Result:
+def explain(ctx: Context, planned: Planned[ast.Write], analyze: bool) -> Result:
     """EXPLAIN [ANALYZE] of a write: the read that finds the keys, the writes it would send, the
     estimated items, RCU and WCU. EXPLAIN ANALYZE runs the statement (the Session has guarded
     it as the statement itself) and adds what it really did."""
-    plan = plan_of(ctx, statement)
+    plan = planned.plan
     read = plan.source if plan.source is not None else plan.read
     lines = plan.lines(explain_lines(read) if read is not None else None)
     lines.extend(f"note: {note}" for note in ctx.capabilities.notes())
     document = plan.document(read.document() if read is not None else None)
     if not analyze:
         return Result.plan(lines, document)
-    result = run_write(ctx, statement)
+    result = run_write(ctx, planned)
     result.all()
     stats = result.stats
     lines.append(f"actual: {stats.footer(rows=False)}")
     document["actual"] = {"summary": stats.footer(rows=False)}
     return Result.plan(lines, document, stats)
-
-
-def scan_plan(ctx: Context, statement: ast.Write) -> ScanCheck | None:
-    plan = plan_of(ctx, statement)
-    read = plan.source if plan.source is not None else plan.read
-    return None if read is None else ScanCheck(read, [], verb_of(statement))
 
 
 def effects(statement: ast.Write) -> Effects:
@@ -495,5 +500,11 @@ def effects(statement: ast.Write) -> Effects:
     )
 
 
-KIND: Kind[ast.Write] = Kind(verb_of, run_write, effects, explain, scan_plan, transactional=True)
+def _planned(ctx: Context, statement: ast.Write, _explaining: bool) -> Planned[ast.Write]:
+    return planned(ctx, statement)
+
+
+KIND: Kind[ast.Write] = Kind(
+    verb_of, run_write, effects, explain, plan=_planned, transactional=True
+)
 KINDS = {ast.Insert: KIND, ast.Update: KIND, ast.Delete: KIND}
