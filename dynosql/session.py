@@ -240,19 +240,21 @@ class Session:
         """The one way a statement runs: bound, its kind from the registry, the guard pipeline
         from its declared effects, planned once, the Scans of that plan judged (`typed`: a
         person typed it at the REPL, so a large Scan is asked about first), then the kind runs
-        the same plan; what it changed in the session comes back in its result."""
+        the same plan, handing the pipeline each change it is about to make (`guards.Ask`);
+        what it changed in the session comes back in its result."""
         self.cancelled.clear()
         self._last_write = None
         bound = self.resolve(self.bind(statement, params))
         ctx = self.context
         kind = kind_for(bound, ctx.transaction is not None)
-        effects = kind.effects(bound)
-        guards.admit(ctx, kind.label(bound), effects)
+        label, effects = kind.label(bound), kind.effects(bound)
+        guards.admit(ctx, label, effects)
         if effects.ends_transaction:  # COMMIT, ROLLBACK: over, however they end
             self._transaction = None
         planned = kind.plan(ctx, bound, False)
-        guards.reads(ctx, planned.scans, typed)
-        result = kind.run(ctx, planned)
+        guards.reads(ctx, label, planned.scans, planned.unbounded, typed)
+        ran = kind.run(ctx, planned)
+        result = ran if isinstance(ran, Result) else guards.drive(ctx, label, effects, ran)
         if result.changes is not None:
             self._transaction = result.changes.transaction
         return result

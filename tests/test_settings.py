@@ -132,7 +132,10 @@ def _read_by_the_guards() -> set[str]:
 
     root = Path(dynosql.__file__).parent
     text = (root / "guards.py").read_text() + (root / "dynamo" / "budget.py").read_text()
-    names = set(re.findall(r"settings\.([a-z_]+)", text)) & {s.name for s in TABLE}
+    # a setting the command line gives (the REPL's own preferences, such as the question's
+    # threshold scan_confirm_rcu, are no limits a script was started with)
+    given = {s.name for s in TABLE if s.flag is not None}
+    names = set(re.findall(r"settings\.([a-z_]+)", text)) & given
     return names | {"max_rcu", "rate_limit", "deadline"}  # the reader's limits (Backend._executor)
 
 

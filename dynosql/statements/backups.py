@@ -12,9 +12,8 @@ import time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql import guards
 from dynosql.engines.prices import GB, parse_prices
-from dynosql.guards import Effects
+from dynosql.guards import Ask, Effects, Steps, Verdict
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, named, unplanned
@@ -65,23 +64,24 @@ def explain(ctx: Context, statement: ast.SetPointInTimeRecovery, _analyze: bool)
     return Result.plan(lines, document)
 
 
-def run(ctx: Context, statement: ast.SetPointInTimeRecovery) -> Result:
+def run(ctx: Context, statement: ast.SetPointInTimeRecovery) -> Steps[Result]:
     started = time.monotonic()
     table = ctx.table(statement.table)
-    if guards.dry_run(ctx):
-        return Result.status(
-            f"{_label(statement)} dry run: would send {OPERATION}; nothing was sent"
-        )
-    if not statement.enabled:
+    ask = Ask()
+    if not statement.enabled:  # the pipeline asks (effects: destructive)
         what = (
             f"POINT IN TIME RECOVERY OFF deletes the restore window of {table.name} "
             f"({table.item_count} items): it cannot be restored to an earlier time afterwards"
         )
-        asked = guards.destructive(
-            ctx, f"{what}. Turn it off?", f"refused: {what}; in a script this needs --yes"
+        refusal = f"refused: {what}; in a script this needs --yes"
+        ask = Ask(question=f"{what}. Turn it off?", refusal=refusal, declined=None)
+    verdict = yield ask
+    if verdict is Verdict.DRY:
+        return Result.status(
+            f"{_label(statement)} dry run: would send {OPERATION}; nothing was sent"
         )
-        if not asked:
-            return Result.status(f"cancelled: {table.name} was kept")
+    if verdict is Verdict.KEPT:
+        return Result.status(f"cancelled: {table.name} was kept")
     state = ctx.port.set_point_in_time_recovery(statement.table, statement.enabled)
     elapsed = time.monotonic() - started
     return Result.status(f"{_label(statement)} · {state} · {elapsed:.1f}s")
@@ -89,7 +89,7 @@ def run(ctx: Context, statement: ast.SetPointInTimeRecovery) -> Result:
 
 def effects(statement: ast.SetPointInTimeRecovery) -> Effects:
     off = not statement.enabled
-    return Effects(schema=True, deletes=off, protection_off=off, rollback=False)
+    return Effects(schema=True, deletes=off, protection_off=off, rollback=False, destructive=off)
 
 
 def _explain(ctx: Context, planned: Planned[ast.SetPointInTimeRecovery], analyze: bool) -> Result:

@@ -24,9 +24,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql import files, guards, values
+from dynosql import files, values
 from dynosql.errors import DynosqlError, ExecutionError, PlanError
-from dynosql.guards import READS, Effects
+from dynosql.guards import READS, Ask, Effects, Steps, Verdict
 from dynosql.journal import JournalError
 from dynosql.plan import cost
 from dynosql.plan.copy import key_types
@@ -157,7 +157,7 @@ def write_batch(
     return stats.wcu - before
 
 
-def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
+def copy_from(ctx: Context, statement: ast.CopyFrom) -> Steps[Result]:
     info = ctx.table(statement.table)
     types = key_types(info)
     skip_bad = statement.skip_bad or bool(getattr(ctx.settings, "skip_bad", False))
@@ -167,8 +167,9 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Result:
         stream = files.open_file(statement.path, "r")
     except OSError as err:
         raise ExecutionError(f"cannot read {statement.path}: {err.strerror or err}") from err
-    load = _Load(ctx, statement, stats)
-    dry = load.dry  # --dry-run: every line read and checked, nothing written
+    # --dry-run (the pipeline's verdict): every line read and checked, nothing written
+    dry = (yield Ask()) is Verdict.DRY
+    load = _Load(ctx, statement, stats, dry)
     bad_file = None
     bad = 0
     try:
@@ -280,7 +281,7 @@ class _Load:
     batches whose call has returned count as written, so the line to continue from is never
     past an unwritten one (a batch sent again is harmless: puts of the same items)."""
 
-    def __init__(self, ctx: Context, statement: ast.CopyFrom, stats: Stats):
+    def __init__(self, ctx: Context, statement: ast.CopyFrom, stats: Stats, dry: bool):
         self.ctx = ctx
         self.statement = statement
         self.stats = stats
@@ -295,7 +296,7 @@ class _Load:
         self.started = time.monotonic()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="copy-from")
         self.journal: LoadJournal | None = None  # set once the file is open
-        self.dry = guards.dry_run(ctx)
+        self.dry = dry
         self.dry_wcu = Decimal(0)  # what a dry run would have written
         self.in_flight: deque[tuple[Future[Any], int, int]] = deque()  # call, items, last line
 

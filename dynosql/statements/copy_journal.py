@@ -30,7 +30,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql import values
+from dynosql import guards, values
 from dynosql.journal import Journal, refusal
 from dynosql.plan.planner import Options, plan_select
 from dynosql.result import format_capacity
@@ -58,7 +58,8 @@ class LoadJournal:
         ] = {}  # key: (new, old) images
         self.estimating = ctx.estimating
         self.scans = 0
-        self.seen = KeysSeen() if self._empty() else None  # None: read every batch's keys
+        # None: read every batch's keys (under --fail-on-scan, too: no Scan of any size)
+        self.seen = KeysSeen() if guards.may_sample(ctx) and self._empty() else None
         journal.begin(
             table.name, self.names, statement, ctx.write_target(table.name), tables=[table]
         )

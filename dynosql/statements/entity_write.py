@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from dynosql.entities.write import EntityWrite
-from dynosql.guards import Effects
+from dynosql.guards import Effects, Steps
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements import write
@@ -28,12 +28,12 @@ def _label(statement: ast.EntityWrite) -> str:
 def _plan(ctx: Context, statement: ast.EntityWrite, explaining: bool) -> Planned[Any]:
     """The physical write planned as the write kind plans it."""
     physical = write.KIND.plan(ctx, statement.write.physical, explaining)
-    return Planned(statement, physical, physical.scans)
+    return Planned(statement, physical, physical.scans, unbounded=physical.unbounded)
 
 
-def _run(ctx: Context, planned: Planned[ast.EntityWrite]) -> Result:
+def _run(ctx: Context, planned: Planned[ast.EntityWrite]) -> Steps[Result]:
     entity_write: EntityWrite = planned.statement.write
-    result = write.run_write(ctx, planned.plan)
+    result = yield from write.run_write(ctx, planned.plan)
     result.warnings[:0] = [h for h in entity_write.hints if h not in result.warnings]
     result.notes.extend(entity_write.notes())
     returning = entity_write.statement.returning
@@ -49,7 +49,7 @@ def _returned(entity_write: EntityWrite, rows: Any) -> Iterator[dict[str, Any]]:
         yield entity_write.returned(row)
 
 
-def _explain(ctx: Context, planned: Planned[ast.EntityWrite], analyze: bool) -> Result:
+def _explain(ctx: Context, planned: Planned[ast.EntityWrite], analyze: bool) -> Steps[Result]:
     entity_write: EntityWrite = planned.statement.write
     entity = {
         "name": entity_write.entity.name,
@@ -58,7 +58,8 @@ def _explain(ctx: Context, planned: Planned[ast.EntityWrite], analyze: bool) -> 
     }
     lines = [*entity_write.lines(), *(f"hint: {h}" for h in entity_write.hints)]
     notes = tuple(f"note: {note}" for note in entity_write.notes())
-    return explained(write.explain(ctx, planned.plan, analyze), lines, entity, notes)
+    physical = yield from write.explain(ctx, planned.plan, analyze)
+    return explained(physical, lines, entity, notes)
 
 
 def _effects(statement: ast.EntityWrite) -> Effects:

@@ -11,11 +11,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql.errors import PlanError
-from dynosql.guards import NOTHING, Effects
+from dynosql.guards import NOTHING, Effects, Steps
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements import kind_of
-from dynosql.statements.kind import Kind, Planned
+from dynosql.statements.kind import Kind, Planned, as_steps
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -42,7 +42,7 @@ def plan(ctx: Context, explain: ast.Explain, _explaining: bool) -> Planned[ast.E
     return Planned(explain, inner, inner.scans if explain.analyze else ())
 
 
-def run(ctx: Context, planned: Planned[ast.Explain]) -> Result:
+def run(ctx: Context, planned: Planned[ast.Explain]) -> Steps[Result]:
     explain = planned.statement
     statement = explain.statement
     kind = kind_of(statement)
@@ -51,7 +51,7 @@ def run(ctx: Context, planned: Planned[ast.Explain]) -> Result:
     if explain.partiql:
         return Result.plan(planned.plan.lines(), planned.plan.document())
     assert kind.explain is not None  # refused when planned
-    result = kind.explain(ctx, planned.plan, explain.analyze)
+    result = yield from as_steps(kind.explain(ctx, planned.plan, explain.analyze))
     if explain.rate is None:
         return result
     return priced(ctx, result, explain.rate, kind.label(statement))

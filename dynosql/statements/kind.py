@@ -9,11 +9,11 @@ plan. Nothing plans a statement twice."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from dynosql.guards import NOTHING, Effects, ScanCheck
+from dynosql.guards import NOTHING, Effects, ScanCheck, Steps
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 S = TypeVar("S")
 
-__all__ = ["Kind", "Planned", "ScanCheck", "named", "unplanned"]
+__all__ = ["Kind", "Planned", "ScanCheck", "as_steps", "named", "unplanned"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class Planned(Generic[S]):
     scans: tuple[ScanCheck, ...] = ()
     hints: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()  # what planning read (the REPL's sample), a line each
+    unbounded: str | None = None  # why its writes' extent is known only by reading (stage 4)
 
 
 def _nothing(_statement: Any) -> Effects:
@@ -47,7 +48,9 @@ def _as_is(_ctx: Context, statement: Any, _explaining: bool = False) -> Planned[
     return Planned(statement)
 
 
-def unplanned(run: Callable[[Context, S], Result]) -> Callable[[Context, Planned[S]], Result]:
+def unplanned(
+    run: Callable[[Context, S], Result | Steps[Result]],
+) -> Callable[[Context, Planned[S]], Result | Steps[Result]]:
     """The `run` of a kind that plans nothing: it takes the bound statement."""
     return lambda ctx, planned: run(ctx, planned.statement)
 
@@ -57,15 +60,25 @@ class Kind(Generic[S]):
     """One statement kind. `label` names a statement in messages ("DROP TABLE", "COPY FROM");
     `plan` plans it once, before the guards (no item read, but for the REPL's sample a SELECT
     naming table-qualified columns may read; `explaining`: for EXPLAIN, which reads nothing but
-    table descriptions); `run` and `explain` take what it planned; `transactional` kinds are
-    queued inside BEGIN … COMMIT instead of run."""
+    table descriptions); `run` and `explain` take what it planned; a `run` that changes
+    something is a generator: it yields a `guards.Ask` before each change and acts on the
+    verdict (the pipeline decides dry runs, questions and refusals, never the kind);
+    `transactional` kinds are queued inside BEGIN … COMMIT instead of run."""
 
     label: Callable[[S], str]
-    run: Callable[[Context, Planned[S]], Result]
+    run: Callable[[Context, Planned[S]], Result | Steps[Result]]
     effects: Callable[[S], Effects] = _nothing
-    explain: Callable[[Context, Planned[S], bool], Result] | None = None
+    explain: Callable[[Context, Planned[S], bool], Result | Steps[Result]] | None = None
     plan: Callable[[Context, S, bool], Planned[S]] = _as_is
     transactional: bool = False
+
+
+def as_steps(ran: Result | Steps[Result]) -> Steps[Result]:
+    """A kind's run as steps, whether it asks (a generator) or not (its Result): for a kind
+    that runs another kind's run inside its own (EXPLAIN ANALYZE, an entity's statement)."""
+    if not isinstance(ran, Generator):
+        return ran
+    return (yield from ran)
 
 
 def named(text: str) -> Callable[[Any], str]:

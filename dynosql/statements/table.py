@@ -17,9 +17,8 @@ import time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql import guards
 from dynosql.errors import ExecutionError
-from dynosql.guards import NOTHING, Effects
+from dynosql.guards import NOTHING, Ask, Effects, Steps, Verdict
 from dynosql.plan.ddl import DdlPlan, plan_ddl, show_create
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
@@ -69,23 +68,29 @@ _WAITS = {
 }
 
 
-def run_ddl(ctx: Context, planned: Planned[ast.Ddl]) -> Result:
-    """Guard, send, wait; a status Result saying what happened."""
+def run_ddl(ctx: Context, planned: Planned[ast.Ddl]) -> Steps[Result]:
+    """Hand the pipeline the change (its backfill's price; then, for one that loses data or
+    a protection, the question), send, wait; a status Result saying what happened."""
     started = time.monotonic()
     statement = planned.statement
     plan, table = planned.plan
-    if guards.dry_run(ctx):  # like a write's dry run: planned, priced, nothing sent
+    backfill = plan.backfill if plan.backfill is not None and plan.backfill.items else None
+    verdict = yield Ask(
+        wcu=None if backfill is None else backfill.wcu,
+        why="an index backfill cannot be stopped once begun",
+        what=plan.label,
+    )
+    if verdict is Verdict.DRY:  # like a write's dry run: planned, priced, nothing sent
         calls = ", ".join(call.operation for call in plan.calls)
         cost = f" ({plan.backfill.text()})" if plan.backfill is not None else ""
         return Result.status(f"{plan.label} dry run: would send {calls}{cost}; nothing was sent")
-    asked = _destructive(ctx, statement, table)
-    if asked is not None and not guards.destructive(ctx, *asked):
-        return Result.status(f"cancelled: {statement.table} was kept")
-    if plan.backfill is not None and plan.backfill.items:
-        guards.all_or_nothing(
-            ctx, plan.label, plan.backfill.wcu, "an index backfill cannot be stopped once begun"
-        )
-        ctx.tell(f"{plan.label}: {plan.backfill.text()}")
+    asked = _destructive(ctx, statement, table)  # (SET TTL reads a sample to say how much)
+    if asked is not None:
+        question, refusal = asked
+        if (yield Ask(question=question, refusal=refusal, declined=None)) is Verdict.KEPT:
+            return Result.status(f"cancelled: {statement.table} was kept")
+    if backfill is not None:
+        ctx.tell(f"{plan.label}: {backfill.text()}")
     try:
         for call in plan.calls:
             ctx.port.change_table(call)
@@ -251,7 +256,20 @@ def _effects(statement: ast.Ddl | ast.ShowCreateTable) -> Effects:
     protection_off = (
         isinstance(statement, ast.AlterTable) and statement.deletion_protection is False
     )
-    return Effects(schema=True, deletes=deletes, protection_off=protection_off, rollback=False)
+    return Effects(
+        schema=True,
+        deletes=deletes,
+        protection_off=protection_off,
+        rollback=False,
+        all_or_nothing=_backfills(statement),
+        destructive=deletes or protection_off,
+    )
+
+
+def _backfills(statement: ast.Ddl) -> bool:
+    """Whether the change may build an index over the table's items (CREATE INDEX: a GSI's
+    backfill)."""
+    return isinstance(statement, ast.CreateIndex)
 
 
 def _explain(ctx: Context, planned: Planned[ast.Ddl], _analyze: bool) -> Result:

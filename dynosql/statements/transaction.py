@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from dynosql import guards, values
+from dynosql import values
 from dynosql.errors import ConditionError, ExecutionError, PlanError, classify
-from dynosql.guards import NOTHING, Effects
+from dynosql.guards import NOTHING, Ask, Effects, Steps, Verdict
 from dynosql.journal import refusal
 from dynosql.plan.as_read import attribute_paths, require_as_read
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
@@ -59,7 +59,7 @@ class Transaction:
     queued: tuple[Queued, ...] = ()
 
 
-def _begin_commit(ctx: Context, planned: Planned[ast.Transaction]) -> Result:
+def _begin_commit(ctx: Context, planned: Planned[ast.Transaction]) -> Steps[Result]:
     """BEGIN opens a transaction (the session keeps it: `Result.changes`); COMMIT and ROLLBACK
     end the one the context holds (the session has let it go: `Effects.ends_transaction`)."""
     statement = planned.statement
@@ -77,7 +77,7 @@ def _begin_commit(ctx: Context, planned: Planned[ast.Transaction]) -> Result:
         return Result.status(
             f"ROLLBACK: {n} queued statement{'s' if n != 1 else ''} discarded, nothing was written"
         )
-    return _commit(ctx, transaction)
+    return (yield from _commit(ctx, transaction))
 
 
 def _queue(ctx: Context, planned: Planned[ast.Write | ast.ConditionCheck]) -> Result:
@@ -85,10 +85,7 @@ def _queue(ctx: Context, planned: Planned[ast.Write | ast.ConditionCheck]) -> Re
     keeps the transaction with it queued: `Result.changes`)."""
     transaction: Transaction = ctx.transaction
     statement, plan = planned.statement, planned.plan
-    verb = verb_of(statement)
-    why = unbounded_why(statement, plan)
-    if why is not None:  # refused now, in a script, as the statement alone would be
-        guards.unbounded(ctx, verb, why)
+    verb = verb_of(statement)  # (unbounded: refused now, by the pipeline, as alone)
     known = sum(len(q.plan.items or q.plan.keys or []) for q in transaction.queued)
     known += len(plan.items or plan.keys or [])
     if known > MAX_TRANSACTION_ACTIONS:  # refused now, not at COMMIT: nothing read or sent
@@ -113,7 +110,7 @@ class _Action:
     request: dict[str, Any]
 
 
-def _commit(ctx: Context, transaction: Transaction) -> Result:
+def _commit(ctx: Context, transaction: Transaction) -> Steps[Result]:
     """Read the keys, guard the whole as its statements would be guarded one by one, send one
     TransactWriteItems."""
     stats = WriteStats(
@@ -122,21 +119,22 @@ def _commit(ctx: Context, transaction: Transaction) -> Result:
     )
     stats.capacity_estimated = ctx.estimating
     try:
-        return _commit_read(ctx, transaction, stats)
+        return (yield from _commit_read(ctx, transaction, stats))
     finally:
         stats.finish()
 
 
-def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> Result:
+def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> Steps[Result]:
     actions: list[_Action] = []
-    for q in transaction.queued:
+    dry = False
+    for q in transaction.queued:  # asked about as each statement alone would be
         found = [
             _Action(q, target, q.plan.key_of(target), _action(q.plan, target))
             for target in _targets(ctx, q.plan, stats)
         ]
-        if not guards.dry_run(ctx) and read_decides(q.plan):
-            why = unbounded_why(q.statement, q.plan)
-            guards.confirm_writes(ctx, question(q.plan, len(found)), len(found), why is not None)
+        asked = question(q.plan, len(found)) if read_decides(q.plan) else ""
+        unbounded = unbounded_why(q.statement, q.plan) is not None
+        dry = (yield Ask(len(found), asked, unbounded=unbounded)) is Verdict.DRY
         actions.extend(found)
     stats.matched = len(actions)
     if len(actions) > MAX_TRANSACTION_ACTIONS:
@@ -153,8 +151,8 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
                 f"twice (actions {seen[ident]} and {n}): DynamoDB refuses that; nothing was written"
             )
         seen[ident] = n
-    if guards.dry_run(ctx) or not actions:
-        stats.dry_run = guards.dry_run(ctx)
+    if dry or not actions:
+        stats.dry_run = dry
         return Result.status(stats.footer(False), stats)
     writer = ctx.port.writer(stats, transactional=True)
     olds = [_current(writer, a) for a in actions]
@@ -164,12 +162,9 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> R
         Decimal(0) if _is_check(a) else writer.change_units(old, new, a.queued.plan.table)
         for a, old, new in zip(actions, olds, news, strict=True)
     ]
-    guards.all_or_nothing(
-        ctx,
-        f"COMMIT of {len(actions)} writes",
-        sum(units, Decimal(0)),
-        "a transaction is all or nothing",
-    )
+    total = sum(units, Decimal(0))
+    what = f"COMMIT of {len(actions)} writes"
+    yield Ask(wcu=total, why="a transaction is all or nothing", what=what)
     journal = ctx.open_journal("transaction")
     try:
         if journal is not None:  # write-ahead: every key is on disk before the request is sent
@@ -337,7 +332,9 @@ def _check_alone(ctx: Context, statement: ast.ConditionCheck) -> Result:
 def _effects(statement: ast.Transaction) -> Effects:
     if statement.action == "begin":
         return NOTHING
-    return Effects(writes=statement.action == "commit", ends_transaction=True)
+    if statement.action == "rollback":
+        return Effects(ends_transaction=True)
+    return Effects(writes=True, ends_transaction=True, many=True, all_or_nothing=True)
 
 
 def _label(statement: ast.Transaction) -> str:

@@ -29,9 +29,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynosql import guards
 from dynosql.errors import DynosqlError, GuardError
-from dynosql.guards import Effects
+from dynosql.guards import Ask, Effects, Steps, Verdict
 from dynosql.journal import JournalFile, Restore, Unsent, read_journal, restores
 from dynosql.journal.schema import Changes, blocked, compare
 from dynosql.result import Result, WriteStats
@@ -49,7 +48,7 @@ UNKNOWN_STATE = "unknown: sent, outcome not journaled"
 # --- undo ----------------------------------------------------------------------------------------
 
 
-def run_undo(ctx: Context, statement: ast.Undo) -> Result:
+def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
     """Restore every item a journal recorded, unless it changed since (then list it)."""
     if statement.last:
         path, journal_file = last_journal(ctx)
@@ -84,20 +83,20 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Result:
         if u.statement not in own
     ]
     what = describe(journal_file, len(todo))
-    if statement.last and (ctx.doors.assume_yes or guards.dry_run(ctx) or not todo):
-        ctx.tell(what)  # said here when nobody is asked (a question says it otherwise)
-    if guards.dry_run(ctx) or not todo:
-        stats.dry_run = guards.dry_run(ctx)
+    # the pipeline asks: UNDO LAST (the newest journal, which the user did not name) always,
+    # saying what it will do when nobody is asked; else as a write of that many items
+    ask = Ask(told=what if statement.last else "")
+    if todo and statement.last:
+        refusal = f"refused: UNDO LAST needs a confirmation, run it with --yes ({what})"
+        ask = Ask(len(todo), f"{what}. Undo it?", refusal=refusal, told=what)
+    elif todo:
+        ask = Ask(len(todo), f"UNDO {len(todo):,} writes to {stats.table} from {path}?")
+    stats.dry_run = (yield ask) is Verdict.DRY
+    if statement.last and not todo and not stats.dry_run:
+        ctx.tell(what)  # nothing to ask about: said here
+    if stats.dry_run or not todo:
         stats.finish()
         return _answer(stats, _rows(listed), unknown, warnings)
-    if statement.last:  # the newest journal, which the user did not name: always asks
-        refusal = f"refused: UNDO LAST needs a confirmation, run it with --yes ({what})"
-        if not ctx.confirmed(f"{what}. Undo it?", refusal):
-            raise GuardError("not confirmed: nothing was written")
-    else:  # as a write of that many items: more than --confirm-over asks (or needs --yes)
-        guards.confirm_writes(
-            ctx, f"UNDO {len(todo):,} writes to {stats.table} from {path}?", len(todo), False
-        )
     ctx.wrote(stats)  # Ctrl-C: the front door names the undo's own journal
     undone = [
         str(h.get("id") or f"#{i + 1}") for i, h in enumerate(journal_file.headers) if i not in own
@@ -306,10 +305,8 @@ def _answer(
     )
 
 
-def _run(ctx: Context, statement: ast.Undo) -> Result:
-    return run_undo(ctx, statement)
+def _effects(statement: ast.Undo) -> Effects:
+    return Effects(writes=True, rollback=False, many=True, destructive=statement.last)
 
 
-KINDS = {
-    ast.Undo: Kind(named("UNDO"), unplanned(_run), lambda _s: Effects(writes=True, rollback=False))
-}
+KINDS = {ast.Undo: Kind(named("UNDO"), unplanned(run_undo), _effects)}

@@ -13,7 +13,7 @@ import decimal
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from dynosql import guards, values
+from dynosql import values
 from dynosql.errors import LACKS_ATTRIBUTE, ConditionError, DynosqlError, PlanError
 from dynosql.evaluate.pipeline import select_rows
 from dynosql.evaluate.predicate import resolve
@@ -25,7 +25,7 @@ from dynosql.evaluate.update import (
     paths_read,
     refused_number,
 )
-from dynosql.guards import Effects
+from dynosql.guards import Ask, Effects, Steps, Verdict
 from dynosql.journal import Images, Journal, WriteAhead, refusal
 from dynosql.plan import cost
 from dynosql.plan.port import Writes, put_requests
@@ -88,7 +88,7 @@ def planned(
     plan = plan_of(ctx, statement, transactional)
     read = plan.source if plan.source is not None else plan.read
     checks = () if read is None else (ScanCheck(read, [], verb_of(statement)),)
-    return Planned(statement, plan, checks)
+    return Planned(statement, plan, checks, unbounded=unbounded_why(statement, plan))
 
 
 def question(plan: WritePlan, items: int) -> str:
@@ -120,24 +120,24 @@ def read_decides(plan: WritePlan) -> bool:
     return plan.kind not in ("put", "check") or plan.source is not None
 
 
-def run_write(ctx: Context, planned: Planned[ast.Write]) -> Result:
+def run_write(ctx: Context, planned: Planned[ast.Write]) -> Steps[Result]:
+    """Read the targets, hand the pipeline what the write is about to do (how many items, how
+    to ask), then write, journal and answer as it decides."""
     statement, plan = planned.statement, planned.plan
     verb = verb_of(statement)
-    stats = WriteStats(verb=verb, table=plan.table.name, dry_run=guards.dry_run(ctx))
+    stats = WriteStats(verb=verb, table=plan.table.name)
     stats.capacity_estimated = ctx.estimating
     stats.images_read = plan.whole_items
-    why = unbounded_why(statement, plan)
-    if why is not None:
-        guards.unbounded(ctx, verb, why)
     returning = getattr(statement, "returning", None)
     targets = list(_targets(ctx, plan, stats))
     stats.matched = len(targets)
     _refuse_before_writing(statement, plan, targets)
-    if not guards.dry_run(ctx) and read_decides(plan):
-        guards.confirm_writes(ctx, question(plan, len(targets)), len(targets), why is not None)
-    if guards.dry_run(ctx) or not targets:
+    asked = question(plan, len(targets)) if read_decides(plan) else ""
+    verdict = yield Ask(len(targets), asked, unbounded=planned.unbounded is not None)
+    stats.dry_run = verdict is Verdict.DRY
+    if stats.dry_run or not targets:
         stats.finish()
-        if returning is not None and not guards.dry_run(ctx):
+        if returning is not None and not stats.dry_run:
             return _returned(plan, returning, [], stats)  # matched nothing: no rows, not a status
         return Result.status(stats.footer(False), stats, plan.warnings)
     images: list[dict[str, Any]] = []
@@ -473,7 +473,7 @@ def _images_of(
 # --- the kinds -----------------------------------------------------------------------------
 
 
-def explain(ctx: Context, planned: Planned[ast.Write], analyze: bool) -> Result:
+def explain(ctx: Context, planned: Planned[ast.Write], analyze: bool) -> Steps[Result]:
     """EXPLAIN [ANALYZE] of a write: the read that finds the keys, the writes it would send, the
     estimated items, RCU and WCU. EXPLAIN ANALYZE runs the statement (the Session has guarded
     it as the statement itself) and adds what it really did."""
@@ -484,7 +484,7 @@ def explain(ctx: Context, planned: Planned[ast.Write], analyze: bool) -> Result:
     document = plan.document(read.document() if read is not None else None)
     if not analyze:
         return Result.plan(lines, document)
-    result = run_write(ctx, planned)
+    result = yield from run_write(ctx, planned)
     result.all()
     stats = result.stats
     lines.append(f"actual: {stats.footer(rows=False)}")
@@ -493,10 +493,14 @@ def explain(ctx: Context, planned: Planned[ast.Write], analyze: bool) -> Result:
 
 
 def effects(statement: ast.Write) -> Effects:
+    reads = not isinstance(statement, ast.Insert) or statement.select is not None
     return Effects(
-        reads=not isinstance(statement, ast.Insert) or statement.select is not None,
+        reads=reads,
         writes=True,
         deletes=isinstance(statement, ast.Delete),
+        # UPDATE/DELETE without a WHERE (a Scan, from the plan: Planned.unbounded)
+        unbounded=isinstance(statement, ast.Update | ast.Delete) and statement.where is None,
+        many=reads,  # as many items as the read finds
     )
 
 

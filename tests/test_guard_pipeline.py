@@ -1,0 +1,215 @@
+"""Every registered statement kind, walked through every guard: what the pipeline does with a
+statement follows from the `Effects` its kind declares (and the Scans its plan sends), never
+from a call the kind must remember. A kind added to the registry without a case here fails
+`test_every_kind_has_a_case`.
+
+Each case makes a table of its own on the in-process moto server (three items and a sparse
+GSI), runs its prelude with no guard, then its statement under one guard, and watches every
+request the session sends: a refusal leaves nothing written, a dry run writes nothing, no
+means nothing changed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backends import Backend, unique_name
+
+from dynosql.errors import DynosqlError, GuardError
+from dynosql.session import Session
+from dynosql.settings import Settings
+from dynosql.sql import parse
+from dynosql.statements import MODULES, kind_for
+
+CHANGES = {
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "BatchWriteItem",
+    "TransactWriteItems",
+    "CreateTable",
+    "UpdateTable",
+    "DeleteTable",
+    "UpdateTimeToLive",
+    "UpdateContinuousBackups",
+}
+ENTITY = "CREATE ENTITY e_{t} ON {t} (KEY (pk = 'A#' || a, sk = n))"
+
+
+@dataclass(frozen=True)
+class Case:
+    sql: str
+    prelude: tuple[str, ...] = ()
+
+
+CASES: dict[str, Case] = {
+    "Select": Case("SELECT * FROM {t} WHERE v = 1"),
+    "Explain": Case("EXPLAIN ANALYZE DELETE FROM {t} WHERE pk = 'p'"),
+    "ShowTables": Case("SHOW TABLES"),
+    "Describe": Case("DESCRIBE {t}"),
+    "SetOption": Case("SET numeric_digits = 10"),
+    "ShowHotKeys": Case("SHOW HOT KEYS FROM {t}"),
+    "ShowEntities": Case("SHOW ENTITIES FROM {t}"),
+    "CreateEntity": Case(ENTITY),
+    "DropEntity": Case("DROP ENTITY e_{t}", (ENTITY,)),
+    "ShowDeclaredEntities": Case("SHOW ENTITIES", (ENTITY,)),
+    "ShowCreateEntity": Case("SHOW CREATE ENTITY e_{t}", (ENTITY,)),
+    "DescribeEntity": Case("DESCRIBE e_{t}", (ENTITY,)),
+    "EntitySelect": Case("SELECT * FROM e_{t} WHERE a = 'x'", (ENTITY,)),
+    "EntityWrite": Case("DELETE FROM e_{t} WHERE a = 'x' AND n = 1", (ENTITY,)),
+    "Insert": Case("INSERT INTO {t} (pk, sk) VALUES ('q', 9)"),
+    "Update": Case("UPDATE {t} SET v = 5"),
+    "Delete": Case("DELETE FROM {t} WHERE pk = 'p'"),
+    "Transaction": Case("COMMIT", ("BEGIN", "UPDATE {t} SET v = 7 WHERE pk = 'p' AND sk = 1")),
+    "ConditionCheck": Case("EXISTS(SELECT * FROM {t} WHERE pk = 'p' AND sk = 1)"),
+    "Undo": Case("UNDO LAST", ("UPDATE {t} SET v = 8 WHERE pk = 'p' AND sk = 2",)),
+    "CreateTable": Case("CREATE TABLE {t}_new (pk S, PRIMARY KEY (pk))"),
+    "CreateIndex": Case("CREATE INDEX by_v ON {t} (v N)"),
+    "DropIndex": Case("DROP INDEX g ON {t}"),
+    "AlterTable": Case("ALTER TABLE {t} SET TTL v"),
+    "DropTable": Case("DROP TABLE {t}"),
+    "ShowCreateTable": Case("SHOW CREATE TABLE {t}"),
+    "SetPointInTimeRecovery": Case("ALTER TABLE {t} SET POINT IN TIME RECOVERY OFF"),
+    "CopyTo": Case("COPY {t} TO '{dir}/out.jsonl'"),
+    "CopyFrom": Case("COPY {t} FROM '{dir}/in.jsonl'"),
+}
+# what the parser gives for a case whose registered type is made later (entity resolution)
+PARSED_AS = {"EntitySelect": "Select", "EntityWrite": "Delete", "DescribeEntity": "Describe"}
+
+
+def test_every_kind_has_a_case() -> None:
+    assert sorted(t.__name__ for t in MODULES) == sorted(CASES)
+
+
+@dataclass
+class Ran:
+    error: DynosqlError | None
+    sent: list[str]  # every request, by operation name
+    asked: list[str]
+
+    @property
+    def changed(self) -> bool:
+        return any(op in CHANGES for op in self.sent)
+
+
+def _table(backend: Backend) -> str:
+    name = unique_name("guard")
+    backend.create_table(
+        TableName=name,
+        KeySchema=[
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "N"},
+            {"AttributeName": "g", "AttributeType": "S"},
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "g",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    items = [{"pk": "p", "sk": Decimal(i), "v": Decimal(i)} for i in (1, 2, 3)]
+    items.append({"pk": "A#x", "sk": Decimal(1), "g": "x"})
+    backend.put_items(name, items)
+    return name
+
+
+def _run(
+    backend: Backend,
+    table: str,
+    case: Case,
+    tmp_path: Path,
+    settings: dict[str, Any],
+    door: Callable[[Session], None] | None = None,
+) -> tuple[Ran, Any]:
+    """The case's statement under `settings` (its prelude run first, with none); its kind's
+    effects, as the Session found the kind."""
+    session = Session(backend.client(), settings=Settings(journal_dir=str(tmp_path / "j")))
+    session.assume_yes = True
+    for sql in case.prelude:
+        list(session.run(sql.format(t=table, dir=tmp_path)))
+    session.assume_yes = False
+    asked: list[str] = []
+    session.confirm = lambda question: asked.append(question) and False  # the person says no
+    for name, value in settings.items():
+        setattr(session.settings, name, value)
+    if door is not None:
+        door(session)
+    sent: list[str] = []
+    session.client.meta.events.register(
+        "before-call.dynamodb", lambda model, **_: sent.append(model.name)
+    )
+    statement = parse(case.sql.format(t=table, dir=tmp_path))
+    bound = session.resolve(session.bind(statement))
+    effects = kind_for(bound, session.in_transaction).effects(bound)
+    error = None
+    try:
+        session.run_statement(statement).all()
+    except DynosqlError as err:
+        error = err
+    finally:
+        session.close()
+    return Ran(error, sent, asked), effects
+
+
+def _script(session: Session) -> None:
+    session.confirm = None  # nobody to ask, and no --yes
+
+
+@pytest.mark.slow  # 30 kinds, 7 runs each: ~6 s of CPU
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_guard_follows_the_kinds_effects(
+    moto_backend: Backend, name: str, tmp_path: Path
+) -> None:
+    """One table per kind, and the person at the door says no to every question: every guard
+    leaves the table as it was when it refuses, dry runs or hears no; a change that needs no
+    yes is made only in the last run."""
+    case = CASES[name]
+    table = _table(moto_backend)
+    (tmp_path / "in.jsonl").write_text(json.dumps({"pk": "f", "sk": 1}) + "\n")
+
+    def run(settings: dict[str, Any], door: Callable[[Session], None] | None = None) -> Any:
+        return _run(moto_backend, table, case, tmp_path, settings, door)
+
+    # 2. --read-only refuses every change, before any request (not even DescribeTable)
+    ran, effects = run({"read_only": True})
+    assert isinstance(ran.error, GuardError) == effects.changes, ("read_only", ran.error)
+    assert not effects.changes or ran.sent == [], ("read_only", ran.sent)
+    # 6: --max-wcu refuses what cannot stop half-way, whole
+    ran, effects = run({"max_wcu": Decimal("0.5")})
+    if effects.all_or_nothing:
+        assert isinstance(ran.error, GuardError) and not ran.changed, ("max_wcu", ran.error)
+    # 5. --dry-run changes nothing, and a change asks nothing
+    ran, effects = run({"dry_run": True})
+    assert not ran.changed, ("dry_run", ran.sent)
+    assert not effects.dry_run or ran.asked == [], ("dry_run", ran.asked)
+    # 6 and 7, and the person says no: nothing changed
+    ran, effects = run({"confirm_over": 0})
+    if effects.destructive or effects.many:
+        assert not ran.changed, ("no", ran.sent, ran.error)
+    # 1. inside BEGIN … COMMIT, what ROLLBACK cannot reach is refused, nothing sent
+    inside = case if name == "Transaction" else Case(case.sql, ("BEGIN", *case.prelude))
+    ran, effects = _run(moto_backend, table, inside, tmp_path, {})
+    cannot = effects.changes and not effects.rollback
+    assert isinstance(ran.error, GuardError) == cannot, ("transaction", ran.error)
+    assert not cannot or not ran.changed, ("transaction", ran.sent)
+    # 3. --fail-on-scan: no Scan of any size is sent (a statement that Scans is refused)
+    ran, _ = run({"fail_on_scan": True})
+    assert "Scan" not in ran.sent, ("fail_on_scan", ran.sent)
+    # 6 and 7, with nobody to ask: a destructive change, an unbounded write, more than
+    # --confirm-over items are refused, or found nothing to change (last: a change that
+    # needs no yes is made)
+    ran, effects = run({"confirm_over": 0}, _script)
+    if effects.destructive or effects.unbounded or effects.many:
+        assert isinstance(ran.error, GuardError) or not ran.changed, ("script", ran.sent)
