@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 if TYPE_CHECKING:
     from dynosql.dbapi import (
         BINARY,
@@ -46,6 +44,7 @@ if TYPE_CHECKING:
         threadsafety,
     )
     from dynosql.session import Session
+    from dynosql.version import __version__
 
 # PEP 249's module interface (`__all__` less the first two), served from dynosql.dbapi on first
 # use: importing it costs more than the rest of `import dynosql`
@@ -83,6 +82,10 @@ DBAPI_NAMES = frozenset(__all__[2:])
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # one place for it: dynosql.version (the parse cache keys on it)
+        from dynosql.version import __version__
+
+        return __version__
     if name == "Session":
         from dynosql.session import Session
 

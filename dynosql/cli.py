@@ -16,7 +16,6 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from dynosql import __version__
 from dynosql.errors import DynosqlError, ReplCommandError, internal_error_text
 from dynosql.process import (
     GuardedOutput,
@@ -31,6 +30,7 @@ from dynosql.process import (
 )
 from dynosql.result import interrupted_text
 from dynosql.settings import Settings, add_arguments, from_arguments
+from dynosql.version import __version__
 
 if TYPE_CHECKING:
     from dynosql.session import Session

@@ -18,6 +18,7 @@ DynamoDB's rules applied here, so that a mistake is refused before any request:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -81,20 +82,13 @@ class DdlPlan:
 def plan_ddl(
     statement: ast.Ddl, table: TableInfo | None = None, ttl_attribute: str | None = None
 ) -> DdlPlan:
-    """The requests for a table statement. `table` is the existing table (all but CREATE
-    TABLE); `ttl_attribute` its TTL attribute, if enabled (ALTER … SET TTL OFF names it)."""
-    if isinstance(statement, ast.CreateTable):
-        return _create_table(statement)
-    assert table is not None, "the statement needs the table's description"
-    if isinstance(statement, ast.CreateIndex):
-        return _create_index(statement, table)
-    if isinstance(statement, ast.DropIndex):
-        return _drop_index(statement, table)
-    if isinstance(statement, ast.AlterTable):
-        return _alter_table(statement, table, ttl_attribute)
-    if isinstance(statement, ast.DropTable):
-        return _drop_table(table)
-    raise PlanError(f"not a table statement: {type(statement).__name__}")
+    """The requests for a table statement, by its class's own planner (`PLANNERS`). `table` is
+    the existing table (all but CREATE TABLE); `ttl_attribute` its TTL attribute, if enabled
+    (ALTER … SET TTL OFF names it)."""
+    planner = PLANNERS.get(type(statement))
+    if planner is None:
+        raise PlanError(f"not a table statement: {type(statement).__name__}")
+    return planner(statement, table, ttl_attribute)
 
 
 # --- CREATE TABLE ----------------------------------------------------------------------------
@@ -129,7 +123,7 @@ def check_name(name: str, what: str) -> None:
         )
 
 
-def _create_table(s: ast.CreateTable) -> DdlPlan:
+def plan_create_table(s: ast.CreateTable, _table: Any = None, _ttl: Any = None) -> DdlPlan:
     check_name(s.table, "table")
     declared = dict(s.attributes)
     used: list[str] = []
@@ -244,7 +238,7 @@ def _attribute_types(table: TableInfo) -> dict[str, str]:
     }
 
 
-def _create_index(s: ast.CreateIndex, table: TableInfo) -> DdlPlan:
+def plan_create_index(s: ast.CreateIndex, table: TableInfo, _ttl: Any = None) -> DdlPlan:
     ix = s.index
     check_name(ix.name, "index")
     if any(existing.name == ix.name for existing in table.indexes):
@@ -307,7 +301,7 @@ def backfill(table: TableInfo, projection: ast.Projection) -> Backfill:
     return Backfill(table.item_count, entry, write_units(entry) * table.item_count)
 
 
-def _drop_index(s: ast.DropIndex, table: TableInfo) -> DdlPlan:
+def plan_drop_index(s: ast.DropIndex, table: TableInfo, _ttl: Any = None) -> DdlPlan:
     index = table.index(s.index)  # raises, listing the indexes, when there is none
     if index.kind == "lsi":
         raise PlanError(
@@ -329,7 +323,7 @@ def _drop_index(s: ast.DropIndex, table: TableInfo) -> DdlPlan:
 # --- ALTER / DROP TABLE ----------------------------------------------------------------------
 
 
-def _alter_table(s: ast.AlterTable, table: TableInfo, ttl_attribute: str | None) -> DdlPlan:
+def plan_alter_table(s: ast.AlterTable, table: TableInfo, ttl_attribute: str | None) -> DdlPlan:
     label = f"ALTER TABLE {table.name}"
     if s.ttl is not None:
         return DdlPlan(table.name, label, (_ttl_call(table.name, s.ttl, True),))
@@ -362,7 +356,7 @@ def deletion_protected(table: TableInfo) -> bool:
     return bool(table.raw.get("DeletionProtectionEnabled"))
 
 
-def _drop_table(table: TableInfo) -> DdlPlan:
+def plan_drop_table(_s: ast.DropTable, table: TableInfo, _ttl: Any = None) -> DdlPlan:
     if deletion_protected(table):
         raise PlanError(
             f"refused: {table.name} has deletion protection on "
@@ -374,6 +368,16 @@ def _drop_table(table: TableInfo) -> DdlPlan:
         (Call("DeleteTable", {"TableName": table.name}),),
         wait="gone",
     )
+
+
+# each class of table statement, its planner: (statement, the table as it is, its TTL attribute)
+PLANNERS: dict[type, Callable[[Any, Any, str | None], DdlPlan]] = {
+    ast.CreateTable: plan_create_table,
+    ast.CreateIndex: plan_create_index,
+    ast.DropIndex: plan_drop_index,
+    ast.AlterTable: plan_alter_table,
+    ast.DropTable: plan_drop_table,
+}
 
 
 # --- SHOW CREATE TABLE -----------------------------------------------------------------------

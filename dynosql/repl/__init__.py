@@ -11,20 +11,13 @@ Nothing heavy is imported here: ``run_repl`` loads prompt_toolkit when it is cal
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from dynosql.repl.options import ReplOptions
 
 if TYPE_CHECKING:
     from dynosql.config import Config
     from dynosql.session import Session
-
-
-@dataclass(frozen=True)
-class ReplOptions:
-    """What the command line tells the REPL beyond the settings."""
-
-    quiet: bool = False  # no banner, footers, warnings or notes
-    debug: bool = False  # tracebacks for internal errors
 
 
 def run_repl(session: Session, options: ReplOptions, config: Config | None = None) -> int:

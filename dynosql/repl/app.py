@@ -25,17 +25,18 @@ from prompt_toolkit.completion import ThreadedCompleter
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
-from dynosql import __version__
 from dynosql.config import Config, history_path
 from dynosql.errors import Declined, DynosqlError, internal_error_text
 from dynosql.process import OutputError, output_error
-from dynosql.repl import ReplOptions, commands
+from dynosql.repl import commands
 from dynosql.repl.completer import SessionMetadata, SqlCompleter
 from dynosql.repl.highlight import SqlLexer, make_style, tokenize
+from dynosql.repl.options import ReplOptions
 from dynosql.repl.toolbar import toolbar, where
 from dynosql.result import Result, interrupted_text
 from dynosql.session import Session
 from dynosql.sql import is_complete, parse_script
+from dynosql.version import __version__
 
 PROMPT = "dynosql> "
 CONTINUATION = "      -> "

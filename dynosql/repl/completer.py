@@ -13,6 +13,10 @@ offers depends on where the cursor stands:
 - inside INSERT/UPSERT/REPLACE, UPDATE, DELETE: see `write_complete`;
 - elsewhere: keywords and functions. Nothing inside strings or comments.
 
+`suggest` finds the cursor's place (`_Cursor`) and asks `RULES` in order: the first rule that
+applies says what to offer; the keywords that follow a word are tables (`AFTER`,
+`CLAUSE_NEXT`) of the vocabulary's (`dynosql.sql.keywords`).
+
 `SessionMetadata` is the live source (cached; `refresh` forgets); `StaticMetadata` serves
 tests and anything offline.
 """
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -333,6 +337,296 @@ def _copy_options(words: list[str]) -> list[str]:
     return []
 
 
+@dataclass
+class _Cursor:
+    """Where the cursor stands in the statement being typed: what is being typed (`prefix`,
+    inside double quotes when `quoted`, after ``parent.`` when a name is qualified), the
+    significant tokens before it (`prev`), the word just before it, the statement's first word
+    and the clause it is in; and the names `metadata` knows."""
+
+    text: str
+    after: str
+    metadata: Metadata
+    commands: dict[str, str]
+    command_args: dict[str, str]
+    prefix: str
+    quoted: bool
+    parent: str | None
+    prev: list[Token]
+
+    @property
+    def width(self) -> int:
+        return len(self.prefix) + (1 if self.quoted else 0)
+
+    @property
+    def word(self) -> str:
+        p1 = self.prev[-1]
+        return p1.upper if p1.kind in ("keyword", "function", "word") else p1.text
+
+    @property
+    def first(self) -> str:
+        return self.prev[0].upper
+
+    @property
+    def said(self) -> list[str]:
+        return [t.upper or t.text for t in self.prev]
+
+    @property
+    def clause(self) -> str | None:
+        return _clause(self.prev)
+
+    def out(self, names: Iterable[str], kind: str, meta: str = "", quote: bool = True) -> list[Any]:
+        found = []
+        for name in _match(self.prefix, names):
+            insert = quote_name(name) if quote else name
+            if self.quoted:
+                insert = '"' + name.replace('"', '""') + '"'
+            found.append(Suggestion(insert, kind, -self.width, meta))
+        return found
+
+    def keywords(self, words: Iterable[str]) -> list[Suggestion]:
+        if self.quoted:
+            return []
+        return [
+            Suggestion(_case(w, self.prefix), "keyword", -self.width, "keyword")
+            for w in _match(self.prefix, words)
+        ]
+
+    def functions(self, names: Iterable[str]) -> list[Suggestion]:
+        if self.quoted:
+            return []
+        return [
+            Suggestion(
+                _case(f, self.prefix) if f.isupper() else f, "function", -self.width, "function"
+            )
+            for f in _match(self.prefix, names)
+        ]
+
+    def tables(self) -> list[Suggestion]:
+        return self.out(self.metadata.table_names(), "table", "table")
+
+    def attributes(self) -> list[Suggestion]:
+        """The statement's table's attributes (else any seen)."""
+        table, _index = statement_table(tokenize(self.text + self.after.split(";", 1)[0]))
+        if table is not None:
+            return self.out(self.metadata.attributes(table), "attribute", "attribute")
+        return self.out(self.metadata.cached_attributes(), "attribute", "attribute")
+
+
+def _cursor(
+    before: str, after: str, metadata: Metadata, commands: dict[str, str], args: dict[str, str]
+) -> _Cursor | None:
+    """The cursor's place, or None where nothing is offered (a string, a comment, a closed
+    quoted name, a number or a parameter being typed)."""
+    text = before[statement_start(before) :]
+    tokens = tokenize(text)
+    if tokens:
+        last = tokens[-1]
+        if last.kind == "comment" and (not last.closed or last.text.startswith("--")):
+            return None
+        if last.kind == "string":
+            return None
+    sig = significant(tokens)
+    prefix, quoted, parent = "", False, None
+    prev = sig
+    if sig and tokens[-1] is sig[-1]:
+        last = sig[-1]
+        if last.kind in ("word", "keyword", "function", "command"):
+            prefix, prev = last.text, sig[:-1]
+        elif last.kind == "identifier":
+            if last.closed:
+                return None
+            prefix, quoted, prev = last.text[1:].replace('""', '"'), True, sig[:-1]
+        elif last.kind in ("number", "parameter") or (last.kind == "operator" and last.text == "*"):
+            return None
+    if len(prev) >= 2 and prev[-1].text == "." and prev[-2].kind in NAME_KINDS:
+        parent, prev = _unquote(prev[-2].text), prev[:-2]
+    return _Cursor(text, after, metadata, commands, args, prefix, quoted, parent, prev)
+
+
+# --- the rules, in order: the first that applies says what to offer --------------------------
+
+Offer = list[Suggestion] | None
+
+
+def _command(c: _Cursor) -> Offer:
+    """A backslash command, then its argument (by what the command takes)."""
+    if c.prefix.startswith("\\") and not c.prev:
+        found = _cmd_match(c.prefix, c.commands)
+        return [Suggestion(name, "command", -c.width, text) for name, text in found]
+    if not c.prev or c.prev[0].kind != "command":
+        return None
+    kind = c.command_args.get(c.prev[0].text)
+    if len(c.prev) > 1 or kind is None:
+        return []
+    if kind == "table":
+        return c.tables()
+    if kind.startswith("setting:"):
+        return c.out(SETTING_VALUES.get(kind.split(":", 1)[1], ()), "value", "", quote=False)
+    return c.out(("on", "off"), "value", "", quote=False) if kind == "onoff" else []
+
+
+def _qualified(c: _Cursor) -> Offer:
+    """``table.`` after FROM: its indexes; a nested path: nothing (names in maps are unknown)."""
+    if c.parent is None:
+        return None
+    if not (c.prev and c.prev[-1].upper == "FROM"):
+        return []
+    info = c.metadata.table(c.parent)
+    if info is None:
+        return []
+    kinds = {ix.name: f"{ix.kind.upper()} index" for ix in info.indexes}
+    return [Suggestion(quote_name(n), "index", -c.width, kinds[n]) for n in _match(c.prefix, kinds)]
+
+
+def _opening(c: _Cursor) -> Offer:
+    return c.keywords(OPENINGS) if not c.prev else None
+
+
+def _write(c: _Cursor) -> Offer:
+    """INSERT/UPSERT/REPLACE, UPDATE, DELETE, BEGIN/COMMIT/…: `write_complete`'s."""
+    write = complete_write(c.prev)
+    if write is None:
+        return None
+    found: list[Suggestion] = c.tables() if write.tables else []
+    if write.attributes:
+        known = c.metadata.attributes(write.table) if write.table else []
+        found += c.out(known or c.metadata.cached_attributes(), "attribute", "attribute")
+    found += c.functions(write.functions) + c.keywords(write.keywords)
+    return found + c.out(write.values, "keyword", "keyword", quote=False)
+
+
+def _table_statement_words(c: _Cursor) -> Offer:
+    """CREATE/ALTER/DROP, SHOW CREATE, COPY: `_table_statement`'s keywords and table names."""
+    found = _table_statement(c.said)
+    if found is None:
+        return None
+    next_words, tables = found
+    return (c.tables() if tables else []) + c.keywords(next_words)
+
+
+def _table_name(c: _Cursor) -> Offer:
+    """After FROM, DESCRIBE (TABLE): table names."""
+    describing = c.first in ("DESCRIBE", "DESC")
+    if not (
+        c.word == "FROM"
+        or (describing and (len(c.prev) == 1 or (len(c.prev) == 2 and c.word == "TABLE")))
+    ):
+        return None
+    return c.tables() + (c.keywords(["TABLE"]) if describing and len(c.prev) == 1 else [])
+
+
+def _setting(c: _Cursor) -> Offer:
+    """SET name = value: setting names, then the setting's words."""
+    if c.first != "SET" or c.clause != "SET":
+        return None
+    if len(c.prev) == 1:
+        return c.out(SETTINGS, "setting", "setting", quote=False)
+    if c.word in ("=", "TO"):
+        return c.out(SETTING_VALUES.get(c.prev[1].text.lower(), ()), "value", "", quote=False)
+    return []
+
+
+# after a word, the keywords that follow it (the vocabulary's, in the grammar's order)
+AFTER: dict[tuple[str, str], tuple[str, ...]] = {
+    ("SHOW", "SHOW"): tuple(SHOW_NEXT),
+    ("SHOW", "HOT"): ("KEYS FROM",),
+    ("SHOW", "KEYS"): ("FROM",),
+    ("SHOW", "ENTITIES"): ("FROM",),
+    ("EXPLAIN", "EXPLAIN"): (*EXPLAINED, "ANALYZE"),
+    ("EXPLAIN", "ANALYZE"): ANALYZED,
+}
+
+
+def _after(c: _Cursor) -> Offer:
+    """SHOW …, EXPLAIN [ANALYZE] …: the words the grammar puts next (`AFTER`)."""
+    if c.clause == "SHOW":
+        return c.keywords(AFTER.get(("SHOW", c.word), ()))
+    words = AFTER.get((c.first, c.word))
+    return c.keywords(words) if c.first == "EXPLAIN" and words is not None else None
+
+
+def _show_entities_from(c: _Cursor) -> Offer:
+    """SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]."""
+    said = c.said
+    if said[:3] != ["SHOW", "ENTITIES", "FROM"] or len(said) < 4:
+        return None
+    rest = said[4:]
+    if not rest:
+        return c.keywords(["SAMPLE", "AS CREATE"])
+    if rest[0] == "SAMPLE" and len(rest) == 2:
+        return c.keywords(["AS CREATE"])
+    return c.keywords(["CREATE"]) if rest[-1] == "AS" else []
+
+
+def _select_list(c: _Cursor) -> Offer:
+    if c.clause != "SELECT":
+        return None
+    if c.word in ("SELECT", "DISTINCT", ",", "("):
+        extra = ["DISTINCT"] if c.word == "SELECT" else []
+        return c.attributes() + c.functions(AGGREGATES) + c.keywords(extra)
+    return c.keywords(["FROM", "AS"])
+
+
+def _condition(c: _Cursor) -> Offer:
+    """WHERE and HAVING: names and functions to start a condition, then what follows one."""
+    if c.clause not in ("WHERE", "HAVING"):
+        return None
+    word = c.word
+    if word in ("WHERE", "HAVING", "AND", "OR", "NOT", "(", ","):
+        funcs = AGGREGATES if c.clause == "HAVING" else CONDITION_FUNCTIONS
+        return c.attributes() + c.functions(funcs) + c.keywords([] if word == "NOT" else ["NOT"])
+    if word in COMPARISONS:
+        return c.keywords(["TRUE", "FALSE", "NULL"]) if word in ("=", "<>", "!=") else []
+    if word == "IS":
+        return c.keywords(["NULL", "NOT NULL"])
+    return c.keywords(CONDITION_NEXT)
+
+
+def _ordering(c: _Cursor) -> Offer:
+    """ORDER BY, GROUP BY: names (and aggregates to order by), then what follows."""
+    if c.clause not in ("ORDER BY", "GROUP BY"):
+        return None
+    if c.word in ("BY", ","):
+        return c.attributes() + c.functions(AGGREGATES if c.clause == "ORDER BY" else ())
+    return c.keywords(CLAUSE_NEXT[c.clause])
+
+
+def _clause_next(c: _Cursor) -> Offer:
+    """After FROM's table: the clauses that may follow; after LIMIT: nothing."""
+    words = CLAUSE_NEXT.get(c.clause or "")
+    return None if words is None else c.keywords(words)
+
+
+def _anything(c: _Cursor) -> Offer:
+    return c.keywords(sorted(vocabulary.KEYWORDS)) + c.functions(ALL_FUNCTIONS)
+
+
+CONDITION_NEXT = ("AND", "OR", "BETWEEN", "IN", "LIKE", "IS", "GROUP BY", "ORDER BY", "LIMIT")
+CLAUSE_NEXT: dict[str, tuple[str, ...]] = {
+    "FROM": ("WHERE", "GROUP BY", "ORDER BY", "LIMIT"),
+    "ORDER BY": ("ASC", "DESC", "LIMIT"),
+    "GROUP BY": ("HAVING", "ORDER BY", "LIMIT"),
+    "LIMIT": (),
+}
+RULES: tuple[Callable[[_Cursor], Offer], ...] = (
+    _command,
+    _qualified,
+    _opening,
+    _write,
+    _table_statement_words,
+    _table_name,
+    _setting,
+    _after,
+    _show_entities_from,
+    _select_list,
+    _condition,
+    _ordering,
+    _clause_next,
+    _anything,
+)
+
+
 def suggest(
     before: str,
     after: str,
@@ -340,190 +634,17 @@ def suggest(
     commands: dict[str, str] | None = None,
     command_args: dict[str, str] | None = None,
 ) -> list[Suggestion]:
-    """What to offer at the cursor. `commands`: backslash command -> help; `command_args`:
-    command -> what its argument is ("table", "format", "onoff")."""
-    start = statement_start(before)
-    text = before[start:]
-    tokens = tokenize(text)
-    if tokens:
-        last = tokens[-1]
-        if last.kind == "comment" and (not last.closed or last.text.startswith("--")):
-            return []
-        if last.kind == "string":
-            return []
-    sig = significant(tokens)
-
-    # what is being typed: a word, a quoted name, or nothing after a space/operator
-    prefix, quoted, parent = "", False, None
-    prev = sig
-    if sig and tokens[-1] is sig[-1]:
-        last = sig[-1]
-        if last.kind in ("word", "keyword", "function"):
-            prefix, prev = last.text, sig[:-1]
-        elif last.kind == "identifier":
-            if last.closed:
-                return []
-            prefix, quoted, prev = last.text[1:].replace('""', '"'), True, sig[:-1]
-        elif last.kind == "command":
-            prefix, prev = last.text, sig[:-1]
-        elif last.kind in ("number", "parameter") or (last.kind == "operator" and last.text == "*"):
-            return []
-    if len(prev) >= 2 and prev[-1].text == "." and prev[-2].kind in NAME_KINDS:
-        parent, prev = _unquote(prev[-2].text), prev[:-2]
-    width = len(prefix) + (1 if quoted else 0)
-
-    def out(names: Iterable[str], kind: str, meta: str = "", quote: bool = True) -> list[Any]:
-        found = []
-        for name in _match(prefix, names):
-            insert = quote_name(name) if quote else name
-            if quoted:
-                insert = '"' + name.replace('"', '""') + '"'
-            found.append(Suggestion(insert, kind, -width, meta))
-        return found
-
-    def keywords(words: Iterable[str]) -> list[Suggestion]:
-        if quoted:
-            return []
-        return [
-            Suggestion(_case(w, prefix), "keyword", -width, "keyword")
-            for w in _match(prefix, words)
-        ]
-
-    def functions(names: Iterable[str]) -> list[Suggestion]:
-        if quoted:
-            return []
-        return [
-            Suggestion(_case(f, prefix) if f.isupper() else f, "function", -width, "function")
-            for f in _match(prefix, names)
-        ]
-
-    # backslash commands
-    if prefix.startswith("\\") and not prev:
-        return [Suggestion(c, "command", -width, h) for c, h in _cmd_match(prefix, commands or {})]
-    if prev and prev[0].kind == "command":
-        kind = (command_args or {}).get(prev[0].text)
-        if len(prev) > 1 or kind is None:
-            return []
-        if kind == "table":
-            return out(metadata.table_names(), "table", "table")
-        if kind.startswith("setting:"):
-            words = SETTING_VALUES.get(kind.split(":", 1)[1], ())
-            return out(words, "value", "", quote=False)
-        if kind == "onoff":
-            return out(("on", "off"), "value", "", quote=False)
+    """What to offer at the cursor: the first of `RULES` that applies. `commands`: backslash
+    command -> help; `command_args`: command -> what its argument is ("table", "format",
+    "onoff")."""
+    cursor = _cursor(before, after, metadata, commands or {}, command_args or {})
+    if cursor is None:
         return []
-
-    if parent is not None:
-        if prev and prev[-1].upper == "FROM":
-            info = metadata.table(parent)
-            if info is None:
-                return []
-            kinds = {ix.name: f"{ix.kind.upper()} index" for ix in info.indexes}
-            return [
-                Suggestion(quote_name(name), "index", -width, kinds[name])
-                for name in _match(prefix, kinds)
-            ]
-        return []  # a nested attribute path: names inside maps are not known
-
-    if not prev:
-        return keywords(OPENINGS)
-    p1 = prev[-1]
-    first = prev[0].upper
-    word = p1.upper if p1.kind in ("keyword", "function", "word") else p1.text
-
-    write = complete_write(prev)  # INSERT/UPSERT/REPLACE, UPDATE, DELETE, BEGIN/COMMIT/…
-    if write is not None:
-        found: list[Suggestion] = (
-            out(metadata.table_names(), "table", "table") if write.tables else []
-        )
-        if write.attributes:
-            known = metadata.attributes(write.table) if write.table else []
-            found += out(known or metadata.cached_attributes(), "attribute", "attribute")
-        found += functions(write.functions) + keywords(write.keywords)
-        return found + out(write.values, "keyword", "keyword", quote=False)
-
-    table_words = _table_statement([t.upper or t.text for t in prev])
-    if table_words is not None:
-        next_words, tables = table_words
-        return (out(metadata.table_names(), "table", "table") if tables else []) + keywords(
-            next_words
-        )
-
-    # table names
-    if word == "FROM" or (
-        first in ("DESCRIBE", "DESC") and (len(prev) == 1 or (len(prev) == 2 and word == "TABLE"))
-    ):
-        names = out(metadata.table_names(), "table", "table")
-        if first in ("DESCRIBE", "DESC") and len(prev) == 1:
-            names += keywords(["TABLE"])
-        return names
-
-    clause = _clause(prev)
-    if first == "SET" and clause == "SET":
-        if len(prev) == 1:
-            return out(SETTINGS, "setting", "setting", quote=False)
-        if len(prev) >= 2 and word in ("=", "TO"):
-            return out(SETTING_VALUES.get(prev[1].text.lower(), ()), "value", "", quote=False)
-        return []
-    if clause == "SHOW":
-        if word == "SHOW":
-            return keywords(SHOW_NEXT)
-        if word == "HOT":
-            return keywords(["KEYS FROM"])
-        if word in ("KEYS", "ENTITIES"):
-            return keywords(["FROM"])
-        return []
-    said = [t.upper or t.text for t in prev]
-    if said[:3] == ["SHOW", "ENTITIES", "FROM"] and len(said) >= 4:
-        rest = said[4:]  # after the table: [SAMPLE n] [AS CREATE]
-        if not rest:
-            return keywords(["SAMPLE", "AS CREATE"])
-        if rest[0] == "SAMPLE" and len(rest) == 2:
-            return keywords(["AS CREATE"])
-        return keywords(["CREATE"]) if rest[-1] == "AS" else []
-    if first == "EXPLAIN" and word == "EXPLAIN":
-        return keywords([*EXPLAINED, "ANALYZE"])
-    if first == "EXPLAIN" and word == "ANALYZE":
-        return keywords(ANALYZED)
-
-    table, _index = statement_table(tokenize(text + after.split(";", 1)[0]))
-
-    def attributes() -> list[Suggestion]:
-        if table is not None:
-            names = metadata.attributes(table)
-        else:
-            names = metadata.cached_attributes()
-        return out(names, "attribute", "attribute")
-
-    if clause == "SELECT":
-        if word in ("SELECT", "DISTINCT", ",", "("):
-            extra = ["DISTINCT"] if word == "SELECT" else []
-            return attributes() + functions(AGGREGATES) + keywords(extra)
-        return keywords(["FROM", "AS"])
-    if clause == "FROM":
-        return keywords(["WHERE", "GROUP BY", "ORDER BY", "LIMIT"])
-    if clause in ("WHERE", "HAVING"):
-        if word in ("WHERE", "HAVING", "AND", "OR", "NOT", "(", ","):
-            extra = [] if word == "NOT" else ["NOT"]
-            funcs = AGGREGATES if clause == "HAVING" else CONDITION_FUNCTIONS
-            return attributes() + functions(funcs) + keywords(extra)
-        if word in COMPARISONS:
-            return keywords(["TRUE", "FALSE", "NULL"]) if word in ("=", "<>", "!=") else []
-        if word == "IS":
-            return keywords(["NULL", "NOT NULL"])
-        return keywords(
-            ["AND", "OR", "BETWEEN", "IN", "LIKE", "IS", "GROUP BY", "ORDER BY", "LIMIT"]
-        )
-    if clause in ("ORDER BY", "GROUP BY"):
-        if word in ("BY", ","):
-            funcs = AGGREGATES if clause == "ORDER BY" else ()
-            return attributes() + functions(funcs)
-        if clause == "ORDER BY":
-            return keywords(["ASC", "DESC", "LIMIT"])
-        return keywords(["HAVING", "ORDER BY", "LIMIT"])
-    if clause == "LIMIT":
-        return []
-    return keywords(sorted(vocabulary.KEYWORDS)) + functions(ALL_FUNCTIONS)
+    for rule in RULES:
+        found = rule(cursor)
+        if found is not None:
+            return found
+    return []
 
 
 def _cmd_match(prefix: str, commands: dict[str, str]) -> list[tuple[str, str]]:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from dynosql import user_cache
 from dynosql.sql import ast
+from dynosql.version import __version__
 
 CACHED_SCRIPT_CHARS = 4096  # longer scripts (a 10,000-row INSERT) are parsed every time
 KEPT_ENTRIES = 1000  # on disk; when over, the least recently used half goes
@@ -78,8 +79,6 @@ def directory() -> Path:
 def fingerprint() -> str:
     """What the parse of a text depends on besides the text: the code that parses it."""
     from importlib.machinery import PathFinder
-
-    from dynosql import __version__
 
     here = Path(__file__).parent
     files = sorted(here.glob("*.py")) + [here.parent / "values.py"]

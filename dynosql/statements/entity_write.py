@@ -27,7 +27,7 @@ def _label(statement: ast.EntityWrite) -> str:
 
 def _plan(ctx: Context, statement: ast.EntityWrite, explaining: bool) -> Planned[Any]:
     """The physical write planned as the write kind plans it."""
-    physical = write.KIND.plan(ctx, statement.write.physical, explaining)
+    physical = write.planned(ctx, statement.write.physical)
     return Planned(statement, physical, physical.scans, unbounded=physical.unbounded)
 
 

@@ -12,37 +12,50 @@ change the catalog cache is forgotten (``Context.refresh``), the REPL's completi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql.errors import ExecutionError
-from dynosql.guards import NOTHING, Ask, Effects, Steps, Verdict
-from dynosql.plan.ddl import DdlPlan, plan_ddl, show_create
+from dynosql.guards import Ask, Effects, Steps, Verdict
+from dynosql.plan.ddl import PLANNERS, DdlPlan, show_create
 from dynosql.result import Result, format_bytes
 from dynosql.sql import ast
-from dynosql.statements.kind import Kind, Planned, unplanned
+from dynosql.statements.kind import Kind, Planned, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.plan.schema import TableInfo
 
 WAIT_TIMEOUT = 30 * 60.0  # a GSI backfill on a large table takes a while
 UNSTARTED_TIMEOUT = 3.0  # AWS lists a new index (CREATING) or a dropped one (DELETING) at once
 
 
-def _plan(ctx: Context, statement: ast.Ddl) -> tuple[DdlPlan, Any]:
+@dataclass(frozen=True)
+class TableChange:
+    """What one class of table statement does differently from the others: its label, its
+    planner (`plan.ddl.PLANNERS`), its effects, whether it plans on an existing table, and,
+    for one that loses data or a protection, what it loses (said in the question) and how
+    the question ends."""
+
+    label: str
+    effects: Callable[[Any], Effects]
+    existing: bool = True  # planned on the table as it is now (all but CREATE TABLE)
+    loses: Callable[[Context, Any, TableInfo], tuple[str, str] | None] = lambda *_: None
+
+
+def _plan(ctx: Context, statement: ast.Ddl, change: TableChange) -> tuple[DdlPlan, Any]:
     """The plan, on the table as it is now (not as cached)."""
     ctx.refresh()
-    table = None if isinstance(statement, ast.CreateTable) else ctx.table(statement.table)
+    table = ctx.table(statement.table) if change.existing else None
     ttl = None
-    if isinstance(statement, ast.AlterTable) and statement.ttl_off:
+    if getattr(statement, "ttl_off", False):  # SET TTL OFF names the attribute TTL uses
         ttl = ttl_attribute(ctx, statement.table)
-    return plan_ddl(statement, table, ttl), table
-
-
-def _planned(ctx: Context, statement: ast.Ddl, _explaining: bool) -> Planned[ast.Ddl]:
-    return Planned(statement, _plan(ctx, statement))
+    return PLANNERS[type(statement)](statement, table, ttl), table
 
 
 def explain_ddl(ctx: Context, planned: Planned[ast.Ddl]) -> Result:
@@ -68,7 +81,7 @@ _WAITS = {
 }
 
 
-def run_ddl(ctx: Context, planned: Planned[ast.Ddl]) -> Steps[Result]:
+def run_ddl(ctx: Context, planned: Planned[ast.Ddl], change: TableChange) -> Steps[Result]:
     """Hand the pipeline the change (its backfill's price; then, for one that loses data or
     a protection, the question), send, wait; a status Result saying what happened."""
     started = time.monotonic()
@@ -84,9 +97,10 @@ def run_ddl(ctx: Context, planned: Planned[ast.Ddl]) -> Steps[Result]:
         calls = ", ".join(call.operation for call in plan.calls)
         cost = f" ({plan.backfill.text()})" if plan.backfill is not None else ""
         return Result.status(f"{plan.label} dry run: would send {calls}{cost}; nothing was sent")
-    asked = _destructive(ctx, statement, table)  # (SET TTL reads a sample to say how much)
-    if asked is not None:
-        question, refusal = asked
+    lost = None if table is None else change.loses(ctx, statement, table)
+    if lost is not None:  # (SET TTL reads a sample to say how much)
+        what, ask = lost
+        question, refusal = f"{what}. {ask}", f"refused: {what}; in a script this needs --yes"
         if (yield Ask(question=question, refusal=refusal, declined=None)) is Verdict.KEPT:
             return Result.status(f"cancelled: {statement.table} was kept")
     if backfill is not None:
@@ -101,52 +115,39 @@ def run_ddl(ctx: Context, planned: Planned[ast.Ddl]) -> Steps[Result]:
     return Result.status(f"{plan.label} · done · {elapsed:.1f}s")
 
 
-def _label(statement: ast.Ddl | ast.ShowCreateTable) -> str:
-    words = {
-        ast.CreateTable: "CREATE TABLE",
-        ast.CreateIndex: "CREATE INDEX",
-        ast.DropIndex: "DROP INDEX",
-        ast.AlterTable: "ALTER TABLE",
-        ast.DropTable: "DROP TABLE",
-        ast.ShowCreateTable: "SHOW CREATE TABLE",
-    }
-    return words.get(type(statement), type(statement).__name__)
+def _drop_table(_ctx: Context, statement: ast.DropTable, table: TableInfo) -> tuple[str, str]:
+    return (
+        f"DROP TABLE {table.name} deletes {table.item_count} items "
+        f"({format_bytes(table.size_bytes)}) and cannot be undone",
+        "Drop it?",
+    )
 
 
-def _destructive(ctx: Context, statement: ast.Ddl, table: Any) -> tuple[str, str] | None:
-    """The question (and the refusal for a script) before a change that loses data or a
-    protection: DROP TABLE, DROP INDEX, SET TTL, DELETION PROTECTION OFF; else None."""
-    if table is None:
-        return None
-    what: str | None = None
-    if isinstance(statement, ast.DropTable):
-        what = (
-            f"DROP TABLE {table.name} deletes {table.item_count} items "
-            f"({format_bytes(table.size_bytes)}) and cannot be undone"
-        )
-        ask = "Drop it?"
-    elif isinstance(statement, ast.DropIndex):
-        index = table.index(statement.index)
-        what = (
-            f"DROP INDEX {statement.index} deletes the index of {table.name} "
-            f"({index.item_count} entries, {format_bytes(index.size_bytes)}): reads through it "
-            "stop working, and rebuilding it means a full backfill"
-        )
-        ask = "Drop it?"
-    elif isinstance(statement, ast.AlterTable) and statement.ttl is not None:
-        what = (
-            f"SET TTL {statement.ttl} on {table.name} {_expiring(ctx, table.name, statement.ttl)}"
-        )
-        ask = "Turn TTL on?"
-    elif isinstance(statement, ast.AlterTable) and statement.deletion_protection is False:
-        what = (
+def _drop_index(_ctx: Context, statement: ast.DropIndex, table: TableInfo) -> tuple[str, str]:
+    index = table.index(statement.index)
+    return (
+        f"DROP INDEX {statement.index} deletes the index of {table.name} "
+        f"({index.item_count} entries, {format_bytes(index.size_bytes)}): reads through it "
+        "stop working, and rebuilding it means a full backfill",
+        "Drop it?",
+    )
+
+
+def _alter_loses(
+    ctx: Context, statement: ast.AlterTable, table: TableInfo
+) -> tuple[str, str] | None:
+    """SET TTL (with how many sampled items already hold a past time), DELETION PROTECTION
+    OFF; the other changes lose nothing."""
+    if statement.ttl is not None:
+        expiring = _expiring(ctx, table.name, statement.ttl)
+        return f"SET TTL {statement.ttl} on {table.name} {expiring}", "Turn TTL on?"
+    if statement.deletion_protection is False:
+        return (
             f"DELETION PROTECTION OFF lets DROP TABLE (or anyone with DeleteTable) delete "
-            f"{table.name} ({table.item_count} items)"
+            f"{table.name} ({table.item_count} items)",
+            "Turn it off?",
         )
-        ask = "Turn it off?"
-    if what is None:
-        return None
-    return f"{what}. {ask}", f"refused: {what}; in a script this needs --yes"
+    return None
 
 
 TTL_HORIZON = 5 * 365 * 24 * 3600  # DynamoDB's TTL ignores times more than five years past
@@ -247,41 +248,40 @@ def _wait(ctx: Context, plan: DdlPlan, timeout: float = WAIT_TIMEOUT) -> None:
     raise ExecutionError(f"gave up waiting after {timeout:.0f}s: {text}")
 
 
-def _effects(statement: ast.Ddl | ast.ShowCreateTable) -> Effects:
-    if isinstance(statement, ast.ShowCreateTable):
-        return NOTHING
-    deletes = isinstance(statement, ast.DropTable | ast.DropIndex) or (
-        isinstance(statement, ast.AlterTable) and statement.ttl is not None
+CHANGED = Effects(schema=True, rollback=False)  # a table change: ROLLBACK cannot reach it
+LOSES = dataclasses.replace(CHANGED, deletes=True, destructive=True)
+
+
+def _alter_effects(statement: ast.AlterTable) -> Effects:
+    off = statement.deletion_protection is False
+    if statement.ttl is not None:  # TTL deletes items that already hold a past time
+        return LOSES
+    return dataclasses.replace(CHANGED, protection_off=off, destructive=off)
+
+
+CHANGES: dict[type, TableChange] = {
+    ast.CreateTable: TableChange("CREATE TABLE", lambda _s: CHANGED, existing=False),
+    # a GSI's backfill cannot be stopped once begun: --max-wcu refuses it whole
+    ast.CreateIndex: TableChange(
+        "CREATE INDEX", lambda _s: dataclasses.replace(CHANGED, all_or_nothing=True)
+    ),
+    ast.DropIndex: TableChange("DROP INDEX", lambda _s: LOSES, loses=_drop_index),
+    ast.AlterTable: TableChange("ALTER TABLE", _alter_effects, loses=_alter_loses),
+    ast.DropTable: TableChange("DROP TABLE", lambda _s: LOSES, loses=_drop_table),
+}
+
+
+def _kind(change: TableChange) -> Kind[Any]:
+    return Kind(
+        named(change.label),
+        lambda ctx, planned: run_ddl(ctx, planned, change),
+        change.effects,
+        lambda ctx, planned, _analyze: explain_ddl(ctx, planned),
+        plan=lambda ctx, statement, _explaining: Planned(statement, _plan(ctx, statement, change)),
     )
-    protection_off = (
-        isinstance(statement, ast.AlterTable) and statement.deletion_protection is False
-    )
-    return Effects(
-        schema=True,
-        deletes=deletes,
-        protection_off=protection_off,
-        rollback=False,
-        all_or_nothing=_backfills(statement),
-        destructive=deletes or protection_off,
-    )
 
 
-def _backfills(statement: ast.Ddl) -> bool:
-    """Whether the change may build an index over the table's items (CREATE INDEX: a GSI's
-    backfill)."""
-    return isinstance(statement, ast.CreateIndex)
-
-
-def _explain(ctx: Context, planned: Planned[ast.Ddl], _analyze: bool) -> Result:
-    return explain_ddl(ctx, planned)
-
-
-DDL: Kind[Any] = Kind(_label, run_ddl, _effects, _explain, plan=_planned)
 KINDS: dict[type, Kind[Any]] = {
-    ast.CreateTable: DDL,
-    ast.CreateIndex: DDL,
-    ast.DropIndex: DDL,
-    ast.AlterTable: DDL,
-    ast.DropTable: DDL,
-    ast.ShowCreateTable: Kind(_label, unplanned(show_create_table), _effects),
+    **{statement: _kind(change) for statement, change in CHANGES.items()},
+    ast.ShowCreateTable: Kind(named("SHOW CREATE TABLE"), unplanned(show_create_table)),
 }

@@ -32,9 +32,6 @@ from dynosql.result import Changes, Result, WriteStats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck, unplanned
 from dynosql.statements.write import (
-    KIND as WRITE,
-)
-from dynosql.statements.write import (
     _targets,
     planned,
     question,
@@ -42,6 +39,7 @@ from dynosql.statements.write import (
     unbounded_why,
     verb_of,
 )
+from dynosql.statements.write import effects as write_effects
 from dynosql.statements.write_one import new_image
 
 if TYPE_CHECKING:
@@ -356,4 +354,4 @@ def _queued_plan(
 
 
 # a write inside BEGIN … COMMIT (statements.kind_for picks it): queued, guarded again at COMMIT
-QUEUED: Kind[Any] = Kind(verb_of, _queue, WRITE.effects, plan=_queued_plan)
+QUEUED: Kind[Any] = Kind(verb_of, _queue, write_effects, plan=_queued_plan)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynosql import values
@@ -54,12 +55,9 @@ class WriteError(ConditionError):
     """A write statement that ran but did not do all it was asked (INSERT of existing keys)."""
 
 
-def verb_of(statement: ast.Insert | ast.Update | ast.Delete | ast.ConditionCheck) -> str:
-    if isinstance(statement, ast.Insert):
-        return statement.verb
-    if isinstance(statement, ast.ConditionCheck):
-        return "EXISTS"
-    return "UPDATE" if isinstance(statement, ast.Update) else "DELETE"
+def verb_of(statement: ast.Write | ast.ConditionCheck) -> str:
+    """The statement's verb in messages: INSERT (UPSERT, REPLACE), UPDATE, DELETE, EXISTS."""
+    return CLASSES[type(statement)].label(statement)
 
 
 def write_options(ctx: Context, transactional: bool = False) -> WriteOptions:
@@ -74,9 +72,8 @@ def plan_of(
     ctx: Context, statement: ast.Write | ast.ConditionCheck, transactional: bool = False
 ) -> WritePlan:
     table = ctx.table(statement.table)
-    source = None
-    if isinstance(statement, ast.Insert) and statement.select is not None:
-        source = ctx.table(statement.select.table)
+    read_from = CLASSES[type(statement)].source(statement)
+    source = None if read_from is None else ctx.table(read_from)
     return plan_write(statement, table, write_options(ctx, transactional), source)
 
 
@@ -104,14 +101,7 @@ def question(plan: WritePlan, items: int) -> str:
 
 def unbounded_why(statement: ast.Write | ast.ConditionCheck, plan: WritePlan) -> str | None:
     """Why a write's extent is known only once it has read (no WHERE, or a Scan), or None."""
-    if isinstance(statement, ast.Insert):
-        source = plan.source
-        return "reads the whole source table (Scan)" if source and source.is_scan else None
-    if plan.kind == "put":
-        return None
-    if statement.where is None:
-        return "has no WHERE"
-    return "reads the whole table (Scan)" if plan.is_scan else None
+    return CLASSES[type(statement)].unbounded(statement, plan)
 
 
 def read_decides(plan: WritePlan) -> bool:
@@ -124,14 +114,15 @@ def run_write(ctx: Context, planned: Planned[ast.Write]) -> Steps[Result]:
     """Read the targets, hand the pipeline what the write is about to do (how many items, how
     to ask), then write, journal and answer as it decides."""
     statement, plan = planned.statement, planned.plan
-    verb = verb_of(statement)
+    cls = CLASSES[type(statement)]
+    verb = cls.label(statement)
     stats = WriteStats(verb=verb, table=plan.table.name)
     stats.capacity_estimated = ctx.estimating
     stats.images_read = plan.whole_items
     returning = getattr(statement, "returning", None)
     targets = list(_targets(ctx, plan, stats))
     stats.matched = len(targets)
-    _refuse_before_writing(statement, plan, targets)
+    cls.check(statement, plan, targets)
     asked = question(plan, len(targets)) if read_decides(plan) else ""
     verdict = yield Ask(len(targets), asked, unbounded=planned.unbounded is not None)
     stats.dry_run = verdict is Verdict.DRY
@@ -154,23 +145,15 @@ def run_write(ctx: Context, planned: Planned[ast.Write]) -> Steps[Result]:
                 tables=[plan.table],
             )
             stats.journal = str(journal.path)
-        _send(ctx, plan, statement, targets, stats, journal, images, returning, emptied)
+        assignments = cls.assignments(statement)
+        _send(ctx, plan, assignments, targets, stats, journal, images, returning, emptied)
     except DynosqlError as err:
         raise type(err)(f"{err.message} ({_so_far(stats)})", err.line, err.col) from err
     finally:
         if journal is not None and not journal.finish(keep=ctx.keep_journal()):
             stats.journal = None  # nothing written: nothing to undo
         stats.finish()
-    if (
-        isinstance(statement, ast.Insert)
-        and verb == "INSERT"
-        and stats.skipped
-        and not statement.ignore_existing
-    ):
-        raise WriteError(
-            f"{stats.skipped:,} row{'s' if stats.skipped != 1 else ''} already exist{'s' if stats.skipped == 1 else ''} "
-            f"(not overwritten; ON CONFLICT DO NOTHING skips them quietly): {_so_far(stats)}"
-        )
+    cls.finish(statement, stats)
     said = [*plan.warnings, *_emptied_notes(emptied)]
     if returning is not None:
         return _returned(plan, returning, images, stats, said)
@@ -178,7 +161,7 @@ def run_write(ctx: Context, planned: Planned[ast.Write]) -> Steps[Result]:
 
 
 def _refuse_before_writing(
-    statement: ast.Write, plan: WritePlan, targets: list[dict[str, Any]]
+    statement: ast.Update, plan: WritePlan, targets: list[dict[str, Any]]
 ) -> None:
     """An UPDATE DynamoDB would refuse on an item it read is refused before its first write, on
     every backend, naming the item: arithmetic giving a number DynamoDB cannot store (``v = v +
@@ -186,7 +169,7 @@ def _refuse_before_writing(
     reads that items lack (refused item by item, the statement would stop half done), an item
     the UPDATE would take past 400 KB. What an item holds is known where the UPDATE reads it
     whole, or reads what it writes (a guarded UPDATE)."""
-    if not isinstance(statement, ast.Update) or not (plan.guards or plan.whole_items):
+    if not (plan.guards or plan.whole_items):
         return
     assignments = normalize(statement.assignments)
     read = {str(g.root) for g in plan.guards}
@@ -359,7 +342,7 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[
 def _send(
     ctx: Context,
     plan: WritePlan,
-    statement: ast.Write,
+    assignments: tuple[ast.Assignment, ...],
     targets: list[dict[str, Any]],
     stats: WriteStats,
     journal: Journal | None,
@@ -372,7 +355,6 @@ def _send(
         stats.matched = len(targets)
         return
     writer = ctx.port.writer(stats)
-    assignments = normalize(statement.assignments) if isinstance(statement, ast.Update) else ()
 
     def done(outcome: Outcome) -> None:
         if not outcome.written:
@@ -492,23 +474,103 @@ def explain(ctx: Context, planned: Planned[ast.Write], analyze: bool) -> Steps[R
     return Result.plan(lines, document, stats)
 
 
-def effects(statement: ast.Write) -> Effects:
-    reads = not isinstance(statement, ast.Insert) or statement.select is not None
+# --- the kinds: INSERT, UPDATE and DELETE share everything above but what WriteClass says --
+
+
+@dataclass(frozen=True)
+class WriteClass:
+    """What one class of write statement does differently from the others: its verb, its
+    effects, why its extent may be known only by reading, the assignments it applies, the
+    table INSERT … SELECT reads, what it checks before its first write and after its last."""
+
+    label: Callable[[Any], str]
+    effects: Callable[[Any], Effects]
+    unbounded: Callable[[Any, WritePlan], str | None]
+    assignments: Callable[[Any], tuple[ast.Assignment, ...]] = lambda _statement: ()
+    source: Callable[[Any], str | None] = lambda _statement: None
+    check: Callable[[Any, WritePlan, list[dict[str, Any]]], None] = lambda *_: None
+    finish: Callable[[Any, WriteStats], None] = lambda *_: None
+
+
+def _keyed_unbounded(
+    statement: ast.Update | ast.Delete | ast.ConditionCheck, plan: WritePlan
+) -> str | None:
+    """UPDATE, DELETE: no WHERE, or a WHERE no key serves (a Scan)."""
+    if statement.where is None:
+        return "has no WHERE"
+    return "reads the whole table (Scan)" if plan.is_scan else None
+
+
+def _insert_unbounded(statement: ast.Insert, plan: WritePlan) -> str | None:
+    source = plan.source
+    return "reads the whole source table (Scan)" if source and source.is_scan else None
+
+
+def _insert_effects(statement: ast.Insert) -> Effects:
+    reads = statement.select is not None  # INSERT … SELECT writes as many rows as it reads
+    return Effects(reads=reads, writes=True, many=reads)
+
+
+def _keyed_effects(statement: ast.Update | ast.Delete) -> Effects:
     return Effects(
-        reads=reads,
+        reads=True,
         writes=True,
         deletes=isinstance(statement, ast.Delete),
-        # UPDATE/DELETE without a WHERE (a Scan, from the plan: Planned.unbounded)
-        unbounded=isinstance(statement, ast.Update | ast.Delete) and statement.where is None,
-        many=reads,  # as many items as the read finds
+        unbounded=statement.where is None,  # a Scan adds to it: Planned.unbounded
+        many=True,  # as many items as the read finds
     )
+
+
+def _existing(statement: ast.Insert, stats: WriteStats) -> None:
+    """INSERT (not UPSERT, REPLACE) of keys that exist: an error saying how many, unless ON
+    CONFLICT DO NOTHING."""
+    if statement.verb == "INSERT" and stats.skipped and not statement.ignore_existing:
+        n = stats.skipped
+        raise WriteError(
+            f"{n:,} row{'s' if n != 1 else ''} already exist{'s' if n == 1 else ''} "
+            f"(not overwritten; ON CONFLICT DO NOTHING skips them quietly): {_so_far(stats)}"
+        )
+
+
+INSERT = WriteClass(
+    lambda statement: statement.verb,
+    _insert_effects,
+    _insert_unbounded,
+    source=lambda statement: statement.select.table if statement.select is not None else None,
+    finish=_existing,
+)
+UPDATE = WriteClass(
+    lambda _statement: "UPDATE",
+    _keyed_effects,
+    _keyed_unbounded,
+    assignments=lambda statement: normalize(statement.assignments),
+    check=_refuse_before_writing,
+)
+DELETE = WriteClass(lambda _statement: "DELETE", _keyed_effects, _keyed_unbounded)
+# PartiQL's EXISTS(SELECT …) between BEGIN and COMMIT: a transaction's condition check
+CHECK = WriteClass(
+    lambda _statement: "EXISTS",
+    lambda _statement: Effects(reads=True, writes=True, many=True),
+    _keyed_unbounded,
+)
+CLASSES: dict[type, WriteClass] = {
+    ast.Insert: INSERT,
+    ast.Update: UPDATE,
+    ast.Delete: DELETE,
+    ast.ConditionCheck: CHECK,
+}
+
+
+def effects(statement: ast.Write | ast.ConditionCheck) -> Effects:
+    return CLASSES[type(statement)].effects(statement)
 
 
 def _planned(ctx: Context, statement: ast.Write, _explaining: bool) -> Planned[ast.Write]:
     return planned(ctx, statement)
 
 
-KIND: Kind[ast.Write] = Kind(
-    verb_of, run_write, effects, explain, plan=_planned, transactional=True
-)
-KINDS = {ast.Insert: KIND, ast.Update: KIND, ast.Delete: KIND}
+def _kind(cls: WriteClass) -> Kind[Any]:
+    return Kind(cls.label, run_write, cls.effects, explain, plan=_planned, transactional=True)
+
+
+KINDS = {ast.Insert: _kind(INSERT), ast.Update: _kind(UPDATE), ast.Delete: _kind(DELETE)}
