@@ -43,6 +43,7 @@ from write_gen import Gen, draw_schema
 from write_model import Item, Key, Outcome, Schema, Statement, Transaction, Unmodelable
 
 from dynosql.errors import DynosqlError
+from dynosql.journal.sequence import header_of
 from dynosql.session import Session, Settings, make_client
 
 _SERIALIZE = TypeSerializer().serialize
@@ -118,6 +119,7 @@ class Report:
     steps: int = 0
     transactions: int = 0
     undone: int = 0
+    undo_lasts: int = 0  # UNDO LAST checked after a cancelled transaction
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -172,6 +174,9 @@ def fuzz_run(backend: Backend, seed: int, steps: int, journal_dir: Path, report:
             if isinstance(drawn, Transaction):
                 report.transactions += 1
                 ok, text = _transaction(session, drawn, expected, journals, report)
+                if ok and expected.exit_code:  # cancelled: UNDO LAST still takes the last write
+                    report.undo_lasts += 1
+                    ok, text = _undo_last_takes_the_last_write(session, journals, text)
             else:
                 ok, text = _statement(session, drawn, expected, journals, report)
             if not ok:
@@ -299,6 +304,27 @@ def _transaction(
     return _check(ran, Outcome(expected.exit_code, expected.items, None), shown)
 
 
+def _undo_last_takes_the_last_write(
+    session: Session, journals: list[str], shown: str
+) -> tuple[bool, str]:
+    """After a cancelled transaction, UNDO LAST (a dry run: it only says which) names the
+    journal of the last write of this session's journal directory (numbered: not a command's
+    --journal file), never the cancelled transaction's."""
+    numbered = [j for j in journals if "sequence" in header_of(Path(j))]
+    told: list[str] = []
+    session.notice = told.append
+    session.settings.dry_run = True
+    try:
+        run(session, "UNDO LAST", {})
+    finally:
+        session.settings.dry_run = False
+        session.notice = None
+    said = " ".join(told)
+    if numbered and f"UNDO {numbered[-1]}:" not in said:
+        return False, f"{shown}\n  then UNDO LAST: {said!r}, not {numbered[-1]}"
+    return True, shown
+
+
 def fuzz(backend: Backend, seeds: Iterator[int] | list[int], steps: int, tmp_path: Path) -> Report:
     report = Report(backend.name)
     started = time.perf_counter()
@@ -320,7 +346,8 @@ def _verdict(report: Report) -> None:
     print(
         f"write fuzz on {report.backend}: {report.statements} statements in {report.steps} steps "
         f"({report.transactions} transactions; {report.commands} through the command), "
-        f"{report.undone} journals undone, "
+        f"{report.undone} journals undone, {report.undo_lasts} UNDO LAST after a cancelled "
+        "transaction, "
         f"{report.seconds:.1f}s"
     )
     assert not report.failures, (
