@@ -23,8 +23,8 @@ from test_writes import _table as _scan
 
 from dynosql import values
 from dynosql.dynamo import writer as write_execute
+from dynosql.journal import AHEAD, read_journal
 from dynosql.journal import file as journal_module
-from dynosql.journal import read_journal
 from dynosql.session import Session, Settings, make_client
 
 ITEMS = 20
@@ -392,7 +392,7 @@ def test_intents_journaled_ahead_of_writes_never_sent_say_not_sent(
 ) -> None:
     # intents go to disk a chunk at a time (one fsync); --max-wcu stops the UPDATE inside the
     # first chunk: the writes it never started are journaled as not sent, not left "sent"
-    name, before = _table(moto_backend, items=2 * journal_module.AHEAD + 20)
+    name, before = _table(moto_backend, items=2 * AHEAD + 20)
     journal = tmp_path / "j.jsonl"
     url = moto_backend.endpoint_url
     sql = f"UPDATE {name} SET n = n + 1 WHERE n >= 0"
@@ -404,7 +404,7 @@ def test_intents_journaled_ahead_of_writes_never_sent_say_not_sent(
     after = _scan(moto_backend, name)
     written = sum(after[k] != before[k] for k in before)
     # the first chunk, and the next one announced while the first was being sent
-    assert 0 < written <= 10 and intents in (journal_module.AHEAD, 2 * journal_module.AHEAD)
+    assert 0 < written <= 10 and intents in (AHEAD, 2 * AHEAD)
     assert len(answers(journal)) + not_sent == intents
     undo = _cli(url, tmp_path, "undo", str(journal), "--yes")
     assert undo.returncode == 0, undo.stderr

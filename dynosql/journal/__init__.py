@@ -39,13 +39,12 @@ succeeds only while the item is still as the journal's writes left it; see `rest
 
 from __future__ import annotations
 
+from dynosql.journal.ahead import AHEAD, WriteAhead
 from dynosql.journal.file import (
-    AHEAD,
     VERSION,
     Images,
     Journal,
     JournalError,
-    WriteAhead,
     journal_dir,
     new_journal_path,
     refusal,
