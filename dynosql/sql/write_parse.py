@@ -305,8 +305,9 @@ class _WriteConverter(_Converter):
     def table_name(self, node: exp.Expression | None) -> tuple[str, ast.Pos]:
         if isinstance(node, exp.Schema):
             node = node.this
-        if not isinstance(node, exp.Table) or not node.name:
-            raise self.fail(f"{self.verb} takes a table name", node)
+        if not isinstance(node, exp.Table) or not node.name:  # DELETE SELECT: `this` is False
+            at = node if isinstance(node, exp.Expression) else None
+            raise self.fail(f"{self.verb} takes a table name", at)
         if node.db or node.args.get("catalog"):
             raise self.fail(f"{self.verb} writes to a table, not an index", node)
         if node.args.get("alias"):
