@@ -271,8 +271,9 @@ class Session:
 
     def resolve(self, bound: Any) -> Any:
         """A bound statement with the names of declared entities resolved (unchanged when
-        none is declared): ``FROM invoice`` reads the entity's table through its templates."""
-        if not self.entities:
+        none is declared): ``FROM invoice`` reads the entity's table through its templates;
+        a SELECT with joins becomes the JoinSelect that reads its sources."""
+        if not self.entities and not ast.has_join(bound):
             return bound
         from dynosql.statements.entity_resolve import resolve
 

@@ -238,11 +238,16 @@ def matches(
 
 def project(select: ast.Select, item: Mapping[str, Any]) -> dict[str, Any]:
     """One row: the whole item for *, else each selected path by its column name (a path with
-    no value leaves its column out of the row)."""
+    no value leaves its column out of the row); a join's ``o.*`` every column of o's row."""
     if select.items is None:
         return dict(item)
     row = {}
     for selected in select.items:
+        if isinstance(selected.expr, ast.AllColumns):
+            source = item.get(selected.expr.alias, ABSENT)
+            if type_code(source) == "M":
+                row.update((selected.expr.prefix + k, v) for k, v in source.items())
+            continue
         v = resolve(item, selected.expr.elements)
         if v is not ABSENT:
             row[selected.name] = v
@@ -367,6 +372,11 @@ def evaluate(
         for item in items
         if all(name in item for name in required) and matches(select.where, item, params)
     ]
+    return _answer(select, chosen)
+
+
+def _answer(select: ast.Select, chosen: list[Mapping[str, Any]]) -> Expected:
+    """The chosen items (or joined rows) projected, made DISTINCT and sorted."""
     pairs = [(project(select, item), item_order_key(select, item)) for item in chosen]
     if select.distinct:
         seen: set = set()
@@ -380,3 +390,43 @@ def evaluate(
     if select.order_by:
         pairs.sort(key=lambda p: p[1])
     return Expected([r for r, _ in pairs], [k for _, k in pairs], select.limit)
+
+
+# --- joins -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Joined:
+    """One source of a join: its alias, every row it has (an entity's items decoded, a
+    table's items), and how it joins the sources before it (its ON; LEFT keeps their rows)."""
+
+    alias: str
+    rows: list[Mapping[str, Any]]
+    on: Any = None
+    left: bool = False
+
+
+def evaluate_join(
+    select: ast.Select, sources: list[Joined], params: Mapping[str, Any] | None = None
+) -> Expected:
+    """Answer a non-aggregate join whose names are qualified (``o.orderId``) the slow, obvious
+    way: each joined row is a map from alias to that source's row; every row of a source is
+    tried against every joined row before it, kept where its ON holds, and a LEFT JOIN keeps
+    a joined row that found none (without the source: its columns are absent); then the
+    WHERE, the select list, DISTINCT and ORDER BY, as for one table."""
+    if select.is_aggregate:
+        raise ValueError("the oracle answers non-aggregate SELECTs only")
+    joined: list[dict[str, Any]] = [{sources[0].alias: row} for row in sources[0].rows]
+    for source in sources[1:]:
+        out = []
+        for before in joined:
+            found = False
+            for row in source.rows:
+                candidate = {**before, source.alias: row}
+                if matches(source.on, candidate, params):
+                    out.append(candidate)
+                    found = True
+            if source.left and not found:
+                out.append(before)
+        joined = out
+    return _answer(select, [row for row in joined if matches(select.where, row, params)])

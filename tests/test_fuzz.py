@@ -36,6 +36,8 @@ from hypothesis import strategies as st
 from dynosql.errors import DynosqlError
 from dynosql.examples import datasets
 from dynosql.plan import Options, Plan, plan_select
+from dynosql.plan.join import plan_join
+from dynosql.plan.join_sources import resolved
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import Session, bind
 from dynosql.sql import ast, parse_script, split_script
@@ -75,6 +77,9 @@ TABLES = _tables()
 TABLE_LIST = [TABLES[n] for n in sorted(TABLES)]
 
 BUILTIN = [
+    "SELECT a.SK, d.name FROM audit a JOIN drive d ON d.PK = a.PK AND d.SK = a.resource WHERE a.PK = 'ACTOR#x'",
+    "SELECT * FROM drive f LEFT JOIN drive p ON p.PK = f.PK AND p.SK = f.parent WHERE f.PK IN ('DRIVE#a', 'DRIVE#b')",
+    "SELECT s.deviceId, COUNT(*) FROM sensors s JOIN usage u ON u.pk = s.region GROUP BY s.deviceId",
     "SELECT * FROM audit WHERE PK = 'ACTOR#ana.silva' ORDER BY SK DESC LIMIT 10",
     "SELECT SK, action FROM audit WHERE PK = 'ACTOR#x' AND SK BETWEEN 'EVT#1' AND 'EVT#2'",
     "SELECT * FROM drive WHERE PK = 'DRIVE#alice' AND SK LIKE 'root/photos/%'",
@@ -172,9 +177,23 @@ def run(text: str) -> list[Plan]:
         select = bound.statement if isinstance(bound, ast.Explain) else bound
         if not isinstance(select, ast.Select):
             continue
+        if select.joins:
+            plans.extend(_join_plans(select))
+            continue
         table = _table_for(select.table)
         for options in (Options(), Options(consistent=True, segments=4)):
             plans.append(plan_select(select, table, options))
+    return plans
+
+
+def _join_plans(select: ast.Select) -> list[Plan]:
+    """A join planned as a session would (its sources the tables `_table_for` gives): the
+    first read's plan and one key's read of each lookup."""
+    statement, sources = resolved(select, lambda name: (_table_for(name), None))
+    plans = []
+    for options in (Options(), Options(consistent=True, segments=4)):
+        join = plan_join(statement, sources, options)
+        plans.extend([join.first.plan, *(x.sample for x in join.lookups)])
     return plans
 
 
@@ -251,7 +270,7 @@ TOKEN = re.compile(
 KEYWORDS = (
     "SELECT FROM WHERE AND OR NOT IN BETWEEN LIKE IS NULL TRUE FALSE GROUP BY HAVING ORDER ASC "
     "DESC LIMIT OFFSET EXPLAIN ANALYZE SHOW TABLES HOT KEYS DESCRIBE SET TO COUNT SUM AVG MIN "
-    "MAX DISTINCT AS JOIN UNION WITH INSERT UPDATE DELETE CASE WHEN THEN END CAST"
+    "MAX DISTINCT AS JOIN LEFT ON UNION WITH INSERT UPDATE DELETE CASE WHEN THEN END CAST"
 ).split()
 FUNCTIONS = ["begins_with", "contains", "size", "attribute_exists", "attribute_not_exists"]
 FUNCTIONS += ["attribute_type", "lower", "now", "coalesce"]

@@ -57,7 +57,9 @@ class ReadBudget:
         self.rate = rate
         self.cancel = cancel
         self.reserved = Decimal(0)
-        self.started = time.monotonic()
+        # the statement's start, not this read's: a statement of several reads (a join's
+        # lookups) shares one rate, and what it consumed before counts against that time
+        self.started = stats.started
         self.streams = 1  # streams sharing the budget (parallel segments, IN branches)
 
     @property

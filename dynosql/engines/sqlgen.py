@@ -223,6 +223,7 @@ class _Gen:
     # select list
     def item(self, item: ast.SelectItem) -> list[tuple[exp.Expression, OutColumn]]:
         expr = item.expr
+        assert not isinstance(expr, ast.AllColumns)  # o.* is a join's: joins read DynamoDB
         if not isinstance(expr, ast.Aggregate):  # a path, or an expression (select() checked)
             return [(self.t.column(_attr(self.t, expr)), OutColumn(item.name, key(expr)))]
         operand = _operand_of(expr)
@@ -269,6 +270,7 @@ class _Gen:
             )
         if isinstance(expr, ast.Aggregate):
             return self.aggregate(expr)
+        assert not isinstance(expr, ast.AllColumns)  # o.* is a join's: joins read DynamoDB
         return self.t.column(_attr(self.t, expr))  # a path or an expression
 
     # conditions

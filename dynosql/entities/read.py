@@ -354,8 +354,10 @@ def _joined(prefix: str, value: Any) -> Any:
 # --- the rewrite ----------------------------------------------------------------------------------
 
 
-def rewrite_select(statement: ast.Select, entity: Entity) -> EntityRead:
-    """The physical SELECT of an entity SELECT (bound: no parameters left)."""
+def rewrite_select(statement: ast.Select, entity: Entity, keyed: bool = False) -> EntityRead:
+    """The physical SELECT of an entity SELECT (bound: no parameters left). `keyed`: the
+    caller reads it by keys it composes itself (a join's lookup), so nothing is said about a
+    WHERE that fixes no partition key."""
     statement = _unqualified(statement, entity)
     r = _Rewriter(entity, statement)
     _name_hints(r, statement)
@@ -411,7 +413,7 @@ def rewrite_select(statement: ast.Select, entity: Entity) -> EntityRead:
             if not t.conditions:  # the index holds it: it holds every item the WHERE matches
                 conditions.append(ast.Function("attribute_exists", _attr(template.attribute)))
         _order_key(r, access, constraints, orders)
-    if not any(key.complete for key in partition) and not any_index:
+    if not keyed and not any(key.complete for key in partition) and not any_index:
         options = [f"{' and '.join(entity.key.pk.columns) or '…'} = … (the table's key)"]
         options += [
             f"{' and '.join(a.pk.columns)} = … (index {a.index}"

@@ -56,8 +56,14 @@ def project(
 ) -> dict[str, Any]:
     if statement.items is None:
         return whole_item_row(item, key_names)
-    row = {}
+    row: dict[str, Any] = {}
     for select_item in statement.items:
+        if isinstance(select_item.expr, ast.AllColumns):  # o.*: a joined row's source, whole
+            source = item.get(select_item.expr.alias)
+            if isinstance(source, dict):
+                prefix = select_item.expr.prefix
+                row.update((prefix + name, v) for name, v in source.items())
+            continue
         v = operand_value(select_item.expr, item)  # no aggregates here
         if v is not MISSING:
             row[select_item.name] = v

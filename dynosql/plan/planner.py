@@ -108,6 +108,8 @@ def plan_select(statement: ast.Select, table: TableInfo, options: Options = Opti
     """The cheapest plan for a SELECT whose parameters are bound. Under --rate-limit its
     estimate prices the pages cut to the rate, and says how they are cut and what the
     statement would cost without the limit (`_pacing`)."""
+    if statement.joins:  # every caller resolves a join first (dynosql.plan.join)
+        raise PlanError("a SELECT with JOIN reads several sources: it is planned as a join")
     plan = _plan_select(statement, table, options)
     if options.rate_limit and plan.operation in ("Query", "Scan") and plan.estimate.known:
         whole = _plan_select(statement, table, replace(options, rate_limit=None))
@@ -1308,14 +1310,30 @@ def plan_key_gets(table: TableInfo, keys: list[dict[str, Any]], consistent: bool
     FROM). A key that matches nothing still costs a read unit."""
     if len(keys) > BATCH_GET_KEYS:
         raise PlanError(f"BatchGetItem takes at most {BATCH_GET_KEYS} keys, not {len(keys)}")
+    return plan_gets(table, keys, consistent)
+
+
+def plan_gets(
+    table: TableInfo,
+    keys: list[dict[str, Any]],
+    consistent: bool = False,
+    residual: ast.Condition | None = None,
+) -> Plan:
+    """Whole items by their full keys (decoded, distinct): BatchGetItem, 100 keys a call (the
+    calls are sent side by side), each item checked against `residual` as it comes back. A
+    key that matches nothing still costs a read unit."""
     wire = [values.encode_item(key) for key in keys]
     rcu = read_units(_avg_size(table.base, table), consistent) * len(keys)
+    requests = [
+        _batch_get(table, wire[start : start + BATCH_GET_KEYS], None, consistent, residual)
+        for start in range(0, len(wire), BATCH_GET_KEYS)
+    ]
     return Plan(
-        statement=ast.Select(table=table.name, index=None, items=None),
+        statement=ast.Select(table=table.name, index=None, items=None, where=residual),
         table=table,
         access=table.base,
-        operation="BatchGetItem",
-        requests=[_batch_get(table, wire, None, consistent, None)],
+        operation="BatchGetItem" if requests else "Nothing",
+        requests=requests,
         estimate=Estimate(len(keys), rcu),
         consistent=consistent,
     )

@@ -279,7 +279,22 @@ class Aggregate:
         return self.path is None and self.arg is None
 
 
-Expr = Path | Aggregate | Scalar | Case
+@dataclass(frozen=True)
+class AllColumns:
+    """``o.*`` in the select list of a join: every column of the source named ``o`` (its
+    entity's columns, or the whole item of a table). A join's ``SELECT *`` is one per source,
+    each column named ``alias.column`` (`prefix`) so that two sources' columns never clash."""
+
+    alias: str
+    prefix: str = ""  # the output columns' names begin with it
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    @property
+    def text(self) -> str:
+        return f"{self.alias}.*"
+
+
+Expr = Path | Aggregate | Scalar | Case | AllColumns
 
 
 def aggregates_in(node: Any) -> list[Aggregate]:
@@ -369,6 +384,20 @@ class OrderItem:
 
 
 @dataclass(frozen=True)
+class Join:
+    """``[INNER | LEFT [OUTER]] JOIN source [[AS] alias] ON condition``: one more source of a
+    SELECT, joined to the sources before it (dynosql/plan/join.py decides how it is read)."""
+
+    table: str
+    index: str | None
+    alias: str | None
+    on: Condition
+    left: bool = False  # LEFT JOIN: every row of the sources before it is kept
+    pos: Pos = field(default=NOWHERE, compare=False)  # the JOIN keyword (LEFT, INNER)
+    table_pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
 class Select:
     table: str
     index: str | None
@@ -384,6 +413,7 @@ class Select:
     sample: Sample | None = None  # TABLESAMPLE: a seeded sample of Scan segments
     export: str | None = None  # FROM EXPORT 's3://bucket/prefix/' (or an export ARN) AS t
     alias: str | None = field(default=None, compare=False)  # FROM drive d: d.PK is PK
+    joins: tuple[Join, ...] = ()  # FROM a JOIN b ON …: the sources after the first
 
     @property
     def aggregates(self) -> tuple[Aggregate, ...]:
@@ -500,6 +530,26 @@ class EntityWrite:
     statement and the physical write it runs as (a ``dynosql.entities.write.EntityWrite``)."""
 
     write: Any
+
+
+@dataclass(frozen=True)
+class JoinSelect:
+    """A SELECT that joins sources, told apart when it is resolved: its kind plans it
+    (``dynosql.plan.join``: how each source is read and how the rows meet)."""
+
+    select: Select
+
+
+def has_join(statement: Any) -> bool:
+    """Whether a statement holds a SELECT with a JOIN (itself, an EXPLAIN's, an INSERT …
+    SELECT's or a COPY (SELECT …) TO's): it is resolved before it runs."""
+    if isinstance(statement, Explain):
+        return has_join(statement.statement)
+    if isinstance(statement, Insert):
+        statement = statement.select
+    elif isinstance(statement, CopyTo):
+        statement = statement.query
+    return isinstance(statement, Select) and bool(statement.joins)
 
 
 @dataclass(frozen=True)
@@ -811,6 +861,7 @@ Statement = (  # every statement: the reads above and the writes
     | DescribeEntity
     | EntitySelect
     | EntityWrite
+    | JoinSelect
     | SetOption
     | Insert
     | Update

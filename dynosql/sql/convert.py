@@ -159,7 +159,6 @@ _CAST_STRING = (
     exp.DataType.Type.CHAR,
 )
 _UNSUPPORTED_CLAUSES = {
-    "joins": "JOIN is not supported: DynamoDB has no joins; query each table separately",
     "with_": "WITH (common table expressions) is not supported",
     "offset": "OFFSET is not supported: DynamoDB pages by key, not by position",
     "windows": "WINDOW is not supported",
@@ -380,12 +379,6 @@ class _Converter:
             raise self.fail(f"{word} is not supported: {STATEMENTS}", at=start)
         if tree.args.get("with_") or tree.args.get("with"):
             raise self.fail(_UNSUPPORTED_CLAUSES["with_"], at=start)
-        if tree.args.get("joins"):
-            keyword = re.search(
-                r"\b(NATURAL|LEFT|RIGHT|FULL|INNER|CROSS|OUTER|JOIN)\b", self.code, re.I
-            )
-            at = self.at(keyword.start()) if keyword else self.pos(tree.args["joins"][0])
-            raise self.fail(_UNSUPPORTED_CLAUSES["joins"], at=at)
         if tree.args.get("offset"):
             raise self.fail(_UNSUPPORTED_CLAUSES["offset"], at=self.find(r"\bOFFSET\b"))
         for arg, message in _UNSUPPORTED_CLAUSES.items():
@@ -403,8 +396,14 @@ class _Converter:
         if empty:
             raise self.fail("expected a column between the commas", at=self.at(empty.start()))
         table, index, table_pos, alias = self.from_(tree)
+        joins = self.joins(tree, table, alias or table)
         sample = self.sample(tree)
-        items = self.select_list(tree.expressions)
+        if sample is not None and joins:
+            raise self.fail(
+                "TABLESAMPLE samples one table's Scan: it is not supported in a join",
+                at=sample.pos,
+            )
+        items = self.select_list(tree.expressions, joined=bool(joins), sources=(table, alias))
         where = self.where(tree)
         group_by = tuple(
             self.group_item(g, items)
@@ -440,6 +439,7 @@ class _Converter:
             table_pos=table_pos,
             alias=alias,
             sample=sample,
+            joins=joins,
         )
         self.check_grouping(statement, tree)
         return statement
@@ -448,20 +448,88 @@ class _Converter:
         source = tree.args.get("from_") or tree.args.get("from")
         if source is None:
             raise self.fail("expected FROM table", tree)
-        node = source.this
+        return self.source(source.this)
+
+    def source(
+        self, node: exp.Expression, what: str = "FROM"
+    ) -> tuple[str, str | None, ast.Pos, str | None]:
+        """A source's table (or entity), index, position and alias: ``t``, ``t.i``, ``t AS a``."""
         if not isinstance(node, exp.Table):
-            raise self.fail("FROM takes a table name (or table.index)", node)
+            raise self.fail(f"{what} takes a table name (or table.index)", node)
         if node.args.get("catalog"):
-            raise self.fail("FROM takes table or table.index, not three names", node)
+            raise self.fail(f"{what} takes table or table.index, not three names", node)
         alias = node.args.get("alias")
         if alias is not None and (alias.args.get("columns") or not alias.name):
             raise self.fail("a table alias is one name: FROM t AS a", alias)
         alias_name = alias.name if alias is not None else None
         if not isinstance(node.this, exp.Identifier) or not node.name:
-            raise self.fail("FROM takes a table name (or table.index)", node)
+            raise self.fail(f"{what} takes a table name (or table.index)", node)
         if node.db:
             return node.db, node.name, self.pos(node), alias_name
         return node.name, None, self.pos(node), alias_name
+
+    def joins(self, tree: exp.Select, first: str, first_alias: str) -> tuple[ast.Join, ...]:
+        """``[INNER | LEFT [OUTER]] JOIN source ON condition``, each in turn; every other form
+        of join is refused at its keyword, saying what to write instead."""
+        nodes = tree.args.get("joins") or []
+        joiners = self._joiners(len(nodes))
+        named = {first_alias}
+        out: list[ast.Join] = []
+        for node, (start, joiner) in zip(nodes, joiners, strict=True):
+            at = self.at(start)
+            words = joiner.upper().split()
+            name = node.this.name if isinstance(node.this, exp.Table) else "b"
+            refused = _join_refusal(words, first, name)
+            if refused is not None:
+                raise self.fail(refused, at=at)
+            if not isinstance(node.this, exp.Table):
+                raise self.fail("JOIN takes a table or entity name (or table.index)", at=at)
+            if node.this.args.get("sample") is not None:
+                raise self.fail(
+                    "TABLESAMPLE samples one table's Scan: it is not supported in a join",
+                    at=self.find(r"\bTABLESAMPLE\b"),
+                )
+            table, index, table_pos, alias = self.source(node.this, "JOIN")
+            if (alias or table) in named:  # a table joined to itself: one side needs an alias
+                raise self.fail(
+                    f"two sources are named {alias or table}: give this one an alias of its own "
+                    f"(JOIN {table} AS {(alias or table)[:1]}2 …)",
+                    at=table_pos,
+                )
+            named.add(alias or table)
+            if node.args.get("using"):
+                raise self.fail(
+                    f"JOIN … USING is not supported: write ON {alias or table}.c = {first_alias}.c",
+                    at=at,
+                )
+            on = node.args.get("on")
+            if on is None:
+                shown = alias or table
+                raise self.fail(
+                    f"JOIN {table} needs ON: JOIN {table} ON {shown}.… = {first_alias}.… (the "
+                    "columns that join them)",
+                    at=at,
+                )
+            condition = self.condition(on)
+            refuse_repeated_operand(condition)
+            out.append(ast.Join(table, index, alias, condition, "LEFT" in words, at, table_pos))
+        return tuple(out)
+
+    def _joiners(self, count: int) -> list[tuple[int, str]]:
+        """Where each join starts and the text that introduces it, in order: a JOIN phrase
+        (``LEFT OUTER JOIN``) or a comma between sources, at the top level after FROM
+        (subqueries are refused before)."""
+        start = re.search(r"\bFROM\b", self.code, re.I)
+        at = start.end() if start else 0
+        found: list[tuple[int, str]] = []
+        depth = 0
+        for m in _JOINER.finditer(self.code, at):
+            if m.group() in "()":
+                depth += 1 if m.group() == "(" else -1
+            elif depth == 0 and len(found) < count:
+                found.append((m.start(), m.group()))
+        found += [(at, "JOIN")] * (count - len(found))  # not in the text: never expected
+        return found
 
     def sample(self, tree: exp.Select) -> ast.Sample | None:
         """TABLESAMPLE: only ``(p PERCENT)`` [``REPEATABLE (seed)``], read as a seeded sample
@@ -501,33 +569,29 @@ class _Converter:
             if statement.having is not None:
                 raise self.fail("HAVING needs GROUP BY or an aggregate", tree.args["having"])
             return
-        if statement.items is None:
+        stars = [i.expr for i in statement.items or () if isinstance(i.expr, ast.AllColumns)]
+        if statement.items is None or stars:
+            written = f"SELECT {stars[0].text}" if stars else "SELECT *"
             raise self.fail(
-                "SELECT * cannot be combined with GROUP BY or aggregates", at=self.find(r"\*")
+                f"{written} cannot be combined with GROUP BY or aggregates", at=self.find(r"\*")
             )
-        grouped = {ast.key_of(g) for g in statement.group_by}
-        having = _ungrouped(statement.having, grouped, _is_item_measure)
-        for loose in [*(_ungrouped(i.expr, grouped) for i in statement.items), having]:
-            if loose is not None:
-                p = loose.pos
-                inside = f": SUM({loose.text})" if _is_item_measure(loose) else ""
-                raise SqlError(
-                    f"{loose.text} must appear in GROUP BY or be inside an aggregate{inside}",
-                    p.line,
-                    p.col,
-                )
-        names = {i.name for i in statement.items}
-        for order in statement.order_by:
-            if _ungrouped(order.expr, grouped) is not None and order.expr.text not in names:
-                p = order.expr.pos
-                raise SqlError(
-                    f"ORDER BY {order.expr.text}: order by a grouped column or an aggregate",
-                    p.line,
-                    p.col,
-                )
+        if not statement.joins:  # a join's names are whose only once its sources are known
+            check_grouped(statement)
 
-    def select_list(self, expressions: list[exp.Expression]) -> tuple[ast.SelectItem, ...] | None:
+    def select_list(
+        self,
+        expressions: list[exp.Expression],
+        joined: bool = False,
+        sources: tuple[str, str | None] = ("", None),
+    ) -> tuple[ast.SelectItem, ...] | None:
+        """The select list; None for ``*`` (and for ``t.*`` alone, t the table or its alias).
+        In a join, ``o.*`` is every column of the source o."""
         if len(expressions) == 1 and isinstance(expressions[0], exp.Star):
+            return None
+        star = _star_source(expressions[0]) if len(expressions) == 1 and not joined else None
+        if star is not None:
+            if star not in sources:
+                raise self.fail(f"{star}.*: no table or alias {star} in FROM", expressions[0])
             return None
         items: list[ast.SelectItem] = []
         texts = self.select_texts()
@@ -536,8 +600,14 @@ class _Converter:
             if isinstance(e, exp.Alias):
                 alias = e.alias
                 e = e.this
-            if isinstance(e, exp.Star):
+            star = _star_source(e)
+            if isinstance(e, exp.Star) or (star is not None and not joined):
                 raise self.fail("* cannot be combined with other columns", e)
+            if star is not None:
+                if alias is not None:
+                    raise self.fail(f"{star}.* takes no alias: its columns keep their names", e)
+                items.append(ast.SelectItem(ast.AllColumns(star, pos=self.pos(e))))
+                continue
             converted = self.expr(e)
             if isinstance(converted, ast.Scalar | ast.Case) and alias is None:
                 written = texts[len(items)] if len(texts) == len(expressions) else ""
@@ -1267,6 +1337,65 @@ def _type_word(e: exp.Expression) -> str | None:
     if isinstance(right, exp.Column) and not right.table and not right.this.args.get("quoted"):
         word = right.name.upper()
         return word if word in IS_TYPES else None
+    return None
+
+
+# what introduces a join after FROM: a JOIN phrase or a comma (parentheses counted, to skip
+# the commas inside an ON condition's function calls and IN lists)
+_JOINER = re.compile(
+    r"[(),]|\b(?:(?:NATURAL|LEFT|RIGHT|FULL|INNER|CROSS|SEMI|ANTI|OUTER)\s+)*JOIN\b", re.I
+)
+
+
+def _join_refusal(words: list[str], first: str, name: str) -> str | None:
+    """Why a join written with these words is refused (None: JOIN, INNER JOIN, LEFT [OUTER]
+    JOIN). dynosql reads the rows of each source by key from the rows before it, so a join
+    keeps the rows before it (LEFT) or not (inner); nothing else can be read that way."""
+    if words == [","]:
+        return f"FROM {first}, {name} is not supported: write the join as JOIN {name} ON …"
+    for word, why in (
+        ("NATURAL", "write JOIN … ON with the columns that join"),
+        ("CROSS", "a join reads by key: write JOIN … ON with the columns that join"),
+        ("RIGHT", "put the source whose rows are kept first and write LEFT JOIN"),
+        ("FULL", "a join keeps the rows before it (LEFT JOIN) or not (JOIN)"),
+        ("SEMI", "write JOIN … ON"),
+        ("ANTI", "write LEFT JOIN … ON and test the joined side's key IS MISSING"),
+    ):
+        if word in words:
+            return f"{word} JOIN is not supported: {why}"
+    return None
+
+
+def check_grouped(statement: ast.Select) -> None:
+    """Refuse a path of an aggregate SELECT that is neither grouped nor inside an aggregate
+    (select list, HAVING, ORDER BY), at the path."""
+    assert statement.items is not None
+    grouped = {ast.key_of(g) for g in statement.group_by}
+    having = _ungrouped(statement.having, grouped, _is_item_measure)
+    for loose in [*(_ungrouped(i.expr, grouped) for i in statement.items), having]:
+        if loose is not None:
+            p = loose.pos
+            inside = f": SUM({loose.text})" if _is_item_measure(loose) else ""
+            raise SqlError(
+                f"{loose.text} must appear in GROUP BY or be inside an aggregate{inside}",
+                p.line,
+                p.col,
+            )
+    names = {i.name for i in statement.items}
+    for order in statement.order_by:
+        if _ungrouped(order.expr, grouped) is not None and order.expr.text not in names:
+            p = order.expr.pos
+            raise SqlError(
+                f"ORDER BY {order.expr.text}: order by a grouped column or an aggregate",
+                p.line,
+                p.col,
+            )
+
+
+def _star_source(e: exp.Expression) -> str | None:
+    """The ``o`` of ``o.*`` (sqlglot reads it as a column whose name is a star), else None."""
+    if isinstance(e, exp.Column) and isinstance(e.this, exp.Star) and e.table:
+        return str(e.table)
     return None
 
 

@@ -25,6 +25,7 @@ MODULES: dict[type, str] = {
     ast.DescribeEntity: "entity_defs",
     ast.EntitySelect: "entity_select",
     ast.EntityWrite: "entity_write",
+    ast.JoinSelect: "join_select",
     ast.Insert: "write",
     ast.Update: "write",
     ast.Delete: "write",

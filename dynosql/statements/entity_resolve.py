@@ -29,8 +29,11 @@ _TABLE_ONLY = (
 
 
 def resolve(ctx: Context, statement: Any) -> Any:
-    """`statement` with what names an entity resolved (unchanged when nothing does)."""
+    """`statement` with what names an entity resolved (unchanged when nothing does), and a
+    SELECT with joins made the JoinSelect that reads its sources (entities or tables)."""
     entities = ctx.entities
+    if isinstance(statement, ast.Select) and statement.joins:
+        return ast.JoinSelect(statement)
     if isinstance(statement, ast.Select):
         entity = None if statement.export is not None else entities.get(statement.table)
         if entity is None:
@@ -44,11 +47,28 @@ def resolve(ctx: Context, statement: Any) -> Any:
             return statement
         if statement.program and isinstance(inner, ast.EntitySelect):
             inner = inner.read.physical  # the requests as a program: the physical plan's
+        if statement.program and isinstance(inner, ast.JoinSelect):
+            from dynosql.errors import PlanError
+
+            raise PlanError(
+                "EXPLAIN (FORMAT PYTHON) writes one SELECT's requests: a join's lookups depend on "
+                "the rows read, so EXPLAIN shows them as text"
+            )
         return dataclasses.replace(statement, statement=inner)
     if isinstance(statement, ast.Describe) and entities.get(statement.table) is not None:
         return ast.DescribeEntity(statement.table, statement.pos)
     if isinstance(statement, ast.Insert | ast.Update | ast.Delete):
         if isinstance(statement, ast.Insert) and statement.select is not None:
+            if statement.select.joins:
+                from dynosql.errors import PlanError
+
+                pos = statement.select.joins[0].pos
+                raise PlanError(
+                    f"{statement.verb} … SELECT reads one table or entity: a join is not "
+                    "supported there (COPY (SELECT … JOIN …) TO a file, then COPY FROM it)",
+                    pos.line or None,
+                    pos.col or None,
+                )
             statement = _from_entity(ctx, statement)
         entity = entities.get(statement.table)
         if entity is None:
