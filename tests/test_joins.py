@@ -12,6 +12,7 @@ review). Two orders have no shipment, one line names a product that does not exi
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -22,9 +23,11 @@ import pytest
 from backends import Backend, unique_name
 from test_entity_reads import SHOP_SCHEMA, SHOP_TABLE, _all_items, shop_items
 
+from dynosql.dynamo.budget import Cancelled, ReadBudget
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.plan.join import JoinPlan
 from dynosql.plan.keys import last_with_prefix
+from dynosql.result import Stats
 from dynosql.session import Session
 from dynosql.settings import Settings
 from dynosql.sql import ast, parse
@@ -359,3 +362,27 @@ def test_max_rcu_stops_the_whole_join(dynalite_backend: Backend) -> None:
     finally:
         dynalite_backend.delete_table(refs)
         dynalite_backend.delete_table(targets)
+
+
+def test_the_rate_is_the_statements_whatever_read_asks() -> None:
+    """--rate-limit R: a read of a statement waits until what the whole statement consumed
+    fits in R × the seconds since the statement began, whichever of its reads (a join's
+    lookup, after the first read) asks; not since that read began (no wait is allowed here:
+    a wait would be cancelled at once)."""
+    cancel = threading.Event()
+    cancel.set()
+    before = Stats()
+    before.started -= 2.0  # the statement began 2 s ago and consumed 10 RCU: within 10/s
+    before.capacity = Decimal(10)
+    ReadBudget(before, threading.Lock(), None, Decimal(10), cancel).reserve(Decimal(1))
+    now = Stats()  # the same consumption just now: a second to wait
+    now.capacity = Decimal(10)
+    with pytest.raises(Cancelled):
+        ReadBudget(now, threading.Lock(), None, Decimal(10), cancel).reserve(Decimal(1))
+
+
+def test_explain_python_of_a_join_says_why_not(shop: Any) -> None:
+    session, _names, _items, _real = shop
+    with pytest.raises(DynosqlError) as refused:
+        session.execute("EXPLAIN (FORMAT PYTHON) " + CASES[0][0])
+    assert "a join's lookups depend on the rows read" in str(refused.value)

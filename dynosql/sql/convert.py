@@ -572,9 +572,8 @@ class _Converter:
         stars = [i.expr for i in statement.items or () if isinstance(i.expr, ast.AllColumns)]
         if statement.items is None or stars:
             written = f"SELECT {stars[0].text}" if stars else "SELECT *"
-            raise self.fail(
-                f"{written} cannot be combined with GROUP BY or aggregates", at=self.find(r"\*")
-            )
+            at = stars[0].pos if stars else self.find(r"\*")
+            raise self.fail(f"{written} cannot be combined with GROUP BY or aggregates", at=at)
         if not statement.joins:  # a join's names are whose only once its sources are known
             check_grouped(statement)
 
