@@ -156,6 +156,8 @@ def summary(session: Session, document: dict[str, Any]) -> Row:
         if requests:
             row["key condition"] = key_condition(requests[0]["params"], len(requests))
         warnings = [*(read.get("warnings") or []), *warnings]
+    for lookup in (document.get("join") or {}).get("lookups", []):  # a join's reads by key
+        operations.append(f"{lookup['strategy']} {lookup['table']}")
     if "statement" in document:  # a write: its requests after the read (if any)
         operations.append(str(document.get("operation", "")))
         written = document.get("requests") or []

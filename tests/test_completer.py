@@ -132,7 +132,14 @@ def test_functions_in_where_and_aggregates_in_select():
 
 
 def test_keywords_after_a_table_and_after_a_condition():
-    assert texts("SELECT * FROM audit ") == ["WHERE", "GROUP BY", "ORDER BY", "LIMIT"]
+    assert texts("SELECT * FROM audit ") == [
+        "WHERE",
+        "JOIN",
+        "LEFT JOIN",
+        "GROUP BY",
+        "ORDER BY",
+        "LIMIT",
+    ]
     assert texts("SELECT * FROM audit ORD") == ["ORDER BY"]
     following = texts("SELECT * FROM audit WHERE PK = 'x' ")
     assert following[:2] == ["AND", "OR"] and "ORDER BY" in following
@@ -425,3 +432,18 @@ def test_update_set_remove_where_returning():
     assert texts("UPDATE audit SET ok = TRUE WHERE act") == ["action"]
     assert texts("DELETE FROM audit ") == ["WHERE", "RETURNING"]
     assert texts("DELETE FROM audit WHERE SK ")[:2] == ["AND", "OR"]
+
+
+def test_a_join_completes_its_tables_keywords_and_each_alias_columns():
+    after = " FROM audit a JOIN drive d ON d.PK = a.PK"
+    assert texts("SELECT * FROM audit a JOIN ") == ["audit", "sensors", "drive", '"my-table"']
+    assert texts("SELECT * FROM audit a JOIN drive.") == ["by_modified"]
+    assert texts("SELECT * FROM audit a LEFT ") == ["OUTER JOIN", "JOIN"]
+    assert texts("SELECT * FROM audit a JOIN drive d ") == ["ON"]
+    assert texts("SELECT d.s", after) == ["SK", "size"]  # d's columns, not a's
+    assert texts("SELECT a.", after)[:3] == ["PK", "SK", "action"]
+    assert texts("SELECT * FROM audit a JOIN drive d ON d.ow") == ["owner"]
+    assert texts("SELECT ", after)[:2] == ["a.", "d."]  # a join's qualifiers first
+    following = texts("SELECT * FROM audit a JOIN drive d ON d.PK = a.PK ")
+    assert following[:2] == ["AND", "OR"] and {"JOIN", "LEFT JOIN", "WHERE"} <= set(following)
+    assert texts("SELECT x.", " FROM drive x")[:2] == ["PK", "SK"]  # one table's alias too

@@ -23,6 +23,7 @@ import pytest
 from backends import Backend, unique_name
 from test_entity_reads import SHOP_SCHEMA, SHOP_TABLE, _all_items, shop_items
 
+from dynosql.access_patterns import Named, pattern_row
 from dynosql.dynamo.budget import Cancelled, ReadBudget
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.plan.join import JoinPlan
@@ -386,3 +387,16 @@ def test_explain_python_of_a_join_says_why_not(shop: Any) -> None:
     with pytest.raises(DynosqlError) as refused:
         session.execute("EXPLAIN (FORMAT PYTHON) " + CASES[0][0])
     assert "a join's lookups depend on the rows read" in str(refused.value)
+
+
+def test_an_access_pattern_that_joins_is_its_first_read_and_lookups(shop: Any) -> None:
+    session, names, _items, _real = shop
+    sql = _sql(CASES[9][0], names)  # a collection (two orders: two Queries), two lookups
+    row = pattern_row(session, parse(sql), Named(1, "an order's lines and products"))
+    assert row["operation"] == (
+        f"Query ×2 + BatchGetItem {names['products']} + Query per key {names['reviews']}"
+    )
+    assert (row["table"], row["scan"]) == (names["shop"], False)
+    assert row["key condition"].startswith("pk = 'ORDER#12344' AND sk BETWEEN 'ITEM#' AND ")
+    scanning = pattern_row(session, parse(CASES[1][0]), Named(2, "every order"))
+    assert (scanning["operation"], scanning["scan"]) == ("Scan", True)

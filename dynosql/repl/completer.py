@@ -5,7 +5,8 @@ around the cursor and asks `metadata` (anything with the `Metadata` methods) for
 offers depends on where the cursor stands:
 
 - the start of a statement: statement keywords; a ``\\`` starts a backslash command;
-- after FROM, DESCRIBE, ``\\d``: table names; ``table.`` after FROM: that table's indexes;
+- after FROM, JOIN, DESCRIBE, ``\\d``: table names; ``table.`` after FROM or JOIN: that
+  table's indexes; ``o.`` where ``o`` names a source (a join's alias): that source's columns;
 - after SELECT, WHERE/AND/OR/NOT, ORDER BY, GROUP BY, HAVING and commas in those clauses:
   the attributes of the statement's table (key attributes from DescribeTable plus names seen
   in a small sample read), functions, and a few keywords;
@@ -266,6 +267,27 @@ def statement_table(tokens: list[Token]) -> tuple[str | None, str | None]:
     return None, None
 
 
+def statement_sources(tokens: list[Token]) -> dict[str, str]:
+    """Each source after FROM and JOIN, by the name its columns are qualified with (its alias,
+    else its own name), mapped to the table or entity it reads."""
+    sig = significant(tokens)
+    found: dict[str, str] = {}
+    for i, t in enumerate(sig[:-1]):
+        if t.kind != "keyword" or t.upper not in ("FROM", "JOIN"):
+            continue
+        name = sig[i + 1]
+        if name.kind not in ("word", "function", "identifier"):
+            continue
+        j = i + 2
+        if j + 1 < len(sig) and sig[j].text == ".":
+            j += 2  # table.index
+        if j < len(sig) and sig[j].upper == "AS":
+            j += 1
+        alias = sig[j] if j < len(sig) and sig[j].kind in ("word", "identifier") else None
+        found[_unquote((alias or name).text)] = _unquote(name.text)
+    return found
+
+
 def _clause(prev: list[Token]) -> str | None:
     """The clause the cursor is in: SELECT, FROM, WHERE, ORDER BY, GROUP BY, HAVING, LIMIT, ..."""
     for i in range(len(prev) - 1, -1, -1):
@@ -275,7 +297,7 @@ def _clause(prev: list[Token]) -> str | None:
         word = t.upper
         if word == "BY" and i > 0 and prev[i - 1].upper in ("ORDER", "GROUP"):
             return prev[i - 1].upper + " BY"
-        if word in ("SELECT", "FROM", "WHERE", "HAVING", "LIMIT", "SET", "SHOW"):
+        if word in ("SELECT", "FROM", "JOIN", "ON", "WHERE", "HAVING", "LIMIT", "SET", "SHOW"):
             return word
     return None
 
@@ -405,12 +427,25 @@ class _Cursor:
     def tables(self) -> list[Suggestion]:
         return self.out(self.metadata.table_names(), "table", "table")
 
+    @property
+    def statement(self) -> list[Token]:
+        """The whole statement's tokens, the text after the cursor included."""
+        return tokenize(self.text + self.after.split(";", 1)[0])
+
+    @property
+    def sources(self) -> dict[str, str]:
+        return statement_sources(self.statement)
+
     def attributes(self) -> list[Suggestion]:
-        """The statement's table's attributes (else any seen)."""
-        table, _index = statement_table(tokenize(self.text + self.after.split(";", 1)[0]))
+        """A join's qualifiers (``o.``), then the statement's table's attributes (else any
+        seen)."""
+        sources = self.sources
+        joined = [f"{a}." for a in sources] if len(sources) > 1 else []
+        found = self.out(joined, "source", "source", quote=False)
+        table, _index = statement_table(self.statement)
         if table is not None:
-            return self.out(self.metadata.attributes(table), "attribute", "attribute")
-        return self.out(self.metadata.cached_attributes(), "attribute", "attribute")
+            return found + self.out(self.metadata.attributes(table), "attribute", "attribute")
+        return found + self.out(self.metadata.cached_attributes(), "attribute", "attribute")
 
 
 def _cursor(
@@ -467,16 +502,22 @@ def _command(c: _Cursor) -> Offer:
 
 
 def _qualified(c: _Cursor) -> Offer:
-    """``table.`` after FROM: its indexes; a nested path: nothing (names in maps are unknown)."""
+    """``table.`` after FROM or JOIN: its indexes; a source's alias (a join's ``o.``, or
+    ``FROM drive d … d.``): that source's columns; a nested path: nothing (names in maps are
+    unknown)."""
     if c.parent is None:
         return None
-    if not (c.prev and c.prev[-1].upper == "FROM"):
+    if c.prev and c.prev[-1].upper in ("FROM", "JOIN"):
+        info = c.metadata.table(c.parent)
+        if info is None:
+            return []
+        kinds = {ix.name: f"{ix.kind.upper()} index" for ix in info.indexes}
+        found = _match(c.prefix, kinds)
+        return [Suggestion(quote_name(n), "index", -c.width, kinds[n]) for n in found]
+    source = c.sources.get(c.parent)
+    if source is None:
         return []
-    info = c.metadata.table(c.parent)
-    if info is None:
-        return []
-    kinds = {ix.name: f"{ix.kind.upper()} index" for ix in info.indexes}
-    return [Suggestion(quote_name(n), "index", -c.width, kinds[n]) for n in _match(c.prefix, kinds)]
+    return c.out(c.metadata.attributes(source), "attribute", f"column of {source}")
 
 
 def _opening(c: _Cursor) -> Offer:
@@ -509,7 +550,7 @@ def _table_name(c: _Cursor) -> Offer:
     """After FROM, DESCRIBE (TABLE): table names."""
     describing = c.first in ("DESCRIBE", "DESC")
     if not (
-        c.word == "FROM"
+        c.word in ("FROM", "JOIN")
         or (describing and (len(c.prev) == 1 or (len(c.prev) == 2 and c.word == "TABLE")))
     ):
         return None
@@ -568,19 +609,28 @@ def _select_list(c: _Cursor) -> Offer:
     return c.keywords(["FROM", "AS"])
 
 
+def _join(c: _Cursor) -> Offer:
+    """LEFT [OUTER] JOIN, INNER JOIN: the rest of the join's words; after its source: ON."""
+    words = JOIN_NEXT.get(c.word)
+    if words is not None:
+        return c.keywords(words)
+    return c.keywords(["ON"]) if c.clause == "JOIN" else None
+
+
 def _condition(c: _Cursor) -> Offer:
-    """WHERE and HAVING: names and functions to start a condition, then what follows one."""
-    if c.clause not in ("WHERE", "HAVING"):
+    """WHERE, HAVING and a join's ON: names and functions to start a condition, then what
+    follows one."""
+    if c.clause not in ("WHERE", "HAVING", "ON"):
         return None
     word = c.word
-    if word in ("WHERE", "HAVING", "AND", "OR", "NOT", "(", ","):
+    if word in ("WHERE", "HAVING", "ON", "AND", "OR", "NOT", "(", ","):
         funcs = AGGREGATES if c.clause == "HAVING" else CONDITION_FUNCTIONS
         return c.attributes() + c.functions(funcs) + c.keywords([] if word == "NOT" else ["NOT"])
     if word in COMPARISONS:
         return c.keywords(["TRUE", "FALSE", "NULL"]) if word in ("=", "<>", "!=") else []
     if word == "IS":
         return c.keywords(["NULL", "NOT NULL"])
-    return c.keywords(CONDITION_NEXT)
+    return c.keywords(ON_NEXT if c.clause == "ON" else CONDITION_NEXT)
 
 
 def _ordering(c: _Cursor) -> Offer:
@@ -603,8 +653,14 @@ def _anything(c: _Cursor) -> Offer:
 
 
 CONDITION_NEXT = ("AND", "OR", "BETWEEN", "IN", "LIKE", "IS", "GROUP BY", "ORDER BY", "LIMIT")
+ON_NEXT = (*CONDITION_NEXT[:6], "JOIN", "LEFT JOIN", "WHERE", *CONDITION_NEXT[6:])
+JOIN_NEXT: dict[str, tuple[str, ...]] = {
+    "LEFT": ("OUTER JOIN", "JOIN"),
+    "INNER": ("JOIN",),
+    "OUTER": ("JOIN",),
+}
 CLAUSE_NEXT: dict[str, tuple[str, ...]] = {
-    "FROM": ("WHERE", "GROUP BY", "ORDER BY", "LIMIT"),
+    "FROM": ("WHERE", "JOIN", "LEFT JOIN", "GROUP BY", "ORDER BY", "LIMIT"),
     "ORDER BY": ("ASC", "DESC", "LIMIT"),
     "GROUP BY": ("HAVING", "ORDER BY", "LIMIT"),
     "LIMIT": (),
@@ -620,6 +676,7 @@ RULES: tuple[Callable[[_Cursor], Offer], ...] = (
     _after,
     _show_entities_from,
     _select_list,
+    _join,
     _condition,
     _ordering,
     _clause_next,

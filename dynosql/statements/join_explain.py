@@ -135,10 +135,12 @@ def _cost(estimate: Estimate) -> str:
 
 
 def explain_document(join: JoinPlan) -> dict[str, Any]:
-    """EXPLAIN --format json of a join."""
+    """EXPLAIN --format json of a join: the first read's plan document (its operation, table
+    and requests, as a SELECT's), the join's own account, and the whole join's estimate."""
     first = join.first
     estimate = join.estimate
     return {
+        **first.plan.document(),
         "join": {
             "sources": [
                 {
@@ -162,6 +164,7 @@ def explain_document(join: JoinPlan) -> dict[str, Any]:
             "lookups": [
                 {
                     "source": x.side.alias,
+                    "table": x.side.source.table.name,
                     "strategy": "BatchGetItem" if x.full else "Query per key",
                     "index": x.keys.index,
                     "keys": x.match.text(),
