@@ -62,6 +62,7 @@ CASES: dict[str, Case] = {
     "DescribeEntity": Case("DESCRIBE e_{t}", (ENTITY,)),
     "EntitySelect": Case("SELECT * FROM e_{t} WHERE a = 'x'", (ENTITY,)),
     "EntityWrite": Case("DELETE FROM e_{t} WHERE a = 'x' AND n = 1", (ENTITY,)),
+    "JoinSelect": Case("SELECT a.v, b.v FROM {t} a JOIN {t} b ON b.pk = a.pk WHERE a.v = 1"),
     "Insert": Case("INSERT INTO {t} (pk, sk) VALUES ('q', 9)"),
     "Update": Case("UPDATE {t} SET v = 5"),
     "Delete": Case("DELETE FROM {t} WHERE pk = 'p'"),
@@ -79,7 +80,12 @@ CASES: dict[str, Case] = {
     "CopyFrom": Case("COPY {t} FROM '{dir}/in.jsonl'"),
 }
 # what the parser gives for a case whose registered type is made later (entity resolution)
-PARSED_AS = {"EntitySelect": "Select", "EntityWrite": "Delete", "DescribeEntity": "Describe"}
+PARSED_AS = {
+    "EntitySelect": "Select",
+    "EntityWrite": "Delete",
+    "DescribeEntity": "Describe",
+    "JoinSelect": "Select",
+}
 
 
 def test_every_kind_has_a_case() -> None:
