@@ -253,12 +253,8 @@ def test_an_item_collection_is_one_query_at_the_hand_written_cost(shop: Any) -> 
 
 def test_a_lookup_reads_each_distinct_key_once(shop: Any) -> None:
     session, names, _items, _real = shop
-    result = session.execute(
-        _sql(
-            "SELECT i.lineNo, p.name FROM order_item i JOIN {products} p ON p.pk = i.productRef WHERE i.orderId IN ('12340', '12341', '12342')",
-            names,
-        )
-    )
+    sql = "SELECT i.lineNo, p.name FROM order_item i JOIN {products} p ON p.pk = i.productRef WHERE i.orderId IN ('12340', '12341', '12342')"
+    result = session.execute(_sql(sql, names))
     rows = result.all()
     assert len(rows) == 8  # nine lines, one of them naming no product
     # three Queries for the lines, then one BatchGetItem of the distinct product keys
@@ -267,6 +263,11 @@ def test_a_lookup_reads_each_distinct_key_once(shop: Any) -> None:
         f"BatchGetItem {names['products']}",
     ]
     assert result.stats.requests == 4
+    analyzed = session.execute("EXPLAIN ANALYZE " + _sql(sql, names))
+    actual = analyzed.document["actual"]
+    assert (actual["requests"], actual["rows"]) == (4, 8)
+    assert actual["consumed_capacity"] == str(result.stats.capacity.normalize())
+    assert f"actual: 4 request(s) (3× Query {names['shop']}, " in analyzed.all()[-1]["plan"]
 
 
 def test_explain_names_the_strategy_requests_and_rcu(shop: Any) -> None:

@@ -26,6 +26,7 @@ from dynosql.plan.join_sources import resolved
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, named
+from dynosql.statements.read_explain import actual_document
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -192,14 +193,7 @@ def _explain(ctx: Context, planned: Planned[ast.JoinSelect], analyze: bool) -> R
     rows = sum(1 for _row in _result_rows(ctx, join, stats, []))
     stats.rows = rows
     stats.finish()
-    document["actual"] = {
-        "requests": stats.requests,
-        "items_scanned": stats.items_scanned,
-        "rows": rows,
-        "consumed_capacity": str(stats.capacity.normalize()),
-        "capacity_estimated": stats.capacity_estimated,
-        "seconds": round(stats.elapsed, 6),
-    }
+    document["actual"] = actual_document(stats)
     lines.append(
         f"actual: {stats.requests} request(s) ({', '.join(stats.operations)}), "
         f"{stats.items_scanned} items read, {rows} rows, {stats.capacity_text()}, "

@@ -4,10 +4,11 @@ imports the other's module: the import graph stays a tree."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dynosql.plan.model import Plan
+    from dynosql.result import Stats
 
 
 def explain_lines(plan: Plan) -> list[str]:
@@ -49,3 +50,16 @@ def explain_lines(plan: Plan) -> list[str]:
     for warning in plan.warnings:
         lines.append(f"warning: {warning}")
     return lines
+
+
+def actual_document(stats: Stats) -> dict[str, Any]:
+    """EXPLAIN ANALYZE's "actual": what the read did, for a SELECT's plan and a join's alike."""
+    return {
+        "requests": stats.requests,
+        "items_scanned": stats.items_scanned,
+        "rows": stats.rows,
+        "consumed_capacity": str(stats.capacity.normalize()),
+        "bytes_read": stats.bytes_read if stats.bytes_exact else None,
+        "capacity_estimated": stats.capacity_estimated,
+        "seconds": round(stats.elapsed, 6),
+    }

@@ -26,7 +26,7 @@ from dynosql.plan.qualified import has_qualified_paths, resolve_qualified
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck, named
-from dynosql.statements.read_explain import explain_lines
+from dynosql.statements.read_explain import actual_document, explain_lines
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -154,15 +154,7 @@ def explain(ctx: Context, planned: Planned[ast.Select], analyze: bool) -> Result
         count += 1
     stats.rows = count
     stats.finish()
-    document["actual"] = {
-        "requests": stats.requests,
-        "items_scanned": stats.items_scanned,
-        "rows": count,
-        "consumed_capacity": str(stats.capacity.normalize()),
-        "bytes_read": stats.bytes_read if stats.bytes_exact else None,
-        "capacity_estimated": stats.capacity_estimated,
-        "seconds": round(stats.elapsed, 6),
-    }
+    document["actual"] = actual_document(stats)
     read = stats.bytes_text()
     lines.append(
         f"actual: {stats.requests} request(s), {stats.items_scanned} items scanned, "
