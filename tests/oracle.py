@@ -246,7 +246,10 @@ def project(select: ast.Select, item: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(selected.expr, ast.AllColumns):
             source = item.get(selected.expr.alias, ABSENT)
             if type_code(source) == "M":
-                row.update((selected.expr.prefix + k, v) for k, v in source.items())
+                omit = selected.expr.omit  # an entity's composed keys and constants
+                row.update(
+                    (selected.expr.prefix + k, v) for k, v in source.items() if k not in omit
+                )
             continue
         v = resolve(item, selected.expr.elements)
         if v is not ABSENT:

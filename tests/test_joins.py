@@ -25,6 +25,7 @@ from test_entity_reads import SHOP_SCHEMA, SHOP_TABLE, _all_items, shop_items
 
 from dynosql.access_patterns import Named, pattern_row
 from dynosql.dynamo.budget import Cancelled, ReadBudget
+from dynosql.entities.model import Entity
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.plan.join import JoinPlan
 from dynosql.plan.keys import last_with_prefix
@@ -117,9 +118,16 @@ def _oracle(
     for source in join.sources:
         every = items[table_of[source.table.name]]
         entity = source.entity
-        rows = [entity.decode(i) for i in every if entity.belongs(i)] if entity else every
+        rows = [_entity_row(entity, i) for i in every if entity.belongs(i)] if entity else every
         sources.append(oracle.Joined(source.alias, rows, source.on, source.left))
     return oracle.evaluate_join(join.statement, sources).limited
+
+
+def _entity_row(entity: Entity, item: dict[str, Any]) -> dict[str, Any]:
+    """An entity's row as a SELECT of the entity alone reads it: its columns, and the
+    attributes its definition owns (composed keys, constants) when named."""
+    owned = {a: item[a] for a in entity.attributes if a in item and a not in entity.columns}
+    return {**entity.decode(item), **owned}
 
 
 # (sql, what it proves); {shop}, {products}, {reviews} are the tables' names
@@ -179,6 +187,10 @@ CASES = [
     (
         "SELECT o.*, s.carrier FROM orders o JOIN shipment s ON s.orderId = o.orderId WHERE o.orderId = '12349' AND s.status = 'LOST'",
         "o.*: o's columns by their own names",
+    ),
+    (
+        "SELECT o.pk, o.kind, i.sk, i.qty, x.sk AS member FROM orders o JOIN order_item i ON i.orderId = o.orderId JOIN {shop} x ON x.pk = o.pk WHERE o.orderId = '12346'",
+        "an entity's composed keys and constants, named, are read as in a SELECT of it alone: o.pk looks up the raw table's collection",
     ),
 ]
 
@@ -268,6 +280,14 @@ def test_a_lookup_reads_each_distinct_key_once(shop: Any) -> None:
     assert (actual["requests"], actual["rows"]) == (4, 8)
     assert actual["consumed_capacity"] == str(result.stats.capacity.normalize())
     assert f"actual: 4 request(s) (3× Query {names['shop']}, " in analyzed.all()[-1]["plan"]
+
+
+def test_keys_no_item_can_have_are_not_sent(shop: Any) -> None:
+    session, names, _items, _real = shop
+    sql = "SELECT i.lineNo, p.name FROM order_item i JOIN {products} p ON p.pk = i.qty WHERE i.orderId = '12341'"
+    result = session.execute(_sql(sql, names))  # qty is a number, the products' key a string
+    assert result.all() == []
+    assert result.stats.operations == [f"Query {names['shop']}"]
 
 
 def test_explain_names_the_strategy_requests_and_rcu(shop: Any) -> None:

@@ -61,8 +61,8 @@ def project(
         if isinstance(select_item.expr, ast.AllColumns):  # o.*: a joined row's source, whole
             source = item.get(select_item.expr.alias)
             if isinstance(source, dict):
-                prefix = select_item.expr.prefix
-                row.update((prefix + name, v) for name, v in source.items())
+                prefix, omit = select_item.expr.prefix, select_item.expr.omit
+                row.update((prefix + n, v) for n, v in source.items() if n not in omit)
             continue
         v = operand_value(select_item.expr, item)  # no aggregates here
         if v is not MISSING:

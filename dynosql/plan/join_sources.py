@@ -73,11 +73,22 @@ class Source:
         """``entity shipment`` / ``table products``, for messages."""
         return f"entity {self.name}" if self.entity is not None else f"table {self.name}"
 
+    @property
+    def owned(self) -> frozenset[str]:
+        """The attributes an entity's definition owns (composed keys, constants): in its
+        rows, named only (``o.pk``), never in ``o.*``."""
+        if self.entity is None:
+            return frozenset()
+        return frozenset(self.entity.attributes) - set(self.entity.columns)
+
     def row(self, item: dict[str, Any]) -> dict[str, Any]:
         """An item read for this source as its row: an entity's columns (its key columns
-        read back from the key), or a table's whole item with its key attributes first."""
+        read back from the key) and the attributes its definition owns, as a SELECT of the
+        entity alone reads them; or a table's whole item with its key attributes first."""
         if self.entity is not None:
-            return self.entity.decode(item)
+            row = self.entity.decode(item)
+            row.update((name, item[name]) for name in sorted(self.owned) if name in item)
+            return row
         return whole_item_row(item, self.table.keys.names)
 
     def keys(self) -> list[Keys]:
@@ -150,17 +161,19 @@ def qualify(statement: ast.Select, sources: list[Source]) -> ast.Select:
     def visit(node: Any) -> Any:
         if isinstance(node, ast.Path):
             return _qualified(node, sources, by_alias)
-        if isinstance(node, ast.AllColumns) and node.alias not in by_alias:
-            raise _error(
-                f"{node.alias}.*: no source is named {node.alias} (the sources: "
-                f"{', '.join(by_alias)})",
-                node.pos,
-            )
+        if isinstance(node, ast.AllColumns):
+            if node.alias not in by_alias:
+                raise _error(
+                    f"{node.alias}.*: no source is named {node.alias} (the sources: "
+                    f"{', '.join(by_alias)})",
+                    node.pos,
+                )
+            return dataclasses.replace(node, omit=by_alias[node.alias].owned)
         return None
 
     if statement.items is None:
         items: tuple[ast.SelectItem, ...] = tuple(
-            ast.SelectItem(ast.AllColumns(s.alias, f"{s.alias}.")) for s in sources
+            ast.SelectItem(ast.AllColumns(s.alias, f"{s.alias}.", omit=s.owned)) for s in sources
         )
     else:
         items = _named(statement.items, sources)

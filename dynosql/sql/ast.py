@@ -288,6 +288,9 @@ class AllColumns:
     alias: str
     prefix: str = ""  # the output columns' names begin with it
     pos: Pos = field(default=NOWHERE, compare=False)
+    # attributes the source's row holds but ``o.*`` leaves out: an entity's composed keys and
+    # constants (named, ``o.pk``, they are read as in a SELECT of the entity alone)
+    omit: frozenset[str] = frozenset()
 
     @property
     def text(self) -> str:

@@ -115,8 +115,8 @@ def _looked_up(ctx: Context, lookup: Lookup, rows: Iterable[Row], stats: Stats) 
     slot: int | None = None
     requests = 0
     for run, fresh in runs(rows, match.key, FIRST_CHUNK_KEYS, MAX_CHUNK_KEYS):
-        if fresh:
-            plan = lookup.plan(fresh)
+        plan = lookup.plan(fresh) if fresh else None
+        if plan is not None and plan.requests:  # keys no stored item can have: nothing sent
             wanted = {hashed(k) for k in fresh}
             for h in wanted:
                 found[h] = []
