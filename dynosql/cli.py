@@ -40,6 +40,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # 3, 130, 143: errors.exit_code, pro
 EPILOG = """\
 examples:
   dynosql --local                                   the REPL on the embedded example tables
+  dynosql --local --model shop.json                 ... on a NoSQL Workbench model's tables
   dynosql --local -e "SELECT * FROM audit WHERE PK = 'ACTOR#ana.silva' ORDER BY SK DESC LIMIT 5"
   dynosql --local -e "SHOW HOT KEYS FROM sensors LIMIT 5"
   dynosql --local -f examples/drive.sql --format jsonl > out.jsonl
@@ -78,6 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--local",
         action="store_true",
         help="run an embedded DynamoDB (moto, in-process) loaded with the example datasets",
+    )
+    conn.add_argument(
+        "--model",
+        action="append",
+        metavar="FILE.json",
+        default=[],
+        help="with --local: start the embedded DynamoDB with a NoSQL Workbench model's tables, "
+        "indexes and items instead of the examples, its facets declared as entities "
+        "(repeatable; on another endpoint: IMPORT MODEL 'FILE.json')",
     )
     conn.add_argument(
         "--print-endpoint",
@@ -165,6 +175,11 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--local and --endpoint-url exclude each other")
     if args.execute and args.file:
         parser.error("give SQL with -e or -f, not both")
+    if args.model and not args.local:
+        parser.error(
+            "--model starts the embedded DynamoDB with a model: it needs --local (on another "
+            "endpoint: IMPORT MODEL 'FILE.json')"
+        )
     if args.print_endpoint and not args.local:
         parser.error("--print-endpoint prints the embedded DynamoDB's URL: it needs --local")
     if args.print_endpoint and (args.execute or args.file):
@@ -392,7 +407,17 @@ def _connect(args: argparse.Namespace, params: dict[str, Any], settings: Setting
 
     progress = Progress(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
     if args.local:
-        session = Session.local(settings=settings, params=params, progress=progress)
+        session = Session.local(
+            load_examples=not args.model, settings=settings, params=params, progress=progress
+        )
+        try:
+            notes = session.load_models(args.model)
+        except BaseException:
+            session.close()
+            raise
+        if not args.quiet:
+            for note in notes:
+                _err(f"note: {note}")
     else:
         session = Session(
             endpoint_url=args.endpoint_url,

@@ -351,6 +351,22 @@ class Session:
             load_schema(self.context, path)
             self.entities.schema_file = path
 
+    def load_models(self, paths: list[str]) -> list[str]:
+        """``--local --model``: the embedded DynamoDB made with each NoSQL Workbench model's
+        tables and items, its facets declared as entities; the notes on what was left out."""
+        from dynosql.errors import DynosqlError
+        from dynosql.statements.models import load_local
+
+        if self.embedded is None:
+            raise DynosqlError(
+                "--model starts the embedded DynamoDB with a model: it needs --local "
+                "(on another endpoint: IMPORT MODEL 'FILE')"
+            )
+        notes: list[str] = []
+        for name in paths:
+            notes.extend(load_local(self.context, self.embedded, name))
+        return notes
+
     # --- settings -------------------------------------------------------------------------
 
     def set(self, name: str, value: str) -> Result:

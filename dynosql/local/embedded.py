@@ -324,7 +324,6 @@ class LocalDynamo:
         attribute (quadratic); the example items are valid (dynalite takes them through the
         API in the tests), so they go into the table as moto's ``Item`` objects directly
         (`_put_direct`), with ``put_item`` as the fallback for a moto whose internals differ."""
-        from dynosql.dynamo import loader
         from dynosql.examples import datasets
 
         chosen = list(datasets.DATASETS) if names is None else list(names)
@@ -336,8 +335,7 @@ class LocalDynamo:
         backend = self._backend()
         for name in chosen:
             dataset = datasets.DATASETS[name]
-            if not _create_direct(backend, dataset.table):
-                loader.create_table(self.client(parameter_validation=False), dataset.table)
+            self.create_table(dataset.table, backend)
             self.examples.append(name)
             with self._fill_lock:
                 self._unfilled[dataset.table_name] = dataset
@@ -345,6 +343,15 @@ class LocalDynamo:
             return {}
         self.fill_examples({datasets.DATASETS[name].table_name for name in chosen})
         return {name: self.loaded[name] for name in chosen}
+
+    def create_table(self, table: dict[str, Any], backend: Any = None) -> None:
+        """Make a (valid) table from its ``create_table`` kwargs straight in this server's moto
+        backend, as the example tables are (`_create_direct`; CreateTable over HTTP where
+        moto's backend is not shaped as expected). ``--local --model`` makes its tables so."""
+        if not _create_direct(backend or self._backend(), table):
+            from dynosql.dynamo import loader
+
+            loader.create_table(self.client(parameter_validation=False), table)
 
     def fill_examples(self, tables: set[str] | None = None) -> None:
         """Put the items of the example tables made lazily, of `tables` (None: all) that are

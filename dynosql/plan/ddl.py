@@ -411,15 +411,28 @@ def _show_throughput(throughput: dict[str, Any]) -> str:
     return f"PROVISIONED ({throughput['ReadCapacityUnits']}, {throughput['WriteCapacityUnits']})"
 
 
+def provisioned_throughput(description: dict[str, Any]) -> dict[str, int] | None:
+    """A described table's provisioned capacity (its ProvisionedThroughput), None on demand:
+    DescribeTable's BillingModeSummary says which, and a table created PROVISIONED before
+    on-demand existed has no summary but its capacity."""
+    billing = (description.get("BillingModeSummary") or {}).get("BillingMode")
+    throughput = description.get("ProvisionedThroughput") or {}
+    if (billing or "").upper() == "PROVISIONED" or (
+        billing is None and throughput.get("ReadCapacityUnits")
+    ):
+        return {
+            "ReadCapacityUnits": int(throughput.get("ReadCapacityUnits") or 0),
+            "WriteCapacityUnits": int(throughput.get("WriteCapacityUnits") or 0),
+        }
+    return None
+
+
 def show_create(description: dict[str, Any], ttl_attribute: str | None = None) -> str:
     """The CREATE TABLE statement that recreates a table (a DescribeTable ``Table``): keys,
     billing, indexes with projections and throughput, TTL, deletion protection. Items, tags,
     streams, encryption and table class are not part of it."""
-    info_billing = (description.get("BillingModeSummary") or {}).get("BillingMode")
+    provisioned = provisioned_throughput(description)
     throughput = description.get("ProvisionedThroughput") or {}
-    provisioned = (info_billing or "").upper() == "PROVISIONED" or (
-        info_billing is None and throughput.get("ReadCapacityUnits")
-    )
     columns = [
         f"  {quote(a['AttributeName'])} {a['AttributeType']}"
         for a in description.get("AttributeDefinitions", [])

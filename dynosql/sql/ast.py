@@ -845,6 +845,29 @@ class CopyFrom:
     # `prepare` composes each line's item (dynosql.entities.write)
     entity: str | None = None
     prepare: Any = field(default=None, compare=False)
+    # items given rather than read from `path` (IMPORT MODEL: a model's TableData, `path` the
+    # model file), and what continues a load of them that stopped
+    items: Any = field(default=None, compare=False)
+    again: str = ""
+
+
+@dataclass(frozen=True)
+class ImportModel:
+    """``IMPORT MODEL 'file.json'``: a NoSQL Workbench model's tables, items and facets."""
+
+    path: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class ExportModel:
+    """``EXPORT MODEL [table [, table]…] TO 'file.json' [SAMPLE n]``: no table named is every
+    table; SAMPLE n writes at most n items of each entity (and n of no entity) a table."""
+
+    path: str
+    tables: tuple[str, ...] = ()
+    sample: int | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
 
 
 Ddl = CreateTable | CreateIndex | DropIndex | AlterTable | DropTable
@@ -877,6 +900,8 @@ Statement = (  # every statement: the reads above and the writes
     | SetPointInTimeRecovery
     | CopyTo
     | CopyFrom
+    | ImportModel
+    | ExportModel
 )
 
 

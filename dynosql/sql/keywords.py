@@ -35,7 +35,7 @@ class Starter:
     lead: str  # the words that begin it, as dispatch matches them: "SELECT", "START TRANSACTION"
     opening: str  # what completion offers at a statement's start: "INSERT INTO"
     # which parser reads it: read, explain, show, set, table, copy, put, update, delete,
-    # transaction, check, undo
+    # transaction, check, undo, model
     family: str
     explain: bool = False  # EXPLAIN takes it (plans it, sends nothing)
     analyze: bool = False  # EXPLAIN ANALYZE takes it (runs it)
@@ -68,6 +68,8 @@ STARTERS = (
     Starter("ROLLBACK", "ROLLBACK", "transaction"),
     Starter("EXISTS", "EXISTS", "check"),  # PartiQL's condition check, inside BEGIN … COMMIT
     Starter("UNDO", "UNDO", "undo"),
+    Starter("IMPORT", "IMPORT MODEL", "model", explain=True),
+    Starter("EXPORT", "EXPORT MODEL", "model"),
 )
 WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse
 
@@ -92,6 +94,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "DELETION PROTECTION POINT IN TIME RECOVERY SET OFF",
         "copy": "TO FROM SELECT FORMAT START AT LINE ELEMENT SKIP BAD",
         "undo": "LAST FORCE TARGET DAMAGED",
+        "model": "MODEL TO SAMPLE",
         "entity": "ENTITY ENTITIES ON KEY INDEX WHERE IF EXISTS",
         # PartiQL's type predicates: x IS STRING (attribute_type); names elsewhere
         "types": "STRING NUMERIC BOOLEAN BOOL BLOB LIST STRUCT TUPLE",
@@ -207,7 +210,7 @@ RESERVED = (
 )
 KEYWORDS = (
     RESERVED
-    | words("table", "copy", "undo", "entity", "types")
+    | words("table", "copy", "undo", "entity", "types", "model")
     | frozenset(TYPE_WORDS)
     | frozenset(PROJECTIONS)
     | frozenset(BILLING_MODES)

@@ -19,7 +19,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from dynosql.errors import ReplCommandError, SqlError
-from dynosql.sql import ast, entity_parse, keywords, partiql, table_and_copy_parse
+from dynosql.sql import ast, entity_parse, keywords, model_parse, partiql, table_and_copy_parse
 from dynosql.sql.convert import (
     MAX_LIMIT,
     DynoSQL,
@@ -152,6 +152,10 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
     if table_and_copy_parse.LEADING.match(code):
         return table_and_copy_parse.parse_table_or_copy(
             chunk, code, lambda index: _pos(chunk, code, index), _parse_select
+        )
+    if model_parse.LEADING.match(code):
+        return model_parse.parse_model_statement(
+            chunk, code, lambda index: _pos(chunk, code, index)
         )
     if re.match(r"\s*SHOW\b", code, re.I):
         raise _error(
@@ -289,6 +293,15 @@ def _explain(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Explain:
         return table_and_copy_parse.explain(
             Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select
         )
+    if model_parse.LEADING.match(code[m.end() :]):
+        inner = Chunk(blanked, chunk.line, chunk.col)
+        code = strip_comments(blanked)
+        statement = model_parse.parse_model_statement(
+            inner, code, lambda index: _pos(inner, code, index)
+        )
+        if not isinstance(statement, ast.ImportModel) or m.group(1):
+            raise _error(chunk, code, _first(code), "EXPLAIN takes IMPORT MODEL (not ANALYZE)")
+        return ast.Explain(statement)
     statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
     return ast.Explain(statement, analyze=bool(m.group(1)))
 

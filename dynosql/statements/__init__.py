@@ -41,6 +41,8 @@ MODULES: dict[type, str] = {
     ast.SetPointInTimeRecovery: "backups",
     ast.CopyTo: "copy",
     ast.CopyFrom: "copy",
+    ast.ImportModel: "models",
+    ast.ExportModel: "models",
 }
 
 

@@ -21,6 +21,7 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -163,8 +164,8 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Steps[Result]:
     skip_bad = statement.skip_bad or bool(getattr(ctx.settings, "skip_bad", False))
     bad_path = statement.bad_path or statement.path.removesuffix(".gz") + ".bad"
     stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=ctx.estimating)
-    try:
-        stream = files.open_file(statement.path, "r")
+    try:  # items given in memory (IMPORT MODEL) need no file
+        stream = files.open_file(statement.path, "r") if statement.items is None else nullcontext()
     except OSError as err:
         raise ExecutionError(f"cannot read {statement.path}: {err.strerror or err}") from err
     # --dry-run (the pipeline's verdict): every line read and checked, nothing written
@@ -261,6 +262,8 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Steps[Result]:
 
 
 def _lines(statement: ast.CopyFrom, stream: Any, types: dict[str, str]) -> Iterator[files.Line]:
+    if statement.items is not None:
+        return (files.Line(n, dict(item)) for n, item in enumerate(statement.items, 1))
     if statement.format == "parquet":
         from dynosql.engines import parquet
 
@@ -384,6 +387,8 @@ class _Load:
 
     def resume(self, line: int | None = None) -> str:
         s = self.statement
+        if s.items is not None:  # a load of items given in memory is continued by its own
+            return s.again
         extra = f" FORMAT {s.format}"
         if s.skip_bad:
             extra += " SKIP BAD" + (f" '{s.bad_path}'" if s.bad_path else "")

@@ -1,0 +1,376 @@
+"""IMPORT MODEL, EXPORT MODEL and ``--local --model``: NoSQL Workbench models, read and written by
+``dynosql.workbench`` (the format, and what a facet says, are there and in docs/models.md).
+
+IMPORT MODEL 'f.json' is CREATE TABLE, COPY FROM and CREATE ENTITY, run as those statements
+run: each table of the model made by the CREATE TABLE kind (its guards, its wait until ACTIVE),
+its items (the table's and its facets' TableData) put by the COPY FROM kind (BatchWriteItem,
+retried, paced, journaled: ``dynosql undo`` deletes what it put), then each facet declared as
+its entity, checked as CREATE ENTITY checks one. Everything is read and checked before the
+first request: the file, every table, every item (what DynamoDB would refuse is left out and
+said), every entity, the tables there already. A table of the model that exists with the
+model's keys and indexes is kept and its items put again (an import that stopped is continued
+by running it again); one that exists with others refuses the import, nothing sent; so does an
+entity declared otherwise, or named as a table. Its declared effects are a schema change and
+writes that cannot be rolled back: ``--read-only`` and BEGIN … COMMIT refuse it whole.
+``--dry-run`` and ``EXPLAIN IMPORT MODEL`` list the statements it would run.
+
+EXPORT MODEL [t, …] TO 'f.json' [SAMPLE n] reads each table (every table when none is named)
+with a Scan, priced and guarded as any (``--fail-on-scan``, ``--max-rcu``), and writes the
+tables, their indexes, the session's entities of each as facets and the items: all of them,
+or with SAMPLE n at most n of each entity (and n of no entity), the Scan stopping once it has
+them. The file is written under a temporary name and renamed when complete.
+
+`load_local` (``--local --model``): the embedded server made with the model's tables and items
+as it is made with the example tables (no request, no journal: the server is the session's and
+starts empty), the facets declared as entities; a table another ``--model`` made with the same
+keys and indexes is kept and gets this model's items too, as IMPORT MODEL keeps one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from dynosql import __version__, guards, values
+from dynosql.entities.model import Entity
+from dynosql.errors import ExecutionError, PlanError
+from dynosql.guards import READS, Effects
+from dynosql.plan import cost
+from dynosql.plan.ddl import show_create
+from dynosql.plan.model import Plan
+from dynosql.plan.planner import plan_full_scan
+from dynosql.plan.schema import TableInfo
+from dynosql.result import Result, Stats, format_capacity
+from dynosql.sql import ast
+from dynosql.statements.entity_defs import declare
+from dynosql.statements.kind import Kind, ScanCheck, named
+from dynosql.workbench.facets import facet_entities
+from dynosql.workbench.read import Model, ModelTable, read_model
+from dynosql.workbench.write import Exported, model_document, owner
+
+if TYPE_CHECKING:
+    from dynosql.context import Context
+
+
+@dataclass
+class Prepared:
+    """A model read and checked: its tables, each table's entities, and the notes."""
+
+    model: Model
+    entities: dict[str, list[Entity]]  # table -> its facets' entities
+    notes: list[str]
+
+    @property
+    def all_entities(self) -> list[Entity]:
+        return [e for t in self.model.tables for e in self.entities[t.name]]
+
+
+def prepare(path: str) -> Prepared:
+    """The model file read, its tables, items and facets checked (no request)."""
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8-sig")
+    except OSError as err:
+        raise ExecutionError(f"cannot read the model {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise PlanError(f"{path} is not UTF-8 text ({err.reason})") from None
+    model = read_model(text, path)
+    notes = list(model.notes)
+    entities: dict[str, list[Entity]] = {}
+    for table in model.tables:
+        entities[table.name], found = facet_entities(table)
+        notes.extend(found)
+    return Prepared(model, entities, notes)
+
+
+# --- IMPORT MODEL ----------------------------------------------------------------------------
+
+
+def import_model(ctx: Context, statement: ast.ImportModel) -> Result:
+    started = time.monotonic()
+    prepared = prepare(statement.path)
+    kept = _checked_against(ctx, prepared)
+    if guards.dry_run(ctx):
+        result = _listing(statement, prepared, kept)
+        result.rows = iter([*result.rows, {"plan": "-- dry run: nothing was sent"}])
+        result.notes.extend(prepared.notes)
+        return result
+    stats = Stats(capacity_estimated=ctx.estimating)
+    journals: list[str] = []
+    written = 0
+    for table in prepared.model.tables:
+        if table.name not in kept:
+            list(ctx.run_statement(table.create))
+        if not table.items:
+            continue
+        load = ast.CopyFrom(
+            table=table.name,
+            path=statement.path,
+            format="dynamodb",
+            items=list(table.items),
+            again=_again(statement),
+        )
+        loaded = ctx.run_statement(load)
+        list(loaded)
+        written += loaded.stats.rows
+        stats.requests += loaded.stats.requests
+        stats.capacity += loaded.stats.capacity
+        if ctx.last_write is not None and ctx.last_write.journal:
+            journals.append(ctx.last_write.journal)
+    declared = 0
+    for entity in prepared.all_entities:
+        if ctx.entities.get(entity.name) is None:
+            declare(ctx, ast.CreateEntity(entity, source=entity.text()))
+            declared += 1
+    tables = len(prepared.model.tables)
+    made = tables - len(kept)
+    wcu = format_capacity(stats.capacity)
+    title = (
+        f"IMPORT MODEL {statement.path}: {_count(made, 'table')} created"
+        + (f" ({_count(len(kept), 'table')} kept)" if kept else "")
+        + f", {_count(written, 'item')} written, {_count(declared, 'entity', 'entities')} "
+        f"declared · {stats.requests} BatchWriteItem call(s) · "
+        + (f"~{wcu} WCU est." if stats.capacity_estimated else f"{wcu} WCU")
+        + f" · {time.monotonic() - started:.1f}s"
+    )
+    if len(journals) == 1:
+        title += f" · journal {journals[0]}"
+    result = Result.status(title, stats)
+    result.notes.extend(prepared.notes)
+    if len(journals) > 1:
+        result.notes.append("journals of the items written: " + ", ".join(journals))
+    if declared:
+        result.notes.append(
+            "the entities are declared for this session: SHOW CREATE ENTITY e prints one to "
+            "keep in a schema file (--schema)"
+        )
+    return result
+
+
+def _again(statement: ast.ImportModel) -> str:
+    quoted = statement.path.replace("'", "''")
+    return f"IMPORT MODEL '{quoted}' (again: it keeps the tables it made and puts their items)"
+
+
+def _checked_against(ctx: Context, prepared: Prepared) -> set[str]:
+    """The model's tables that exist as the model describes them (kept); a PlanError, before
+    any change, for one that exists otherwise, or an entity that cannot be declared."""
+    existing = set(ctx.port.table_names(fresh=True))
+    kept = set()
+    for table in prepared.model.tables:
+        if table.name not in existing:
+            continue
+        there = ctx.table(table.name)
+        if _shape(there) != _shape(table.info):
+            raise PlanError(
+                f"IMPORT MODEL: table {table.name} exists with other keys or indexes "
+                f"({_shape_text(there)}; the model's: {_shape_text(table.info)}); nothing was "
+                f"sent (DROP TABLE {table.name} first, or import into another endpoint)"
+            )
+        kept.add(table.name)
+    tables = existing | {t.name for t in prepared.model.tables}
+    for entity in prepared.all_entities:
+        if entity.name in tables:
+            raise PlanError(
+                f"IMPORT MODEL: facet {entity.name} has a table's name, and an entity needs a "
+                "name of its own; nothing was sent"
+            )
+        declared = ctx.entities.get(entity.name)
+        if declared is not None and declared.text() != entity.text():
+            raise PlanError(
+                f"IMPORT MODEL: entity {entity.name} is declared otherwise (SHOW CREATE ENTITY "
+                f"{entity.name}); nothing was sent (DROP ENTITY {entity.name} first)"
+            )
+    return kept
+
+
+def _shape(info: TableInfo) -> tuple[Any, ...]:
+    indexes = sorted(
+        (ix.name or "", ix.kind, ix.keys, ix.projection, tuple(sorted(ix.included)))
+        for ix in info.indexes
+    )
+    return info.keys, tuple(indexes)
+
+
+def _shape_text(info: TableInfo) -> str:
+    def keys(path: Any) -> str:
+        k = path.keys
+        return f"{k.pk} {k.pk_type}" + (f", {k.sk} {k.sk_type}" if k.sk else "")
+
+    text = f"key {keys(info)}"
+    for ix in info.indexes:
+        text += f"; {ix.kind.upper()} {ix.name} ({keys(ix)}) {ix.projection}"
+    return text
+
+
+def _listing(statement: ast.ImportModel, prepared: Prepared, kept: set[str]) -> Result:
+    """The statements IMPORT MODEL runs, in order, as SQL (the items as a comment)."""
+    model = prepared.model
+    lines = [
+        f"-- IMPORT MODEL '{statement.path}': {_count(len(model.tables), 'table')}, "
+        f"{_count(sum(len(t.items) for t in model.tables), 'item')}, "
+        f"{_count(len(prepared.all_entities), 'entity', 'entities')}"
+    ]
+    for table in model.tables:
+        if table.name in kept:
+            lines.append(f"-- {table.name} exists with the model's keys and indexes: kept")
+        else:
+            lines.extend(show_create(table.params).splitlines())
+        if table.items:
+            lines.append(f"-- then {_load_text(table)}")
+    for entity in prepared.all_entities:
+        lines.extend(entity.text().splitlines())
+    return Result.plan(lines)
+
+
+def _load_text(table: ModelTable) -> str:
+    wcu = sum(
+        (cost.item_write(None, item, table.info, values.item_size).total for item in table.items),
+        Decimal(0),
+    )
+    calls = -(-len(table.items) // 25)
+    return (
+        f"{_count(len(table.items), 'item')} into {table.name}: BatchWriteItem, "
+        f"{_count(calls, 'call')}, ~{format_capacity(wcu)} WCU est."
+    )
+
+
+def _explain_import(ctx: Context, statement: ast.ImportModel, _analyze: bool) -> Result:
+    prepared = prepare(statement.path)
+    result = _listing(statement, prepared, _checked_against(ctx, prepared))
+    result.notes.extend(prepared.notes)
+    return result
+
+
+# --- EXPORT MODEL ----------------------------------------------------------------------------
+
+
+def export_model(ctx: Context, statement: ast.ExportModel) -> Result:
+    stats = Stats(capacity_estimated=ctx.estimating)
+    plans = _plans(ctx, statement)
+    for plan in plans:
+        guards.scan(ctx, plan, what="EXPORT MODEL")
+    tables = []
+    for plan in plans:
+        entities = tuple(ctx.entities.on(plan.table.name))
+        items = _read(ctx, plan, stats, entities, statement.sample)
+        tables.append(Exported(plan.table.raw, entities, tuple(items)))
+    endpoint = ctx.write_target().get("endpoint", "")
+    document = model_document(
+        Path(statement.path).stem,
+        tables,
+        f"Exported by dynosql {__version__} from {endpoint}".strip(),
+        datetime.now(),
+    )
+    _write(statement.path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    stats.finish()
+    facets = sum(len(t.entities) for t in tables)
+    written = sum(len(t.items) for t in tables)
+    title = (
+        f"EXPORT MODEL → {statement.path}: {_count(len(tables), 'table')}, "
+        f"{_count(facets, 'facet')}, {_count(written, 'item')} · {stats.footer(rows=False)}"
+    )
+    return Result.status(title, stats)
+
+
+def _plans(ctx: Context, statement: ast.ExportModel) -> list[Plan]:
+    names = statement.tables or tuple(ctx.table_names())
+    if not names:
+        raise PlanError("EXPORT MODEL: there is no table to export")
+    return [plan_full_scan(ctx.table(name), None, ctx.options()) for name in names]
+
+
+def _read(
+    ctx: Context, plan: Plan, stats: Stats, entities: tuple[Entity, ...], sample: int | None
+) -> list[dict[str, Any]]:
+    """The table's items: all of them, or at most `sample` of each entity and of no entity
+    (the Scan stops once it has them)."""
+    items = ctx.read(plan, stats)
+    if sample is None:
+        return list(items)
+    kept: list[dict[str, Any]] = []
+    counts: dict[str | None, int] = {e.name: 0 for e in entities}
+    counts[None] = 0
+    for item in items:
+        found = owner(entities, item)
+        name = None if found is None else found.name
+        if counts[name] < sample:
+            counts[name] += 1
+            kept.append(item)
+            if all(n >= sample for n in counts.values()):
+                break
+    return kept
+
+
+def _write(path: str, text: str) -> None:
+    folder, name = os.path.split(path)
+    part = os.path.join(folder, f".{name}.part")
+    try:
+        with open(part, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(part, path)
+    except OSError as err:
+        raise ExecutionError(f"cannot write {path}: {err.strerror or err}") from err
+    finally:
+        if os.path.exists(part):
+            os.unlink(part)
+
+
+def _export_scan(ctx: Context, statement: ast.ExportModel) -> ScanCheck | None:
+    """The largest of the Scans EXPORT MODEL sends (every one is checked before the first)."""
+    plans = _plans(ctx, statement)
+    largest = max(plans, key=lambda p: p.estimate.rcu)
+    return ScanCheck(largest, what="EXPORT MODEL")
+
+
+# --- --local --model -------------------------------------------------------------------------
+
+
+class Embedded(Protocol):
+    """What `load_local` needs of the embedded server (`dynosql.local.embedded.LocalDynamo`)."""
+
+    def create_table(self, table: dict[str, Any]) -> None: ...
+
+    def put_items(self, table: str, items: Any) -> int: ...
+
+    def prepare_exports(self, tables: list[str]) -> None: ...
+
+
+def load_local(ctx: Context, server: Embedded, path: str) -> list[str]:
+    """The embedded server made with a model's tables and items, its facets declared; the
+    notes on what was left out."""
+    prepared = prepare(path)
+    kept = _checked_against(ctx, prepared)  # made by another --model, as IMPORT MODEL keeps one
+    for table in prepared.model.tables:
+        if table.name not in kept:
+            server.create_table(table.params)
+        server.put_items(table.name, table.items)
+    server.prepare_exports([t.name for t in prepared.model.tables])
+    ctx.refresh()
+    for entity in prepared.all_entities:
+        if ctx.entities.get(entity.name) is None:
+            declare(ctx, ast.CreateEntity(entity, source=entity.text()))
+            ctx.entities.origin[entity.name] = Path(path)
+    return prepared.notes
+
+
+def _count(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {plural or word + 's'}"
+
+
+KINDS: dict[type, Kind[Any]] = {
+    ast.ImportModel: Kind(
+        named("IMPORT MODEL"),
+        import_model,
+        lambda _s: Effects(writes=True, schema=True, rollback=False),
+        _explain_import,
+    ),
+    ast.ExportModel: Kind(
+        named("EXPORT MODEL"), export_model, lambda _s: READS, None, _export_scan
+    ),
+}
