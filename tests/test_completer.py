@@ -115,6 +115,8 @@ def test_statement_start_offers_statement_keywords():
         "ROLLBACK",
         "EXISTS",
         "UNDO",
+        "IMPORT MODEL",
+        "EXPORT MODEL",
     ]
     assert texts("SEL") == ["SELECT"]
     assert texts("sel") == ["select"]  # the user's case
@@ -172,6 +174,7 @@ def test_show_explain_and_set():
         "REPLACE INTO",
         "UPDATE",
         "DELETE FROM",
+        "IMPORT MODEL",
         "ANALYZE",
     ]
     assert texts("SET cons") == ["consistent"]
@@ -204,6 +207,11 @@ def test_table_and_file_statements():
         "START AT ELEMENT",
     ]
     assert texts("COPY (SELECT * FROM se") == ["sensors"]  # the SELECT inside completes as one
+    assert texts("EXPORT MODEL ") == ["audit", "sensors", "drive", '"my-table"', "TO"]
+    assert texts("EXPORT MODEL sensors, a") == ["audit"]
+    assert texts("EXPORT MODEL sensors ") == ["TO"]
+    assert texts("EXPORT MODEL TO 'm.json' ") == ["SAMPLE"]
+    assert texts("IMPORT MODEL ") == []
     assert texts("CREATE TABLE t (a S, PRIMARY KEY (a)) WITH GSI g (a) PROJECTION ") == [
         "ALL",
         "KEYS_ONLY",
@@ -381,7 +389,8 @@ def test_never_fails(text):
 def test_write_keywords_at_the_start_and_after_explain():
     assert texts("INS") == ["INSERT INTO"]
     assert texts("up") == ["upsert into", "update"]  # the user's case
-    assert texts("DEL") == ["DELETE FROM"]
+    # what starts with the word first, then what holds it (MODEL)
+    assert texts("DEL") == ["DELETE FROM", "IMPORT MODEL", "EXPORT MODEL"]
     assert texts("ROLL") == ["ROLLBACK"]
     assert texts("EXPLAIN UPD") == ["UPDATE"]
     assert texts("BEGIN ") == [] and texts("COMMIT ") == []

@@ -78,6 +78,8 @@ CASES: dict[str, Case] = {
     "SetPointInTimeRecovery": Case("ALTER TABLE {t} SET POINT IN TIME RECOVERY OFF"),
     "CopyTo": Case("COPY {t} TO '{dir}/out.jsonl'"),
     "CopyFrom": Case("COPY {t} FROM '{dir}/in.jsonl'"),
+    "ImportModel": Case("IMPORT MODEL '{dir}/model.json'"),
+    "ExportModel": Case("EXPORT MODEL {t} TO '{dir}/out.json'"),
 }
 # what the parser gives for a case whose registered type is made later (entity resolution)
 PARSED_AS = {
@@ -150,11 +152,31 @@ def _run(
     return Ran(error, sent, asked), effects
 
 
+def _model(table: str) -> str:
+    """A NoSQL Workbench model of one table, one item and one facet (IMPORT MODEL's case)."""
+    key = {"PartitionKey": {"AttributeName": "pk", "AttributeType": "S"}}
+    facet = {"FacetName": f"f_{table}", "KeyAttributeAlias": {"PartitionKeyAlias": "id"}}
+    data = [{"pk": {"S": "A#1"}}]
+    return json.dumps(
+        {
+            "ModelName": "m",
+            "DataModel": [
+                {
+                    "TableName": table,
+                    "KeyAttributes": key,
+                    "TableFacets": [facet],
+                    "TableData": data,
+                }
+            ],
+        }
+    )
+
+
 def _script(session: Session) -> None:
     session.confirm = None  # nobody to ask, and no --yes
 
 
-@pytest.mark.slow  # 30 kinds, 7 runs each: ~6 s of CPU
+@pytest.mark.slow  # 32 kinds, 7 runs each: ~6 s of CPU
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_every_guard_follows_the_kinds_effects(
     moto_backend: Backend, name: str, tmp_path: Path
@@ -165,6 +187,7 @@ def test_every_guard_follows_the_kinds_effects(
     case = CASES[name]
     table = _table(moto_backend)
     (tmp_path / "in.jsonl").write_text(json.dumps({"pk": "f", "sk": 1}) + "\n")
+    (tmp_path / "model.json").write_text(_model(f"{table}_m"))
 
     def run(settings: dict[str, Any], door: Callable[[Session], None] | None = None) -> Any:
         return _run(moto_backend, table, case, tmp_path, settings, door)

@@ -525,7 +525,7 @@ def test_other_statement_refusals() -> None:
     )
     explain_takes = (
         "line 1, column 9: EXPLAIN takes SELECT, CREATE, ALTER, DROP, COPY, INSERT, UPSERT, "
-        "REPLACE, UPDATE or DELETE"
+        "REPLACE, UPDATE, DELETE or IMPORT"
     )
     assert str(error("EXPLAIN SHOW TABLES")) == explain_takes
     assert str(error("EXPLAIN SET consistent = on")) == explain_takes
@@ -537,7 +537,7 @@ def test_other_statement_refusals() -> None:
 OTHERS = (
     "a statement starts with SELECT, EXPLAIN, SHOW, DESCRIBE, SET, CREATE, ALTER, DROP, COPY, "
     "INSERT, UPSERT, REPLACE, UPDATE, DELETE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK, "
-    "EXISTS or UNDO"
+    "EXISTS, UNDO, IMPORT or EXPORT"
 )
 COMMA = "FROM a, b is not supported: write the join as JOIN b ON …"
 RIGHT = "RIGHT JOIN is not supported: put the source whose rows are kept first and write LEFT JOIN"

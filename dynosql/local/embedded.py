@@ -335,7 +335,7 @@ class LocalDynamo:
         backend = self._backend()
         for name in chosen:
             dataset = datasets.DATASETS[name]
-            self.create_table(dataset.table, backend)
+            self.make_table(dataset.table, backend)
             self.examples.append(name)
             with self._fill_lock:
                 self._unfilled[dataset.table_name] = dataset
@@ -344,7 +344,7 @@ class LocalDynamo:
         self.fill_examples({datasets.DATASETS[name].table_name for name in chosen})
         return {name: self.loaded[name] for name in chosen}
 
-    def create_table(self, table: dict[str, Any], backend: Any = None) -> None:
+    def make_table(self, table: dict[str, Any], backend: Any = None) -> None:
         """Make a (valid) table from its ``create_table`` kwargs straight in this server's moto
         backend, as the example tables are (`_create_direct`; CreateTable over HTTP where
         moto's backend is not shaped as expected). ``--local --model`` makes its tables so."""

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 OPENINGS = tuple(s.opening for s in vocabulary.STARTERS)  # what a statement starts with
 EXPLAINED = tuple(s.opening for s in vocabulary.STARTERS if s.explain)  # after EXPLAIN
 ANALYZED = tuple(s.opening for s in vocabulary.STARTERS if s.analyze)  # after EXPLAIN ANALYZE
-TABLE_STARTERS = tuple(s.word for s in vocabulary.starters("table", "copy"))
+TABLE_STARTERS = tuple(s.word for s in vocabulary.starters("table", "copy", "model"))
 AGGREGATES = vocabulary.functions("aggregate")
 ALL_FUNCTIONS = tuple(f.name for f in vocabulary.FUNCTIONS)
 SETTINGS = tuple(s.name for s in SETTING_TABLE if s.live)
@@ -312,6 +312,8 @@ def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
         return SHOW_NEXT, False
     if first not in TABLE_STARTERS or (first == "COPY" and n >= 2 and words[1] == "("):
         return None  # COPY (SELECT …): completed as a SELECT
+    if first in ("IMPORT", "EXPORT"):
+        return _model_statement(words)
     if n == 1:
         nexts = {
             "CREATE": ["TABLE", "INDEX", "ENTITY"],
@@ -342,6 +344,20 @@ def _table_statement(words: list[str]) -> tuple[list[str], bool] | None:
     if first == "DROP" and n == 3 and words[1] == "INDEX":
         return ["ON"], False
     return [], False
+
+
+def _model_statement(words: list[str]) -> tuple[list[str], bool]:
+    """IMPORT MODEL 'f'; EXPORT MODEL [t, …] TO 'f' [SAMPLE n]: tables until TO."""
+    if len(words) == 1:
+        return ["MODEL"], False
+    if words[0] == "IMPORT" or len(words) < 2:
+        return [], False
+    if "TO" in words:
+        at = words.index("TO")
+        return (["SAMPLE"] if len(words) == at + 2 else []), False
+    if words[-1] in ("MODEL", ","):
+        return (["TO"] if words[-1] == "MODEL" else []), True
+    return ["TO"], False
 
 
 def _copy_options(words: list[str]) -> list[str]:

@@ -28,6 +28,7 @@ keys and indexes is kept and gets this model's items too, as IMPORT MODEL keeps 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -37,19 +38,19 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from dynosql import __version__, guards, values
+from dynosql import values
 from dynosql.entities.model import Entity
 from dynosql.errors import ExecutionError, PlanError
-from dynosql.guards import READS, Effects
+from dynosql.guards import READS, Ask, Effects, Steps, Verdict
 from dynosql.plan import cost
 from dynosql.plan.ddl import show_create
 from dynosql.plan.model import Plan
-from dynosql.plan.planner import plan_full_scan
 from dynosql.plan.schema import TableInfo
-from dynosql.result import Result, Stats, format_capacity
+from dynosql.result import Result, Stats, WriteStats, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.entity_defs import declare
-from dynosql.statements.kind import Kind, ScanCheck, named
+from dynosql.statements.kind import Kind, Planned, ScanCheck, as_steps, named
+from dynosql.version import __version__
 from dynosql.workbench.facets import facet_entities
 from dynosql.workbench.read import Model, ModelTable, read_model
 from dynosql.workbench.write import Exported, model_document, owner
@@ -91,44 +92,70 @@ def prepare(path: str) -> Prepared:
 # --- IMPORT MODEL ----------------------------------------------------------------------------
 
 
-def import_model(ctx: Context, statement: ast.ImportModel) -> Result:
-    started = time.monotonic()
+@dataclass(frozen=True)
+class ImportPlan:
+    """What IMPORT MODEL will do: the model checked, and its tables there already (kept)."""
+
+    prepared: Prepared
+    kept: frozenset[str]
+
+
+def _plan_import(
+    ctx: Context, statement: ast.ImportModel, _explaining: bool
+) -> Planned[ast.ImportModel]:
+    """The model read and checked against the endpoint (ListTables, DescribeTable): once,
+    before the guards and the first change."""
     prepared = prepare(statement.path)
-    kept = _checked_against(ctx, prepared)
-    if guards.dry_run(ctx):
+    return Planned(statement, ImportPlan(prepared, frozenset(_checked_against(ctx, prepared))))
+
+
+def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Result]:
+    """Each table by the CREATE TABLE kind, its items by the COPY FROM kind (each hands the
+    pipeline its own changes, judged as IMPORT MODEL's), then the facets declared."""
+    from dynosql.statements import kind_of
+
+    started = time.monotonic()
+    statement, plan = planned.statement, planned.plan
+    prepared, kept = plan.prepared, plan.kept
+    if (yield Ask()) is Verdict.DRY:  # --dry-run: the statements it would run, nothing sent
         result = _listing(statement, prepared, kept)
         result.rows = iter([*result.rows, {"plan": "-- dry run: nothing was sent"}])
         result.notes.extend(prepared.notes)
         return result
+    loads: list[WriteStats] = []
+
+    def wrote(stats: WriteStats) -> None:  # each load's journal, and the session's last write
+        loads.append(stats)
+        ctx.wrote(stats)
+
+    inner = dataclasses.replace(ctx, wrote=wrote)
     stats = Stats(capacity_estimated=ctx.estimating)
-    journals: list[str] = []
     written = 0
     for table in prepared.model.tables:
         if table.name not in kept:
-            list(ctx.run_statement(table.create))
+            kind = kind_of(table.create)
+            yield from as_steps(kind.run(inner, kind.plan(inner, table.create, False)))
         if not table.items:
             continue
         load = ast.CopyFrom(
             table=table.name,
             path=statement.path,
             format="dynamodb",
-            items=list(table.items),
+            items=table.items,
             again=_again(statement),
         )
-        loaded = ctx.run_statement(load)
-        list(loaded)
+        kind = kind_of(load)
+        loaded = yield from as_steps(kind.run(inner, kind.plan(inner, load, False)))
         written += loaded.stats.rows
         stats.requests += loaded.stats.requests
         stats.capacity += loaded.stats.capacity
-        if ctx.last_write is not None and ctx.last_write.journal:
-            journals.append(ctx.last_write.journal)
     declared = 0
     for entity in prepared.all_entities:
         if ctx.entities.get(entity.name) is None:
             declare(ctx, ast.CreateEntity(entity, source=entity.text()))
             declared += 1
-    tables = len(prepared.model.tables)
-    made = tables - len(kept)
+    journals = [w.journal for w in loads if w.journal]
+    made = len(prepared.model.tables) - len(kept)
     wcu = format_capacity(stats.capacity)
     title = (
         f"IMPORT MODEL {statement.path}: {_count(made, 'table')} created"
@@ -208,7 +235,7 @@ def _shape_text(info: TableInfo) -> str:
     return text
 
 
-def _listing(statement: ast.ImportModel, prepared: Prepared, kept: set[str]) -> Result:
+def _listing(statement: ast.ImportModel, prepared: Prepared, kept: frozenset[str]) -> Result:
     """The statements IMPORT MODEL runs, in order, as SQL (the items as a comment)."""
     model = prepared.model
     lines = [
@@ -240,23 +267,33 @@ def _load_text(table: ModelTable) -> str:
     )
 
 
-def _explain_import(ctx: Context, statement: ast.ImportModel, _analyze: bool) -> Result:
-    prepared = prepare(statement.path)
-    result = _listing(statement, prepared, _checked_against(ctx, prepared))
-    result.notes.extend(prepared.notes)
+def _explain_import(ctx: Context, planned: Planned[ast.ImportModel], _analyze: bool) -> Result:
+    plan = planned.plan
+    result = _listing(planned.statement, plan.prepared, plan.kept)
+    result.notes.extend(plan.prepared.notes)
     return result
 
 
 # --- EXPORT MODEL ----------------------------------------------------------------------------
 
 
-def export_model(ctx: Context, statement: ast.ExportModel) -> Result:
+def _plan_export(
+    ctx: Context, statement: ast.ExportModel, _explaining: bool
+) -> Planned[ast.ExportModel]:
+    """A Scan of each table (every table when none is named): the guards judge each one
+    before the first is sent."""
+    names = statement.tables or tuple(ctx.table_names())
+    if not names:
+        raise PlanError("EXPORT MODEL: there is no table to export")
+    plans = tuple(ctx.full_scan_plan(name) for name in names)
+    return Planned(statement, plans, tuple(ScanCheck(p, what="EXPORT MODEL") for p in plans))
+
+
+def export_model(ctx: Context, planned: Planned[ast.ExportModel]) -> Result:
+    statement = planned.statement
     stats = Stats(capacity_estimated=ctx.estimating)
-    plans = _plans(ctx, statement)
-    for plan in plans:
-        guards.scan(ctx, plan, what="EXPORT MODEL")
     tables = []
-    for plan in plans:
+    for plan in planned.plan:
         entities = tuple(ctx.entities.on(plan.table.name))
         items = _read(ctx, plan, stats, entities, statement.sample)
         tables.append(Exported(plan.table.raw, entities, tuple(items)))
@@ -276,13 +313,6 @@ def export_model(ctx: Context, statement: ast.ExportModel) -> Result:
         f"{_count(facets, 'facet')}, {_count(written, 'item')} · {stats.footer(rows=False)}"
     )
     return Result.status(title, stats)
-
-
-def _plans(ctx: Context, statement: ast.ExportModel) -> list[Plan]:
-    names = statement.tables or tuple(ctx.table_names())
-    if not names:
-        raise PlanError("EXPORT MODEL: there is no table to export")
-    return [plan_full_scan(ctx.table(name), None, ctx.options()) for name in names]
 
 
 def _read(
@@ -321,20 +351,13 @@ def _write(path: str, text: str) -> None:
             os.unlink(part)
 
 
-def _export_scan(ctx: Context, statement: ast.ExportModel) -> ScanCheck | None:
-    """The largest of the Scans EXPORT MODEL sends (every one is checked before the first)."""
-    plans = _plans(ctx, statement)
-    largest = max(plans, key=lambda p: p.estimate.rcu)
-    return ScanCheck(largest, what="EXPORT MODEL")
-
-
 # --- --local --model -------------------------------------------------------------------------
 
 
 class Embedded(Protocol):
     """What `load_local` needs of the embedded server (`dynosql.local.embedded.LocalDynamo`)."""
 
-    def create_table(self, table: dict[str, Any]) -> None: ...
+    def make_table(self, table: dict[str, Any]) -> None: ...
 
     def put_items(self, table: str, items: Any) -> int: ...
 
@@ -348,7 +371,7 @@ def load_local(ctx: Context, server: Embedded, path: str) -> list[str]:
     kept = _checked_against(ctx, prepared)  # made by another --model, as IMPORT MODEL keeps one
     for table in prepared.model.tables:
         if table.name not in kept:
-            server.create_table(table.params)
+            server.make_table(table.params)
         server.put_items(table.name, table.items)
     server.prepare_exports([t.name for t in prepared.model.tables])
     ctx.refresh()
@@ -369,8 +392,7 @@ KINDS: dict[type, Kind[Any]] = {
         import_model,
         lambda _s: Effects(writes=True, schema=True, rollback=False),
         _explain_import,
+        plan=_plan_import,
     ),
-    ast.ExportModel: Kind(
-        named("EXPORT MODEL"), export_model, lambda _s: READS, None, _export_scan
-    ),
+    ast.ExportModel: Kind(named("EXPORT MODEL"), export_model, lambda _s: READS, plan=_plan_export),
 }
