@@ -176,7 +176,7 @@ def _script(session: Session) -> None:
     session.confirm = None  # nobody to ask, and no --yes
 
 
-@pytest.mark.slow  # 32 kinds, 7 runs each: ~6 s of CPU
+@pytest.mark.slow  # 33 kinds, 7 runs each: ~6 s of CPU
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_every_guard_follows_the_kinds_effects(
     moto_backend: Backend, name: str, tmp_path: Path
