@@ -522,7 +522,7 @@ def planning_script() -> tuple[str, dict]:
 
 def bench_plan(runs: int) -> dict:
     from dynosql.errors import DynosqlError
-    from dynosql.plan import Options, plan_select
+    from dynosql.plan.planner import Options, plan_select
     from dynosql.sql import ast, parse_script
 
     script, tables = planning_script()

@@ -184,6 +184,21 @@ def format_number(value: Decimal) -> str:
     return format(normal, "f")
 
 
+def sql_literal(value: Any) -> str:
+    """A value as a SQL literal (``'it''s'``, ``42``, ``TRUE``, ``NULL``, ``X'00ff'``)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, Decimal):
+        return format_number(value)
+    if isinstance(value, bytes):
+        return f"X'{value.hex()}'"
+    return repr(value)
+
+
 # --- wire format -------------------------------------------------------------------------------
 
 

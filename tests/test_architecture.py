@@ -1,8 +1,9 @@
 """The shape of the house, checked: one direction of flow, thin front doors, one settings table.
 
 - The import graph of dynosql has no cycle, counting every import: inside functions (lazy),
-  under ``if TYPE_CHECKING:`` (a type-only circle is still a circle in the design), and a
-  package's __init__ importing its own modules.
+  under ``if TYPE_CHECKING:`` (a type-only circle is still a circle in the design), a
+  package's __init__ importing its own modules, and the parent packages an import runs
+  (importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first).
 - Only the AWS edge (dynosql/dynamo) and the embedded server beside it (dynosql/local) import
   boto3, botocore or moto, send AWS requests or sleep; the edge imports nothing above it.
 - plan/ and evaluate/ import in one direction only (plan uses evaluate).
@@ -77,11 +78,21 @@ def _imports(path: Path) -> frozenset[str]:
     return frozenset(found)
 
 
+def _with_parents(module: str, importer: str) -> set[str]:
+    """`module` and the packages Python runs before it (``a`` and ``a.b`` for ``a.b.c``),
+    less the importer's own: its parents ran before it did."""
+    parts = module.split(".")
+    found = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    return {m for m in found if not importer.startswith(m + ".") and m != importer}
+
+
 def _graph() -> dict[str, set[str]]:
     modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph = {}
     for name, path in modules.items():
-        graph[name] = {m for m in _imports(path) if m in modules and m != name}
+        graph[name] = {
+            parent for m in _imports(path) for parent in _with_parents(m, name) if parent in modules
+        }
     return graph
 
 
@@ -95,8 +106,10 @@ def _outside_the_edge() -> list[Path]:
 
 def test_the_import_graph_has_no_cycle():
     """Lazy imports (inside functions) count: a loop closed by one still runs half-made
-    modules, only later. So does a package's __init__ importing its own modules: Python runs
-    it before any of them."""
+    modules, only later. So does a package's __init__ importing its own modules, and the
+    package an import runs first: Python runs it before any of its modules (``entities.model``
+    importing ``sql.ast`` ran ``sql/__init__``, whose parse imports the parser, which builds
+    entities)."""
     graph = _graph()
     state: dict[str, int] = {}
     stack: list[str] = []
@@ -153,6 +166,26 @@ EDGE_MAY_IMPORT = (
     "dynosql.user_cache",
     "dynosql.examples",
 )
+
+
+def test_the_edge_loads_only_what_it_needs():
+    """What importing the port's adapter really loads (parents' __init__ included): the plan's
+    data, never the planner, the evaluator, the SQL tree or the journal."""
+    code = (
+        "import sys, dynosql.dynamo.backend\n"
+        "print('\\n'.join(m for m in sys.modules if m.startswith('dynosql.')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent
+    )
+    loaded = done.stdout.split()
+    assert "dynosql.plan.model" in loaded  # the finder sees what it looks for
+    beyond = [
+        m
+        for m in loaded
+        if not any(m == a or m.startswith(a + ".") for a in EDGE_MAY_IMPORT) and m != "dynosql.plan"
+    ]
+    assert beyond == []
 
 
 def _dynosql_imports(path: Path) -> set[str]:

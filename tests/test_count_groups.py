@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from dynosql import values
 from dynosql.evaluate import aggregate, count_groups
-from dynosql.plan import plan_select
+from dynosql.plan.planner import plan_select
 from dynosql.plan.schema import table_info
 from dynosql.sql import parse_script
 from dynosql.values import MISSING, StringSet

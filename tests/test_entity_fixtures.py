@@ -32,7 +32,8 @@ from dynosql.entities.check import check
 from dynosql.entities.model import Entity
 from dynosql.entities.read import rewrite_select
 from dynosql.errors import PlanError
-from dynosql.plan import Options, Plan, plan_select
+from dynosql.plan.model import Plan
+from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import bind
 from dynosql.sql import ast, parse, split_script

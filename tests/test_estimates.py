@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from dynosql.plan import Options, plan_select
 from dynosql.plan.cost import scan_estimate
+from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import table_info
 from dynosql.sql import parse
 from dynosql.values import read_units

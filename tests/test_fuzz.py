@@ -35,9 +35,10 @@ from hypothesis import strategies as st
 
 from dynosql.errors import DynosqlError
 from dynosql.examples import datasets
-from dynosql.plan import Options, Plan, plan_select
 from dynosql.plan.join import plan_join
 from dynosql.plan.join_sources import resolved
+from dynosql.plan.model import Plan
+from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import Session, bind
 from dynosql.sql import ast, parse_script, split_script

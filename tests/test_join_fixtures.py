@@ -25,9 +25,9 @@ from test_planner_fixtures import Case, fill, format_expected, parse_fixtures, v
 
 from dynosql.entities.model import Entity
 from dynosql.errors import DynosqlError
-from dynosql.plan import Options, plan_select
 from dynosql.plan.join import JoinPlan, plan_join
 from dynosql.plan.join_sources import resolved
+from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import bind
 from dynosql.sql import ast, parse

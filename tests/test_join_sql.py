@@ -9,9 +9,9 @@ import pytest
 from test_join_fixtures import find
 
 from dynosql.errors import DynosqlError, SqlError
-from dynosql.plan import Options
 from dynosql.plan.join import plan_join
 from dynosql.plan.join_sources import resolved
+from dynosql.plan.planner import Options
 from dynosql.session import Session
 from dynosql.sql import ast, parse
 

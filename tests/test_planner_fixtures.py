@@ -25,7 +25,8 @@ from typing import Any
 import pytest
 
 from dynosql.errors import PlanError
-from dynosql.plan import Options, Plan, plan_select
+from dynosql.plan.model import Plan
+from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import bind
 from dynosql.sql import ast, parse

@@ -28,8 +28,8 @@ from dynosql.evaluate.sample_stats import (
     t_quantile,
     total_interval,
 )
-from dynosql.plan import plan_select
 from dynosql.plan.model import SampleSpec
+from dynosql.plan.planner import plan_select
 from dynosql.plan.sample import choose_segments, sample_shape
 from dynosql.sql import ast, parse
 from dynosql.statements.read_explain import explain_lines

@@ -23,8 +23,8 @@ import pytest
 from test_planner_fixtures import TABLES, Case, fill, format_expected, parse_fixtures
 
 from dynosql.errors import DynosqlError
-from dynosql.plan import Options
 from dynosql.plan.model import _jsonable
+from dynosql.plan.planner import Options
 from dynosql.plan.write import WriteOptions, WritePlan, plan_write
 from dynosql.session import bind
 from dynosql.sql import ast, parse

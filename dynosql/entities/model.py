@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynosql import values
-from dynosql.sql import ast
+from dynosql.position import NOWHERE, Pos
 from dynosql.values import MISSING
 
 
@@ -57,9 +57,7 @@ _WORDS = frozenset({"KEY", "INDEX", "WHERE", "ON", "ENTITY"})
 
 def literal_text(value: Any) -> str:
     """A value as SQL (a constant, a template's literal)."""
-    from dynosql.sql.text import sql_text
-
-    return sql_text(ast.Literal(value))
+    return values.sql_literal(value)
 
 
 @dataclass(frozen=True)
@@ -69,7 +67,7 @@ class Template:
     attribute: str
     parts: tuple[Part, ...]
     key_type: str = "S"  # the attribute's type: S, or N/B for one column alone
-    pos: ast.Pos = field(default=ast.NOWHERE, compare=False)
+    pos: Pos = field(default=NOWHERE, compare=False)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -215,9 +213,11 @@ class Access:
     index: str | None
     pk: Template
     sk: Template | None = None
-    where: ast.Condition | None = field(default=None, compare=False)
+    # the parsed condition (a dynosql.sql.ast.Condition): the definition holds it without
+    # importing the SQL package, whose parser builds definitions
+    where: Any = field(default=None, compare=False)
     where_text: str = ""
-    pos: ast.Pos = field(default=ast.NOWHERE, compare=False)
+    pos: Pos = field(default=NOWHERE, compare=False)
 
     @property
     def templates(self) -> tuple[Template, ...]:

@@ -1,6 +1,6 @@
-"""Planning: a bound statement and a table description → the cheapest Plan. Pure: no I/O."""
+"""Planning: a bound statement and a table description → the cheapest Plan. Pure: no I/O.
 
-from dynosql.plan.model import Estimate, Plan, Request
-from dynosql.plan.planner import Options, plan_full_scan, plan_select
-
-__all__ = ["Estimate", "Options", "Plan", "Request", "plan_full_scan", "plan_select"]
+Empty on purpose: the AWS edge imports the plan's data (``model``, ``port``, ``schema``,
+``cost``) and would otherwise load the planner, the evaluator and the SQL tree with them.
+The planner is ``planner.plan_select``; the plan is ``model.Plan``.
+"""

@@ -6,10 +6,12 @@ import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynosql.plan.schema import IndexInfo, TableInfo
-from dynosql.sql import ast
+
+if TYPE_CHECKING:
+    from dynosql.sql import ast
 
 
 @dataclass

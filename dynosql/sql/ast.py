@@ -13,6 +13,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dynosql import values
+from dynosql.position import NOWHERE as NOWHERE
+from dynosql.position import Pos as Pos
 from dynosql.sql.keywords import ITEM_MEASURES
 
 if TYPE_CHECKING:
@@ -69,17 +71,6 @@ def _make_methods(cls: type) -> None:
 
 
 MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer (bind checks it too)
-
-
-@dataclass(frozen=True)
-class Pos:
-    """1-based line and column in the script the statement came from."""
-
-    line: int = 1
-    col: int = 1
-
-
-NOWHERE = Pos(0, 0)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@ plan's residual conditions), and the planner fixtures' ``residual``."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from dynosql import values
@@ -18,18 +17,7 @@ def sql_text(node: Any, nested: bool = False) -> str:
     if isinstance(node, ast.Path):
         return node.text
     if isinstance(node, ast.Literal):
-        v = node.value
-        if isinstance(v, bool):
-            return "TRUE" if v else "FALSE"
-        if v is None:
-            return "NULL"
-        if isinstance(v, str):
-            return "'" + v.replace("'", "''") + "'"
-        if isinstance(v, Decimal):
-            return values.format_number(v)
-        if isinstance(v, bytes):
-            return f"X'{v.hex()}'"
-        return repr(v)
+        return values.sql_literal(node.value)
     if isinstance(node, ast.Size):
         return f"size({node.path.text})"
     if isinstance(node, ast.Scalar) and not node.text:
