@@ -90,6 +90,7 @@ def wire(pk: str, sk: str, **attributes: Any) -> dict[str, Any]:
         (model(table(BillingMode="ON_DEMAND")), "BillingMode 'ON_DEMAND': PROVISIONED or"),
         (model(table(TableName="ab")), "m.json: table ab: table name 'ab' is not valid"),
         (model(table(), table()), "m.json: two tables are named things"),
+        (model({"TableName": "things"}), "m.json: table things: KeyAttributes is missing"),
     ],
 )
 def test_what_dynamodb_would_refuse_is_refused_before_any_request(text: str, message: str) -> None:

@@ -180,8 +180,10 @@ def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Resul
 
 
 def _again(statement: ast.ImportModel) -> str:
+    """The statement that continues a load that stopped (it keeps the tables it made and puts
+    their items again), and the one the journal records."""
     quoted = statement.path.replace("'", "''")
-    return f"IMPORT MODEL '{quoted}' (again: it keeps the tables it made and puts their items)"
+    return f"IMPORT MODEL '{quoted}'"
 
 
 def _checked_against(ctx: Context, prepared: Prepared) -> set[str]:

@@ -109,6 +109,8 @@ def _unique(names: list[str], message: str) -> None:
 
 
 def _mapping(raw: Any, where: str) -> Mapping[str, Any]:
+    if raw is None:
+        raise PlanError(f"{where} is missing")
     if not isinstance(raw, dict):
         raise PlanError(f"{where} is not an object")
     return raw
