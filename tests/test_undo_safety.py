@@ -289,6 +289,7 @@ def test_undo_after_an_index_was_added_names_it_and_restores_the_rest(
     assert all("by_a" in r["state"] for r in listed)
     said = " ".join(undo.warnings)
     assert "by_a" in said and "2 item(s)" in said
+    assert "changed after" not in said  # held back by the index, not changed since
     now = _scan(moto_backend, name)
     assert {k: v for k, v in now.items() if k[0] == "p1"} == {
         k: v for k, v in before.items() if k[0] == "p1"
@@ -315,7 +316,28 @@ def test_undo_after_the_table_was_recreated_with_other_keys_says_so(
     listed = forced.all()
     assert [(r["pk"], r["sk"]) for r in listed] == [("p0", 0)]
     assert "key" in listed[0]["state"] and forced.stats.changed == 0
+    said = " ".join(forced.warnings)
+    assert "keyed (id S)" in said and "changed after" not in said
     assert moto_backend.client().scan(TableName=name)["Items"] == []
+
+
+def test_items_dynamodb_refuses_are_listed_as_refused_not_as_changed(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """An index added since keys ``a`` as its partition key, and two items held a 3,000-byte
+    ``a`` (over the 2,048 bytes a partition key may hold): DynamoDB refuses their restores, so
+    they are listed with its reason and counted as refused, not as changed since."""
+    name, _before = _table(moto_backend, items=3, a="y" * 3000)
+    session = _session(moto_backend, tmp_path)
+    result = session.execute(f"UPDATE {name} SET a = 'x' WHERE n >= 1")
+    result.all()
+    session.execute(f"CREATE INDEX by_a ON {name} (a S)").all()
+    undo = session.undo(result.stats.journal)
+    listed = undo.all()
+    assert sorted((r["pk"], r["sk"]) for r in listed) == [("p0", 2), ("p1", 1)]
+    assert all("DynamoDB refused it" in r["state"] for r in listed)
+    said = " ".join(undo.warnings)
+    assert "2 item(s) refused by DynamoDB" in said and "changed after" not in said
 
 
 # --- 9: messages that name what they are about -------------------------------------------------

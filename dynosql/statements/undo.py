@@ -37,7 +37,7 @@ from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named, unplanned
 from dynosql.statements.undo_last import is_undo, last_journal
-from dynosql.statements.undo_write import Restorer, same_file
+from dynosql.statements.undo_write import CHANGED_STATE, REFUSED_STATE, Restorer, same_file
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -283,12 +283,15 @@ def _answer(
     unknown: list[dict[str, Any]],
     notes: list[str],
 ) -> Result:
-    """The items undo did not restore, each with why (`state`); a status when none."""
+    """The items undo did not restore, each with why (`state`); a status when none. Items a
+    schema change held back are counted in `notes` (`_change_notes`), not here."""
     warnings = list(notes)
-    if conflicts:
-        warnings.append(
-            f"{len(conflicts)} item(s) changed after the statement: not restored (listed)"
-        )
+    changed = sum(1 for row in conflicts if row["state"] == CHANGED_STATE)
+    if changed:
+        warnings.append(f"{changed} item(s) changed after the statement: not restored (listed)")
+    refused = sum(1 for row in conflicts if row["state"].startswith(REFUSED_STATE))
+    if refused:
+        warnings.append(f"{refused} item(s) refused by DynamoDB: not restored (listed, with why)")
     if unknown:
         warnings.append(
             f"{len(unknown)} write(s) were sent but their outcome never reached the journal (the "

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from dynosql.plan.schema import TableInfo
 
 CHANGED_STATE = "changed since"
+REFUSED_STATE = "not restored: DynamoDB refused it"
 
 
 def undo_journal(ctx: Context, undone: str) -> tuple[Journal | None, bool]:
@@ -178,7 +179,7 @@ class Restorer:
                 raise
             if self.journal is not None:
                 self.journal.refused(r.table, r.key, why)
-            target["why"] = f"not restored: DynamoDB refused it ({why})"
+            target["why"] = f"{REFUSED_STATE} ({why})"
             return Outcome(target, False)
         left = r.left[state]
         if response is None:
