@@ -403,11 +403,23 @@ def test_the_rate_is_the_statements_whatever_read_asks() -> None:
         ReadBudget(now, threading.Lock(), None, Decimal(10), cancel).reserve(Decimal(1))
 
 
-def test_explain_python_of_a_join_says_why_not(shop: Any) -> None:
-    session, _names, _items, _real = shop
-    with pytest.raises(DynosqlError) as refused:
-        session.execute("EXPLAIN (FORMAT PYTHON) " + CASES[0][0])
-    assert "a join's lookups depend on the rows read" in str(refused.value)
+def test_explain_python_or_partiql_of_a_join_says_why_not(shop: Any) -> None:
+    session, names, _items, _real = shop
+    for form in ("PYTHON", "PARTIQL"):
+        with pytest.raises(DynosqlError) as refused:
+            session.execute(f"EXPLAIN (FORMAT {form}) " + CASES[0][0])
+        assert str(refused.value).startswith(f"EXPLAIN (FORMAT {form}) writes one statement's ")
+        assert "a join's lookups depend on the rows read" in str(refused.value)
+    # an entity's statement alone: its physical statement's PartiQL (it was an AssertionError)
+    sql = "EXPLAIN (FORMAT PARTIQL) UPDATE orders SET total = 3 WHERE orderId = '12345'"
+    shown = [r["plan"] for r in session.execute(sql).all()]
+    assert shown[1] == (
+        f'  1. UPDATE "{names["shop"]}" SET "total" = 3 WHERE "pk" = \'ORDER#12345\' AND '
+        "\"sk\" = 'ORDER#12345' AND (\"kind\" = 'order')"
+    )
+    sql = "EXPLAIN (FORMAT PARTIQL) SELECT total FROM orders WHERE orderId = '12345'"
+    shown = [r["plan"] for r in session.execute(sql).all()]
+    assert shown[1].startswith(f'  1. SELECT "total" FROM "{names["shop"]}" WHERE "pk" = ')
 
 
 def test_an_access_pattern_that_joins_is_its_first_read_and_lookups(shop: Any) -> None:

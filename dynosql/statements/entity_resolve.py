@@ -45,15 +45,20 @@ def resolve(ctx: Context, statement: Any) -> Any:
         inner = resolve(ctx, statement.statement)
         if inner is statement.statement:
             return statement
-        if statement.program and isinstance(inner, ast.EntitySelect):
-            inner = inner.read.physical  # the requests as a program: the physical plan's
-        if statement.program and isinstance(inner, ast.JoinSelect):
-            from dynosql.errors import PlanError
+        if statement.program or statement.partiql:  # the requests or PartiQL: the physical's
+            if isinstance(inner, ast.EntitySelect):
+                inner = inner.read.physical
+            elif isinstance(inner, ast.EntityWrite) and statement.partiql:
+                inner = inner.write.physical
+            elif isinstance(inner, ast.JoinSelect):
+                from dynosql.errors import PlanError
 
-            raise PlanError(
-                "EXPLAIN (FORMAT PYTHON) writes one SELECT's requests: a join's lookups depend on "
-                "the rows read, so EXPLAIN shows them as text"
-            )
+                written = "requests" if statement.program else "PartiQL"
+                raise PlanError(
+                    f"EXPLAIN (FORMAT {'PYTHON' if statement.program else 'PARTIQL'}) writes one "
+                    f"statement's {written}: a join's lookups depend on the rows read, so "
+                    "EXPLAIN shows them as text"
+                )
         return dataclasses.replace(statement, statement=inner)
     if isinstance(statement, ast.Describe) and entities.get(statement.table) is not None:
         return ast.DescribeEntity(statement.table, statement.pos)
