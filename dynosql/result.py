@@ -71,13 +71,15 @@ class Stats:
 
 def all_columns(columns: list[str], rows: Iterable[Row]) -> list[str]:
     """The result's columns plus any attribute the rows have beyond them (first seen first):
-    the header of a ``SELECT *`` (csv, the DB-API's description)."""
-    seen = dict.fromkeys(columns)
+    the header of a ``SELECT *`` (csv, the DB-API's description). A column named twice
+    (``SELECT data, data``: one value, sql/convert.py) stays twice."""
+    out, seen = list(columns), set(columns)
     for row in rows:
         for name in row:
             if name not in seen:
-                seen[name] = None
-    return list(seen)
+                seen.add(name)
+                out.append(name)
+    return out
 
 
 def interrupted_text(result: Result | None) -> str:

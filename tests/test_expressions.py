@@ -79,6 +79,24 @@ BIG = D("12345678901234567890123456789012345678")  # 38 significant digits
         ("CAST_NUMBER", ["1" * 39], None),  # more than 38 digits: not a DynamoDB number
         ("CAST_NUMBER", ["NaN"], None),
         ("CAST_STRING", [D("1E+3")], "1000"),
+        ("CAST_STRING", ["äb😀cd", D(3)], "äb😀"),  # VARCHAR(3): three code points
+        ("CAST_STRING", [D("1.50"), D(2)], "1."),
+        ("CAST_INTEGER", ["2.5"], D(3)),  # half away from zero, as PostgreSQL
+        ("CAST_INTEGER", [D("-2.5")], D(-3)),
+        ("CAST_INTEGER", [BIG + D("0.5")], BIG + 1),  # 38 digits: no 64-bit bound
+        ("CAST_INTEGER", [True], None),  # a number is a number or a string holding one
+        ("CAST_DECIMAL", [D("15.75635"), D(10), D(4)], D("15.7564")),
+        ("CAST_DECIMAL", [D("-0.00005"), D(5), D(4)], D("-0.0001")),
+        ("CAST_DECIMAL", ["1E+2", D(3), D(0)], D("100")),
+        ("CAST_DECIMAL", [D("123.4"), D(4), D(2)], None),  # 3 digits before the point, 2 fit
+        ("CAST_DECIMAL", [D("3" + "0" * 37), D(38), D(0)], D("3" + "0" * 37)),
+        ("CAST_BOOLEAN", [" Yes "], True),
+        ("CAST_BOOLEAN", ["0"], False),
+        ("CAST_BOOLEAN", [D("0.0")], False),
+        ("CAST_BOOLEAN", ["maybe"], None),
+        ("CAST_BINARY", ["é"], b"\xc3\xa9"),  # its UTF-8 bytes
+        ("CAST_BINARY", [D(1)], None),
+        ("VALUE", [D("1.50")], D("1.50")),
         ("DATE_TRUNC", ["day", "2026-05-04T13:45:12.345Z"], "2026-05-04"),
         ("DATE_TRUNC", ["hour", "2026-05-04T13:45:12Z"], "2026-05-04T13"),
         ("DATE_TRUNC", ["month", "2026-05-04"], "2026-05"),
@@ -238,6 +256,64 @@ def test_is_null_on_an_expression_is_the_expressions_null(moto_backend: Any, tab
     assert any(line["plan"].endswith(": NOT (LOWER(name) IS NULL)") for line in plan)
     with pytest.raises(SqlError, match="expected an attribute path, found SIZE"):
         parse(f"SELECT sk FROM {table} WHERE size(t) IS NULL")
+
+
+def test_is_distinct_from_takes_missing_and_null_as_no_value(backend: Any) -> None:
+    """Written with DynamoDB's conditions (sql/distinct.py), evaluated by each server: a
+    missing attribute and a stored NULL are both "no value", not distinct from each other."""
+    name = unique_name("dist")
+    backend.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    backend.put_items(
+        name,
+        [
+            {"k": "same", "a": D(1), "b": D("1.0"), "flag": True},
+            {"k": "differ", "a": D(1), "b": D(2), "flag": False},
+            {"k": "types", "a": D(1), "b": "1"},
+            {"k": "null-and-1", "a": None, "b": D(1)},
+            {"k": "null-and-missing", "a": None},
+            {"k": "missing", "flag": "yes"},
+        ],
+    )
+    session = Session(backend.client())
+
+    def keys(where: str) -> list[str]:
+        return sorted(r["k"] for r in session.execute(f"SELECT k FROM {name} WHERE {where}"))
+
+    assert keys("a IS NOT DISTINCT FROM b") == ["missing", "null-and-missing", "same"]
+    assert keys("a IS DISTINCT FROM b") == ["differ", "null-and-1", "types"]
+    assert keys("a IS NOT DISTINCT FROM NULL") == ["missing", "null-and-1", "null-and-missing"]
+    assert keys("b IS DISTINCT FROM 1") == ["differ", "missing", "null-and-missing", "types"]
+    assert keys("k IS NOT DISTINCT FROM 'same'") == ["same"]  # a GetItem
+    assert keys("a + 0 IS NOT DISTINCT FROM b + 0") == ["missing", "null-and-missing", "same"]
+    # a boolean attribute alone: = TRUE; NOT of it holds for false, missing and other types
+    assert keys("flag") == ["same"]
+    assert keys("NOT flag") == ["differ", "missing", "null-and-1", "null-and-missing", "types"]
+
+
+def test_a_select_without_from_sends_nothing(moto_backend: Any) -> None:
+    """Its effects are none: --read-only and --fail-on-scan admit it, and no request is sent."""
+    session = Session(moto_backend.client(), params={"p": "x"})
+    session.execute("SET read_only = on")
+    session.execute("SET fail_on_scan = on")
+    result = session.execute(
+        "SELECT 1 / 3 AS third, CAST('2.345' AS DECIMAL(4, 2)) AS d, UPPER(:p), "
+        "CASE WHEN :p IS NULL THEN 'none' ELSE :p END AS c, NULL AS n WHERE 2 > 1"
+    )
+    assert result.columns == ["third", "d", "UPPER(:p)", "c", "n"]
+    assert result.all() == [
+        {"third": D("0." + "3" * 38), "d": D("2.35"), "UPPER(:p)": "X", "c": "x", "n": None}
+    ]
+    assert result.stats.requests == 0 and result.inexact == ("third",)
+    assert session.execute("SELECT 1 AS one WHERE 'a' IS DISTINCT FROM 'a'").all() == []
+    assert session.execute("SELECT 1 AS one LIMIT 0").all() == []
+    explained = session.execute("EXPLAIN SELECT 1 WHERE :p = 'x'")
+    assert [r["plan"] for r in explained][:1] == ["no request (no table: values only)"]
+    assert explained.document["requests"] == [] and explained.footer().startswith("plan only")
 
 
 def test_write_sharded_keys_are_summed_back(moto_backend: Any, table: str) -> None:

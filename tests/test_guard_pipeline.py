@@ -49,6 +49,7 @@ class Case:
 
 CASES: dict[str, Case] = {
     "Select": Case("SELECT * FROM {t} WHERE v = 1"),
+    "SelectValues": Case("SELECT 1 + 1 AS two WHERE 2 > 1"),
     "Explain": Case("EXPLAIN ANALYZE DELETE FROM {t} WHERE pk = 'p'"),
     "ShowTables": Case("SHOW TABLES"),
     "Describe": Case("DESCRIBE {t}"),

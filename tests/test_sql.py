@@ -573,8 +573,7 @@ REFUSALS = [
     ("SELECT * FROM a WHERE foo(x)", "unknown function foo()", 1),
     ("SELECT * FROM a WHERE bar(x) = 1", "unknown function bar()", 1),
     ("SELECT * FROM a WHERE lowr(x) = 'a'", "unknown function lowr(): did you mean LOWER()?", 1),
-    ("SELECT * FROM a WHERE x::int = 1", "CAST(x AS INT) is not supported: CAST takes AS NUMBER or AS STRING", 1),
-    ("SELECT CAST(x AS INT) FROM a", "CAST(x AS INT) is not supported: CAST takes AS NUMBER or AS STRING", 1),
+    ("SELECT * FROM a WHERE x::date = 1", "CAST(x AS DATE) is not supported: CAST takes AS NUMBER, INTEGER, DECIMAL(p, s), FLOAT, STRING, VARCHAR(n), BOOLEAN or BINARY", 1),
     ("SELECT 1 FROM a", "1 is not supported in the select list: select attribute paths, aggregates or expressions over them", 1),
     ("SELECT x = 1 FROM a", "x = 1 is not supported in the select list: select attribute paths, aggregates or expressions over them", 1),
     ("SELECT substr(x) FROM a", "substr() takes 2 or 3 arguments: SUBSTR(s, start[, length])", 1),
@@ -606,7 +605,6 @@ REFUSALS = [
     ("SELECT DISTINCT ON (x) x FROM a", "DISTINCT ON is not supported", 1),
     ("SELECT * FROM a t(x, y)", "a table alias is one name: FROM t AS a", 1),
     ("SELECT * FROM c.d.e", "FROM takes table or table.index, not three names", 1),
-    ("SELECT 1", "expected FROM table", 1),
     ("SELECT * FROM a ORDER BY 3", "ORDER BY 3: no such column position", 1),
     ("SELECT * FROM a LIMIT 'x'", "LIMIT takes a whole number", 1),
     ("SELECT * FROM a LIMIT -1", "LIMIT takes a whole number", 1),
@@ -616,15 +614,20 @@ REFUSALS = [
         "with or without NOT",
         1,
     ),
-    ("SELECT * FROM a WHERE x IS DISTINCT FROM 1", "x IS DISTINCT FROM 1 is not supported in a condition", 1),
+    ("SELECT * FROM a WHERE 1 IS DISTINCT FROM :p", "a comparison needs an attribute on one side", 1),
     ("SELECT * FROM a WHERE 1 = 1", "a comparison needs an attribute on one side", 1),
-    ("SELECT * FROM a WHERE x", "x is not a condition: compare it, e.g. x = TRUE", 1),
+    ("SELECT * FROM a WHERE TRUE", "TRUE is not a condition: compare an attribute to it", 1),
     ("SELECT * FROM a WHERE size(x)", "size() must be compared: size(p) > 3", 1),
     ("SELECT * FROM a WHERE begins_with(x)", "begins_with() takes 2 arguments", 1),
     ("SELECT * FROM a WHERE attribute_exists(x, y)", "attribute_exists() takes 1 argument", 1),
     ("SELECT * FROM a WHERE attribute_type(x, y)", "attribute_type() takes a type name: 'S', 'N', ...", 1),
     ("SELECT * FROM a WHERE attribute_type(x, 'Q')", "attribute_type(): unknown type 'Q'; one of S, N, B, BOOL, NULL, L, M, SS, NS, BS", 1),
     ("SELECT * FROM a WHERE x IN (SELECT 1)", "subqueries are not supported", 1),
+    ("EXPLAIN (FORMAT PYTHON) SELECT 1", "EXPLAIN (FORMAT PYTHON) of a SELECT without FROM: it sends no request, so there is nothing to write for DynamoDB (EXPLAIN alone shows the row it computes)", 1),
+    ("SELECT CAST(x AS TIMESTAMP) FROM a", "CAST(x AS TIMESTAMP) is not supported: CAST takes AS NUMBER, INTEGER, DECIMAL(p, s), FLOAT, STRING, VARCHAR(n), BOOLEAN or BINARY", 1),
+    ("SELECT CAST(x AS DECIMAL(39, 2)) FROM a", "DECIMAL(39, 2): DECIMAL takes a precision of 1 to 38 (DynamoDB's digits) and a scale: DECIMAL(10, 2)", 1),
+    ("SELECT CAST(x AS NUMERIC(5, 6)) FROM a", "DECIMAL(5, 6): the scale is 0 to the precision: DECIMAL(10, 2)", 1),
+    ("SELECT x FROM a\nWHERE CAST(x AS VARCHAR(0)) = 'a'", "VARCHAR(0): a length is at least 1", 2),
 ]  # fmt: skip
 
 
@@ -652,6 +655,8 @@ REFUSALS_AT = [
     ("SELECT * FROM a ORDER BY 3", "line 1, column 26: ORDER BY 3: no such column position"),
     ("SELECT * FROM a WHERE x ILIKE 'a%'", "line 1, column 23: ILIKE is not supported: DynamoDB compares strings exactly"),
     ("SELECT * FROM a;\nSELECT x\n  FROM t\n WHERE y = 1 AND foo(z);", "line 4, column 18: unknown function foo()"),
+    ("SELECT x FROM a\nWHERE y = 1 AND CAST(x AS DATE) = 1", "line 2, column 17: CAST(x AS DATE) is not supported: CAST takes AS NUMBER, INTEGER, DECIMAL(p, s), FLOAT, STRING, VARCHAR(n), BOOLEAN or BINARY"),
+    ("SELECT x FROM a\nWHERE y = 1 AND\n  :p IS DISTINCT FROM 2", "line 3, column 3: a comparison needs an attribute on one side"),
 ]  # fmt: skip
 
 
@@ -811,11 +816,111 @@ def test_two_columns_of_one_name_are_refused() -> None:
     assert err.message == "two columns are named a: give one an alias (AS …)"
 
 
+def test_one_name_may_repeat_for_one_computation() -> None:
+    """A row holds one value a name (json writes objects): SQLAlchemy's ``select(t.c.data,
+    t.c.data.label("data"))`` names one attribute twice, and is two columns of one value."""
+    s = parse('SELECT data, "data" AS data, COUNT(*), count(*) FROM t GROUP BY data')
+    assert isinstance(s, ast.Select) and s.items is not None
+    assert [i.name for i in s.items] == ["data", "data", "COUNT(*)", "count(*)"]
+    assert error("SELECT a + 1 AS x, a + 2 AS x FROM t").col == 20
+
+
+# --- a SELECT without FROM ----------------------------------------------------------------------
+
+
+def test_a_select_without_from_is_one_row_of_values() -> None:
+    s = parse("SELECT 1 + 1, 'a' AS s, :p, -5, CAST('5' AS INTEGER) AS n WHERE :a = :b LIMIT :n")
+    assert isinstance(s, ast.SelectValues)
+    assert [i.name for i in s.items] == ["1 + 1", "s", ":p", "-5", "n"]
+    bound = bind(s, {"p": "x", "a": Decimal(1), "b": Decimal(2), "n": Decimal(0)})
+    assert bound.limit == 0 and bound.items[2].expr.args == (ast.Literal("x"),)
+    assert sql_text(bound.where) == "1 = 2"
+    explained = parse("EXPLAIN SELECT 1")
+    assert isinstance(explained, ast.Explain)
+    assert isinstance(explained.statement, ast.SelectValues)
+
+
+@pytest.mark.parametrize(
+    "sql, message, col",
+    [
+        ("SELECT a + 1", "a names an attribute, and a SELECT without FROM reads none: SELECT a FROM table", 8),
+        ("SELECT 1 WHERE x.y = 1", "x.y names an attribute, and a SELECT without FROM reads none: SELECT x.y FROM table", 16),
+        ("SELECT COUNT(*)", "COUNT() needs FROM table: a SELECT without FROM computes one row from values", 8),
+        ("SELECT *", "SELECT * needs FROM table: a SELECT without FROM computes one row from values", 8),
+        ("SELECT 1 ORDER BY 1", "ORDER BY needs FROM table: a SELECT without FROM computes one row from values", 10),
+        ("SELECT 1\n GROUP BY 1", "GROUP BY needs FROM table: a SELECT without FROM computes one row from values", 2),
+        ("SELECT ITEM_SIZE()", "ITEM_SIZE() sizes an item: it needs FROM table", 8),
+        ("SELECT 1 AS x, 2 AS x", "two columns are named x: give one an alias (AS …)", 16),
+    ],
+)  # fmt: skip
+def test_a_select_without_from_refuses_what_needs_a_table(sql: str, message: str, col: int) -> None:
+    err = error(sql)
+    assert (err.message, err.col) == (message, col)
+
+
+@pytest.mark.parametrize(
+    "sql, names",
+    [
+        ("SELECT 1 WHERE NULL IS NOT DISTINCT FROM 1", ["1"]),
+        ("SELECT 1 + 1, ROUND(1.25, 1) LIMIT 1", ["1 + 1", "ROUND(1.25, 1)"]),
+        ("SELECT 'a, b' -- the end\n", ["'a, b'"]),
+        ("SELECT a /* one */ + 1, CASE WHEN a IS DISTINCT FROM b THEN 1 END FROM t", ["a + 1", "CASE WHEN a IS DISTINCT FROM b THEN 1 END"]),
+    ],
+)  # fmt: skip
+def test_a_column_is_named_as_written_less_comments(sql: str, names: list[str]) -> None:
+    s = parse(sql)
+    assert isinstance(s, ast.Select | ast.SelectValues) and s.items is not None
+    assert [i.name for i in s.items] == names
+
+
+def test_two_values_are_compared_client_side_without_from() -> None:
+    s = parse("SELECT 1 WHERE 1 IS DISTINCT FROM NULL")
+    assert isinstance(s, ast.SelectValues)
+    assert sql_text(s.where) == "NOT (1 IS NOT DISTINCT FROM NULL)"
+
+
+def test_a_select_of_a_table_still_needs_from_where_a_table_is_read() -> None:
+    """Inside EXISTS(…), COPY (…) and INSERT … SELECT a SELECT reads a table: FROM is needed."""
+    assert error("COPY (SELECT 1) TO 'x.csv'").message == "expected FROM table"
+
+
+# --- IS [NOT] DISTINCT FROM, a boolean attribute alone ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "condition, text",
+    [
+        ("a IS NOT DISTINCT FROM 1", "a = 1"),
+        ("1 IS NOT DISTINCT FROM a", "a = 1"),
+        ("a IS DISTINCT FROM 'x'", "NOT (a = 'x')"),
+        ("a IS NOT DISTINCT FROM NULL", "attribute_not_exists(a) OR a IS NULL"),
+        ("a IS DISTINCT FROM NULL", "NOT (attribute_not_exists(a) OR a IS NULL)"),
+        (
+            "a IS NOT DISTINCT FROM b",
+            "a = b OR ((attribute_not_exists(a) OR a IS NULL) AND (attribute_not_exists(b) OR b IS NULL))",
+        ),
+        ("LOWER(a) IS NOT DISTINCT FROM NULL", "LOWER(a) IS NULL"),
+        ("flag", "flag = TRUE"),
+        ("NOT m.flag", "NOT (m.flag = TRUE)"),
+        (":p IS NULL", ":p IS NULL"),
+    ],
+)  # fmt: skip
+def test_distinct_from_is_written_in_dynamodbs_conditions(condition: str, text: str) -> None:
+    assert sql_text(where(condition)) == text
+
+
+def test_distinct_from_a_parameter_is_decided_by_its_value() -> None:
+    pending = where("a IS DISTINCT FROM :p")
+    assert isinstance(pending, ast.IsDistinct)
+    assert sql_text(bind(pending, {"p": None})) == "NOT (attribute_not_exists(a) OR a IS NULL)"
+    assert sql_text(bind(pending, {"p": Decimal(2)})) == "NOT (a = 2)"
+
+
 @pytest.mark.parametrize(
     "sql, col",
     [
         ("SELECT * FROM t WHERE x = 1 AND ts > INTERVAL '1' DAY", 38),
-        ("SELECT * FROM t WHERE x = 1 AND ts > CAST('1' AS INT)", 38),
+        ("SELECT * FROM t WHERE x = 1 AND ts > CAST('1' AS DATE)", 38),
         ("SELECT date FROM t WHERE x = 'DATE ''x''' AND ts > DATE '2024-01-01'", 52),
         ("SELECT * FROM t WHERE x = 1 AND ts >  interval\n  '1' DAY", 39),
         ("SELECT * FROM t WHERE " + "x = 1 OR " * 999 + "ts > INTERVAL '1' DAY", 23 + 9 * 999 + 5),

@@ -26,7 +26,7 @@ def columns_of(statement: ast.Select, keys: tuple[str, ...]) -> list[str]:
     return [item.name for item in statement.items]
 
 
-def inexact_columns(statement: ast.Select) -> tuple[str, ...]:
+def inexact_columns(statement: ast.Select | ast.SelectValues) -> tuple[str, ...]:
     """The output columns computed to 38 significant digits rather than exactly: an AVG or
     a division anywhere in their expression (the formats for people may shorten them)."""
 

@@ -240,6 +240,14 @@ def _nullif(a: Any, b: Any) -> Any:
     return None if not _null(b) and values.values_equal(a, b) else a
 
 
+def _not_distinct(a: Any, b: Any) -> bool:
+    """``a IS NOT DISTINCT FROM b`` of two values: both NULL, or equal by DynamoDB's ``=``
+    (sql/distinct.py writes it with DynamoDB's conditions wherever an attribute is named)."""
+    if _null(a) or _null(b):
+        return _null(a) and _null(b)
+    return values.values_equal(a, b)
+
+
 def _cast_number(a: Any) -> Any:
     """A number as it is; a string holding a DynamoDB number (at most 38 digits, in range);
     anything else NULL (as TRY_CAST: one odd item does not stop the read)."""
@@ -253,8 +261,53 @@ def _cast_number(a: Any) -> Any:
     return None
 
 
-def _cast_string(a: Any) -> Any:
-    return text_of(a)
+def _cast_integer(a: Any) -> Any:
+    """A whole number: rounded half away from zero, as PostgreSQL and DuckDB cast to INTEGER
+    (DynamoDB has one number type: no 32- or 64-bit range applies)."""
+    x = _cast_number(a)
+    return None if x is None else x.to_integral_value(rounding=ROUND_HALF_UP)
+
+
+def _cast_decimal(a: Any, precision: Any, scale: Any) -> Any:
+    """DECIMAL(p, s): rounded half away from zero to s places; NULL when more than p - s
+    digits stand before the point (SQL's overflow, NULL here as every CAST's odd value)."""
+    x, p, s = _cast_number(a), _whole(precision), _whole(scale)
+    if x is None or p is None or s is None:
+        return None
+    rounded = x.quantize(Decimal(1).scaleb(-s), rounding=ROUND_HALF_UP, context=EXACT)
+    whole = rounded.copy_abs().to_integral_value(rounding=ROUND_FLOOR)
+    return None if whole and whole.adjusted() + 1 > p - s else rounded
+
+
+def _cast_string(a: Any, length: Any = MISSING) -> Any:
+    """Text (`text_of`); ``VARCHAR(n)`` and ``CHAR(n)`` keep the first n code points."""
+    text = text_of(a)
+    n = None if length is MISSING else _whole(length)
+    return text if text is None or n is None else text[:n]
+
+
+_TRUE_WORDS = frozenset({"true", "t", "yes", "y", "on", "1"})
+_FALSE_WORDS = frozenset({"false", "f", "no", "n", "off", "0"})
+
+
+def _cast_boolean(a: Any) -> Any:
+    """A boolean as it is; a number: 0 is false, any other true; a string PostgreSQL reads as
+    a boolean (true/false, t/f, yes/no, y/n, on/off, 1/0; any case, blanks around)."""
+    if isinstance(a, bool):
+        return a
+    if isinstance(a, Decimal):
+        return bool(a)
+    if isinstance(a, str):
+        word = a.strip().lower()
+        return True if word in _TRUE_WORDS else False if word in _FALSE_WORDS else None
+    return None
+
+
+def _cast_binary(a: Any) -> Any:
+    """Binary as it is; a string as its UTF-8 bytes (how DynamoDB sizes it too)."""
+    if isinstance(a, bytes | bytearray):
+        return bytes(a)
+    return a.encode("utf-8") if isinstance(a, str) else None
 
 
 # --- time ----------------------------------------------------------------------------------------
@@ -371,12 +424,18 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "IS_NULL": lambda a: a is None,  # an expression's NULL (`p IS NULL` is predicate.py's)
     "COALESCE": _coalesce,
     "NULLIF": _nullif,
+    "NOT_DISTINCT": _not_distinct,
     "CAST_NUMBER": _cast_number,
     "CAST_STRING": _cast_string,
+    "CAST_INTEGER": _cast_integer,
+    "CAST_DECIMAL": _cast_decimal,
+    "CAST_BOOLEAN": _cast_boolean,
+    "CAST_BINARY": _cast_binary,
     "DATE_TRUNC": _date_trunc,
     "FROM_UNIXTIME": _from_unixtime,
     "TO_UNIXTIME": _to_unixtime,
     "NOW": lambda bound=None: bound if bound is not None else values.now_text(),
+    "VALUE": lambda value: value,  # a value as a column of a SELECT without FROM (SELECT 1)
 }
 
 
@@ -405,4 +464,4 @@ def apply(func: str, args: list[Any]) -> Any:
     return FUNCTIONS[func](*args)
 
 
-_NULL_AWARE = ("COALESCE", "CONCAT", "NULLIF", "IS_NULL")
+_NULL_AWARE = ("COALESCE", "CONCAT", "NULLIF", "IS_NULL", "NOT_DISTINCT")

@@ -222,6 +222,18 @@ class LikeParam:
 
 
 @dataclass(frozen=True)
+class IsDistinct:
+    """``left IS [NOT] DISTINCT FROM right`` holding a :parameter: which conditions it is
+    depends on the bound value (dynosql/sql/distinct.py), so binding lowers it. Never seen by
+    the planner."""
+
+    left: Any
+    right: Any
+    distinct: bool  # IS DISTINCT FROM; False: IS NOT DISTINCT FROM
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
 class IsNull:
     """``p IS NULL``: the attribute holds the NULL type (a missing attribute is not NULL)."""
 
@@ -244,7 +256,9 @@ class Not:
     item: Condition
 
 
-Condition = Compare | Between | In | Function | Like | LikeParam | IsNull | And | Or | Not
+Condition = (
+    Compare | Between | In | Function | Like | LikeParam | IsDistinct | IsNull | And | Or | Not
+)
 
 
 # --- select ------------------------------------------------------------------------------------
@@ -422,6 +436,19 @@ class Select:
     @property
     def is_aggregate(self) -> bool:
         return bool(self.group_by) or bool(self.aggregates)
+
+
+@dataclass(frozen=True)
+class SelectValues:
+    """``SELECT expression, … [WHERE condition] [LIMIT n]`` without FROM: one row computed
+    client-side from values alone (``SELECT 1 + 1``, ``SELECT CAST('5' AS INTEGER)``), no
+    request; none when the WHERE does not hold (or LIMIT 0). Each column is a value, a
+    parameter or an expression over them (dynosql/sql/tableless.py)."""
+
+    items: tuple[SelectItem, ...]
+    where: Condition | None = None
+    limit: int | None = None  # a Param until bound
+    pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
@@ -866,6 +893,7 @@ Ddl = CreateTable | CreateIndex | DropIndex | AlterTable | DropTable
 Write = Insert | Update | Delete
 Statement = (  # every statement: the reads above and the writes
     Select
+    | SelectValues
     | Explain
     | ShowTables
     | Describe

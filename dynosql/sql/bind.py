@@ -14,7 +14,7 @@ from typing import Any
 
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast, like
+from dynosql.sql import ast, distinct, like
 from dynosql.sql.ast import MAX_LIMIT
 
 # A value reads as a number only in canonical form: "0042" stays a string (an ID, a zip code).
@@ -67,7 +67,9 @@ def bind(statement: Any, params: dict[str, Any]) -> Any:
     def finish(node: Any) -> Any:
         if isinstance(node, ast.LikeParam):
             return like.bound(node)
-        if isinstance(node, ast.Select) and isinstance(node.limit, ast.Literal):
+        if isinstance(node, ast.IsDistinct):
+            return distinct.lowered(node)
+        if isinstance(node, ast.Select | ast.SelectValues) and isinstance(node.limit, ast.Literal):
             return dataclasses.replace(node, limit=_limit_value(node.limit))
         if isinstance(node, ast.Scalar) and node.func == "NOW" and not node.args:
             # one time for the whole statement, read when it is bound

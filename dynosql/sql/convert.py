@@ -24,7 +24,7 @@ from sqlglot.tokens import TokenType
 
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast, keywords, like
+from dynosql.sql import ast, casts, distinct, keywords, like
 from dynosql.sql.ast import MAX_LIMIT
 from dynosql.sql.repeated_operand import refuse_repeated_operand
 from dynosql.sql.spelling import (
@@ -34,7 +34,7 @@ from dynosql.sql.spelling import (
     needed_words,
     unknown_words_message,
 )
-from dynosql.sql.split import Chunk, code_only
+from dynosql.sql.split import Chunk, code_only, strip_comments
 from dynosql.sql.text import expression_text, sql_text
 
 # sqlglot logs a warning when it falls back to a generic Command; we never rely on that.
@@ -150,14 +150,8 @@ _SPELLINGS = {
     "CEIL": ("CEILING", "CEIL"),
     "COALESCE": ("COALESCE", "IFNULL", "NVL"),
 }
+_FROM = r"\bFROM\b"
 _TRUNC_UNITS = ("month", "day", "hour", "minute", "year", "second")
-_CAST_NUMBER = (exp.DataType.Type.DECIMAL, exp.DataType.Type.BIGDECIMAL)
-_CAST_STRING = (
-    exp.DataType.Type.TEXT,
-    exp.DataType.Type.VARCHAR,
-    exp.DataType.Type.NVARCHAR,
-    exp.DataType.Type.CHAR,
-)
 _UNSUPPORTED_CLAUSES = {
     "with_": "WITH (common table expressions) is not supported",
     "offset": "OFFSET is not supported: DynamoDB pages by key, not by position",
@@ -613,7 +607,9 @@ class _Converter:
                 if written:
                     converted = dataclasses.replace(converted, text=written)
             item = ast.SelectItem(converted, alias)
-            if any(i.name == item.name for i in items):
+            # a row is keyed by column name (json writes objects): one name, one value, so a
+            # name may repeat only for the same computation (SELECT data, data AS data)
+            if any(i.name == item.name and _differ(i.expr, converted) for i in items):
                 raise self.fail(f"two columns are named {item.name}: give one an alias (AS …)", e)
             items.append(item)
         return tuple(items)
@@ -734,6 +730,8 @@ class _Converter:
             return ast.OrderItem(aliases[e.name].expr, desc)
         return ast.OrderItem(self.expr(e), desc)
 
+    list_ends = _FROM  # what ends a select list (sql/tableless.py: WHERE, LIMIT, the end)
+
     def select_texts(self) -> list[str]:
         """Each select-list item's text as written, blanks collapsed: an expression without
         an alias is named so. Empty when the list cannot be cut at its commas."""
@@ -741,17 +739,21 @@ class _Converter:
         if start is None:
             return []
         parts, depth, begin = [], 0, start.end()
-        for m in re.finditer(r"[()\[\],]|\bFROM\b", self.code[start.end() :], re.I):
+        text = strip_comments(self.chunk.text)  # a comment is no part of a name
+        tokens = rf"[()\[\],]|\bDISTINCT\s+FROM\b|{self.list_ends}"
+        for m in re.finditer(tokens, self.code[start.end() :], re.I):
             token, at = m.group(0), start.end() + m.start()
             if token in "([":
                 depth += 1
             elif token in ")]":
                 depth -= 1
-            elif depth == 0:
-                parts.append(re.sub(r"\s+", " ", self.chunk.text[begin:at]).strip())
+            elif depth == 0 and not token.upper().startswith("DISTINCT"):
+                parts.append(re.sub(r"\s+", " ", text[begin:at]).strip())
                 begin = at + 1
                 if token != ",":
                     return parts
+        if self.list_ends != _FROM and depth == 0:  # the list ends with the statement
+            return [*parts, re.sub(r"\s+", " ", text[begin:]).strip().rstrip(";")]
         return []
 
     def nulls_placement(self, count: int) -> list[str | None]:
@@ -959,12 +961,14 @@ class _Converter:
             return ast.Not(c(e.this))
         for kind, op in COMPARISONS.items():
             if type(e) is kind:
-                left, right = o(e.this), o(e.expression)
-                if isinstance(left, ast.Literal | ast.Param) and isinstance(
-                    right, ast.Literal | ast.Param
-                ):
-                    raise self.fail("a comparison needs an attribute on one side", e)
+                left, right = self.compared(e, o)
                 return ast.Compare(op, left, right, self.pos(e))
+        if isinstance(e, exp.NullSafeEQ | exp.NullSafeNEQ):  # IS [NOT] DISTINCT FROM
+            left, right = self.compared(e, o)
+            pending = ast.IsDistinct(left, right, isinstance(e, exp.NullSafeNEQ), self.pos(e))
+            if any(isinstance(x, ast.Param) for x in (left, right)):
+                return pending  # lowered once bound: its form depends on the value
+            return distinct.lowered(pending)
         if isinstance(e, exp.Between):
             return ast.Between(o(e.this), o(e.args["low"]), o(e.args["high"]), self.pos(e))
         if isinstance(e, exp.In):
@@ -1003,9 +1007,10 @@ class _Converter:
                 )
             if not isinstance(e.this, exp.Column | exp.Dot | exp.Bracket):
                 subject = o(e.this)
-                if isinstance(subject, ast.Scalar | ast.Case | ast.Aggregate):
+                if isinstance(subject, ast.Scalar | ast.Case | ast.Aggregate | ast.Value):
                     # SUBSTR(x, 1, 2) IS NULL: the expression's NULL (x missing, NULL or of
-                    # another type), checked client-side; `p IS NULL` stays DynamoDB's
+                    # another type), checked client-side, as is a value's (`:p IS NULL`);
+                    # `p IS NULL` stays DynamoDB's
                     text = f"{sql_text(subject)} IS NULL"
                     null = ast.Scalar("IS_NULL", (subject,), text, self.pos(e))
                     return ast.Compare("=", null, ast.Literal(True), self.pos(e))
@@ -1014,9 +1019,20 @@ class _Converter:
             return ast.Function("contains", self.path(e.this), o(e.expression), self.pos(e))
         if isinstance(e, exp.Anonymous | exp.Func) and not isinstance(e, tuple(AGGREGATES)):
             return self.function(e)
-        if isinstance(e, exp.Column | exp.Dot | exp.Bracket | exp.Boolean):
-            raise self.fail(f"{_sql(e)} is not a condition: compare it, e.g. {_sql(e)} = TRUE", e)
+        if isinstance(e, exp.Column | exp.Dot | exp.Bracket):  # WHERE flag: flag = TRUE
+            return ast.Compare("=", self.path(e), ast.Literal(True, self.pos(e)), self.pos(e))
+        if isinstance(e, exp.Boolean):
+            raise self.fail(f"{_sql(e)} is not a condition: compare an attribute to it", e)
         raise self.fail(f"{_sql(e)} is not supported in a condition", e)
+
+    def compared(self, e: exp.Expression, o: Callable[[Any], Any]) -> tuple[Any, Any]:
+        """The two operands of a comparison; two values alone are refused (DynamoDB compares
+        an attribute)."""
+        left, right = o(e.this), o(e.expression)
+        if isinstance(left, ast.Value) and isinstance(right, ast.Value):
+            at = left.pos if left.pos != ast.NOWHERE else None  # sqlglot places no :p
+            raise self.fail("a comparison needs an attribute on one side", e, at=at)
+        return left, right
 
     def like(self, e: exp.Like, escape: exp.Expression | None = None) -> ast.Condition:
         condition = self._like(e, escape)
@@ -1148,7 +1164,8 @@ class _Converter:
             return self.item_measure(e, pos)
         operands: tuple[Any, ...]
         if isinstance(e, exp.Cast):
-            func, operands = self.cast_type(e), (o(e.this),)
+            func, params = self.cast_type(e)
+            operands = (o(e.this), *params)
         else:
             func, args = self.scalar_parts(e)
             if func == "DATE_TRUNC":
@@ -1249,19 +1266,14 @@ class _Converter:
             raise self.function_error(e, "DATE_TRUNC", f"takes a unit first: one of {units}")
         return ast.Literal(name, self.pos(unit))
 
-    def cast_type(self, e: exp.Cast) -> str:
-        to = e.args.get("to")
-        if isinstance(to, exp.DataType) and not to.expressions:
-            if to.this in _CAST_NUMBER:
-                return "CAST_NUMBER"
-            if to.this in _CAST_STRING:
-                return "CAST_STRING"
-        self._typed_literal(e)  # TIMESTAMP '…': DynamoDB has no date type
-        raise self.fail(
-            f"{_sql(e)} is not supported: CAST takes AS NUMBER or AS STRING",
-            e,
-            at=self.find(r"\bCAST\b|::"),
-        )
+    def cast_type(self, e: exp.Cast) -> tuple[str, tuple[ast.Literal, ...]]:
+        """The scalar function of a CAST and its type's parameters (sql/casts.py)."""
+        try:
+            return casts.cast_of(e.args.get("to"))
+        except casts.CastError as err:
+            self._typed_literal(e)  # TIMESTAMP '…': DynamoDB has no date type
+            why = str(err) if str(err) != casts.TAKES else f"{_sql(e)} is not supported: {err}"
+            raise self.fail(why, e, at=self.find(r"\bCAST\b|::")) from None
 
     def case(
         self,
@@ -1407,6 +1419,11 @@ def _is_missing(e: exp.Expression) -> bool:
         and not right.this.args.get("quoted")
         and right.name.upper() == "MISSING"
     )
+
+
+def _differ(a: Any, b: Any) -> bool:
+    """Two select-list expressions that may compute different values."""
+    return bool(ast.key_of(a) != ast.key_of(b))
 
 
 def _is_item_measure(node: Any) -> bool:

@@ -96,6 +96,9 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "undo": "LAST FORCE TARGET DAMAGED",
         "model": "MODEL TO SAMPLE",
         "entity": "ENTITY ENTITIES ON KEY INDEX WHERE IF EXISTS",
+        # CAST's types (sql/casts.py): DynamoDB's number, string, boolean and binary
+        "cast": "NUMBER NUMERIC DECIMAL FLOAT DOUBLE REAL INTEGER INT BIGINT SMALLINT STRING TEXT "
+        "VARCHAR CHAR BOOLEAN BINARY VARBINARY BLOB",
         # PartiQL's type predicates: x IS STRING (attribute_type); names elsewhere
         "types": "STRING NUMERIC BOOLEAN BOOL BLOB LIST STRUCT TUPLE",
     }.items()
@@ -210,7 +213,7 @@ RESERVED = (
 )
 KEYWORDS = (
     RESERVED
-    | words("table", "copy", "undo", "entity", "types", "model")
+    | words("table", "copy", "undo", "entity", "types", "model", "cast")
     | frozenset(TYPE_WORDS)
     | frozenset(PROJECTIONS)
     | frozenset(BILLING_MODES)

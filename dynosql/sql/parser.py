@@ -39,6 +39,7 @@ from dynosql.sql.spelling import (
     unknown_words_message,
 )
 from dynosql.sql.split import Chunk, code_only, split_script, strip_comments, unterminated_quote
+from dynosql.sql.tableless import has_no_table, select_values
 from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
 
@@ -175,6 +176,14 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
         explain = _explain(chunk, code, m)
         if rate is not None:
             explain = dataclasses.replace(explain, rate=rate)
+        if "(" in m.group(0) and isinstance(explain.statement, ast.SelectValues):
+            raise _error(
+                chunk,
+                code,
+                _first(code),
+                f"{' '.join(m.group(0).split())} of a SELECT without FROM: it sends no request, so "
+                "there is nothing to write for DynamoDB (EXPLAIN alone shows the row it computes)",
+            )
         if re.search(r"\bPARTIQL\b", m.group(0), re.I):  # EXPLAIN (FORMAT PARTIQL)
             if (
                 explain.analyze
@@ -207,7 +216,7 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
         return statement if skip is None else _skipping(statement, skip, chunk, code)
     if m := _EXISTS.match(code):
         return _condition_check(chunk, code, m)
-    return _parse_select(chunk)
+    return _parse_query(chunk)
 
 
 # INSERT INTO an entity … ON MISSING INDEX KEY SKIP (dynosql.entities.write)
@@ -302,7 +311,7 @@ def _explain(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Explain:
         if not isinstance(statement, ast.ImportModel) or m.group(1):
             raise _error(chunk, code, _first(code), "EXPLAIN takes IMPORT MODEL (not ANALYZE)")
         return ast.Explain(statement)
-    statement = _parse_select(Chunk(blanked, chunk.line, chunk.col))
+    statement = _parse_query(Chunk(blanked, chunk.line, chunk.col))
     return ast.Explain(statement, analyze=bool(m.group(1)))
 
 
@@ -328,6 +337,14 @@ def _hot_keys_by(chunk: Chunk, start: int, end: int) -> Any:
 
 
 def _parse_select(chunk: Chunk) -> ast.Select:
+    """A SELECT from a table (inside EXISTS, COPY, INSERT … SELECT, an entity's WHERE)."""
+    statement = _parse_query(chunk, tableless=False)
+    assert isinstance(statement, ast.Select)
+    return statement
+
+
+def _parse_query(chunk: Chunk, tableless: bool = True) -> ast.Select | ast.SelectValues:
+    """A SELECT; with `tableless`, one without FROM is a SELECT of values (sql/tableless.py)."""
     opened = unterminated_quote(chunk.text)
     if opened is not None:
         what = "string" if chunk.text[opened] == "'" else "quoted name"
@@ -342,6 +359,8 @@ def _parse_select(chunk: Chunk) -> ast.Select:
             raise SqlError("expected one statement", chunk.line, chunk.col)
         tree = present[0]
         assert isinstance(tree, exp.Expression)
+        if tableless and export is None and has_no_table(tree):
+            return select_values(chunk, tree)  # type: ignore[arg-type]
         statement = _Converter(chunk).select(tree)
         return dataclasses.replace(statement, export=export) if export else statement
     except (ParseError, TokenError) as err:

@@ -29,7 +29,7 @@ def sql_text(node: Any, nested: bool = False) -> str:
         if (
             node.op == "="
             and isinstance(left, ast.Scalar)
-            and left.func in ("LIKE", "STARTS_WITH", "IS_NULL")
+            and left.func in ("LIKE", "STARTS_WITH", "IS_NULL", "NOT_DISTINCT")
             and isinstance(right, ast.Literal)
             and right.value is True
         ):
@@ -52,6 +52,9 @@ def sql_text(node: Any, nested: bool = False) -> str:
         return f"{sql_text(node.subject)} LIKE {pattern}{escape}"
     if isinstance(node, ast.IsNull):
         return f"{node.path.text} IS NULL"
+    if isinstance(node, ast.IsDistinct):
+        word = "IS DISTINCT FROM" if node.distinct else "IS NOT DISTINCT FROM"
+        return f"{sql_text(node.left)} {word} {sql_text(node.right)}"
     if isinstance(node, ast.Not):
         return f"NOT ({sql_text(node.item)})"
     if isinstance(node, ast.And):
@@ -64,7 +67,14 @@ def sql_text(node: Any, nested: bool = False) -> str:
 
 
 _BINARY = ("+", "-", "*", "/", "%", "||")
-_CASTS = {"CAST_NUMBER": "NUMBER", "CAST_STRING": "STRING"}
+_CASTS = {  # sql/casts.py's functions: CAST(x AS …) as one spelling writes it
+    "CAST_NUMBER": "NUMBER",
+    "CAST_STRING": "STRING",
+    "CAST_INTEGER": "INTEGER",
+    "CAST_DECIMAL": "DECIMAL",
+    "CAST_BOOLEAN": "BOOLEAN",
+    "CAST_BINARY": "BINARY",
+}
 
 
 def expression_text(func: str, args: tuple[Any, ...]) -> str:
@@ -82,7 +92,9 @@ def expression_text(func: str, args: tuple[Any, ...]) -> str:
     if func == "NEG":
         return f"-{arg(args[0])}"
     if func in _CASTS:
-        return f"CAST({sql_text(args[0])} AS {_CASTS[func]})"
+        params = ", ".join(sql_text(a) for a in args[1:])
+        name = "VARCHAR" if func == "CAST_STRING" and params else _CASTS[func]
+        return f"CAST({sql_text(args[0])} AS {name}{f'({params})' if params else ''})"
     if func == "TRIM" and len(args) == 3:
         chars, where = args[1], args[2]
         if getattr(chars, "value", None) == " " and getattr(where, "value", None) == "BOTH":
@@ -98,4 +110,6 @@ def expression_text(func: str, args: tuple[Any, ...]) -> str:
         return f"{sql_text(args[0])} LIKE {sql_text(args[1])}"
     if func == "IS_NULL":
         return f"{sql_text(args[0])} IS NULL"
+    if func == "VALUE":
+        return sql_text(args[0])
     return f"{func}({', '.join(sql_text(a) for a in args)})"

@@ -12,6 +12,7 @@ from dynosql.statements.kind import Kind
 
 MODULES: dict[type, str] = {
     ast.Select: "select",
+    ast.SelectValues: "select_values",
     ast.Explain: "explain",
     ast.ShowTables: "show",
     ast.Describe: "show",

@@ -679,11 +679,56 @@ def cast_number(a):
     return n
 
 
-def cast_string(a):
-    """CAST(… AS STRING): text of strings, numbers and booleans; else NULL."""
-    return text_of(a)
+def cast_string(a, length=MISSING):
+    """CAST(… AS STRING): text of strings, numbers and booleans; else NULL. VARCHAR(n) and
+    CHAR(n) keep the first n code points."""
+    text = text_of(a)
+    n = None if length is MISSING else whole(length)
+    return text if text is None or n is None else text[:n]
+
+
+def cast_integer(a):
+    """CAST(… AS INTEGER): rounded half away from zero, as PostgreSQL; no 32- or 64-bit
+    bound (DynamoDB has one number type)."""
+    x = cast_number(a)
+    return None if x is None else x.to_integral_value(rounding=decimal.ROUND_HALF_UP)
+
+
+def cast_decimal(a, precision, scale):
+    """CAST(… AS DECIMAL(p, s)): rounded half away from zero to s places; NULL when more than
+    p - s digits stand before the point."""
+    x, p, s = cast_number(a), whole(precision), whole(scale)
+    if x is None or p is None or s is None:
+        return None
+    rounded = x.quantize(Decimal(1).scaleb(-s), rounding=decimal.ROUND_HALF_UP, context=EXACT)
+    before = rounded.copy_abs().to_integral_value(rounding=decimal.ROUND_FLOOR)
+    return None if before and before.adjusted() + 1 > p - s else rounded
+
+
+def cast_boolean(a):
+    """CAST(… AS BOOLEAN): a boolean as it is; a number: 0 false, else true; the strings
+    PostgreSQL reads as booleans (true/false, t/f, yes/no, y/n, on/off, 1/0), any case."""
+    if isinstance(a, bool):
+        return a
+    if isinstance(a, Decimal):
+        return bool(a)
+    if isinstance(a, str):
+        word = a.strip().lower()
+        if word in ("true", "t", "yes", "y", "on", "1"):
+            return True
+        if word in ("false", "f", "no", "n", "off", "0"):
+            return False
+    return None
+
+
+def cast_binary(a):
+    """CAST(… AS BINARY): binary as it is; a string as its UTF-8 bytes."""
+    if isinstance(a, Binary | bytes):
+        return bytes(a)
+    return a.encode("utf-8") if isinstance(a, str) else None
 ''',
-    needs=("text_of",),
+    needs=("text_of", "whole", "number", "at"),
+    imports=("from boto3.dynamodb.types import Binary",),
 )
 
 _helper(
@@ -820,6 +865,10 @@ FUNCTIONS: dict[str, tuple[str, str]] = {
     "LIKE": ("more_strings", "like_value"),
     "CAST_NUMBER": ("casts", "cast_number"),
     "CAST_STRING": ("casts", "cast_string"),
+    "CAST_INTEGER": ("casts", "cast_integer"),
+    "CAST_DECIMAL": ("casts", "cast_decimal"),
+    "CAST_BOOLEAN": ("casts", "cast_boolean"),
+    "CAST_BINARY": ("casts", "cast_binary"),
     "FROM_UNIXTIME": ("epoch", "from_unixtime"),
     "TO_UNIXTIME": ("epoch", "to_unixtime"),
     "NOW": ("epoch", "now"),
