@@ -1,20 +1,24 @@
 """SQLAlchemy Core to dynosql's SQL: the subset dynosql runs, and CompileError for the rest.
 
-Compiled: ``select()`` of columns, aggregates (count, sum, avg, min, max, with DISTINCT) and
-labels from ONE table, with ``where()`` (comparisons, and_/or_/not_, in_, between, like and
-its startswith/endswith/contains forms, is_(None), the condition functions begins_with,
-contains, attribute_exists, attribute_not_exists, attribute_type and size), ``group_by()``,
-``having()``, ``order_by()`` (asc/desc, nulls_first/nulls_last), ``limit()`` and
-``distinct()``; ``insert().values()`` (executemany batches it), ``update()`` and ``delete()``
-(dynosql's UPDATE and DELETE: conditional, journaled and guarded as everywhere, so one whose
-WHERE does not name a key needs ``confirm=yes``). Every name is double-quoted (dynosql reads
-``"name"`` as the attribute ``name``), columns are written without their table (there is only
-one), values travel as ``:name`` parameters.
+Compiled: ``select()`` of columns, aggregates (count, sum, avg, min, max, with DISTINCT),
+expressions and labels from ONE table, or of values alone (no table: dynosql computes the row),
+with ``where()`` (comparisons, and_/or_/not_, a boolean column alone, in_, between, like and
+its startswith/endswith/contains forms, is_(None), is_distinct_from, the condition functions
+begins_with, contains, attribute_exists, attribute_not_exists, attribute_type and size),
+``case()``, ``cast()`` (to the types dynosql's CAST takes: numbers, strings, booleans, binary),
+``/`` (exact division) and ``//`` (FLOOR of it), dynosql's scalar functions (lower, upper,
+substr, coalesce, nullif, round, …), ``group_by()``, ``having()``, ``order_by()`` (asc/desc,
+nulls_first/nulls_last), ``limit()`` and ``distinct()``; ``insert().values()`` (executemany
+batches it), ``update()`` and ``delete()`` (dynosql's UPDATE and DELETE: conditional,
+journaled and guarded as everywhere, so one whose WHERE does not name a key needs
+``confirm=yes``). Every name is double-quoted (dynosql reads ``"name"`` as the attribute
+``name``), columns are written without their table (there is only one, and in dynosql's SQL
+``t.x`` is a document path), values travel as ``:name`` parameters.
 
 Refused with a CompileError naming the construct, before anything is sent: joins, a FROM of
 several tables, subqueries, UNION/INTERSECT/EXCEPT, WITH, OFFSET, window functions, FOR UPDATE,
-DISTINCT ON, CASE, CAST, ILIKE, regular expressions, any other function, and RETURNING (write
-it as text SQL).
+DISTINCT ON, EXTRACT, ILIKE, regular expressions, any function dynosql's SQL lacks, and
+RETURNING (write it as text SQL).
 """
 
 from __future__ import annotations
@@ -24,20 +28,12 @@ from typing import Any
 from sqlalchemy import exc
 from sqlalchemy.sql import compiler, operators, selectable
 
+from dynosql.sql import keywords
+
+# the functions of dynosql's SQL that a SELECT reads (sql/keywords.py): aggregates, DynamoDB's
+# condition functions and size(), and the scalar functions computed client-side
 FUNCTIONS = frozenset(
-    {
-        "count",
-        "sum",
-        "avg",
-        "min",
-        "max",
-        "size",
-        "begins_with",
-        "contains",
-        "attribute_exists",
-        "attribute_not_exists",
-        "attribute_type",
-    }
+    name.lower() for name in keywords.functions("aggregate", "condition", "operand", "scalar")
 )
 
 
@@ -61,6 +57,8 @@ class DynosqlIdentifierPreparer(compiler.IdentifierPreparer):
 class DynosqlCompiler(compiler.SQLCompiler):
     """SQLAlchemy's compiler, narrowed to what dynosql's grammar reads."""
 
+    tableless = False  # the statement is a SELECT of values alone (no FROM)
+
     def visit_select(self, select_stmt: Any, **kw: Any) -> str:
         if getattr(select_stmt, "_offset_clause", None) is not None:
             raise refuse("OFFSET", "DynamoDB pages by key, not by position")
@@ -73,6 +71,7 @@ class DynosqlCompiler(compiler.SQLCompiler):
         froms = select_stmt.get_final_froms()
         if len(froms) > 1:
             raise refuse("a FROM of several tables", "DynamoDB has no joins")
+        self.tableless = not froms
         return str(super().visit_select(select_stmt, **kw))
 
     def visit_column(self, column: Any, add_to_result_map: Any = None, **kw: Any) -> str:
@@ -114,12 +113,6 @@ class DynosqlCompiler(compiler.SQLCompiler):
     def visit_over(self, over: Any, **kw: Any) -> str:
         raise refuse("a window function (OVER)")
 
-    def visit_case(self, clause: Any, **kw: Any) -> str:
-        raise refuse("CASE")
-
-    def visit_cast(self, cast: Any, **kw: Any) -> str:
-        raise refuse("CAST", "DynamoDB has no casts: compare values of the stored type")
-
     def visit_extract(self, extract: Any, **kw: Any) -> str:
         raise refuse("EXTRACT", "DynamoDB has no date type")
 
@@ -152,8 +145,15 @@ class DynosqlCompiler(compiler.SQLCompiler):
         """``in_([])``, known only when the statement runs: SQL's answer (no row for IN, every
         row for NOT IN) as conditions dynosql reads, in place of SQLAlchemy's ``1 != 1`` (a
         comparison of two values, which dynosql refuses). One attribute both present and
-        absent can match no item; the planner sees that and sends no request."""
+        absent can match no item; the planner sees that and sends no request. A SELECT without
+        FROM compares two values instead (it reads no attribute)."""
         nulls = ", ".join("NULL" for _ in type_) if len(type_) > 1 else "NULL"
+        if self.tableless:  # no item to test: SQL's answer as a comparison of two values
+            return (
+                f"{nulls}) OR (1 = 1"
+                if expand_op is operators.not_in_op
+                else f"{nulls}) AND (1 = 0"
+            )
         name = self.preparer.quote(EMPTY_IN)
         if expand_op is operators.not_in_op:
             return f"{nulls}) OR (attribute_exists({name}) OR attribute_not_exists({name})"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from sqlalchemy import Index, pool
+from sqlalchemy import Index, exc, pool
 from sqlalchemy import types as sqltypes
 from sqlalchemy.engine import default, reflection
 
@@ -107,6 +107,7 @@ class DynosqlDialect(default.DefaultDialect):
     supports_native_boolean = True
     returns_native_bytes = True
     supports_alter = False
+    supports_schemas = False  # DynamoDB has none: tables of one account and region
     supports_sequences = False
     supports_default_values = False
     supports_empty_insert = False
@@ -118,6 +119,7 @@ class DynosqlDialect(default.DefaultDialect):
     delete_returning = False
     supports_sane_rowcount = True
     supports_sane_multi_rowcount = True
+    div_is_floordiv = False  # dynosql's / divides exactly (Decimals); // is FLOOR(a / b)
     max_identifier_length = 255  # DynamoDB attribute names: up to 64 KB; tables 255
     statement_compiler = DynosqlCompiler
     ddl_compiler = DynosqlDDLCompiler
@@ -190,22 +192,27 @@ class DynosqlDialect(default.DefaultDialect):
     def get_schema_names(self, connection: Any, **kw: Any) -> list[str]:
         return []
 
+    def _table(self, connection: Any, table_name: str, **kw: Any) -> Any:
+        """The table's description; NoSuchTableError (SQLAlchemy's) when there is none."""
+        if not self.has_table(connection, table_name, **kw):
+            raise exc.NoSuchTableError(table_name)
+        return _session(connection).table(table_name)
+
     @reflection.cache
     def get_columns(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> list[dict[str, Any]]:
         session = _session(connection)
-        table = session.table(table_name)
+        table = self._table(connection, table_name, **kw)
         columns: dict[str, dict[str, Any]] = {}
 
         def add(name: str, code: str | None, nullable: bool) -> None:
-            if name not in columns:
+            if name not in columns:  # no "autoincrement": SQLAlchemy's policy for a key
                 columns[name] = {
                     "name": name,
                     "type": column_type(code),
                     "nullable": nullable,
                     "default": None,
-                    "autoincrement": False,
                 }
 
         keys = table.keys
@@ -229,19 +236,20 @@ class DynosqlDialect(default.DefaultDialect):
     def get_pk_constraint(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> dict[str, Any]:
-        keys = _session(connection).table(table_name).keys
+        keys = self._table(connection, table_name, **kw).keys
         return {"constrained_columns": list(keys.names), "name": None}
 
     def get_foreign_keys(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> list[Any]:
+        self._table(connection, table_name, **kw)
         return []
 
     @reflection.cache
     def get_indexes(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> list[dict[str, Any]]:
-        table = _session(connection).table(table_name)
+        table = self._table(connection, table_name, **kw)
         return [
             {
                 "name": index.name,
@@ -258,11 +266,13 @@ class DynosqlDialect(default.DefaultDialect):
     def get_unique_constraints(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> list[Any]:
+        self._table(connection, table_name, **kw)
         return []
 
     def get_check_constraints(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> list[Any]:
+        self._table(connection, table_name, **kw)
         return []
 
 

@@ -19,7 +19,7 @@ from sqlalchemy.testing.plugin.pytestplugin import *  # noqa: E402, F403
 from sqlalchemy.testing.plugin.pytestplugin import (  # noqa: E402
     pytest_collection_modifyitems as _sqla_modify,
 )
-from unsupported import CLASSES, UNSUPPORTED  # noqa: E402
+from unsupported import CLASSES, PREFIXES, UNSUPPORTED  # noqa: E402
 
 
 def pytest_collection_modifyitems(session, config, items):  # noqa: F811
@@ -28,7 +28,14 @@ def pytest_collection_modifyitems(session, config, items):  # noqa: F811
     _sqla_modify(session, config, items)
     for item in items:
         cls = item.cls.__name__.split("_")[0] if item.cls is not None else ""
-        name = item.originalname if hasattr(item, "originalname") else item.name
-        reason = CLASSES.get(cls) or UNSUPPORTED.get((cls, name))
+        test = getattr(item, "originalname", item.name)
+        reason = (
+            CLASSES.get(cls)
+            or UNSUPPORTED.get((cls, item.name))
+            or UNSUPPORTED.get((cls, test))
+            or next(
+                (r for (c, p), r in PREFIXES.items() if c == cls and item.name.startswith(p)), None
+            )
+        )
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
