@@ -262,12 +262,7 @@ def test_is_distinct_from_takes_missing_and_null_as_no_value(backend: Any) -> No
     """Written with DynamoDB's conditions (sql/distinct.py), evaluated by each server: a
     missing attribute and a stored NULL are both "no value", not distinct from each other."""
     name = unique_name("dist")
-    backend.create_table(
-        TableName=name,
-        KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    backend.create_keyed_table(name, pk=("k", "S"), sk=None)
     backend.put_items(
         name,
         [

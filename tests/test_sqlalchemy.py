@@ -190,8 +190,7 @@ def test_core_case_cast_distinct_from_and_values_alone_run(moto_examples_backend
     drive = sa.Table(
         "drive",
         sa.MetaData(),
-        sa.Column("PK", sa.String, primary_key=True),
-        sa.Column("SK", sa.String, primary_key=True),
+        *(sa.Column(k, sa.String, primary_key=True) for k in ("PK", "SK")),
         sa.Column("name", sa.String),
         sa.Column("size", sa.Numeric),
     )
