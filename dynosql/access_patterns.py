@@ -156,6 +156,12 @@ def summary(session: Session, document: dict[str, Any]) -> Row:
         if requests:
             row["key condition"] = key_condition(requests[0]["params"], len(requests))
         warnings = [*(read.get("warnings") or []), *warnings]
+        fallback = read.get("fallback")
+        if fallback:  # plan.fallback: a Scan past the break-even, not a Scan of the pattern
+            then = fallback["plan"]["operation"]
+            warnings.append(
+                f"{then} instead past {fallback['keys']:,} keys (cheaper than fetching)"
+            )
     for lookup in (document.get("join") or {}).get("lookups", []):  # a join's reads by key
         operations.append(f"{lookup['strategy']} {lookup['table']}")
     if "statement" in document:  # a write: its requests after the read (if any)

@@ -24,7 +24,7 @@ from dynosql.evaluate.reads import FirstPage
 from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_SORT_KEYS, Observed, Partition
 from dynosql.plan.planner import Options, plan_full_scan
-from dynosql.plan.port import Capabilities, Ledger, Port
+from dynosql.plan.port import Capabilities, Ledger, MoreKeys, Port
 from dynosql.plan.schema import TableInfo
 from dynosql.result import ProgressSink, Stats, format_capacity
 from dynosql.settings import Settings
@@ -99,6 +99,7 @@ class Context:
             projections=caps.projections,
             observed=self.observed,
             rate_limit=self.settings.rate_limit,
+            scan_fallback=not self.settings.fail_on_scan,
         )
 
     def table(self, name: str) -> TableInfo:
@@ -154,12 +155,28 @@ class Context:
     ) -> Iterator[dict[str, Any]]:
         """Every item `plan` reads that passes its client-side checks (`evaluate.reads`).
         `first_page`: sees a Scan's first page, read whole for the hints (`Port.pages`)."""
-        pages = self.port.pages(plan, stats, whole_first=first_page is not None)
+        try:
+            pages = self.port.pages(plan, stats, whole_first=first_page is not None)
+        except MoreKeys:
+            yield from self._instead(plan, stats, first_page)
+            return
         items = reads.rows(pages, plan.statement.where, _once_by(plan), first_page)
         yield from (items if plan.whole_partition is None else self._observing(plan, items, stats))
         if plan.then is not None:  # reached only when the rows fell short of LIMIT
             then = self.port.pages(plan.then, stats)
             yield from reads.rows(then, plan.then.statement.where, _once_by(plan.then))
+
+    def _instead(
+        self, plan: Plan, stats: Stats, first_page: FirstPage | None
+    ) -> Iterator[dict[str, Any]]:
+        """The read a plan's Fallback switches to, its index holding more keys than fetching
+        them is worth: a Scan passes stage 3 of the guards as it becomes one (--max-rcu on its
+        estimate; --fail-on-scan plans no Scan to switch to)."""
+        assert plan.fallback is not None
+        rule = plan.fallback
+        stats.operations[-1] = f"Query {plan.target} (more than {rule.keys:,} keys)"
+        guards.scan(self, rule.plan)
+        yield from self.read(rule.plan, stats, first_page)
 
     def count(self, plan: Plan, stats: Stats, first_page: FirstPage | None = None) -> int:
         """The item count of a Select=COUNT plan."""

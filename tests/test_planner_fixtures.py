@@ -161,6 +161,14 @@ def view(plan: Plan) -> dict[str, Any]:
         "sample": d.get("sample"),
         # the continuation's requests (ORDER BY … NULLS LAST over a sparse LSI)
         "then": None if plan.then is None else view(plan.then)["requests"],
+        # what a read that fetches switches to beyond its break-even (plan/fallback.py)
+        "fallback": None
+        if plan.fallback is None
+        else {
+            "keys": plan.fallback.keys,
+            "probe_rcu": d["fallback"]["probe_rcu"],
+            "then": plan.fallback.plan.label,
+        },
     }
     if plan.operation == "BatchGetItem":
         out["keys_per_request"] = [
@@ -180,6 +188,7 @@ DEFAULTED = (
     "count_only",
     "max_items",
     "then",
+    "fallback",
 )
 # Emitted by --fill unless the case names its own focus.
 EMITTED = ("operation", "index", "requests", "client_steps", *DEFAULTED)
@@ -197,6 +206,7 @@ def default_of(key: str, actual: dict[str, Any]) -> Any:
         "count_only": False,
         "max_items": [None] * n,
         "then": None,
+        "fallback": None,
     }[key]
 
 

@@ -36,7 +36,7 @@ from dynosql.dynamo.retry import (
 from dynosql.errors import ExecutionError
 from dynosql.plan.cost import bytes_per_read_unit
 from dynosql.plan.model import Plan, Request
-from dynosql.plan.port import Ledger, Page
+from dynosql.plan.port import Ledger, MoreKeys, Page
 from dynosql.result import ProgressSink, Stats
 from dynosql.values import read_units
 
@@ -114,6 +114,10 @@ class Executor:
         stats.capacity_estimated = self.estimate_capacity
         if plan.operation == "Nothing":
             return iter(())
+        if plan.fallback is not None:
+            self.budget = self._budget(stats)
+            found = self._probe(plan, stats)
+            return self._final_total(self._fetched(plan, found, stats), stats)
         whole = _FirstPage(plan) if whole_first and plan.is_scan else None
         streams = _Streams(plan, lambda r, p: self._request_pages(plan, r, p, stats, whole))
         self.budget = self._budget(stats, len(streams))
@@ -278,6 +282,35 @@ class Executor:
             sent_whole = False
             if request.max_items is not None and produced >= request.max_items:
                 return
+
+    def _probe(self, plan: Plan, stats: Stats) -> list[tuple[Request, list[dict[str, Any]]]]:
+        """The index keys of each of the plan's Queries, one Query after the other, reading
+        at most its Fallback's ``keys`` + 1 entries in all (each page's Limit: what is left,
+        plus one); `MoreKeys` when there are more (plan/fallback.py). Limit counts the entries
+        evaluated, before any filter: what passes is at most what was counted."""
+        assert plan.fallback is not None
+        left = [plan.fallback.keys]  # the keys still within the break-even
+        found = []
+        for request in plan.requests:
+            items: list[dict[str, Any]] = []
+            params = {**request.params, "Limit": left[0] + 1}
+            pages = self._pages(plan, request.operation, params, stats, lambda: left[0] + 1)
+            for page, got, _sizes in pages:  # (no page is asked for beyond the one that ends it)
+                left[0] -= page.get("ScannedCount", page.get("Count", 0))
+                if left[0] < 0:
+                    raise MoreKeys(plan.fallback.keys)
+                items.extend(got)
+            found.append((request, items))
+        return found
+
+    def _fetched(
+        self, plan: Plan, found: list[tuple[Request, list[dict[str, Any]]]], stats: Stats
+    ) -> Iterator[Page]:
+        """The items of the keys `_probe` found, fetched from the table, a page a request (cut
+        at its `max_items`, as `_request_pages` cuts them)."""
+        for request, keys in found:
+            items = self._fetch(plan, keys, stats)
+            yield Page(items[: request.max_items], request.residual)
 
     def _pages(
         self,

@@ -120,6 +120,39 @@ class SampleSpec:
 
 
 @dataclass
+class Fallback:
+    """What a read that fetches each item from the table does when its index key holds many
+    items (plan/fallback.py). DescribeTable does not say how many items one index key holds,
+    and every item found costs a fetch (0.5 RCU at least), so the index is read first for at
+    most ``keys`` + 1 entries: at most ``keys`` are fetched (costing no more than `plan`); more,
+    and `plan` (a Scan, or the table's Query) is read instead, the probe's ``probe_rcu`` at most
+    spent on top."""
+
+    keys: int
+    plan: Plan
+    probe_rcu: Decimal
+
+    def text(self, target: str) -> str:
+        """The rule, in EXPLAIN's words."""
+        return (
+            f"reads up to {self.keys:,} keys of {target} (Limit {self.keys + 1:,}); more than "
+            f"{self.keys:,} → {self.plan.label}, ~{_rcu_text(self.plan.estimate.rcu)} RCU, the "
+            f"probe's ≤ {_rcu_text(self.probe_rcu)} RCU spent on top"
+        )
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "keys": self.keys,
+            "probe_rcu": _rcu_text(self.probe_rcu),
+            "plan": self.plan.document(),
+        }
+
+
+def _rcu_text(units: Decimal) -> str:
+    return format(units.normalize(), "f")
+
+
+@dataclass
 class Plan:
     statement: ast.Select
     table: TableInfo
@@ -145,6 +178,13 @@ class Plan:
     # how this Scan could be a Query, where an index would serve the WHERE (the planner's
     # advice, in its warning too): --fail-on-scan's refusal keeps it
     scan_hint: str | None = None
+    # read instead when the index holds more keys than fetching them is worth (Fallback)
+    fallback: Fallback | None = None
+
+    @property
+    def may_scan(self) -> bool:
+        """Whether the plan Scans, or may switch to a Scan once it has read (a Fallback)."""
+        return self.is_scan or (self.fallback is not None and self.fallback.plan.may_scan)
 
     @property
     def is_scan(self) -> bool:
@@ -162,6 +202,7 @@ class Plan:
             and not self.dedupe
             and not self.count_only
             and self.then is None
+            and self.fallback is None
             and self.sample is None
             and self.whole_partition is None
             and all(
@@ -210,6 +251,7 @@ class Plan:
             "segments": self.segments,
             **({"sample": self.sample.document()} if self.sample is not None else {}),
             **({"then": self.then.document()} if self.then is not None else {}),
+            **({"fallback": self.fallback.document()} if self.fallback is not None else {}),
             "client_steps": list(self.steps),
             "warnings": list(self.warnings),
             "estimate": {

@@ -30,6 +30,7 @@ from dynosql.plan.expressions import (
     paths_in,
     projection_text,
 )
+from dynosql.plan.fallback import fallback, priced
 from dynosql.plan.model import SIZE_UNKNOWN, Estimate, Plan, Request
 from dynosql.plan.observed import Guess, Observed, partition_guess
 from dynosql.plan.rewrite import key_friendly
@@ -63,6 +64,11 @@ class Options:
     observed: Observed | None = field(default=None, compare=False, hash=False)
     # --rate-limit (RCU a second): Query and Scan pages are cut to it, and priced as cut
     rate_limit: Decimal | None = None
+    # False under --fail-on-scan: an index read that fetches never switches to a Scan, however
+    # many keys it finds (plan.fallback)
+    scan_fallback: bool = True
+    # True: no path that fetches from the table (the read a Fallback switches to)
+    no_fetch: bool = False
 
     def on_dynamodb(self) -> Options:
         """These options with DynamoDB's own capabilities, whatever the endpoint: a program
@@ -195,7 +201,30 @@ def _plan_select(statement: ast.Select, table: TableInfo, options: Options) -> P
     if plan.is_scan:
         warning, plan.scan_hint = _scan_warning(statement, table, plan, options)
         plan.warnings.insert(0, warning)
+    if plan.fetch is not None and statement.index is None and not options.no_fetch:
+        _fall_back(plan, statement, table, options)
     return plan
+
+
+def _fall_back(plan: Plan, statement: ast.Select, table: TableInfo, options: Options) -> None:
+    """An index read that fetches each item, given the read it switches to when its index key
+    holds more items than fetching them is worth (plan/fallback.py), priced so."""
+    instead = _plan_select(statement, table, replace(options, no_fetch=True))
+    # a Scan's cost is DescribeTable's figure; another Query's would be a guess as well
+    if not instead.is_scan or not options.scan_fallback:
+        return
+    rule = fallback(plan, instead, _avg_size(plan.access, table), options.rate_limit)
+    if rule is None:
+        return
+    # the read instead is chosen, not stumbled into: no advice to add a key condition
+    instead.scan_hint = None
+    instead.warnings = [
+        f"more than {rule.keys:,} keys of {plan.target}: each fetched would cost more than "
+        f"this {instead.operation} ({instead.estimate.text()})"
+    ]
+    plan.fallback = rule
+    plan.estimate = priced(plan, rule)
+    plan.steps.insert(0, rule.text(plan.target))
 
 
 def _first_in_key_order(statement: ast.Select, table: TableInfo) -> ast.Select | None:
@@ -615,6 +644,8 @@ def _keyed_candidate(
         for b in live
     )
     fetch = not _holds_all(path, table, needed, statement)
+    if fetch and options.no_fetch:
+        return None
     per_key = _collection_items(path, table)
     size = _avg_size(path, table)
     serves = _serves_order(statement, path)

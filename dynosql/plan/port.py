@@ -137,6 +137,11 @@ class Page:
     scanned: int = 0
 
 
+class MoreKeys(Exception):
+    """A plan with a `Fallback` found more than its ``keys`` index entries before any page
+    was handed on: its fallback's plan is the read to run instead (the probe was paid for)."""
+
+
 @dataclass
 class ConditionFailure:
     """A ConditionalCheckFailed answer: the item as it is (when the request asked for it with
@@ -287,7 +292,9 @@ class Port(Protocol):
         self, plan: Plan, stats: Stats, whole_first: bool = False, progress: bool = True
     ) -> Iterator[Page]:
         """The pages of every request `plan` sends, as they arrive (`whole_first`: a Scan's
-        first page comes back whole, for the hints; `progress` False: no progress line)."""
+        first page comes back whole, for the hints; `progress` False: no progress line).
+        A plan with a `Fallback` reads its index first, for at most ``keys`` + 1 entries, and
+        raises `MoreKeys` (before any page) when it finds more."""
         ...
 
     def count_pages(self, plan: Plan, stats: Stats, whole_first: bool = False) -> Iterator[Page]:
