@@ -31,7 +31,6 @@ class Requirements(SuiteRequirements):
     parens_in_union_contained_select_w_limit_offset = property(lambda self: CLOSED)
     parens_in_union_contained_select_wo_limit_offset = property(lambda self: CLOSED)
     offset = property(lambda self: CLOSED)
-    bound_limit_offset = property(lambda self: CLOSED)
     sql_expression_limit_offset = property(lambda self: CLOSED)
     # no temporary tables, no views
     temporary_tables = property(lambda self: CLOSED)

@@ -5,7 +5,7 @@ requirement. Two kinds:
 
 - DYNAMODB: what a DynamoDB table cannot be or do (a table without a key, a name of under 3
   characters or with blanks, schemas, views, constraints beyond the key, keys it generates,
-  columns beyond the key, an order of attributes, joins).
+  columns beyond the key, an order of attributes, joins, OFFSET).
 - DEPRECATED: a test of what SQLAlchemy itself deprecates and announces it will refuse.
 
 A key names a test (every parametrisation of it), one parametrisation (``test_x[a-b]``), or
@@ -23,6 +23,7 @@ NAME_CHARACTERS = (
 )
 LONG_NAME = DYNAMODB + "an index named in more than 255 characters (index names are 3 to 255)"
 THREE_KEYS = DYNAMODB + "a primary key of three columns (a key is one or two attributes)"
+OFFSET = DYNAMODB + "OFFSET (DynamoDB pages by key, not by position)"
 GENERATED_KEY = DYNAMODB + "an INSERT without the key (DynamoDB generates no keys)"
 ONE_TABLE = DYNAMODB + "UNION, a subquery or EXISTS over another SELECT (one table a statement)"
 VIEWS = DYNAMODB + "views (DynamoDB has none)"
@@ -100,6 +101,8 @@ UNSUPPORTED = {
     ("EscapingTest", "test_percent_sign_round_trip"): NO_KEY,
     ("ExistsTest", "test_select_exists"): ONE_TABLE,
     ("ExistsTest", "test_select_exists_false"): ONE_TABLE,
+    ("FetchLimitOffsetTest", "test_bound_limit_offset"): OFFSET,
+    ("FetchLimitOffsetTest", "test_bound_offset"): OFFSET,
     ("FetchLimitOffsetTest", "test_limit_render_multiple_times"): ONE_TABLE,
     ("InsertBehaviorTest", "test_no_results_for_non_returning_insert"): GENERATED_KEY,
     ("IntegerTest", "test_literal"): NO_KEY,
