@@ -118,6 +118,29 @@ def format_capacity(value: Decimal) -> str:
     return text
 
 
+FIGURE_DIGITS = 3  # an estimate's durations and rates: its inputs are rarely truer than that
+
+
+def format_figure(value: Decimal | float) -> str:
+    """A duration or a rate as estimates and EXPLAIN print it: three significant digits, all
+    of a whole number's, no trailing zeros (``1.33``, ``0.0417``, ``12.5``, ``2048``), where
+    exact division printed ``1.333333333333333333333333333``."""
+    number = value if isinstance(value, Decimal) else Decimal(repr(value))
+    if not number or not number.is_finite():
+        return str(number) if number else "0"
+    places = max(0, FIGURE_DIGITS - number.adjusted() - 1)
+    return format(number.quantize(Decimal(1).scaleb(-places)).normalize(), "f")
+
+
+def format_duration(seconds: Decimal | float) -> str:
+    """Seconds as ``1.33 s``, ``2.5 min`` or ``3.2 h`` (`format_figure`'s digits)."""
+    if seconds < 120:
+        return f"{format_figure(seconds)} s"
+    if seconds < 2 * 3600:
+        return f"{format_figure(seconds / 60)} min"
+    return f"{format_figure(seconds / 3600)} h"
+
+
 @dataclass(frozen=True)
 class Changes:
     """What a statement changed in its session, applied by the Session once the statement

@@ -19,6 +19,7 @@ import pytest
 
 from dynosql.dynamo import budget
 from dynosql.plan.cost import PACED_PAGE_UNITS, paced_page_items, paced_page_units
+from dynosql.result import format_duration, format_figure
 from dynosql.session import Session
 from dynosql.settings import Settings
 from dynosql.values import READ_UNIT_BYTES, read_units
@@ -113,3 +114,52 @@ def test_explain_says_how_the_rate_cuts_the_pages(moto_examples_backend: Any) ->
     faster = Session(moto_examples_backend.client(), settings=Settings(rate_limit=Decimal(5)))
     document = faster.execute("EXPLAIN SELECT * FROM sensors").document["estimate"]
     assert "(5 RCU, 1 s of the rate, each)" in document["paced"]
+
+
+def test_durations_and_rates_are_printed_to_three_significant_digits(
+    moto_examples_backend: Any,
+) -> None:
+    """A page of 4 RCU at 3 RCU/s lasts 4/3 s: EXPLAIN says 1.33 s (it printed
+    1.333333333333333333333333333 s), its costs compared the Scan's ~5 s of the rate, and a rate
+    given with many digits reads back rounded too (`dynosql.result.format_figure`)."""
+    session = Session(moto_examples_backend.client(), settings=Settings(rate_limit=Decimal(3)))
+    lines = [row["plan"] for row in session.execute("EXPLAIN SELECT * FROM sensors")]
+    (estimate,) = [line for line in lines if line.startswith("estimate:")]
+    assert (
+        "--rate-limit 3 RCU/s cuts the pages to at most 346 items (4 RCU, 1.33 s of the rate"
+        in (estimate)
+    )
+    (scan,) = [line for line in lines if line.startswith("  Scan:")]
+    assert scan.endswith("~5 s at --rate-limit 3 RCU/s; uses the table's read capacity"), scan
+    odd = Session(
+        moto_examples_backend.client(), settings=Settings(rate_limit=Decimal(1) / Decimal(3))
+    )
+    said = odd.execute("EXPLAIN SELECT * FROM sensors").document["estimate"]["paced"]
+    assert said.startswith("--rate-limit 0.333 RCU/s cuts the pages to at most 346 items")
+    assert "(4 RCU, 12 s of the rate, each)" in said, said
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (Decimal(4) / Decimal(3), "1.33"),
+        (Decimal("12.5"), "12.5"),
+        (Decimal("0.0004166"), "0.000417"),
+        (Decimal("99.96"), "100"),
+        (Decimal(2048), "2048"),
+        (Decimal("1234.56"), "1235"),
+        (Decimal("4.000"), "4"),
+        (0.1 + 0.2, "0.3"),
+        (Decimal(0), "0"),
+    ],
+)
+def test_format_figure(value: Decimal | float, text: str) -> None:
+    assert format_figure(value) == text
+
+
+@pytest.mark.parametrize(
+    "seconds, text",
+    [(Decimal(4) / Decimal(3), "1.33 s"), (150, "2.5 min"), (Decimal(7500), "2.08 h"), (0.04, "0.04 s")],
+)  # fmt: skip
+def test_format_duration(seconds: Decimal | float, text: str) -> None:
+    assert format_duration(seconds) == text

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
+from dynosql.result import format_duration, format_figure
+
 # dollars per million read request units (on-demand; an eventually consistent 4 KB read is
 # half a unit, which the planner's RCU figures already count)
 RCU_MILLION = Decimal("0.125")
@@ -72,14 +74,6 @@ def _dollars(x: Decimal) -> str:
     return "$" + (text if len(text.split(".")[1]) >= 2 else f"{x:.2f}")
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def compare(
     rcu: Decimal,
     items: int,
@@ -92,11 +86,9 @@ def compare(
     `table_bytes`."""
     scan_dollars = rcu * prices.rcu_million / 1_000_000
     if rate_limit:
-        time = f"~{_duration(float(rcu / rate_limit))} at --rate-limit {rate_limit} RCU/s"
+        time = f"~{format_duration(rcu / rate_limit)} at --rate-limit {format_figure(rate_limit)} RCU/s"
     else:
-        time = (
-            f"~{_duration(items / ITEMS_PER_SECOND)} from one client (~{ITEMS_PER_SECOND} items/s)"
-        )
+        time = f"~{format_duration(items / ITEMS_PER_SECOND)} from one client (~{ITEMS_PER_SECOND} items/s)"
     gb = Decimal(table_bytes) / GB
     export_dollars = gb * prices.export_gb
     pitr = gb * prices.pitr_gb_month
@@ -163,7 +155,7 @@ class Monthly:
         rcu_units, wcu_units = self.provisioned_units()
         n = self.statements
         return [
-            f"per month at {_fmt(self.rate)} per second ({n:,.0f} statements in "
+            f"per month at {format_figure(self.rate)} per second ({n:,.0f} statements in "
             f"{HOURS_PER_MONTH} h; list prices of us-east-1, --prices name=dollars,… overrides):",
             f"  on-demand:   reads {_fmt(self.rcu)} RRU × {n:,.0f} × "
             f"{_dollars(self.prices.rcu_million)}/million = {_dollars(reads)}; writes "

@@ -36,6 +36,7 @@ from dynosql.plan.observed import Guess, Observed, partition_guess
 from dynosql.plan.rewrite import key_friendly
 from dynosql.plan.sample import apply_sample
 from dynosql.plan.schema import IndexInfo, TableInfo
+from dynosql.result import format_duration, format_figure
 from dynosql.sql import ast
 from dynosql.sql.text import expression_text, sql_text
 from dynosql.values import READ_UNIT_BYTES, read_units
@@ -130,10 +131,10 @@ def _pacing(plan: Plan, rate: Decimal, unlimited: Decimal) -> str:
     if plan.estimate.items <= items * max(1, plan.segments) and unlimited == plan.estimate.rcu:
         return ""
     page = read_units(paced_page_units(rate, consistent) * READ_UNIT_BYTES, consistent)
-    seconds = format((page / rate).normalize(), "f")
     return (
-        f"--rate-limit {format(rate.normalize(), 'f')} RCU/s cuts the pages to at most "
-        f"{items:,} items ({format(page.normalize(), 'f')} RCU, {seconds} s of the rate, each); "
+        f"--rate-limit {format_figure(rate)} RCU/s cuts the pages to at most "
+        f"{items:,} items ({format(page.normalize(), 'f')} RCU, "
+        f"{format_duration(page / rate)} of the rate, each); "
         f"without it ~{format(unlimited.normalize(), 'f')} RCU"
     )
 
