@@ -228,6 +228,33 @@ def test_the_ledger_counts_writes_as_wcu_not_rcu(moto_backend: Backend, tmp_path
     assert session.ledger.rcu == Decimal("0.5") and session.total_capacity == Decimal("0.5")
 
 
+def test_the_port_settles_every_write_once(moto_backend: Backend) -> None:
+    """Where the backend reports no capacity, the port estimates each request from the images
+    it is handed, once: a write over an item indexed by the GSI (its table unit and the index's
+    delete and put), a non-idempotent UPDATE guarded for exactly once, a failed condition
+    (billed all the same) and a transaction (twice); each statement's figure is the ledger's."""
+    table = _keyed(moto_backend, gsi=True)
+    session = Session(moto_backend.client())
+    session.settings.journal_dir = "off"
+    session.settings.yes = True
+    spent = []
+    for sql in (
+        f"INSERT INTO {table} (pk, g, n) VALUES ('a', 'x', 1)",  # table 1 + index put 1
+        f"UPDATE {table} SET g = 'y' WHERE pk = 'a'",  # 1 + the index's delete and put
+        f"UPDATE {table} SET n = n + 1 WHERE pk = 'a'",  # exactly once: 1 + the index's 1
+        f"INSERT INTO {table} (pk) VALUES ('a') ON CONFLICT DO NOTHING",  # failed: 1
+    ):
+        before = session.ledger.wcu
+        result = session.execute(sql)
+        result.all()
+        assert session.ledger.wcu - before == result.stats.wcu, sql
+        spent.append(result.stats.wcu)
+    assert spent == [Decimal(2), Decimal(3), Decimal(2), Decimal(1)]
+    before = session.ledger.wcu
+    results = list(session.run(f"BEGIN; INSERT INTO {table} (pk) VALUES ('b'); COMMIT;"))
+    assert session.ledger.wcu - before == Decimal(2) == results[-1].stats.wcu
+
+
 # --- one way a result is made -----------------------------------------------------------------
 
 

@@ -123,10 +123,35 @@ class Writer:
         return self.call_or_failure(method, params)[0]
 
     def send(
-        self, operation: str, params: dict[str, Any]
+        self,
+        operation: str,
+        params: dict[str, Any],
+        table: TableInfo,
+        image: Callable[[dict[str, Any] | None], dict[str, Any] | None],
     ) -> tuple[dict[str, Any] | None, ConditionFailure | None, bool]:
-        """`call_or_failure` of a PutItem, UpdateItem or DeleteItem, by DynamoDB's name."""
-        return self.call_or_failure(_METHODS[operation], params)
+        """`call_or_failure` of a PutItem, UpdateItem or DeleteItem, by DynamoDB's name.
+        Where the backend reports no capacity, the write is estimated here, once: from the
+        item before (the answer's ALL_OLD attributes) and `image` of it (the item after), or,
+        when its condition failed, from the item put or the table's average item size."""
+        response, failure, retried = self.call_or_failure(_METHODS[operation], params)
+        if self.estimating:
+            self._add(self._estimate(params, response, table, image))
+        return response, failure, retried
+
+    def _estimate(
+        self,
+        params: dict[str, Any],
+        response: dict[str, Any] | None,
+        table: TableInfo,
+        image: Callable[[dict[str, Any] | None], dict[str, Any] | None],
+    ) -> Decimal:
+        if response is None:  # a failed condition is billed like the write (size: a guess)
+            put = params.get("Item")
+            guess = values.decode_item(put) if put else {"": "x" * table.average_item_size}
+            return self._item_units(guess)
+        attributes = response.get("Attributes")
+        old = values.decode_item(attributes) if attributes else None
+        return self._change_units(old, image(old), table)
 
     def read_item(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
         """The item under `key` (wire form) as it is now: one strongly consistent GetItem,
@@ -170,13 +195,19 @@ class Writer:
         if self.ledger is not None and units:
             self.ledger.charge(wcu=units)
 
-    def transact(self, params: dict[str, Any]) -> dict[str, Any]:
+    def transact(
+        self,
+        params: dict[str, Any],
+        images: Iterable[tuple[dict[str, Any] | None, dict[str, Any] | None, TableInfo]] = (),
+    ) -> dict[str, Any]:
         """One TransactWriteItems of `params` (without its ClientRequestToken). Each round has
         its own token, the same on every retry of the round, so that DynamoDB applies it once
         even when an answer is lost and the request is sent again (within 10 minutes). A
         round cancelled by a conflict (TransactionCanceledException with a TransactionConflict
         reason: nothing was written) is followed by another, with a new token, up to
-        `TRANSACTION_ROUNDS` in all; any other cancellation is `TransactionCancelled`."""
+        `TRANSACTION_ROUNDS` in all; any other cancellation is `TransactionCancelled`. Where
+        the backend reports no capacity, the transaction is estimated from `images` (each
+        action's item before and after, and its table) once it is written."""
         for attempt in self.policy.rounds(TRANSACTION_ROUNDS, conflict_delay):
             request = {**params, "ClientRequestToken": uuid.uuid4().hex}
             try:
@@ -199,24 +230,20 @@ class Writer:
                     continue
                 raise TransactionCancelled(codes, failure.message) from cause
             assert response is not None  # no condition of its own: a failure is a cancellation
+            if self.estimating:
+                self._add(sum((self._change_units(*i) for i in images), Decimal(0)))
             return response
         raise AssertionError("unreachable: the last round returns or raises")
 
-    def charge(self, units: Decimal) -> None:
-        """Estimated capacity of one write (only when the backend reports none)."""
-        if self.estimating:
-            self._add(units)
-
-    def change_units(
+    def _change_units(
         self, old: dict[str, Any] | None, new: dict[str, Any] | None, table: TableInfo
     ) -> Decimal:
         """WCU of writing `new` over `old` (decoded; None: absent) in `table`, its index writes
         included (plan.cost.item_write)."""
         return cost.item_write(old, new, table, values.item_size, self.transactional).total
 
-    def item_units(self, *images: dict[str, Any] | None) -> Decimal:
-        size = max((values.item_size(i) for i in images if i is not None), default=1)
-        return write_units(size, self.transactional)
+    def _item_units(self, image: dict[str, Any]) -> Decimal:
+        return write_units(values.item_size(image), self.transactional)
 
     def pace(self) -> None:
         """--rate-limit: keep the statement under N units a second (a token bucket)."""
@@ -442,15 +469,15 @@ def write_batches(
             if writer.estimating:  # decoding every item costs: only when nothing is reported
                 for r in done_now:
                     put = r.get("PutRequest")
-                    writer.charge(
-                        writer.item_units(values.decode_item(put["Item"])) if put else Decimal(1)
+                    writer._add(
+                        writer._item_units(values.decode_item(put["Item"])) if put else Decimal(1)
                     )
             with stats.lock:
                 stats.changed += len(done_now)
             if on_written is not None and done_now:
                 extra = on_written(done_now)
-                if extra:
-                    writer.charge(extra)
+                if extra and writer.estimating:
+                    writer._add(extra)
             if not left:
                 return
             pending = left

@@ -176,27 +176,28 @@ class Writes(Protocol):
     workers: int
 
     def send(
-        self, operation: str, params: dict[str, Any]
+        self,
+        operation: str,
+        params: dict[str, Any],
+        table: TableInfo,
+        image: Callable[[Item | None], Item | None],
     ) -> tuple[dict[str, Any] | None, ConditionFailure | None, bool]:
         """One PutItem, UpdateItem or DeleteItem (DynamoDB's operation name): the answer (None
-        when its condition failed), the failure, and whether it was sent more than once."""
+        when its condition failed), the failure, and whether it was sent more than once. The
+        port settles its capacity: reported, or estimated from the item before (the answer's
+        ALL_OLD attributes) and `image` of it, the item after."""
         ...
 
     def read_item(self, table: str, key: dict[str, Any]) -> Item | None:
         """The item under `key` (wire form) now: one strongly consistent GetItem, decoded."""
         ...
 
-    def transact(self, params: dict[str, Any]) -> dict[str, Any]:
-        """One TransactWriteItems (a conflict is sent again with a new token)."""
+    def transact(
+        self, params: dict[str, Any], images: Iterable[tuple[Item | None, Item | None, TableInfo]]
+    ) -> dict[str, Any]:
+        """One TransactWriteItems (a conflict is sent again with a new token); `images`, each
+        action's item before and after and its table, estimate it where nothing is reported."""
         ...
-
-    def charge(self, units: Decimal) -> None:
-        """Estimated WCU of one write (counted only where the backend reports none)."""
-        ...
-
-    def change_units(self, old: Item | None, new: Item | None, table: TableInfo) -> Decimal: ...
-
-    def item_units(self, *images: Item | None) -> Decimal: ...
 
     def run(
         self,

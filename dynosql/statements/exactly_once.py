@@ -37,15 +37,13 @@ def write_guarded_item(
 ) -> Outcome:
     """One guarded UpdateItem; a failed condition after a retry is resolved (see above)."""
     request = guarded_request(plan, item)
-    response, failure, _retried = writer.send("UpdateItem", request)
+    response, failure, _retried = writer.send(
+        "UpdateItem", request, plan.table, lambda old: new_image(plan.kind, old, item, assignments)
+    )
     if response is not None:
         attributes = response.get("Attributes")
         old = values.decode_item(attributes) if attributes else None
-        new = new_image(plan.kind, old, item, assignments)
-        writer.charge(writer.item_units(old, new))
-        return Outcome(item, True, old, new)
-    guess = {"": "x" * plan.table.average_item_size}
-    writer.charge(writer.item_units(guess))
+        return Outcome(item, True, old, new_image(plan.kind, old, item, assignments))
     if failure is None or not failure.retried:
         return Outcome(item, False)
     current = failure.item

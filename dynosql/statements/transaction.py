@@ -24,9 +24,11 @@ from dynosql import values
 from dynosql.errors import ConditionError, ExecutionError, PlanError, classify
 from dynosql.guards import NOTHING, Ask, Effects, Steps, Verdict
 from dynosql.journal import refusal
+from dynosql.plan import cost
 from dynosql.plan.as_read import attribute_paths, require_as_read
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
 from dynosql.plan.port import TransactionCancelled, Writes
+from dynosql.plan.schema import TableInfo
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
 from dynosql.result import Changes, Result, WriteStats
 from dynosql.sql import ast
@@ -156,11 +158,15 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> S
     olds = [_current(writer, a) for a in actions]
     items = [_exact(a, old, n) for n, (a, old) in enumerate(zip(actions, olds, strict=True), 1)]
     news = [_image(a, old) for a, old in zip(actions, olds, strict=True)]
-    units = [
-        Decimal(0) if _is_check(a) else writer.change_units(old, new, a.queued.plan.table)
+    images = [
+        (old, new, a.queued.plan.table)
         for a, old, new in zip(actions, olds, news, strict=True)
+        if not _is_check(a)
     ]
-    total = sum(units, Decimal(0))
+    total = sum(
+        (cost.item_write(*i, values.item_size, transactional=True).total for i in images),
+        Decimal(0),
+    )
     what = f"COMMIT of {len(actions)} writes"
     yield Ask(wcu=total, why="a transaction is all or nothing", what=what)
     journal = ctx.open_journal("transaction")
@@ -183,7 +189,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> S
                     # answer be lost, undo can tell whether the transaction applied
                     journal.intent(a.queued.plan.table.name, a.key, (old, new))
         try:
-            _send(writer, items, actions)
+            _send(writer, items, actions, images)
         except (ExecutionError, ConditionError) as err:
             cause = err.__cause__
             if journal is not None and cause is not None and classify(cause).code in _NOT_SENT:
@@ -192,10 +198,9 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> S
                     if not _is_check(a):
                         journal.refused(a.queued.plan.table.name, a.key, why)
             raise
-        for a, old, new, unit in zip(actions, olds, news, units, strict=True):
+        for a, old, new in zip(actions, olds, news, strict=True):
             if _is_check(a):
                 continue
-            writer.charge(unit)
             stats.changed += 1
             if journal is not None:
                 journal.record(a.queued.plan.table.name, a.key, old, new)
@@ -270,10 +275,15 @@ def _current(writer: Writes, a: _Action) -> dict[str, Any] | None:
     return writer.read_item(a.queued.plan.table.name, values.encode_item(a.key))
 
 
-def _send(writer: Writes, items: list[dict[str, Any]], actions: list[_Action]) -> None:
+def _send(
+    writer: Writes,
+    items: list[dict[str, Any]],
+    actions: list[_Action],
+    images: list[tuple[dict[str, Any] | None, dict[str, Any] | None, TableInfo]],
+) -> None:
     params = {"TransactItems": items, "ReturnConsumedCapacity": "TOTAL"}
     try:
-        writer.transact(params)  # a conflict is sent again, with a new token (the port)
+        writer.transact(params, images)  # a conflict is sent again, with a new token (the port)
     except TransactionCancelled as err:
         # a failed condition is the statement's (ConditionError), anything else the service's
         failed = "ConditionalCheckFailed" in err.codes

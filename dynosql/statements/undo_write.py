@@ -172,7 +172,9 @@ class Restorer:
         info = self.tables[r.table]
         operation, params = r.request(state, info.keys.pk)
         try:
-            response, _failure, retried = self.writer.send(operation, params)
+            response, _failure, retried = self.writer.send(
+                operation, params, info, lambda _before: r.target
+            )
         except DynosqlError as err:
             why = refusal(err)  # DynamoDB said no to this item: list it, restore the rest
             if why is None:
@@ -186,12 +188,10 @@ class Restorer:
             # a retried restore whose condition failed: its own lost attempt may have applied
             wire_key = values.encode_item(r.key)
             if retried and self.writer.read_item(r.table, wire_key) == r.target:
-                self.writer.charge(self.writer.change_units(left, r.target, info))
                 return Outcome(target, True, left, r.target)
             return Outcome(target, False)
         attributes = response.get("Attributes")
         before = values.decode_item(attributes) if attributes else None
-        self.writer.charge(self.writer.change_units(before, r.target, info))
         return Outcome(target, True, before, r.target)
 
     def _journal(self) -> Journal | None:

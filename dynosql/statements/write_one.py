@@ -56,17 +56,19 @@ def write_item(
         request = require_as_read(plan.request(plan.key_of(target)), target, plan.as_read)
     else:
         request = plan.request(target)
-    response, _failure, retried = writer.send(plan.operation, request)
-    if response is None:  # a failed condition is billed like the write (size: a guess)
-        guess = target if plan.kind == "put" else {"": "x" * plan.table.average_item_size}
-        writer.charge(writer.item_units(guess))
+    response, _failure, retried = writer.send(
+        plan.operation,
+        request,
+        plan.table,
+        lambda old: new_image(plan.kind, old, target, assignments),
+    )
+    if response is None:
         if retried:  # perhaps it failed on what its own lost first attempt did
             return _after_lost_answer(writer, plan, assignments, target, request)
         return Outcome(target, False)
     attributes = response.get("Attributes")
     old = values.decode_item(attributes) if attributes else None
     new = new_image(plan.kind, old, target, assignments)
-    writer.charge(writer.change_units(old, new, plan.table))
     # sent twice and changing nothing: the first attempt may have applied, and `old` may be
     # its result rather than the item before the statement
     return Outcome(target, True, old, new, uncertain=retried and old == new)
