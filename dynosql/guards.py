@@ -212,8 +212,11 @@ def _ask_before_scan(ctx: Context, check: ScanCheck) -> None:
     large = not plan.estimate.known or plan.estimate.rcu > threshold
     if not large and not check.hints:
         return
-    hinted = "".join(f"; hint: {h}" for h in check.hints)
-    if not ctx.doors.confirm(f"{plan.label} reads {plan.estimate.text()}{hinted}. Run it?"):
+    said = f"{plan.label} reads {plan.estimate.text()}" + "".join(
+        f"; hint: {h}" for h in check.hints
+    )
+    ended = said if said.endswith(("?", ".", "!")) else said + "."  # a hint may ask already
+    if not ctx.doors.confirm(f"{ended} Run it?"):
         raise Declined("cancelled: nothing was read")
 
 

@@ -24,7 +24,6 @@ from dynosql.dynamo.client import make_client
 from dynosql.dynamo.retry import Sleep
 from dynosql.entities.catalog import Entities
 from dynosql.errors import DynosqlError, PlanError, SqlError
-from dynosql.plan.model import Plan
 from dynosql.plan.observed import Observed
 from dynosql.plan.planner import Options
 from dynosql.plan.port import EMBEDDED, Capabilities, Ledger
@@ -35,6 +34,7 @@ from dynosql.sql import ast, parse_script
 from dynosql.sql.bind import bind, parse_param
 from dynosql.sql.spelling import closest
 from dynosql.statements import kind_for, kind_of
+from dynosql.statements.kind import Planned
 
 if TYPE_CHECKING:
     from dynosql.entities.model import Entity
@@ -279,22 +279,12 @@ class Session:
 
         return resolve(self.context, bound)
 
-    def plan(self, statement: ast.Select) -> Plan:
-        """The plan for a bound SELECT (no reads beyond the cached DescribeTable)."""
-        from dynosql.statements.select import plan_of
-
-        return plan_of(self.context, statement)
-
-    def scan_plan(self, statement: ast.Statement) -> Plan | None:
-        """The Scan `statement` would send, or None (not a Scan, or not plannable: running it
-        reports that properly), as its kind plans it (nothing read)."""
-        try:
-            bound = self.resolve(self.bind(statement))
-            kind = kind_for(bound, self.in_transaction)
-            checks = kind.plan(self.context, bound, True).scans
-        except DynosqlError:
-            return None
-        return next((c.plan for c in checks if c.plan.is_scan), None)
+    def planned(self, statement: ast.Statement) -> Planned[Any]:
+        """`statement` bound and planned by its kind as `run_statement` plans it, once, as for
+        EXPLAIN (nothing read): what tools and tests look at, the plan and the Scans the
+        guards would judge."""
+        bound = self.resolve(self.bind(statement))
+        return kind_for(bound, self.in_transaction).plan(self.context, bound, True)
 
     def options(self) -> Options:
         return self.context.options()
@@ -354,7 +344,6 @@ class Session:
     def load_models(self, paths: list[str]) -> list[str]:
         """``--local --model``: the embedded DynamoDB made with each NoSQL Workbench model's
         tables and items, its facets declared as entities; the notes on what was left out."""
-        from dynosql.errors import DynosqlError
         from dynosql.statements.models import load_local
 
         if self.embedded is None:

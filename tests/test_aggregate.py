@@ -527,7 +527,7 @@ def test_having_on_aggregate_not_selected(session, agg_table):
 
 def plan_of(session, sql: str):
     (statement,) = parse_script(sql)
-    return session.plan(statement)
+    return session.planned(statement).plan
 
 
 def projected_names(params: dict) -> set[str]:

@@ -242,7 +242,8 @@ def _requests_and_sleeps(path: Path, name: str | None = None) -> list[str]:
     method (on anything but the module's own `self`), a client's method handed to something
     that calls it (``policy.call(client.describe_table, …)``), a method looked up on a client
     by name (``getattr(client, …)``), ``time.sleep`` (or a `sleep` imported from `time`) and
-    ``asyncio.sleep``. A function of one of dynosql's modules that shares an operation's name
+    ``asyncio.sleep``, and a wait with a timeout (``Event.wait(1)``, ``Condition.wait(timeout=…)``:
+    a sleep by another name). A function of one of dynosql's modules that shares an operation's name
     (``guards.scan``) is not a request."""
     tree = ast.parse(path.read_text())
     for parent in ast.walk(tree):
@@ -286,6 +287,10 @@ def _requests_and_sleeps(path: Path, name: str | None = None) -> list[str]:
             elif func.attr == "sleep" and isinstance(receiver, ast.Name):
                 if receiver.id in ("time", "asyncio"):
                     found.append(f"{where} {ast.unparse(func)}")
+            elif func.attr == "wait" and (
+                node.args or any(k.arg == "timeout" for k in node.keywords)
+            ):
+                found.append(f"{where} {ast.unparse(func)}")  # Event/Condition.wait(timeout)
         elif isinstance(func, ast.Name):
             if func.id in sleeps:
                 found.append(f"{where} {func.id}")
@@ -308,6 +313,22 @@ def test_only_the_aws_edge_sends_requests_or_sleeps():
     assert found == []
 
 
+def test_only_the_port_settles_the_capacity_ledger():
+    """The ledger is charged by the port, once per request, as each answer arrives (estimated
+    from the images the kind hands it where the backend reports nothing): no kind charges a
+    write's units by hand (there were 7 such calls), nothing outside the edge calls
+    ``charge``."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno}"
+        for path in _outside_the_edge()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "charge"
+    ]
+    assert found == []
+
+
 def test_the_request_finder_finds_requests_and_sleeps(tmp_path: Path) -> None:
     """The finder above is not blind: each kind of call it looks for is found."""
     sample = tmp_path / "probe.py"
@@ -322,6 +343,9 @@ def test_the_request_finder_finds_requests_and_sleeps(tmp_path: Path) -> None:
         "    getattr(ctx.client.meta, 'region_name')\n"
         "    time.sleep(1)\n"
         "    nap(1)\n"
+        "    threading.Event().wait(0.5)\n"
+        "    done.wait(timeout=2)\n"
+        "    threading.Event().wait()\n"
         "    self.query()\n"
         "    from dynosql import guards\n"
         "    guards.scan(ctx, None)\n"
@@ -334,7 +358,26 @@ def test_the_request_finder_finds_requests_and_sleeps(tmp_path: Path) -> None:
         "client.describe_table",
         "time.sleep",
         "nap",
+        "threading.Event().wait",
+        "done.wait",
     ]
+
+
+def test_nothing_behind_the_port_holds_a_client():
+    """Kinds, engines, hints, entities and the Context reach DynamoDB through the port: none
+    of them names a ``client`` (the front doors are checked below)."""
+    inside = [PACKAGE / "context.py"] + [
+        path
+        for folder in ("statements", "engines", "hints", "entities")
+        for path in sorted((PACKAGE / folder).rglob("*.py"))
+    ]
+    found = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno}"
+        for path in inside
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr == "client"
+    ]
+    assert found == []
 
 
 def test_statement_kinds_never_import_the_session():

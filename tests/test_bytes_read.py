@@ -97,7 +97,7 @@ def test_a_filter_hides_what_was_read(sized):
     result = session.execute(sql)
     assert result.all() == []
     (statement,) = parse_script(sql)
-    (request,) = session.plan(statement).requests
+    (request,) = session.planned(statement).plan.requests
     sent_filter = "FilterExpression" in request.params
     assert result.stats.bytes_exact is not sent_filter
     if not sent_filter:  # checked by the client: every item came back whole

@@ -292,9 +292,10 @@ def test_index_keys_are_checked_and_type_untyped_csv_columns(
 def test_copy_to_is_a_scan_to_ask_about(examples_backend: Any) -> None:
     """The REPL asks before a large Scan: COPY t TO is one, COPY (SELECT … WHERE pk = …) not."""
     session = Session(examples_backend.client())
-    plan = session.scan_plan(parse("COPY audit TO 'a.jsonl'"))
-    assert plan is not None and plan.is_scan
-    assert session.scan_plan(parse("COPY (SELECT * FROM audit WHERE PK = 'x') TO 'a.csv'")) is None
+    (check,) = session.planned(parse("COPY audit TO 'a.jsonl'")).scans
+    assert check.plan.is_scan
+    keyed = session.planned(parse("COPY (SELECT * FROM audit WHERE PK = 'x') TO 'a.csv'"))
+    assert [c for c in keyed.scans if c.plan.is_scan] == []
 
 
 def test_an_interrupted_load_says_where_to_continue(session: Session, tmp_path: Path) -> None:

@@ -668,7 +668,7 @@ def test_capacity_equals_hand_written(tables: Tables, pattern: Pattern) -> None:
     )
     sql = pattern.sql.format(docs=tables.docs, users=tables.users)
 
-    plan = session.plan(parse(sql))
+    plan = session.planned(parse(sql)).plan
     assert plan.operation == pattern.operation, plan.label
     assert plan.access.name == pattern.index, plan.label
     assert (plan.fetch is not None) == pattern.fetch, plan.label

@@ -1188,7 +1188,7 @@ def test_index_order_plans(world: World, sql: str, index: Any) -> None:
     table = world.tables["ix"]
     case = Case(table, sql.format(t=table.name), {})
     if index is not ...:
-        assert world.session.plan(parse(case.sql)).access.name == index
+        assert world.session.planned(parse(case.sql)).plan.access.name == index
     assert check(world, case) is not None, "the backend disagrees with DynamoDB's rules"
 
 
@@ -1226,7 +1226,7 @@ def test_index_count_plans(world: World, by: str | None, where: str | None, inde
     clause = f" WHERE {where}" if where else ""
     group = f" GROUP BY {by}" if by else ""
     sql = f"SELECT {by + ', ' if by else ''}COUNT(*) AS n FROM {table.name}{clause}{group}"
-    assert world.session.plan(parse(sql)).access.name == index
+    assert world.session.planned(parse(sql)).plan.access.name == index
     extra = f", {by}" if by and by not in ("pk", "sk") else ""
     rows_sql = f"SELECT pk, sk{extra} FROM {table.name}{clause}"
     rows = oracle.evaluate(parse(rows_sql), table.items, {}).rows

@@ -272,9 +272,9 @@ def test_no_scan_confirmation_for_a_statement_the_export_answers() -> None:
 
     session = Session(offline_client(), capabilities=DYNAMODB)
     exported_statement = parse("SELECT COUNT(*) FROM EXPORT 's3://b/p/' AS t")
-    assert session.scan_plan(exported_statement) is None
+    assert session.planned(exported_statement).scans == ()
     session.set("engine", "export")
-    assert session.scan_plan(parse("SELECT COUNT(*) FROM t")) is None
+    assert session.planned(parse("SELECT COUNT(*) FROM t")).scans == ()
 
 
 def test_tablesample_is_not_dropped_by_the_export_engines() -> None:

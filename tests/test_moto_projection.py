@@ -93,7 +93,7 @@ def test_explain_names_the_workaround(tables):
     backend, _, regular = tables
     session = Session(backend.client())
     (statement,) = parse_script(f"SELECT sk, n FROM {regular} WHERE pk = 'a'")
-    assert "ProjectionExpression" in session.plan(statement).requests[0].params
+    assert "ProjectionExpression" in session.planned(statement).plan.requests[0].params
     lines = [r["plan"] for r in session.execute(f"EXPLAIN SELECT sk FROM {regular}").all()]
     assert any("cannot project is read whole" in line for line in lines)
 

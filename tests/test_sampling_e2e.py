@@ -65,7 +65,7 @@ def test_sampled_group_by_reads_k_segments_with_intervals(backend, zipf_table) -
         f"SELECT category, COUNT(*) AS n, SUM(n), MAX(n) FROM {name} TABLESAMPLE (10 PERCENT) "
         "REPEATABLE (7) GROUP BY category ORDER BY n DESC LIMIT 5"
     )
-    plan = session.plan(session.bind(__import__("dynosql").sql.parse(sql)))
+    plan = session.planned(session.bind(__import__("dynosql").sql.parse(sql))).plan
     assert plan.sample is not None and plan.sample.seed == 7
     result = session.execute(sql)
     rows = result.all()

@@ -121,6 +121,22 @@ def test_the_repl_asks_before_a_scan_a_hint_says_a_key_would_serve(moto_examples
     assert len(asked) == 1  # no hint, under the threshold: not asked
 
 
+def test_the_scan_question_after_a_hint_that_asks_is_punctuated_once(moto_examples_backend):
+    """A hint that ends in its own question (a double-quoted value: "did you mean the string
+    …?") is followed by the question, not by a full stop after the question mark."""
+    from dynosql.errors import Declined
+    from dynosql.sql import parse
+
+    session = Session(moto_examples_backend.client())
+    session.settings.scan_confirm_rcu = Decimal(100_000)
+    asked: list[str] = []
+    session.confirm = lambda question: asked.append(question) or False
+    statement = parse('SELECT * FROM audit WHERE PK = "ACTOR#ana.silva"')
+    with pytest.raises(Declined):
+        session.run_statement(statement, typed=True)
+    assert len(asked) == 1 and asked[0].endswith("'ACTOR#ana.silva'? Run it?"), asked
+
+
 def test_fail_on_scan_keeps_the_advice_that_avoids_the_scan(moto_backend, table_name):
     """An index would serve, but it is sparse: the refusal says how to use it, with the names
     its SQL needs quoted (`attribute_exists("GSI1-SK")`)."""

@@ -55,7 +55,7 @@ def test_the_plan_projects_what_the_statement_needs(tables, sql, names) -> None:
     backend, _, regular = tables
     session = Session(backend.client())
     (statement,) = parse_script(sql.format(t=regular))
-    (request,) = session.plan(statement).requests
+    (request,) = session.planned(statement).plan.requests
     got = wire.projected_names(request.params)
     assert got == (None if names is None else frozenset(names))
 
