@@ -280,7 +280,7 @@ class World:
         if mine.rcu <= theirs:
             return
         dearer = f"{where}: dynosql read {mine.rcu} RCU, PartiQL {theirs}"
-        rule = self.session.plan(ours).fallback
+        rule = self.session.planned(ours).plan.fallback
         switched = any(op.endswith(" keys)") for op in mine.operations)
         assert rule is not None and switched, dearer
         assert mine.rcu <= theirs + rule.probe_rcu, f"{dearer} (probe ≤ {rule.probe_rcu})"
