@@ -16,7 +16,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from dynosql.errors import DynosqlError, ReplCommandError, internal_error_text
+from dynosql.errors import DynosqlError, GuardError, ReplCommandError, internal_error_text
 from dynosql.process import (
     GuardedOutput,
     OutputError,
@@ -282,8 +282,9 @@ UNDO_HELP = f"""\
 usage: {UNDO_USAGE}
 
 Put back what a write changed, from its undo journal (every write's footer names it). An item
-changed since the write is listed and left alone; an item already restored needs nothing, so a
-second undo writes nothing. Undo asks first on a terminal; a script needs --yes.
+changed since the write, or one the table cannot take since its keys or indexes changed, is
+listed and left alone, and undo exits 3; an item already restored needs nothing, so a second
+undo writes nothing. Undo asks first on a terminal; a script needs --yes.
 
 arguments:
   FILE             the journal to undo
@@ -483,6 +484,9 @@ def run_statements(
             for note in result.notes:
                 print(f"note: {note}", file=err)
             print(result.footer(), file=err)
+        if result.incomplete:
+            print(f"error: {result.incomplete}", file=err)
+            return GuardError.exit_code
     if session.in_transaction:
         print("error: BEGIN without COMMIT: the queued writes were not sent", file=err)
         return EXIT_FAILED

@@ -173,6 +173,8 @@ class Result:
     digits: int | None = None
     show_footer: bool = True  # a help screen needs no row count
     changes: Changes | None = None  # what the statement changed in its session
+    # done with work left (an undo's items it did not restore): a script stops after it, exit 3
+    incomplete: str | None = None
 
     @classmethod
     def status(cls, title: str, stats: Stats | None = None, warnings: Iterable[str] = ()) -> Result:

@@ -340,6 +340,37 @@ def test_items_dynamodb_refuses_are_listed_as_refused_not_as_changed(
     assert "2 item(s) refused by DynamoDB" in said and "changed after" not in said
 
 
+def test_an_undo_that_leaves_items_exits_3_and_stops_the_script(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """Done with items left (held back by an index added since, here) is not done: exit 3,
+    one error line after the listing, and the script's next statement is not run; under
+    --dry-run, which only says what undo would do, exit 0."""
+    name, _before = _table(moto_backend, items=4)
+    client = moto_backend.client()
+    client.update_item(TableName=name, Key=values.encode_item({"pk": "p0", "sk": Decimal(0)}),
+                       UpdateExpression="SET a = :a", ExpressionAttributeValues={":a": {"N": "1"}})  # fmt: skip
+    before = _scan(moto_backend, name)
+    journal = tmp_path / "j.jsonl"
+    sql = f"UPDATE {name} SET a = 'x' WHERE n >= 0"
+    assert (
+        _cli(moto_backend, tmp_path, "--yes", "--journal", str(journal), "-e", sql).returncode == 0
+    )
+    _session(moto_backend, tmp_path).execute(f"CREATE INDEX by_a ON {name} (a S)").all()
+    dry = _cli(moto_backend, tmp_path, "--dry-run", "-e", f"UNDO '{journal}'")
+    assert dry.returncode == 0, dry.stderr
+    assert _scan(moto_backend, name) != before
+    after = f"UPDATE {name} SET n = 99 WHERE pk = 'p1' AND sk = 1"
+    run = _cli(moto_backend, tmp_path, "--yes", "-e", f"UNDO '{journal}'; {after}")
+    assert run.returncode == 3, run.stderr
+    assert run.one_error() == "error: UNDO left 1 item(s) not restored (listed, each with why)"
+    assert "index by_a keys a as S" in run.stdout
+    now = _scan(moto_backend, name)
+    assert {k: v for k, v in now.items() if k != ("p0", 0)} == {
+        k: v for k, v in before.items() if k != ("p0", 0)
+    }  # the rest restored, and the UPDATE after the UNDO never ran (p1/1 keeps n = 1)
+
+
 # --- 9: messages that name what they are about -------------------------------------------------
 
 

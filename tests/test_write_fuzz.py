@@ -99,7 +99,7 @@ def run(session: Session, sql: str, params: dict[str, Any]) -> Ran:
     try:
         result = session.execute(sql, params)
         rows = result.all()
-        code, error = 0, ""
+        code, error = (3, result.incomplete) if result.incomplete else (0, "")
         journal = getattr(result.stats, "journal", None)  # COMMIT's journal is only here
     except DynosqlError as err:
         rows, code, error = [], err.exit_code, str(err)

@@ -299,13 +299,17 @@ def _answer(
         )
     if not conflicts and not unknown:
         return Result.status(stats.footer(False), stats, warnings)
-    return Result(
+    result = Result(
         ["table", "journal_line", "state"],
         iter(conflicts + unknown),
         stats,
         warnings,
         open_columns=True,
     )
+    if not stats.dry_run:  # done, with items left: exit 3 (docs/undo.md)
+        left = len(conflicts) + len(unknown)
+        result.incomplete = f"UNDO left {left:,} item(s) not restored (listed, each with why)"
+    return result
 
 
 def _effects(statement: ast.Undo) -> Effects:
