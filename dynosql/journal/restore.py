@@ -100,10 +100,10 @@ def _chains(entries: list[Entry]) -> list[list[Entry]]:
     for entry in entries:
         while chains:
             last = chains[-1][-1]
-            if entry.old == last.new:
+            if same_image(entry.old, last.new):
                 chains[-1].append(entry)
                 break
-            if last.unanswered and entry.old == last.old:  # `last` had not applied
+            if last.unanswered and same_image(entry.old, last.old):  # `last` had not applied
                 chains[-1].pop()
                 if not chains[-1]:
                     chains.pop()
@@ -124,12 +124,26 @@ def _restore(chain: list[Entry]) -> Restore | None:
         left.append(entry.old)
     states: list[Image] = []
     for state in left:
-        if state != target and state not in states:
+        if not same_image(state, target) and state_of(state, states) is None:
             states.append(state)
     if not states:
         return None  # the item is left as it was found: nothing to undo
     first = chain[0]
     return Restore(first.table, first.key, target, states, chain)
+
+
+def same_image(a: Image, b: Image) -> bool:
+    """Whether two images are one item to DynamoDB: the same attributes, each of the same type
+    and value (Python's ``True == 1`` and ``False == 0`` are not: a boolean made a number
+    is a change to undo)."""
+    if a is None or b is None:
+        return a is b
+    return a.keys() == b.keys() and all(values.values_equal(a[k], b[k]) for k in a)
+
+
+def state_of(image: Image, states: list[Image]) -> int | None:
+    """The index of the first of `states` that `image` is (`same_image`), or None."""
+    return next((i for i, state in enumerate(states) if same_image(image, state)), None)
 
 
 def condition(key: dict[str, Any], left: Image, target: Image, pk: str, ph: Placeholders) -> str:

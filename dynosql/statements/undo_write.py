@@ -37,6 +37,7 @@ from dynosql.journal import (
     new_journal_path,
 )
 from dynosql.journal.file import refusal
+from dynosql.journal.restore import same_image, state_of
 from dynosql.result import WriteStats
 from dynosql.statements.images import ImageReader
 from dynosql.statements.write_one import Outcome
@@ -117,10 +118,11 @@ class Restorer:
         needed: list[tuple[Restore, int]] = []
         for r in chunk:
             current = now[id(r)]
-            if current == r.target:
+            state = state_of(current, r.left)
+            if same_image(current, r.target):
                 self.already.append(r)
-            elif current in r.left:
-                needed.append((r, r.left.index(current)))
+            elif state is not None:
+                needed.append((r, state))
             else:
                 self.stats.skipped += 1
                 self.listed.append((r, CHANGED_STATE))
@@ -187,7 +189,7 @@ class Restorer:
         if response is None:
             # a retried restore whose condition failed: its own lost attempt may have applied
             wire_key = values.encode_item(r.key)
-            if retried and self.writer.read_item(r.table, wire_key) == r.target:
+            if retried and same_image(self.writer.read_item(r.table, wire_key), r.target):
                 return Outcome(target, True, left, r.target)
             return Outcome(target, False)
         attributes = response.get("Attributes")
