@@ -11,7 +11,7 @@ direction); the REPL's question before a large Scan reads its own threshold.
 
 The pipeline, in order:
 1. transaction membership: a statement that changes something and cannot be rolled back
-   (DDL, COPY FROM, UNDO) is refused inside BEGIN … COMMIT;
+   (DDL, COPY FROM, IMPORT MODEL, UNDO) is refused inside BEGIN … COMMIT;
 2. ``--read-only`` refuses any change before any request;
 3. ``--fail-on-scan`` and ``--max-rcu`` refuse a Scan on its plan, before it is sent (keeping
    the hint that says how to avoid it); a statement a person typed at the REPL asks before a
