@@ -630,7 +630,8 @@ class Gen:
 
     # conditions
     def atom(self) -> str:
-        p = self.path_text(self.path())
+        path = self.path()
+        p = self.path_text(path)
         kind = self.choice(
             [
                 "cmp",
@@ -656,8 +657,9 @@ class Gen:
         if kind == "flip":
             return f"{self.literal(self.value())} {op} {p}"
         if kind == "paths":
-            other = self.path_text(self.path())
-            if other == p:  # `p = p` is refused as DynamoDB refuses it (tests/test_fidelity.py)
+            other_path = self.path()
+            other = self.path_text(other_path)
+            if other_path == path:  # `p = p` (`"p" = p` too) is refused as DynamoDB refuses it
                 return f"size({p}) {op} size({other})"
             return f"{p} {op} {other}"
         if kind == "size":
