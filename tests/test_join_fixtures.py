@@ -1,8 +1,9 @@
 """Golden plan fixtures for joins: a SELECT … JOIN in, how each source is read out, no server
 (``grammar/plans/joins/*.txt``, the planner fixtures' format). The entities are the example
 tables' and the entity fixtures' (``examples/entities.sql``, ``grammar/plans/entities/
-schema.sql``) over ``grammar/plans/entities/tables.json``; ``grammar/plans/joins/tables.json``
-adds two tables of their own (products, reviews).
+schema.sql``) and one of their own (``grammar/plans/joins/schema.sql``: pickup, in the
+shipments' gsi2 collection) over ``grammar/plans/entities/tables.json``;
+``grammar/plans/joins/tables.json`` adds two tables of their own (products, reviews).
 
 A case's view: the first read (one source, or an item collection: its members, operation,
 index and requests) and each lookup (its strategy, index, keys, and the requests of one key,
@@ -20,7 +21,7 @@ import sys
 from typing import Any
 
 import pytest
-from test_entity_fixtures import ENTITIES, FOLDER, load_tables
+from test_entity_fixtures import ENTITIES, FOLDER, declared, load_tables
 from test_planner_fixtures import Case, fill, format_expected, parse_fixtures, view
 
 from dynosql.entities.model import Entity
@@ -44,11 +45,12 @@ TABLES = {
         ).items()
     },
 }
+JOIN_ENTITIES = {**ENTITIES, **declared([JOINS / "schema.sql"])}
 CASES = [c for p in FIXTURE_FILES for c in parse_fixtures(p.read_text(encoding="utf-8"), str(p))]
 
 
 def find(name: str) -> tuple[TableInfo, Entity | None]:
-    entity = ENTITIES.get(name)
+    entity = JOIN_ENTITIES.get(name)
     if entity is not None:
         return TABLES[entity.table], entity
     if name not in TABLES:

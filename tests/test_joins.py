@@ -48,9 +48,13 @@ REVIEWS = [
 ]
 
 
+PICKUP_SCHEMA = Path(__file__).parent.parent / "grammar" / "plans" / "joins" / "schema.sql"
+
+
 def shop_data() -> list[dict[str, Any]]:
     """test_entity_reads's shop, its lines naming products (one a product that does not
-    exist), and two more orders without shipments."""
+    exist), two more orders without shipments, and pickups in the shipments' gsi2
+    collection (a carrier's: one carrier ships nothing)."""
     items = shop_items()
     for item in items:
         if item["kind"] == "item":
@@ -72,6 +76,21 @@ def shop_data() -> list[dict[str, Any]]:
                 "productRef": "P#0",
             }
         )
+    for n, carrier in enumerate(["ups", "dhl", "ups", "fedex"]):
+        at = f"2026-04-{22 + 2 * n}T08:00:00Z"
+        pk = f"PICKUP#{n}"
+        items.append(
+            {
+                "pk": pk,
+                "sk": pk,
+                "kind": "pickup",
+                "pickupId": str(n),
+                "carrier": carrier,
+                "pickupAt": at,
+                "gsi2pk": f"CARRIER#{carrier}",
+                "gsi2sk": f"PICKUP#{at}",
+            }
+        )
     return items
 
 
@@ -88,7 +107,8 @@ def shop(backend: Backend) -> Any:
     backend.put_items(names["shop"], shop_data())
     backend.put_items(names["products"], PRODUCTS)
     backend.put_items(names["reviews"], REVIEWS)
-    schema = SHOP_SCHEMA.read_text(encoding="utf-8").replace(" ON shop ", f" ON {names['shop']} ")
+    schema = "\n".join(p.read_text(encoding="utf-8") for p in (SHOP_SCHEMA, PICKUP_SCHEMA))
+    schema = schema.replace(" ON shop ", f" ON {names['shop']} ")
     path = Path(__file__).parent / f".{names['shop']}.sql"  # one per worker, removed
     path.write_text(schema, encoding="utf-8")
     try:
@@ -192,6 +212,14 @@ CASES = [
         "SELECT o.pk, o.kind, i.sk, i.qty, x.sk AS member FROM orders o JOIN order_item i ON i.orderId = o.orderId JOIN {shop} x ON x.pk = o.pk WHERE o.orderId = '12346'",
         "an entity's composed keys and constants, named, are read as in a SELECT of it alone: o.pk looks up the raw table's collection",
     ),
+    (
+        "SELECT s.orderId, s.shippedAt, p.pickupId, p.pickupAt FROM shipment s JOIN pickup p ON p.carrier = s.carrier WHERE s.carrier = 'ups' AND s.shippedAt >= '2026-04-25'",
+        "an index's collection: shipments and pickups of one carrier, one Query of gsi2",
+    ),
+    (
+        "SELECT p.pickupId, s.orderId FROM pickup p LEFT JOIN shipment s ON s.carrier = p.carrier WHERE p.carrier IN ('ups', 'fedex') AND p.pickupAt < '2026-04-27'",
+        "LEFT in an index's collection: fedex's pickup ships nothing and is kept; the pickup after the date is not",
+    ),
 ]
 
 
@@ -257,6 +285,18 @@ def test_an_item_collection_is_one_query_at_the_hand_written_cost(shop: Any) -> 
     hand = physical.all()
     assert len(rows) == 3  # the order's three shipments; the decoys and lines are not rows
     assert joined.stats.operations == [f"Query {names['shop']}"]
+    assert joined.stats.requests == physical.stats.requests == 1
+    assert joined.stats.items_scanned == physical.stats.items_scanned == len(hand)
+    if real:
+        assert joined.stats.capacity == physical.stats.capacity > 0
+    # an index's collection: the hand-written Query of the index
+    joined = session.execute(CASES[-2][0])
+    physical = session.execute(
+        f"SELECT * FROM {names['shop']}.gsi2 WHERE gsi2pk = 'CARRIER#ups' AND gsi2sk >= '2026-04-25'"
+    )
+    hand = physical.all()
+    assert joined.all() and any(i["kind"] == "pickup" for i in hand)
+    assert joined.stats.operations == [f"Query {names['shop']}.gsi2"]
     assert joined.stats.requests == physical.stats.requests == 1
     assert joined.stats.items_scanned == physical.stats.items_scanned == len(hand)
     if real:
