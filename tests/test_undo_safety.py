@@ -26,6 +26,7 @@ from dynosql.dynamo import writer as write_execute
 from dynosql.errors import DynosqlError
 from dynosql.journal import Journal, read_journal
 from dynosql.session import Session, Settings, make_client
+from dynosql.statements.images import ImageReader
 
 
 def _cli(backend: Backend, tmp_path: Path, *args: str) -> Any:
@@ -124,6 +125,34 @@ def test_a_boolean_made_a_number_is_restored_not_taken_for_already_restored(
     now = _scan(moto_backend, name)
     assert all(type(item["flag"]) is bool and type(item["off"]) is bool for item in now.values())
     assert now == before
+
+
+def test_an_item_put_back_by_another_writer_before_the_restore_is_already_restored(
+    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between undo's read and its conditional write, another writer puts one item back as
+    it was (an undo killed with that write in flight, landing late): the condition fails, and
+    the item, read again, is as before the statement: already restored, not changed since."""
+    name, before = _table(moto_backend, items=3)
+    session = _session(moto_backend, tmp_path)
+    result = session.execute(f"UPDATE {name} SET n = n + 100 WHERE n >= 0")
+    result.all()
+    read = ImageReader.read
+
+    def read_then_restored_elsewhere(self: ImageReader, info: Any, keys: Any) -> Any:
+        found = read(self, info, keys)
+        item = before[("p1", Decimal(1))]
+        moto_backend.client().put_item(TableName=name, Item=values.encode_item(item))
+        return found
+
+    monkeypatch.setattr(ImageReader, "read", read_then_restored_elsewhere)
+    undo = session.undo(result.stats.journal)
+    assert undo.all() == [], undo.warnings
+    assert undo.stats.changed == 2 and undo.stats.skipped == 0
+    said = " ".join(undo.warnings)
+    assert "1 item(s) already as before the statement (already restored)" in said
+    assert "changed after" not in said
+    assert _scan(moto_backend, name) == before
 
 
 # --- 2: COPY's intents carry the images it read ----------------------------------------------

@@ -152,6 +152,11 @@ class Restorer:
                 if journal is not None:
                     journal.record(r.table, r.key, outcome.old, outcome.new)
                 return
+            if outcome.target.get("already"):
+                self.already.append(r)
+                if journal is not None:
+                    journal.unchanged(r.table, r.key)
+                return
             self.stats.skipped += 1
             self.listed.append((r, outcome.target.get("why", CHANGED_STATE)))
             if journal is not None and "why" not in outcome.target:
@@ -187,10 +192,14 @@ class Restorer:
             return Outcome(target, False)
         left = r.left[state]
         if response is None:
-            # a retried restore whose condition failed: its own lost attempt may have applied
-            wire_key = values.encode_item(r.key)
-            if retried and same_image(self.writer.read_item(r.table, wire_key), r.target):
-                return Outcome(target, True, left, r.target)
+            # the condition failed: the item is not as read. Now as the target, it is restored:
+            # by this restore's own lost first attempt (retried), else by another writer (an
+            # undo killed with this write in flight, landing late): already, not changed since
+            now = self.writer.read_item(r.table, values.encode_item(r.key))
+            if same_image(now, r.target):
+                if retried:
+                    return Outcome(target, True, left, r.target)
+                target["already"] = True
             return Outcome(target, False)
         attributes = response.get("Attributes")
         before = values.decode_item(attributes) if attributes else None
