@@ -15,6 +15,12 @@ compares, tests/write_model.py):
 - the table dropped and recreated with other keys: the undo refused, and forced, every item
   listed and nothing written.
 
+A kill is aimed at a line the statement writes before its end line: a journal holds a header,
+an intent and an answer per item written, and an end line (`_journal_lines`; an unkilled run is
+checked against it), so a kill drawn from 1 to that count minus one lands mid-statement unless
+the process outruns the poll. Each backend's run prints one line (`_verdict`): seeds, kills and
+how many landed, undos, tables compared exact. A failed seed is reported and the next one runs.
+
 `DYNOSQL_UNDO_FUZZ_SEED=s` replays one seed; `DYNOSQL_UNDO_FUZZ_RUNS=n` draws n seeds each.
 """
 
@@ -26,6 +32,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -63,11 +70,26 @@ def _decoded(item: Item) -> dict[str, Any]:
     return values.decode_item({k: _SERIALIZE(_wire(v)) for k, v in item.items()})
 
 
+@dataclass
+class Report:
+    """What one backend's runs did, for `_verdict`."""
+
+    backend: str
+    runs: int = 0
+    kills: int = 0
+    landed: int = 0  # kills that stopped the statement before its end line
+    undos: int = 0
+    exact: int = 0  # tables compared with the oracle's, and equal
+    failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
 class Attack:
     """One seeded run's table, random source and sessions."""
 
-    def __init__(self, backend: Backend, seed: int, tmp_path: Path):
+    def __init__(self, backend: Backend, seed: int, tmp_path: Path, report: Report):
         self.backend = backend
+        self.report = report
         self.rng = random.Random(seed)
         self.tmp = tmp_path / f"seed-{seed}"
         self.tmp.mkdir(parents=True)
@@ -85,6 +107,7 @@ class Attack:
         assert wm.same_table(expected, actual), f"{self.where} {what}:\n" + wm.diff(
             expected, actual
         )
+        self.report.exact += 1
 
     def session(self, journal: Path | None = None, journal_dir: str = "j") -> Session:
         client = make_client(endpoint_url=self.backend.endpoint_url, credentials=("t", "t"))
@@ -106,29 +129,43 @@ class Attack:
             text=True,
         )
 
-    def killed(self, journal: Path, most: int, *args: str) -> int:
-        """Run `args` and kill -9 it once `journal` has a random number of lines (1 to `most`);
-        the lines it had (-1: it ended first)."""
-        target = self.rng.randint(1, most)
+    def killed(self, journal: Path, lines: int, *args: str) -> bool:
+        """Run `args`, whose journal holds `lines` lines when it runs to its end, and kill -9
+        it once `journal` has a random number of them, before its end line; whether the kill
+        landed (the process died before its end line, not after it ended)."""
+        target = self.rng.randint(1, lines - 1)
         process = self.process("--journal", str(journal), *args)
         deadline = time.monotonic() + 60
-        lines = -1
         while process.poll() is None and time.monotonic() < deadline:
-            have = _lines(journal)
-            if have >= target:
+            if _lines(journal) >= target:
                 process.send_signal(signal.SIGKILL)
-                lines = have
                 break
             time.sleep(0.003)
         _out, err = process.communicate(timeout=60)
-        assert lines >= 0 or process.returncode == 0, f"{self.where} {args}: {err}"
-        return lines
+        have = _lines(journal)
+        landed = process.returncode == -signal.SIGKILL and have < lines
+        if not landed:  # it ran to its end: the journal's structure must be as counted
+            assert process.returncode in (0, -signal.SIGKILL), f"{self.where} {args}: {err}"
+            assert have == lines, f"{self.where} {args}: {have} journal lines, not {lines}"
+        self.report.kills += 1
+        self.report.landed += landed
+        return landed
 
     def undo(self, journal: Path | str, session: Session | None = None) -> Any:
         undo = (session or self.session(journal_dir="recover")).undo(str(journal))
         listed = undo.all()
-        assert listed == [], f"{self.where} undo {journal}: listed {listed}"
+        self.report.undos += 1
+        if listed:
+            now = self.now()
+            held = [now.get(SCHEMA.key_of({"pk": r["pk"], "sk": r["sk"]})) for r in listed]
+            raise AssertionError(f"{self.where} undo {journal}: listed {listed}, now {held}")
         return undo
+
+
+def _journal_lines(items: int) -> int:
+    """The lines of a statement's journal that writes `items` items and runs to its end: the
+    header, an intent and an answer per item, the end line."""
+    return 2 * items + 2
 
 
 def _lines(path: Path) -> int:
@@ -144,7 +181,7 @@ def copy_killed(a: Attack, t0: dict[Key, Item]) -> None:
     data = a.tmp / "load.jsonl"
     data.write_text("".join(files.item_json(_decoded(r)) + "\n" for r in rows))
     journal = a.tmp / "copy.jsonl"
-    a.killed(journal, 2 * len(rows) + 4, "-e", f"COPY {a.table} FROM '{data}'")
+    a.killed(journal, _journal_lines(len(rows)), "-e", f"COPY {a.table} FROM '{data}'")
     if header_of(journal):
         a.undo(journal)
     a.same(t0, "COPY killed, then undone")
@@ -162,7 +199,9 @@ def undo_killed(a: Attack, t0: dict[Key, Item]) -> None:
         f'UPDATE {a.table} SET "{name}" = :v WHERE sk >= 0', {"v": value}
     ).all()
     t1 = a.now()
-    a.killed(a.tmp / "undo-killed.jsonl", 3 * len(t0) + 4, "undo", str(journal))
+    differ = sum(wm.canon_item(t0[k]) != wm.canon_item(v) for k, v in t1.items())
+    if differ:  # else undo has nothing to write (and writes no journal)
+        a.killed(a.tmp / "undo-killed.jsonl", _journal_lines(differ), "undo", str(journal))
     again = a.undo(journal)
     a.same(t0, "UNDO killed, then run again")
     for entry in answers(again.stats.journal) if again.stats.journal else []:
@@ -174,9 +213,10 @@ def undo_killed(a: Attack, t0: dict[Key, Item]) -> None:
     # a whole undo with a journal of its own, from the UPDATE's result put back
     put_items(a.client, a.table, t1)
     whole = a.tmp / "undo-whole.jsonl"
-    differ = sum(wm.canon_item(t0[k]) != wm.canon_item(v) for k, v in t1.items())
     assert a.undo(journal, a.session(whole)).stats.changed == differ, a.where
-    a.killed(a.tmp / "redo-killed.jsonl", 3 * len(t0) + 4, "undo", str(whole))
+    if differ:
+        assert _lines(whole) == _journal_lines(differ), a.where  # what the kills are aimed at
+        a.killed(a.tmp / "redo-killed.jsonl", _journal_lines(differ), "undo", str(whole))
     a.undo(whole)
     a.same(t1, "undo of an undo killed, then run again")
     a.undo(journal)
@@ -217,6 +257,7 @@ def cancelled_transaction(a: Attack, t0: dict[Key, Item]) -> None:
     with pytest.raises(DynosqlError, match="transaction cancelled"):
         session.execute("COMMIT").all()
     assert session.execute("UNDO LAST").all() == []
+    a.report.undos += 1
     a.same(t0, "UNDO LAST after a cancelled transaction")
 
 
@@ -242,6 +283,7 @@ def index_added(a: Attack, t0: dict[Key, Item]) -> None:
     session.execute(f"CREATE INDEX by_ix ON {a.table} (ix S)").all()
     undo = session.undo(result.stats.journal)
     held = {SCHEMA.key_of({"pk": r["pk"], "sk": r["sk"]}) for r in undo.all()}
+    a.report.undos += 1
     assert held == set(numbered), a.where
     expected = {k: (t1[k] if k in held else v) for k, v in t0.items()}
     a.same(expected, "undo after an index was added")
@@ -262,13 +304,14 @@ def recreated(a: Attack, t0: dict[Key, Item]) -> None:
         session.undo(result.stats.journal).all()
     forced = session.undo(result.stats.journal, force_target=True)
     listed = forced.all()
+    a.report.undos += 1
     assert len(listed) == sum(1 for v in t0.values() if v["pk"] == "p0"), a.where
     assert forced.stats.changed == 0, a.where
     assert a.client.scan(TableName=a.table)["Items"] == [], a.where
 
 
-def attack(backend: Backend, seed: int, tmp_path: Path) -> None:
-    a = Attack(backend, seed, tmp_path)
+def attack(backend: Backend, seed: int, tmp_path: Path, report: Report) -> None:
+    a = Attack(backend, seed, tmp_path, report)
     t0 = _items(a.gen, a.rng.randint(12, 24))
     put_items(a.client, a.table, t0)
     t0 = a.now()
@@ -288,10 +331,33 @@ def _seeds(default: list[int]) -> list[int]:
     return list(range(5000, 5000 + runs)) if runs else default
 
 
+def _verdict(report: Report) -> None:
+    print(
+        f"undo fuzz on {report.backend}: {report.runs} runs, {report.landed} of {report.kills} "
+        f"kills landed mid-statement, {report.undos} undos, {report.exact} tables exact, "
+        f"{len(report.failures)} failed, {report.seconds:.1f}s"
+    )
+    assert not report.failures, (
+        f"{len(report.failures)} failure(s) (replay one with DYNOSQL_UNDO_FUZZ_SEED=seed):\n"
+        + "\n".join(report.failures)
+    )
+    assert report.landed, "no kill landed mid-statement: the kills test nothing"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["moto", "dynalite", "ddblocal"])
 def test_undo_under_attack(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Two seeds on each backend (other seeds on each: six runs in all, about 6 s of CPU
+    each); a third would cost the suite as much again."""
     backend = request.getfixturevalue(f"{name}_backend")
     first = {"moto": 300, "dynalite": 301, "ddblocal": 302}[name]
-    for seed in _seeds([first]):
-        attack(backend, seed, tmp_path)
+    report = Report(name)
+    started = time.monotonic()
+    for seed in _seeds([first, first + 10]):
+        report.runs += 1
+        try:
+            attack(backend, seed, tmp_path, report)
+        except AssertionError as failed:
+            report.failures.append(f"seed {seed}: {failed}")
+    report.seconds = time.monotonic() - started
+    _verdict(report)
