@@ -99,7 +99,7 @@ class Context:
             projections=caps.projections,
             observed=self.observed,
             rate_limit=self.settings.rate_limit,
-            scan_fallback=not self.settings.fail_on_scan,
+            scan_instead=not self.settings.fail_on_scan,
         )
 
     def table(self, name: str) -> TableInfo:

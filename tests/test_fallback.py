@@ -61,7 +61,7 @@ def test_no_probe_where_the_fetches_cannot_cost_more_than_the_scan() -> None:
     bounded = _plan("SELECT * FROM sensors WHERE region = 'ap-south' LIMIT 20")
     covered = _plan("SELECT region, readingTs, temperature FROM sensors WHERE region = 'ap-south'")
     named = _plan("SELECT * FROM sensors.by_region WHERE region = 'ap-south'")
-    never_scan = _plan("SELECT * FROM sensors WHERE region = 'ap-south'", scan_fallback=False)
+    never_scan = _plan("SELECT * FROM sensors WHERE region = 'ap-south'", scan_instead=False)
     assert bounded.fetch is not None and named.fetch is not None and never_scan.fetch is not None
     assert covered.fetch is None
     assert [p.fallback for p in (bounded, covered, named, never_scan)] == [None] * 4
@@ -133,3 +133,50 @@ def test_the_switch_to_a_scan_is_guarded(embedded: Any) -> None:
     assert _keys(rows) == _expected("sa-east")
     assert stats.operations == ["Query sensors.by_region + BatchGetItem sensors"]
     assert stats.capacity > Decimal(15)
+
+
+SMALL = table_info(
+    {
+        "TableName": "t",
+        "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+        "AttributeDefinitions": [
+            {"AttributeName": "id", "AttributeType": "S"},
+            {"AttributeName": "g", "AttributeType": "S"},
+        ],
+        "ItemCount": 200,
+        "TableSizeBytes": 20000,  # a Scan: 5 units of 4 KB, 2.5 RCU
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": "by_g",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+                "ItemCount": 200,
+                "IndexSizeBytes": 20000,
+            }
+        ],
+    }
+)
+
+
+def _in(column: str, n: int, **options: Any) -> Any:
+    listed = ", ".join(f"'v{i}'" for i in range(n))
+    return plan_select(
+        parse(f"SELECT * FROM t WHERE {column} IN ({listed})"), SMALL, Options(**options)
+    )
+
+
+def test_a_gsi_read_of_more_keys_than_a_scan_costs_is_the_scan() -> None:
+    """Each Query is billed 0.5 RCU at least, found or not: 6 keys of by_g cost 3 RCU at least,
+    more than the Scan's 2.5 (PartiQL's read of the same WHERE); 5 cost no more."""
+    six, five = _in("g", 6), _in("g", 5)
+    # (the Scan of the index, which holds every item the WHERE can match, in as few bytes)
+    assert (six.label, five.label) == ("Scan t.by_g", "5× Query t.by_g")
+    assert six.warnings == [
+        "Scan of t.by_g: 6 keys read one by one cost 3 RCU at least, more than it reads every item "
+        "(200 items, ~2.5 RCU)"
+    ]
+    assert six.scan_hint is None  # no advice to add the key condition it has
+    # the table's own keys are read one by one, as PartiQL reads them; --fail-on-scan (and a
+    # write's read) never trade a keyed read for a Scan
+    assert _in("id", 20).label == "BatchGetItem t"
+    assert _in("g", 6, scan_instead=False).label == "6× Query t.by_g"

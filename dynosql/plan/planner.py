@@ -65,9 +65,10 @@ class Options:
     observed: Observed | None = field(default=None, compare=False, hash=False)
     # --rate-limit (RCU a second): Query and Scan pages are cut to it, and priced as cut
     rate_limit: Decimal | None = None
-    # False under --fail-on-scan: an index read that fetches never switches to a Scan, however
-    # many keys it finds (plan.fallback)
-    scan_fallback: bool = True
+    # False under --fail-on-scan, and for a write's read (its guards are decided from the plan
+    # before it reads): a keyed read is never replaced by a Scan, however many keys it reads
+    # one by one (`_cheaper_scan`) or finds through an index that fetches (plan.fallback)
+    scan_instead: bool = True
     # True: no path that fetches from the table (the read a Fallback switches to)
     no_fetch: bool = False
 
@@ -109,6 +110,8 @@ class _Candidate:
     # a sparse LSI read in order, continued with the items it lacks if it falls short
     continued: bool = False
     basis: str = ""  # what the estimate stands on (EXPLAIN says it)
+    # a Scan chosen over a keyed read that costs more: why (`_cheaper_scan`)
+    instead_of: str = ""
 
 
 def plan_select(statement: ast.Select, table: TableInfo, options: Options = Options()) -> Plan:
@@ -191,6 +194,8 @@ def _plan_select(statement: ast.Select, table: TableInfo, options: Options) -> P
             )
     if candidates:
         best = _choose(candidates)
+        if statement.index is None and options.scan_instead:
+            best = _cheaper_scan(best, statement, table, paths, needed, options)
     elif statement.index is not None:
         best = _scan_candidate(statement, table, paths[0], needed, options)
     else:
@@ -199,7 +204,9 @@ def _plan_select(statement: ast.Select, table: TableInfo, options: Options) -> P
     if best.continued:
         _continue_with_missing(plan, statement, options)
     plan.warnings[:0] = notes
-    if plan.is_scan:
+    if plan.is_scan and best.instead_of:
+        plan.warnings.insert(0, f"Scan of {plan.target}: {best.instead_of}")
+    elif plan.is_scan:
         warning, plan.scan_hint = _scan_warning(statement, table, plan, options)
         plan.warnings.insert(0, warning)
     if plan.fetch is not None and statement.index is None and not options.no_fetch:
@@ -212,7 +219,7 @@ def _fall_back(plan: Plan, statement: ast.Select, table: TableInfo, options: Opt
     holds more items than fetching them is worth (plan/fallback.py), priced so."""
     instead = _plan_select(statement, table, replace(options, no_fetch=True))
     # a Scan's cost is DescribeTable's figure; another Query's would be a guess as well
-    if not instead.is_scan or not options.scan_fallback:
+    if not instead.is_scan or not options.scan_instead:
         return
     rule = fallback(plan, instead, _avg_size(plan.access, table), options.rate_limit)
     if rule is None:
@@ -777,6 +784,35 @@ def _choose(candidates: list[_Candidate]) -> _Candidate:
         and bounded_wins(c.bound, Range(Decimal(0), best.range.most) if c.continued else best.range)
     ]
     return min(safe, key=lambda c: (c.bound, c.rank)) if safe else best
+
+
+def _cheaper_scan(
+    best: _Candidate,
+    statement: ast.Select,
+    table: TableInfo,
+    paths: list[IndexInfo],
+    needed: list[ast.Path] | None,
+    options: Options,
+) -> _Candidate:
+    """A GSI read of many keys (an IN list, an OR) is a Query a key, each billed a unit at
+    least, found or not: where those units alone cost more than a Scan of a table (or index)
+    of known size, the Scan (PartiQL's read of the same WHERE: 100 keys of a small table
+    would cost 50 RCU). The table's own keys (and an LSI's, which are the table's partitions)
+    are read one by one as PartiQL reads them: a Scan of a small table to save a unit or two
+    would only surprise."""
+    live = [b for b in best.branches if not b.empty]
+    if best.operation != "Query" or best.path.kind != "gsi" or len(live) < 2:
+        return best
+    floor = read_units(0) * len(live)
+    scan = _cheapest_scan(statement, table, paths, needed, options)
+    if not scan.est_items or floor <= scan.rcu:
+        return best
+    scan.instead_of = (
+        f"{len(live):,} keys read one by one cost {format(floor.normalize(), 'f')} RCU at least, "
+        f"more than it reads every item ({scan.est_items:,} items, "
+        f"~{format(scan.rcu.normalize(), 'f')} RCU)"
+    )
+    return scan
 
 
 def _serves_order(statement: ast.Select, path: IndexInfo) -> bool:

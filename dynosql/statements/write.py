@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from dynosql import values
@@ -62,7 +62,8 @@ def verb_of(statement: ast.Write | ast.ConditionCheck) -> str:
 
 def write_options(ctx: Context, transactional: bool = False) -> WriteOptions:
     return WriteOptions(
-        read=ctx.options(),
+        # a write's read is the plan its guards were decided from: never a Scan instead
+        read=replace(ctx.options(), scan_instead=False),
         journal=ctx.journal_target() is not None,
         transactional=transactional,
     )
