@@ -23,6 +23,11 @@ The pipeline, in order:
    over it; more than ``--confirm-over`` items, or an unbounded write, asks (or needs ``--yes``);
 7. a change that loses data or a protection (DROP TABLE, DROP INDEX, SET TTL, DELETION
    PROTECTION OFF, POINT IN TIME RECOVERY OFF), and UNDO LAST, asks whatever its size.
+
+Before stages 5 to 7, an `Ask` may carry a refusal the kind's reads found (UNDO of a damaged
+journal, of another target's, into a recreated table) or an offer only a person is asked
+(CREATE ENTITY's "append to the schema file?"). The port refuses any change sent before the
+pipeline's first go: a kind cannot change something without asking.
 """
 
 from __future__ import annotations
@@ -48,6 +53,9 @@ class Doors(Protocol):
 
     @property
     def assume_yes(self) -> bool: ...
+
+    @property
+    def interactive(self) -> bool: ...
 
 
 class Context(Protocol):
@@ -135,6 +143,12 @@ class Ask:
     declined: str | None = "not confirmed: nothing was written"
     told: str = ""
     what: str = ""  # names the change in a refusal, where the statement's label says less
+    # what the kind's reads found that forbids the change (a damaged journal, another target,
+    # a table recreated since): refused here, dry run or not
+    refused: str = ""
+    # a question only a person at a terminal is offered (append to the schema file?): yes is
+    # GO, anything else (no, nobody to ask) KEPT; never a refusal
+    offer: str = ""
 
 
 class Verdict(enum.Enum):
@@ -227,20 +241,32 @@ def may_sample(ctx: Context) -> bool:
     return not ctx.settings.fail_on_scan
 
 
-def drive(ctx: Context, label: str, effects: Effects, steps: Steps[R]) -> R:
+def drive(ctx: Context, label: str, effects: Effects, steps: Steps[R], go: Callable[[], None]) -> R:
     """Run a statement that asks: each `Ask` it yields is decided (`decide`) and the verdict
-    sent back; its return value is the statement's."""
+    sent back; its return value is the statement's. `go` lets its changes through (the
+    port refuses any sent before the first `Verdict.GO`: a kind cannot change something
+    without asking)."""
     try:
         ask = next(steps)
         while True:
-            ask = steps.send(decide(ctx, label, effects, ask))
+            verdict = decide(ctx, label, effects, ask)
+            if verdict is Verdict.GO:
+                go()
+            ask = steps.send(verdict)
     except StopIteration as done:
         result: R = done.value
         return result
 
 
 def decide(ctx: Context, label: str, effects: Effects, ask: Ask) -> Verdict:
-    """Stages 5 to 7 for one change a statement is about to make (see the module docstring)."""
+    """Stages 5 to 7 for one change a statement is about to make (see the module docstring);
+    first, a refusal the kind's reads found, and an offer made to a person."""
+    if ask.refused:
+        raise GuardError(ask.refused)
+    if ask.offer:
+        confirm = ctx.doors.confirm
+        accepted = ctx.doors.interactive and confirm is not None and confirm(ask.offer)
+        return Verdict.GO if accepted else Verdict.KEPT
     settings = ctx.settings
     if effects.dry_run and settings.dry_run:
         if ask.told:

@@ -253,8 +253,16 @@ class Session:
             self._transaction = None
         planned = kind.plan(ctx, bound, False)
         guards.reads(ctx, label, planned.scans, planned.unbounded, typed)
+        port = self.port
+        port.changes_allowed = False  # until the pipeline says go (guards.drive)
         ran = kind.run(ctx, planned)
-        result = ran if isinstance(ran, Result) else guards.drive(ctx, label, effects, ran)
+        result = (
+            ran
+            if isinstance(ran, Result)
+            else guards.drive(
+                ctx, label, effects, ran, lambda: setattr(port, "changes_allowed", True)
+            )
+        )
         if result.changes is not None:
             self._transaction = result.changes.transaction
         return result

@@ -380,6 +380,26 @@ def test_nothing_behind_the_port_holds_a_client():
     assert found == []
 
 
+def test_every_refusal_and_question_is_the_pipelines():
+    """Kinds, engines, hints, entities and the front doors raise no GuardError and ask no
+    question of their own: they hand guards.py an Ask (a refusal their reads found, an
+    offer). The port's own limits mid-run (--max-rcu, --max-wcu, a change sent before the
+    pipeline's go) stand in the edge; the Context only carries the door's answer."""
+    allowed = {PACKAGE / "guards.py", PACKAGE / "context.py"}
+    found = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno}"
+        for path in _outside_the_edge()
+        if path not in allowed
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == "GuardError")
+            or (isinstance(node.func, ast.Attribute) and node.func.attr in ("confirm", "confirmed"))
+        )
+    ]
+    assert found == []
+
+
 def test_statement_kinds_never_import_the_session():
     for folder in ("statements", "hints", "engines"):
         for path in sorted((PACKAGE / folder).rglob("*.py")):

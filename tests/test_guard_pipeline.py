@@ -224,3 +224,99 @@ def test_every_guard_follows_the_kinds_effects(
     ran, effects = run({"confirm_over": 0}, _script)
     if effects.destructive or effects.unbounded or effects.many:
         assert isinstance(ran.error, GuardError) or not ran.changed, ("script", ran.sent)
+
+
+# the fast loop's share of the walk above: the kinds that change items or tables, under the
+# two guards every change obeys before its first request or after its reads
+FAST = ("Insert", "Update", "Delete", "CreateTable", "DropTable", "Undo")
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_read_only_and_dry_run_leave_every_change_unsent(
+    moto_backend: Backend, name: str, tmp_path: Path
+) -> None:
+    case = CASES[name]
+    table = _table(moto_backend)
+    ran, effects = _run(moto_backend, table, case, tmp_path, {"read_only": True})
+    assert effects.changes and isinstance(ran.error, GuardError) and ran.sent == []
+    ran, _ = _run(moto_backend, table, case, tmp_path, {"dry_run": True})
+    assert ran.error is None and not ran.changed and ran.asked == [], ran.sent
+
+
+def test_a_kind_that_changes_without_asking_is_refused(
+    moto_backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kind whose run sends a change without handing the pipeline an Ask first cannot exist:
+    the port refuses the request (the Session closes it for each statement; only the
+    pipeline's go opens it), and nothing is written."""
+    import dynosql.session
+    from dynosql.result import Result, WriteStats
+    from dynosql.statements.kind import Kind, named, unplanned
+
+    table = _table(moto_backend)
+
+    def careless(ctx: Any, _statement: Any) -> Result:
+        writer = ctx.port.writer(WriteStats())
+        info = ctx.table(table)
+        item = {"pk": {"S": "zz"}, "sk": {"N": "1"}}
+        writer.send("PutItem", {"TableName": table, "Item": item}, info, lambda _old: None)
+        return Result.status("written")
+
+    real = dynosql.session.kind_for
+    monkeypatch.setattr(
+        dynosql.session,
+        "kind_for",
+        lambda bound, inside: (
+            Kind(named("CARELESS"), unplanned(careless))
+            if isinstance(bound, type(parse("SET numeric_digits = 1")))
+            else real(bound, inside)
+        ),
+    )
+    session = Session(moto_backend.client())
+    with pytest.raises(GuardError, match="PutItem was about to be sent before the guards"):
+        session.execute("SET numeric_digits = 1").all()
+    scanned = moto_backend.client().scan(TableName=table)["Items"]
+    assert len(scanned) == 4 and {"S": "zz"} not in [i["pk"] for i in scanned]
+
+
+@dataclass
+class _Doors:
+    confirm: Callable[[str], bool] | None
+    interactive: bool
+    assume_yes: bool = False
+
+
+@dataclass
+class _Ctx:
+    doors: _Doors
+    settings: Settings
+    transaction: Any = None
+    can_confirm: bool = True
+
+    def confirmed(self, question: str, refusal: str) -> bool:  # pragma: no cover - unused
+        raise AssertionError(question)
+
+    def tell(self, text: str) -> None:  # pragma: no cover - unused
+        raise AssertionError(text)
+
+
+def test_a_refusal_the_reads_found_and_an_offer_are_the_pipelines() -> None:
+    """UNDO's refusals (damaged journal, another target, a recreated table) are raised by the
+    pipeline, dry run or not; CREATE ENTITY's offer is asked of a person only, and no answer
+    (a script) keeps things as they are rather than refusing."""
+    from dynosql import guards
+    from dynosql.guards import Ask, Verdict
+
+    changes = guards.Effects(writes=True, destructive=True)
+    dry = Settings(dry_run=True)
+    said: list[str] = []
+    person = _Doors(lambda q: said.append(q) or True, interactive=True)
+    with pytest.raises(GuardError, match="^the journal is damaged$"):
+        guards.decide(_Ctx(person, dry), "UNDO", changes, Ask(refused="the journal is damaged"))
+    offer = Ask(offer="append it?")
+    assert guards.decide(_Ctx(person, Settings()), "X", guards.NOTHING, offer) is Verdict.GO
+    script = _Doors(None, interactive=False)
+    assert guards.decide(_Ctx(script, Settings()), "X", guards.NOTHING, offer) is Verdict.KEPT
+    no = _Doors(lambda q: False, interactive=True)
+    assert guards.decide(_Ctx(no, Settings()), "X", guards.NOTHING, offer) is Verdict.KEPT
+    assert said == ["append it?"]

@@ -22,7 +22,7 @@ from dynosql.dynamo.capabilities import from_response, probe
 from dynosql.dynamo.catalog import Catalog, describe
 from dynosql.dynamo.reader import Executor, Limits
 from dynosql.dynamo.retry import RetryPolicy, Sleep, botocore_attempts
-from dynosql.errors import DynosqlError, ExecutionError, translate_error
+from dynosql.errors import DynosqlError, ExecutionError, GuardError, translate_error
 from dynosql.plan.port import SAMPLE_ITEMS, Capabilities, Ledger, Page, Port
 from dynosql.result import ProgressSink, Stats, WriteStats
 
@@ -66,6 +66,9 @@ class Backend(Port):
         self.cancelled = cancelled if cancelled is not None else threading.Event()
         self.sleep = sleep  # every retry, poll and pacing wait (tests give a quicker one)
         self.ledger = Ledger()
+        # closed by the Session as each statement starts, opened when the guards say go: a
+        # kind that changes something without handing the pipeline an Ask is refused here
+        self.changes_allowed = True
         self.embedded = embedded  # the in-process server of --local (its port changes per run)
         self.unprojectable: set[str] = set()  # tables moto failed to project (capabilities.py)
         self._capabilities = capabilities
@@ -179,10 +182,19 @@ class Backend(Port):
     def has_sample(self, table: str) -> bool:
         return table in self._samples
 
+    def _gate(self, operation: str) -> None:
+        if not self.changes_allowed:
+            raise GuardError(
+                f"refused: {operation} was about to be sent before the guards were asked (a "
+                "statement that changes something hands the pipeline an Ask first): nothing "
+                "was sent"
+            )
+
     def change_table(self, call: Call) -> dict[str, Any]:
         """One table change through the retry policy. A retried CreateTable that finds the
         table (with the planned keys) or a retried DeleteTable that finds none has done its
         work on an earlier try; the same error on the first try is the user's and is raised."""
+        self._gate(call.operation)
         done = _DONE_BEFORE.get(call.operation)
         try:
             sent = self.policy().send(
@@ -228,6 +240,7 @@ class Backend(Port):
         return bool(pitr.get("PointInTimeRecoveryStatus") == "ENABLED")
 
     def set_point_in_time_recovery(self, table: str, enabled: bool) -> str:
+        self._gate("UpdateContinuousBackups")
         answer = self.policy().call(
             self.client.update_continuous_backups,
             TableName=table,
@@ -307,6 +320,7 @@ class Backend(Port):
             transactional=transactional,
             policy=self.policy(),
             ledger=self.ledger,
+            gate=self._gate,
             **kwargs,
         )
 
@@ -335,6 +349,7 @@ class Backend(Port):
             on_sending=on_sending,
             policy=self.policy(),
             ledger=self.ledger,
+            gate=self._gate,
         )
 
     # --- exports (S3) and Athena ---------------------------------------------------------------

@@ -49,6 +49,11 @@ from dynosql.values import write_units
 T = TypeVar("T")
 CONDITION_FAILED = "ConditionalCheckFailedException"
 _METHODS = {"PutItem": "put_item", "UpdateItem": "update_item", "DeleteItem": "delete_item"}
+_OPERATIONS = {
+    **{method: operation for operation, method in _METHODS.items()},
+    "batch_write_item": "BatchWriteItem",
+    "transact_write_items": "TransactWriteItems",
+}
 BATCH_SIZE = 25
 WORKERS = 8
 
@@ -104,9 +109,11 @@ class Writer:
         transactional: bool = False,
         policy: RetryPolicy | None = None,
         ledger: Ledger | None = None,
+        gate: Callable[[str], None] = lambda _method: None,
     ):
         self.client = client
         self.ledger = ledger  # the session's: each answer's units go there as they come
+        self.gate = gate  # the port's: refuses a change the guards have not let through
         # every request's retries, the deadline, the cancel event and the one sleep
         self.policy = (
             policy if policy is not None else RetryPolicy(attempts=botocore_attempts(client))
@@ -165,6 +172,8 @@ class Writer:
     ) -> tuple[dict[str, Any] | None, ConditionFailure | None, bool]:
         """`call`, what DynamoDB said when the condition failed (see ConditionFailure), and
         whether the request was sent more than once (an earlier attempt may have applied)."""
+        if method != "get_item":
+            self.gate(_OPERATIONS.get(method, method))
         # in flight: its intent is journaled (Writer.run starts no write once cancelled)
         sent = self.policy.send(
             getattr(self.client, method),
@@ -418,6 +427,7 @@ def write_batches(
     on_sending: Callable[[list[dict[str, Any]]], None] | None = None,
     policy: RetryPolicy | None = None,
     ledger: Ledger | None = None,
+    gate: Callable[[str], None] = lambda _method: None,
 ) -> WriteStats:
     """Send BatchWriteItem write requests (``{"PutRequest": {"Item": wire}}`` or
     ``{"DeleteRequest": {"Key": wire}}``; see `put_requests`) to `table`, 25 a call, `workers`
@@ -442,6 +452,7 @@ def write_batches(
         workers=workers,
         policy=policy,
         ledger=ledger,
+        gate=gate,
     )
 
     def batches() -> Iterator[list[dict[str, Any]]]:

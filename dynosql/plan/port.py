@@ -213,6 +213,9 @@ class Port(Protocol):
     """Every AWS request a statement makes (see the module's docstring)."""
 
     ledger: Ledger
+    # whether a change may be sent now: the Session closes it as each statement starts and
+    # the pipeline opens it when it says go; a change request while closed is refused
+    changes_allowed: bool
 
     # --- what the backend is ----------------------------------------------------------------
 

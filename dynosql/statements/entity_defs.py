@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dynosql.entities.check import check
 from dynosql.entities.model import Entity, literal_text
 from dynosql.errors import DynosqlError, PlanError, SqlError
+from dynosql.guards import Ask, Steps, Verdict
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.sql.split import Chunk, strip_comments
@@ -67,14 +68,15 @@ def declare(ctx: Context, statement: ast.CreateEntity) -> list[str]:
     return warnings
 
 
-def _create(ctx: Context, statement: ast.CreateEntity) -> Result:
+def _create(ctx: Context, statement: ast.CreateEntity) -> Steps[Result]:
     warnings = declare(ctx, statement)
     entity: Entity = ctx.entities.get(statement.entity.name)  # type: ignore[assignment]
     columns = ", ".join(entity.columns) or "none"
     title = f"CREATE ENTITY {entity.name} on {entity.table} (key columns: {columns})"
     schema = ctx.entities.schema_file
-    if schema is not None and ctx.doors.interactive and ctx.doors.confirm is not None:
-        if ctx.doors.confirm(f"append CREATE ENTITY {entity.name} to {schema}?"):
+    if schema is not None:  # the pipeline offers it to a person at the REPL, else keeps it
+        offer = f"append CREATE ENTITY {entity.name} to {schema}?"
+        if (yield Ask(offer=offer)) is Verdict.GO:
             _append(schema, statement.source or entity.text())
             title += f"; appended to {schema}"
     return Result.status(title, warnings=warnings)

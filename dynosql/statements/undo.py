@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynosql.errors import DynosqlError, GuardError
+from dynosql.errors import DynosqlError
 from dynosql.guards import Ask, Effects, Steps, Verdict
 from dynosql.journal import JournalFile, Restore, Unsent, read_journal, restores
 from dynosql.journal.schema import Changes, blocked, compare
@@ -55,7 +55,9 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
     else:
         path, journal_file = statement.path, read_journal(statement.path)
     ctx.refresh()  # the tables as they are now, to compare with what the journal recorded
-    warnings = _checked(ctx, journal_file, statement)
+    warnings, refusal = _checked(ctx, journal_file, statement)
+    if refusal is not None:
+        yield Ask(refused=refusal)  # the pipeline refuses: never resumed
     own = own_undos(journal_file)
     if own:
         warnings.append(
@@ -64,7 +66,9 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
         )
     todo = restores(e for e in journal_file.entries if e.statement not in own)
     tables = sorted({r.table for r in todo})
-    changes = _changes(ctx, journal_file, tables, statement)
+    changes, refusal = _changes(ctx, journal_file, tables, statement)
+    if refusal is not None:
+        yield Ask(refused=refusal)
     listed: list[tuple[Restore, str]] = []
     for r in list(todo):
         why = blocked(r.key, r.target, changes[r.table])
@@ -133,9 +137,9 @@ def own_undos(journal_file: JournalFile) -> set[int]:
 
 def _changes(
     ctx: Context, journal_file: JournalFile, tables: list[str], statement: ast.Undo
-) -> dict[str, Changes]:
+) -> tuple[dict[str, Changes], str | None]:
     """How each table differs from the journal's record of it (the newest header that has
-    one). A table dropped and recreated is another table: refused unless FORCE TARGET."""
+    one). A table dropped and recreated is another table: the refusal, unless FORCE TARGET."""
     out: dict[str, Changes] = {}
     for table in tables:
         recorded = None
@@ -148,12 +152,12 @@ def _changes(
     recreated = [c for c in out.values() if c.recreated]
     if recreated and not statement.force_target:
         said = "; ".join("; ".join(c.said()) for c in recreated)
-        raise GuardError(
+        return out, (
             f"{journal_file.path}: {said}: its items are not the ones the journal wrote, "
             "nothing was undone (FORCE TARGET, or --force-target, undoes it into the new table: "
             "items its keys and indexes cannot take are listed, not written)"
         )
-    return out
+    return out, None
 
 
 def _table_now(ctx: Context, table: str) -> TableInfo | None:
@@ -203,14 +207,16 @@ def describe(journal_file: JournalFile, writes: int) -> str:
     )
 
 
-def _checked(ctx: Context, journal_file: JournalFile, statement: ast.Undo) -> list[str]:
-    """Refuse a damaged journal or one written against another target (unless forced); the
-    loud warnings to give otherwise."""
+def _checked(
+    ctx: Context, journal_file: JournalFile, statement: ast.Undo
+) -> tuple[list[str], str | None]:
+    """The loud warnings to give, and the refusal of a damaged journal or of one written
+    against another target (unless forced)."""
     warnings: list[str] = []
     trust = journal_file.trust
     said = trust.warning()
     if trust.damage is not None and not statement.force_damaged:
-        raise GuardError(
+        return warnings, (
             f"{journal_file.path}: {said}; nothing was undone (FORCE DAMAGED, or "
             "--force-damaged, undoes the lines that can be read)"
         )
@@ -226,12 +232,12 @@ def _checked(ctx: Context, journal_file: JournalFile, statement: ast.Undo) -> li
             if statement.force_target:
                 warnings.append(f"undoing writes made on {_where(there)} on {_where(here)}")
                 continue
-            raise GuardError(
+            return warnings, (
                 f"{journal_file.path} holds writes made on {_where(there)}, not on "
                 f"{_where(here)} where this session writes: nothing was undone (FORCE TARGET, "
                 "or --force-target, undoes it here)"
             )
-    return warnings
+    return warnings, None
 
 
 def _where(target: dict[str, Any]) -> str:
