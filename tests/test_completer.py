@@ -145,7 +145,19 @@ def test_keywords_after_a_table_and_after_a_condition():
     assert texts("SELECT * FROM audit ORD") == ["ORDER BY"]
     following = texts("SELECT * FROM audit WHERE PK = 'x' ")
     assert following[:2] == ["AND", "OR"] and "ORDER BY" in following
-    assert texts("SELECT * FROM audit WHERE error IS ") == ["NULL", "NOT NULL"]
+    assert texts("SELECT * FROM audit WHERE error IS ") == [
+        "NULL",
+        "NOT NULL",
+        "DISTINCT FROM",
+        "NOT DISTINCT FROM",
+    ]
+
+
+def test_cast_offers_the_types_it_converts_to():
+    assert texts("SELECT CAST(size AS ")[:3] == ["NUMBER", "NUMERIC", "DECIMAL"]
+    assert texts("SELECT CAST(ROUND(size, 1) AS VARCH") == ["VARCHAR"]
+    assert {"INT", "INTEGER"} <= set(texts("SELECT * FROM audit WHERE CAST(n AS INT"))
+    assert "NUMBER" not in texts("SELECT size AS ")  # an alias: no type
 
 
 def test_show_explain_and_set():

@@ -616,6 +616,19 @@ def _show_entities_from(c: _Cursor) -> Offer:
     return c.keywords(["CREATE"]) if rest[-1] == "AS" else []
 
 
+def _cast_type(c: _Cursor) -> Offer:
+    """CAST(x AS …): the types CAST converts to (the vocabulary's "cast" words)."""
+    if c.word != "AS":
+        return None
+    depth = 0
+    for token in reversed(c.prev[:-1]):
+        depth += {")": 1, "(": -1}.get(token.text, 0)
+        if depth < 0:  # the parenthesis this AS stands in: is CAST( its opening?
+            i = c.prev.index(token)
+            return c.keywords(vocabulary.CLAUSES["cast"]) if i and c.said[i - 1] == "CAST" else None
+    return None
+
+
 def _select_list(c: _Cursor) -> Offer:
     if c.clause != "SELECT":
         return None
@@ -645,7 +658,7 @@ def _condition(c: _Cursor) -> Offer:
     if word in COMPARISONS:
         return c.keywords(["TRUE", "FALSE", "NULL"]) if word in ("=", "<>", "!=") else []
     if word == "IS":
-        return c.keywords(["NULL", "NOT NULL"])
+        return c.keywords(["NULL", "NOT NULL", "DISTINCT FROM", "NOT DISTINCT FROM"])
     return c.keywords(ON_NEXT if c.clause == "ON" else CONDITION_NEXT)
 
 
@@ -691,6 +704,7 @@ RULES: tuple[Callable[[_Cursor], Offer], ...] = (
     _setting,
     _after,
     _show_entities_from,
+    _cast_type,
     _select_list,
     _join,
     _condition,
