@@ -180,3 +180,19 @@ def test_a_gsi_read_of_more_keys_than_a_scan_costs_is_the_scan() -> None:
     # write's read) never trade a keyed read for a Scan
     assert _in("id", 20).label == "BatchGetItem t"
     assert _in("g", 6, scan_instead=False).label == "6× Query t.by_g"
+
+
+def test_explain_shows_the_read_instead_and_partiql_notes_the_limit() -> None:
+    from dynosql.plan.partiql import for_select
+    from dynosql.statements.read_explain import explain_lines
+
+    plan = _plan("SELECT * FROM sensors WHERE region = 'ap-south'")
+    lines = explain_lines(plan)
+    at = lines.index("instead, if the index holds more than 29 keys:")
+    assert lines[at + 1] == "  Scan sensors"
+    notes = for_select(plan).notes
+    assert any(
+        n.startswith("dynosql reads at most 30 keys of sensors.by_region (PartiQL has no Limit)")
+        and n.endswith("""SELECT * FROM "sensors" WHERE "region" = 'ap-south'""")
+        for n in notes
+    ), notes

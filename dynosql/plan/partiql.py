@@ -232,6 +232,13 @@ def _reads(plan: Plan, out: Translation, keys_only: bool) -> None:
             "only if the rows above fall short of LIMIT, the items the index lacks: "
             + "; ".join(s.text for s in for_select(plan.then, keys_only).statements)
         )
+    if plan.fallback is not None:
+        rule = plan.fallback
+        out.notes.append(
+            f"dynosql reads at most {rule.keys + 1:,} keys of {plan.target} (PartiQL has no "
+            f"Limit): past {rule.keys:,}, fetching costs more than this instead: "
+            + "; ".join(s.text for s in for_select(rule.plan, keys_only).statements)
+        )
 
 
 def _split_residual(

@@ -44,6 +44,9 @@ def explain_lines(plan: Plan) -> list[str]:
     if plan.then is not None:
         lines.append("then, only if fewer rows than LIMIT came back:")
         lines.extend("  " + line for line in explain_lines(plan.then))
+    if plan.fallback is not None:
+        lines.append(f"instead, if the index holds more than {plan.fallback.keys:,} keys:")
+        lines.extend("  " + line for line in explain_lines(plan.fallback.plan))
     if plan.steps:
         lines.append("client-side:")
         lines.extend(f"  - {step}" for step in plan.steps)
