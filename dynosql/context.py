@@ -53,10 +53,10 @@ class Doors:
 @dataclass(frozen=True)
 class Context:
     """One statement's view of its session, handed to its kind: data, read-only. Every AWS
-    request goes through `port`; what the session remembers and the kind may add to lives in
-    the services it holds (the port's catalog, `observed` partitions, declared `entities`,
-    `exports` taken). What a statement changes in the session itself (a transaction opened,
-    queued into) comes back in its `Result.changes`, and the Session applies it; a write
+    request goes through `port`; what the session remembers as it reads lives in the services
+    it holds (the port's catalog, `observed` partitions, `exports` taken). What a statement
+    changes in the session itself (a transaction opened or queued into, a setting, entities
+    declared or dropped) comes back in its `Result.changes`, and the Session applies it; a write
     says it has begun through `wrote` (should it be interrupted, the front door names its
     journal)."""
 

@@ -145,9 +145,15 @@ def format_duration(seconds: Decimal | float) -> str:
 class Changes:
     """What a statement changed in its session, applied by the Session once the statement
     returns (a kind never writes to the session): `transaction`, the open transaction as it
-    now stands (BEGIN opened it, a write was queued into it)."""
+    now stands (BEGIN opened it, a write was queued into it; None: as it was); `setting`, a
+    setting's new value (SET, checked); `declared` and `dropped`, entities (CREATE ENTITY,
+    DROP ENTITY, IMPORT MODEL's facets); `export`, a table's export taken (table, ARN)."""
 
     transaction: Any = None
+    setting: tuple[str, Any] | None = None
+    declared: tuple[Any, ...] = ()  # dynosql.entities.model.Entity
+    dropped: tuple[str, ...] = ()
+    export: tuple[str, str] | None = None
 
 
 @dataclass

@@ -28,7 +28,7 @@ from dynosql.plan.observed import Observed
 from dynosql.plan.planner import Options
 from dynosql.plan.port import EMBEDDED, Capabilities, Ledger
 from dynosql.plan.schema import TableInfo
-from dynosql.result import ProgressSink, Result
+from dynosql.result import Changes, ProgressSink, Result
 from dynosql.settings import Settings
 from dynosql.sql import ast, parse_script
 from dynosql.sql.bind import bind, parse_param
@@ -263,9 +263,26 @@ class Session:
                 ctx, label, effects, ran, lambda: setattr(port, "changes_allowed", True)
             )
         )
-        if result.changes is not None:
-            self._transaction = result.changes.transaction
+        self._apply(result.changes)
         return result
+
+    def _apply(self, changes: Changes | None) -> None:
+        """What a statement's result says it changed in the session."""
+        if changes is None:
+            return
+        if changes.transaction is not None:
+            self._transaction = changes.transaction
+        if changes.setting is not None:
+            name, value = changes.setting
+            setattr(self.settings, name, value)
+        for entity in changes.declared:
+            self.entities.add(entity)
+        for name in changes.dropped:
+            self.entities.drop(name)
+            self.entities.origin.pop(name, None)
+        if changes.export is not None:
+            table, arn = changes.export
+            self.exports[table] = arn
 
     def transactional(self, statement: ast.Statement) -> bool:
         """Whether BEGIN … COMMIT would queue `statement` (a write) rather than run it: the
@@ -346,12 +363,16 @@ class Session:
 
         for name in paths:
             path = Path(name).expanduser()
-            load_schema(self.context, path)
+            for entity in load_schema(self.context, path):
+                self.entities.add(entity)
+                self.entities.origin[entity.name] = path
             self.entities.schema_file = path
 
     def load_models(self, paths: list[str]) -> list[str]:
         """``--local --model``: the embedded DynamoDB made with each NoSQL Workbench model's
         tables and items, its facets declared as entities; the notes on what was left out."""
+        from pathlib import Path
+
         from dynosql.statements.models import load_local
 
         if self.embedded is None:
@@ -361,7 +382,11 @@ class Session:
             )
         notes: list[str] = []
         for name in paths:
-            notes.extend(load_local(self.context, self.embedded, name))
+            said, declared = load_local(self.context, self.embedded, name)
+            notes.extend(said)
+            for entity in declared:
+                self.entities.add(entity)
+                self.entities.origin[entity.name] = Path(name)
         return notes
 
     # --- settings -------------------------------------------------------------------------
@@ -371,7 +396,9 @@ class Session:
         name or value is not accepted."""
         from dynosql.statements.setting import set_setting
 
-        return set_setting(self.context, name, value)
+        result = set_setting(self.context, name, value)
+        self._apply(result.changes)
+        return result
 
     def settings_result(self) -> Result:
         """Every setting with its value and meaning, then where requests go (not a setting:

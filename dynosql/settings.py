@@ -525,6 +525,13 @@ class Settings:
     def set(self, name: str, text: str) -> Setting:
         """``SET name = text`` (and the backslash commands): SettingError when not accepted,
         or when it would loosen a limit given on the command line."""
+        setting, value = self.checked(name, text)
+        setattr(self, setting.name, value)
+        return setting
+
+    def checked(self, name: str, text: str) -> tuple[Setting, Any]:
+        """What ``SET name = text`` would make the setting, changing nothing: SettingError
+        when not accepted, or when it would loosen a limit given on the command line."""
         setting = lookup(name)
         if not setting.live:
             raise SettingError(
@@ -544,8 +551,7 @@ class Settings:
                 f"SET {setting.name} = {setting.kind.show(value)} would loosen {given} "
                 f"given {origin} (a script may only tighten it)"
             )
-        setattr(self, setting.name, value)
-        return setting
+        return setting, value
 
     def show(self, name: str) -> str:
         setting = lookup(name)

@@ -169,3 +169,40 @@ def test_fail_on_scan_keeps_the_advice_that_avoids_the_scan(moto_backend, table_
     assert "--fail-on-scan is set; hint: index GSI1 would serve this WHERE" in message
     assert 'attribute_exists("GSI1-SK")' in message
     assert f"FROM {table_name}.GSI1" in message
+
+
+def test_what_a_statement_changes_in_the_session_comes_back_in_its_result(moto_examples_backend):
+    """SET, CREATE ENTITY and DROP ENTITY change nothing through the Context they are handed:
+    their kind's result says what changed (`Result.changes`), and the Session applies it."""
+    from dynosql.guards import Verdict
+    from dynosql.sql import parse
+    from dynosql.statements import kind_of
+    from dynosql.statements.kind import as_steps
+
+    session = Session(moto_examples_backend.client())
+    entity = "CREATE ENTITY usr ON tenants (KEY (pk = 'TENANT#' || t, sk = 'USER#' || email))"
+
+    def kind_alone(sql: str):
+        """The statement's kind run on the session's Context, without the Session."""
+        statement = parse(sql)
+        kind, ctx = kind_of(statement), session.context
+        steps = as_steps(kind.run(ctx, kind.plan(ctx, statement, False)))
+        try:
+            next(steps)
+            steps.send(Verdict.GO)
+        except StopIteration as done:
+            return done.value
+        raise AssertionError("asked twice")
+
+    result = kind_alone("SET numeric_digits = 7")
+    assert result.changes.setting == ("numeric_digits", 7)
+    assert session.settings.numeric_digits != 7
+    result = kind_alone(entity)
+    assert [e.name for e in result.changes.declared] == ["usr"] and session.entity("usr") is None
+    session.execute("SET numeric_digits = 7").all()
+    session.execute(entity).all()
+    assert session.settings.numeric_digits == 7 and session.entity("usr") is not None
+    result = kind_alone("DROP ENTITY usr")
+    assert result.changes.dropped == ("usr",) and session.entity("usr") is not None
+    session.execute("DROP ENTITY usr").all()
+    assert session.entity("usr") is None

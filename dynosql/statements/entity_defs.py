@@ -10,6 +10,7 @@ COMMIT they run at once (there is nothing to roll back).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ from dynosql.entities.check import check
 from dynosql.entities.model import Entity, literal_text
 from dynosql.errors import DynosqlError, PlanError, SqlError
 from dynosql.guards import Ask, Steps, Verdict
-from dynosql.result import Result
+from dynosql.result import Changes, Result
 from dynosql.sql import ast
 from dynosql.sql.split import Chunk, strip_comments
 from dynosql.statements.kind import Kind, named, unplanned
@@ -44,8 +45,12 @@ def entity_of(ctx: Context, name: str, pos: ast.Pos = ast.NOWHERE) -> Entity:
     raise _at(pos, f"no entity named {name}{guess} (entities: {listing})")
 
 
-def declare(ctx: Context, statement: ast.CreateEntity) -> list[str]:
-    """Check a CREATE ENTITY against its table and declare it; the warnings to show."""
+def declare(
+    ctx: Context, statement: ast.CreateEntity, alongside: Iterable[Entity] = ()
+) -> tuple[Entity, list[str]]:
+    """A CREATE ENTITY checked against its table and the entities declared (and `alongside`:
+    those declared with it, by one schema file or model): the entity to declare (the
+    Session does, from `Result.changes`) and the warnings to show."""
     entity: Entity = statement.entity
     if ctx.entities.get(entity.name) is not None:
         raise _at(
@@ -63,14 +68,12 @@ def declare(ctx: Context, statement: ast.CreateEntity) -> list[str]:
             f"{entity.name} is a table: an entity needs a name of its own (FROM {entity.name} "
             "would read one of them)",
         )
-    checked, warnings = check(entity, table, ctx.entities.on(entity.table))
-    ctx.entities.add(checked)
-    return warnings
+    others = [*ctx.entities.on(entity.table), *(e for e in alongside if e.table == entity.table)]
+    return check(entity, table, others)
 
 
 def _create(ctx: Context, statement: ast.CreateEntity) -> Steps[Result]:
-    warnings = declare(ctx, statement)
-    entity: Entity = ctx.entities.get(statement.entity.name)  # type: ignore[assignment]
+    entity, warnings = declare(ctx, statement)
     columns = ", ".join(entity.columns) or "none"
     title = f"CREATE ENTITY {entity.name} on {entity.table} (key columns: {columns})"
     schema = ctx.entities.schema_file
@@ -79,7 +82,9 @@ def _create(ctx: Context, statement: ast.CreateEntity) -> Steps[Result]:
         if (yield Ask(offer=offer)) is Verdict.GO:
             _append(schema, statement.source or entity.text())
             title += f"; appended to {schema}"
-    return Result.status(title, warnings=warnings)
+    result = Result.status(title, warnings=warnings)
+    result.changes = Changes(declared=(entity,))
+    return result
 
 
 def _append(path: Path, text: str) -> None:
@@ -98,12 +103,13 @@ def _drop(ctx: Context, statement: ast.DropEntity) -> Result:
         if statement.missing_ok:
             return Result.status(f"DROP ENTITY: no entity named {statement.name}, nothing done")
         entity_of(ctx, statement.name, statement.pos)
-    ctx.entities.drop(statement.name)
     title = f"DROP ENTITY {statement.name}: the definition is gone (no item was touched)"
-    origin = ctx.entities.origin.pop(statement.name, None)
+    origin = ctx.entities.origin.get(statement.name)
     if origin is not None:
         title += f"; {origin} still declares it at the next start"
-    return Result.status(title)
+    result = Result.status(title)
+    result.changes = Changes(dropped=(statement.name,))
+    return result
 
 
 def _show(ctx: Context, _statement: ast.ShowDeclaredEntities) -> Result:
@@ -184,27 +190,28 @@ def _fits(template_text: str) -> str:
 # --- schema files ----------------------------------------------------------------------------
 
 
-def load_schema(ctx: Context, path: Path) -> int:
-    """Declare the CREATE ENTITY statements of a schema file (nothing else is allowed in one:
-    it runs at every start); how many. An error names the file, line and column."""
+def load_schema(ctx: Context, path: Path) -> list[Entity]:
+    """The entities the CREATE ENTITY statements of a schema file declare, checked (nothing
+    else is allowed in one: it runs at every start); the Session declares them. An error
+    names the file, line and column."""
     from dynosql.sql import parse_chunk, split_script
 
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as err:
         raise DynosqlError(f"cannot read the schema file {path}: {err.strerror}") from None
-    count = 0
+    declared: list[Entity] = []
     try:
         for chunk in split_script(text):
             statement = parse_chunk(chunk)
             if not isinstance(statement, ast.CreateEntity):
                 raise SqlError("a schema file holds CREATE ENTITY statements only", *_start(chunk))
-            declare(ctx, statement)
-            ctx.entities.origin[statement.entity.name] = path
-            count += 1
+            if any(e.name == statement.entity.name for e in declared):
+                raise SqlError(f"entity {statement.entity.name} is declared twice", *_start(chunk))
+            declared.append(declare(ctx, statement, declared)[0])
     except DynosqlError as err:
         raise type(err)(f"{path}: {err}") from None
-    return count
+    return declared
 
 
 def _start(chunk: Chunk) -> tuple[int, int]:

@@ -46,7 +46,7 @@ from dynosql.plan import cost
 from dynosql.plan.ddl import show_create
 from dynosql.plan.model import Plan
 from dynosql.plan.schema import TableInfo
-from dynosql.result import Result, Stats, WriteStats, format_capacity
+from dynosql.result import Changes, Result, Stats, WriteStats, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.entity_defs import declare
 from dynosql.statements.kind import Kind, Planned, ScanCheck, as_steps, named
@@ -149,11 +149,8 @@ def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Resul
         written += loaded.stats.rows
         stats.requests += loaded.stats.requests
         stats.capacity += loaded.stats.capacity
-    declared = 0
-    for entity in prepared.all_entities:
-        if ctx.entities.get(entity.name) is None:
-            declare(ctx, ast.CreateEntity(entity, source=entity.text()))
-            declared += 1
+    facets = _declared(ctx, prepared)
+    declared = len(facets)
     journals = [w.journal for w in loads if w.journal]
     made = len(prepared.model.tables) - len(kept)
     wcu = format_capacity(stats.capacity)
@@ -168,6 +165,7 @@ def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Resul
     if len(journals) == 1:
         title += f" · journal {journals[0]}"
     result = Result.status(title, stats)
+    result.changes = Changes(declared=facets)  # the Session declares them
     result.notes.extend(prepared.notes)
     if len(journals) > 1:
         result.notes.append("journals of the items written: " + ", ".join(journals))
@@ -366,9 +364,9 @@ class Embedded(Protocol):
     def prepare_exports(self, tables: list[str]) -> None: ...
 
 
-def load_local(ctx: Context, server: Embedded, path: str) -> list[str]:
-    """The embedded server made with a model's tables and items, its facets declared; the
-    notes on what was left out."""
+def load_local(ctx: Context, server: Embedded, path: str) -> tuple[list[str], tuple[Entity, ...]]:
+    """The embedded server made with a model's tables and items; the notes on what was left
+    out, and its facets as entities, for the Session to declare."""
     prepared = prepare(path)
     kept = _checked_against(ctx, prepared)  # made by another --model, as IMPORT MODEL keeps one
     for table in prepared.model.tables:
@@ -377,11 +375,17 @@ def load_local(ctx: Context, server: Embedded, path: str) -> list[str]:
         server.put_items(table.name, table.items)
     server.prepare_exports([t.name for t in prepared.model.tables])
     ctx.refresh()
+    return prepared.notes, _declared(ctx, prepared)
+
+
+def _declared(ctx: Context, prepared: Any) -> tuple[Entity, ...]:
+    """The model's facets as entities, checked, those not declared already (by name)."""
+    declared: list[Entity] = []
     for entity in prepared.all_entities:
         if ctx.entities.get(entity.name) is None:
-            declare(ctx, ast.CreateEntity(entity, source=entity.text()))
-            ctx.entities.origin[entity.name] = Path(path)
-    return prepared.notes
+            source = ast.CreateEntity(entity, source=entity.text())
+            declared.append(declare(ctx, source, declared)[0])
+    return tuple(declared)
 
 
 def _count(n: int, word: str, plural: str | None = None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dynosql.errors import SqlError
-from dynosql.result import Result
+from dynosql.result import Changes, Result
 from dynosql.settings import SettingError
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named, unplanned
@@ -15,9 +15,12 @@ if TYPE_CHECKING:
 
 
 def set_setting(ctx: Context, name: str, value: str) -> Result:
-    """Change a setting: SettingError when the name or value is not accepted."""
-    setting = ctx.settings.set(name, value)
-    return Result.status(f"SET {setting.name} = {ctx.settings.show(setting.name)}")
+    """A setting's new value, checked, in `Result.changes` (the Session sets it):
+    SettingError when the name or value is not accepted."""
+    setting, checked = ctx.settings.checked(name, value)
+    result = Result.status(f"SET {setting.name} = {setting.kind.show(checked)}")
+    result.changes = Changes(setting=(setting.name, checked))
+    return result
 
 
 def run(ctx: Context, option: ast.SetOption) -> Result:
