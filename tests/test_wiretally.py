@@ -322,14 +322,16 @@ def test_show_hot_keys_reads_the_bytes(backend, typed_table, monkeypatch) -> Non
     assert {r["key"]: [r["items"], r["bytes"]] for r in rows} == want
     (tally,) = made
     assert result.stats.requests >= 4
+    holding = [body for body in tally.bodies if json.loads(body)["Count"]]
     if backend.name == "ddblocal":
         # JSON lets a server write 🦆 raw or as "\\uD83E\\uDD86" (AWS's documentation does not
         # say which DynamoDB writes); a page with a backslash is always decoded.
-        holding = [body for body in tally.bodies if json.loads(body)["Count"]]
         assert holding and all(b"\\uD83E\\uDD86" in body for body in holding)
         assert tally.declined == len(holding)
     else:
-        assert tally.declined == (0 if backend.name == "dynalite" else result.stats.requests)
+        # moto escapes the items' text: each page holding items is decoded (a segment may hold
+        # none of these few partition keys)
+        assert tally.declined == (0 if backend.name == "dynalite" else len(holding))
 
 
 def test_moto_pages_are_read_too(backend, monkeypatch) -> None:

@@ -46,6 +46,13 @@ page ends after the one that reaches 1 MiB, and moto's own limit is raised past 
 DynamoDB could return, so that only this cut applies. Items a legacy ScanFilter or QueryFilter
 drops (moto applies those while it reads) do not count towards the 1 MiB, as before.
 
+And the items a Scan meets, in their order (`_scan_items`): moto read a Scan in the order of
+the key values and split a parallel Scan's segments by an MD5 of its own, so the pages of a
+large table held other items than DynamoDB Local's and were billed differently. Here a
+``Table.scan`` call is handed its segment's items after its ExclusiveStartKey, in DynamoDB
+Local's order (`dynosql.local.scan_order`), through ``all_items``, ``has_idx_items`` and
+``sorted_items``, and moto reads them as one stream from the start.
+
 And one thing more, for the metering (`dynosql.local.metering`): a page is billed for the items
 it evaluated, before the filter and the projection. ``evaluated_items()`` records them as the
 request itself reads them: moto evaluates a page (key condition, Limit, the 1 MB cut, index
@@ -66,12 +73,14 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from dynosql.dynamo import wiresize
+from dynosql.local import scan_order
 from dynosql.plan.cost import PAGE_BYTES
 
-_state = threading.local()  # .cut: a read's _PageCut; .partition; .seen: evaluated pages
+_state = threading.local()  # .cut: a read's _PageCut; .partition; .scan; .seen: evaluated pages
 # moto's own methods this module replaced, by "Class.method" (tests compare the two)
 REPLACED: dict[str, Callable[..., Any]] = {}
 
@@ -92,6 +101,10 @@ def read_items_cheaply() -> None:
     if callable(getattr(table_class, "all_items", None)):
         REPLACED["Table.all_items"] = table_class.all_items
         table_class.all_items = _all_items
+    for name, replacement in (("has_idx_items", _index_items), ("sorted_items", _sorted_items)):
+        if callable(getattr(table_class, name, None)):
+            REPLACED[f"Table.{name}"] = getattr(table_class, name)
+            setattr(table_class, name, replacement)
     if callable(getattr(Item, "size", None)):
         REPLACED["Item.size"] = Item.size
         setattr(Item, "size", _sized_once(Item.size))  # noqa: B010 - a method, replaced
@@ -128,13 +141,19 @@ def _read(original: Callable[..., Any], projection: str) -> Callable[..., Any]:
     matching items only; the page recorded when asked."""
     signature = inspect.signature(original)
     keyed = "hash_key" in signature.parameters
+    ordered = {"segments", "exclusive_start_key"} <= set(signature.parameters)
 
     @functools.wraps(original)
     def read(*args: Any, **kwargs: Any) -> Any:
-        outer = getattr(_state, "cut", None), getattr(_state, "partition", None)
+        outer = tuple(getattr(_state, name, None) for name in ("cut", "partition", "scan"))
         bound = signature.bind(*args, **kwargs)
         _state.cut = _PageCut(bound.arguments)
         _state.partition = _partition(bound.arguments) if keyed else None
+        _state.scan = None
+        if not keyed and ordered:
+            _state.scan = _scan_items(bound.arguments)
+            bound.arguments["segments"] = (None, None)
+            bound.arguments["exclusive_start_key"] = None
         try:
             seen = getattr(_state, "seen", None)
             if seen is None:
@@ -145,7 +164,7 @@ def _read(original: Callable[..., Any], projection: str) -> Callable[..., Any]:
             items, scanned, last = original(*bound.args, **bound.kwargs)
             seen.append(items)
         finally:
-            _state.cut, _state.partition = outer
+            _state.cut, _state.partition, _state.scan = outer
         if shaping is not None:  # moto's own last lines: filter, then project
             items = [item for item in items if shaping.expr(item)]
         if projecting:
@@ -228,6 +247,9 @@ def _all_items(self: Any) -> list[Any]:
     key condition: moto's query keeps exactly those (it compares each item's hash key, then its
     sort key), and sized every item of the partition on the way (a Query of one item in a
     partition of 400 sized 400)."""
+    scanned = _scanned(self)
+    if scanned is not None:
+        return scanned
     partition = getattr(_state, "partition", None)
     if partition is not None and partition[0] is self:
         _, hash_key, comparison, operands = partition
@@ -242,18 +264,70 @@ def _all_items(self: Any) -> list[Any]:
             if not comparison or item.range_key.compare(comparison, operands)
         ]
         return sorted(meeting, key=lambda item: item.range_key.cast_value)
-    items: list[Any] = []
-    for hash_set in self.items.values():
-        if self.range_key_attr:
-            items.extend(hash_set.values())
-        else:
-            items.append(hash_set)
+    items = _every_item(self)
 
     def key(item: Any) -> Any:
         value = item.hash_key.cast_value
         return (value, item.range_key.cast_value) if item.range_key else value
 
     return sorted(items, key=key)
+
+
+def _scan_items(arguments: dict[str, Any]) -> tuple[Any, list[Any]]:
+    """What a ``Table.scan`` call reads, in DynamoDB Local's order (`scan_order`): the table's
+    items (or the index's), those of its segment only, after its ExclusiveStartKey. moto then
+    reads them as one stream from the start (it would skip what sorts before the start key by
+    the key values, and split segments by an MD5 of its own)."""
+    table, index_name = arguments["self"], arguments.get("index_name")
+    keys = scan_order.ScanKeys(table.hash_key_attr, table.range_key_attr)
+    if index_name:
+        index = table.get_index(index_name)
+        schema = {key["KeyType"]: key["AttributeName"] for key in index.schema}
+        local = index in getattr(table, "indexes", ())
+        keys = replace(
+            keys, index_hash=schema["HASH"], index_range=schema.get("RANGE"), local=local
+        )
+        items = REPLACED["Table.has_idx_items"](table, index_name)
+    else:
+        items = _every_item(table)
+    place = keys.place
+    placed = [(place(item.attrs.get), item) for item in items]
+    segment, total = arguments.get("segments") or (None, None)
+    if total:
+        placed = [p for p in placed if scan_order.segment(p[0][0], total) == segment]
+    placed.sort(key=lambda p: p[0][1])
+    start = arguments.get("exclusive_start_key")
+    if start:
+        from moto.dynamodb.models.dynamo_type import DynamoType
+
+        _, after = place(lambda name: DynamoType(start[name]) if name in start else None)
+        placed = [p for p in placed if p[0][1] > after]
+    return table, [item for _, item in placed]
+
+
+def _every_item(table: Any) -> list[Any]:
+    """A moto table's items, in no particular order."""
+    if not table.range_key_attr:
+        return list(table.items.values())
+    return [item for hash_set in table.items.values() for item in hash_set.values()]
+
+
+def _index_items(self: Any, index_name: str) -> list[Any]:
+    """``Table.has_idx_items``: within a Scan, the items `_scan_items` put in order."""
+    scanned = _scanned(self)
+    return REPLACED["Table.has_idx_items"](self, index_name) if scanned is None else scanned
+
+
+def _sorted_items(self: Any, *args: Any, **kwargs: Any) -> list[Any]:
+    """``Table.sorted_items``: within a Scan, left in `_scan_items`'s order."""
+    scanned = _scanned(self)
+    return REPLACED["Table.sorted_items"](self, *args, **kwargs) if scanned is None else scanned
+
+
+def _scanned(table: Any) -> list[Any] | None:
+    """Within a Scan of `table`, the items `_scan_items` put in order (a new list)."""
+    scan = getattr(_state, "scan", None)
+    return list(scan[1]) if scan is not None and scan[0] is table else None
 
 
 class _ReadCopies:
