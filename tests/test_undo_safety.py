@@ -368,6 +368,30 @@ def test_undo_after_the_table_was_recreated_with_other_keys_says_so(
     assert moto_backend.client().scan(TableName=name)["Items"] == []
 
 
+def test_an_index_added_since_holds_back_items_whose_key_attribute_was_empty(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """DynamoDB refuses an empty string as an index key (``a = ''`` is a valid attribute, not
+    a valid key of an index on a): found before the first write and listed with why, the rest
+    restored, instead of sent and refused."""
+    name, _before = _table(moto_backend, items=3, a="")
+    moto_backend.client().update_item(TableName=name, Key=values.encode_item({"pk": "p0", "sk": Decimal(2)}),
+                                      UpdateExpression="SET a = :y",
+                                      ExpressionAttributeValues={":y": {"S": "y"}})  # fmt: skip
+    session = _session(moto_backend, tmp_path)
+    before = _scan(moto_backend, name)
+    result = session.execute(f"UPDATE {name} SET a = 'x' WHERE n >= 0")
+    result.all()
+    session.execute(f"CREATE INDEX by_a ON {name} (a S)").all()
+    undo = session.undo(result.stats.journal)
+    listed = undo.all()
+    assert sorted((r["pk"], r["sk"]) for r in listed) == [("p0", 0), ("p1", 1)]
+    assert all("by_a keys a, and the item's a was empty" in r["state"] for r in listed)
+    said = " ".join(undo.warnings)
+    assert "2 item(s) cannot be restored as they were" in said and "refused" not in said
+    assert _scan(moto_backend, name)[("p0", 2)] == before[("p0", 2)]
+
+
 def test_items_dynamodb_refuses_are_listed_as_refused_not_as_changed(
     moto_backend: Backend, tmp_path: Path
 ) -> None:

@@ -9,8 +9,8 @@ write, undo compares them with the table as it is now (`compare`):
   another target unless forced (`Changes.recreated`);
 - its key is not the journal's (other names or types): an item cannot be put back under the
   key it had;
-- an index keys an attribute with another type than the item to restore holds (an index added
-  since, say): DynamoDB refuses the write (`blocked`).
+- an index keys an attribute with another type than the item to restore holds, or one the
+  item holds empty (an index added since, say): DynamoDB refuses the write (`blocked`).
 
 What "changed since" means does not move with the schema: an item is changed since when its
 attributes differ from the image the journal's writes left, whatever indexes were added; a
@@ -119,5 +119,10 @@ def blocked(key: dict[str, Any], image: dict[str, Any] | None, changes: Changes)
                 return (
                     f"not restored: index {ix.name} keys {name} as {kind}, and the item's "
                     f"{name} was {values.type_of(image[name])}"
+                )
+            if name in image and kind in ("S", "B") and len(image[name]) == 0:
+                return (
+                    f"not restored: index {ix.name} keys {name}, and the item's {name} was "
+                    "empty (an index key cannot be)"
                 )
     return None
