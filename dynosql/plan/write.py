@@ -236,16 +236,15 @@ def plan_write(
     source: TableInfo | None = None,
 ) -> WritePlan:
     """The plan of a bound write statement (`source`: INSERT … SELECT's table), or of a
-    transaction's condition check."""
-    if isinstance(statement, ast.Insert):
-        return _plan_insert(statement, table, options, source)
-    if isinstance(statement, ast.ConditionCheck):
-        return _plan_check(statement, table, options)
-    return _plan_keyed(statement, table, options)
+    transaction's condition check: its class's planner."""
+    return _PLANNERS[type(statement)](statement, table, options, source)
 
 
 def _plan_check(
-    statement: ast.ConditionCheck, table: TableInfo, options: WriteOptions
+    statement: ast.ConditionCheck,
+    table: TableInfo,
+    options: WriteOptions,
+    _source: TableInfo | None = None,
 ) -> WritePlan:
     """PartiQL's ``EXISTS(SELECT …)``: one item by its full primary key, and a condition that
     it exists and matches the rest of the WHERE (a ConditionCheck: nothing is written)."""
@@ -507,15 +506,36 @@ def _no_repeats(items: list[dict[str, Any]], table: TableInfo, statement: ast.In
 # --- UPDATE / DELETE -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Keyed:
+    """What UPDATE and DELETE plan differently; the rest of `_plan_keyed` is theirs alike."""
+
+    verb: str
+    operation: str
+    # the changes it makes to each item (DELETE: none, it takes the whole item away)
+    assignments: Callable[[Any], tuple[ast.Assignment, ...]]
+    # every index entry goes with the item (estimated_write_units: `changed` None)
+    whole_item: bool
+
+
+_KEYED = {
+    ast.Update: _Keyed("UPDATE", "UpdateItem", lambda s: normalize(s.assignments), False),
+    ast.Delete: _Keyed("DELETE", "DeleteItem", lambda _s: (), True),
+}
+
+
 def _plan_keyed(
-    statement: ast.Update | ast.Delete, table: TableInfo, options: WriteOptions
+    statement: ast.Update | ast.Delete,
+    table: TableInfo,
+    options: WriteOptions,
+    _source: TableInfo | None = None,
 ) -> WritePlan:
-    verb = "UPDATE" if isinstance(statement, ast.Update) else "DELETE"
+    shape = _KEYED[type(statement)]
+    verb, operation = shape.verb, shape.operation
     ph = Placeholders()
     template: dict[str, Any] = {"TableName": table.name}
-    assignments: tuple[ast.Assignment, ...] = ()
-    if isinstance(statement, ast.Update):
-        assignments = normalize(statement.assignments)
+    assignments = shape.assignments(statement)
+    if assignments:
         check_assignments(assignments, table)
         template["UpdateExpression"] = update_expression(assignments, ph)
     where = statement.where
@@ -534,7 +554,6 @@ def _plan_keyed(
     for name in ("UpdateExpression", "ConditionExpression"):
         if len(template.get(name, "").encode("utf-8")) > MAX_EXPRESSION_BYTES:
             raise PlanError(f"the {name} would be over DynamoDB's 4 KB limit: split the statement")
-    operation = "UpdateItem" if verb == "UPDATE" else "DeleteItem"
 
     roots = list(table.keys.names)
     roots += [r for r in dict.fromkeys(str(g.root) for g in guards) if r not in roots]
@@ -556,9 +575,8 @@ def _plan_keyed(
     if whole is not None:
         read = whole
     size = table.average_item_size
-    if verb == "UPDATE":
-        size += sum(values.value_size(a.value.value) for a in assignments if _is_literal(a))
-    changed = [a.path.root for a in assignments] if verb == "UPDATE" else None
+    size += sum(values.value_size(a.value.value) for a in assignments if _is_literal(a))
+    changed = None if shape.whole_item else [a.path.root for a in assignments]
     per_item = cost.estimated_write_units(table, size, changed, options.transactional)
     if keys is not None:
         estimate = WriteEstimate(len(keys), Decimal(0), per_item * len(keys), exact=True)
@@ -838,3 +856,12 @@ def change_text(value: Any, literal: Callable[[Any], str], path: Callable[[ast.P
                 raise PlanError("DynamoDB takes one + or - per SET: a = b + 1, not a = b + 1 + 2")
         return f"{again(value.left)} {value.op} {again(value.right)}"
     raise PlanError(f"cannot write {value!r} in an UpdateExpression")
+
+
+# each write class's planner (plan_write dispatches on the class here, and nowhere else)
+_PLANNERS: dict[type, Callable[..., WritePlan]] = {
+    ast.Insert: _plan_insert,
+    ast.ConditionCheck: _plan_check,
+    ast.Update: _plan_keyed,
+    ast.Delete: _plan_keyed,
+}
