@@ -2,6 +2,9 @@
 
 Compiled: ``select()`` of columns, aggregates (count, sum, avg, min, max, with DISTINCT),
 expressions and labels from ONE table, or of values alone (no table: dynosql computes the row),
+or from tables and entities joined by ``join()``/``outerjoin()`` with an ON clause (dynosql's
+JOIN and LEFT JOIN: an item collection in one Query or a lookup by key; the engine plans it or
+refuses it, naming what would serve), tables aliased by ``alias()``,
 with ``where()`` (comparisons, and_/or_/not_, a boolean column alone, in_, between, like and
 its startswith/endswith/contains forms, is_(None), is_distinct_from, the condition functions
 begins_with, contains, attribute_exists, attribute_not_exists, attribute_type and size),
@@ -12,13 +15,14 @@ nulls_first/nulls_last), ``limit()`` and ``distinct()``; ``insert().values()`` (
 batches it), ``update()`` and ``delete()`` (dynosql's UPDATE and DELETE: conditional,
 journaled and guarded as everywhere, so one whose WHERE does not name a key needs
 ``confirm=yes``). Every name is double-quoted (dynosql reads ``"name"`` as the attribute
-``name``), columns are written without their table (there is only one, and in dynosql's SQL
-``t.x`` is a document path), values travel as ``:name`` parameters.
+``name``), values travel as ``:name`` parameters. Columns of one table are written without it
+(in dynosql's SQL ``t.x`` of one table is a document path); in a join every column is
+qualified by its source's alias, else its name (``"o"."total"``), as dynosql's joins ask.
 
-Refused with a CompileError naming the construct, before anything is sent: joins, a FROM of
-several tables, subqueries, UNION/INTERSECT/EXCEPT, WITH, OFFSET, window functions, FOR UPDATE,
-DISTINCT ON, EXTRACT, ILIKE, regular expressions, any function dynosql's SQL lacks, and
-RETURNING (write it as text SQL).
+Refused with a CompileError naming the construct, before anything is sent: a FROM of several
+tables not joined, subqueries, UNION/INTERSECT/EXCEPT, WITH, OFFSET, window functions, FOR
+UPDATE, DISTINCT ON, EXTRACT, ILIKE, regular expressions, any function dynosql's SQL lacks,
+and RETURNING (write it as text SQL).
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ class DynosqlCompiler(compiler.SQLCompiler):
     """SQLAlchemy's compiler, narrowed to what dynosql's grammar reads."""
 
     tableless = False  # the statement is a SELECT of values alone (no FROM)
+    joined = False  # the statement's FROM is a join: columns are qualified by their source
 
     def visit_select(self, select_stmt: Any, **kw: Any) -> str:
         if getattr(select_stmt, "_offset_clause", None) is not None:
@@ -70,12 +75,17 @@ class DynosqlCompiler(compiler.SQLCompiler):
             raise refuse("a subquery", "dynosql reads one table per statement")
         froms = select_stmt.get_final_froms()
         if len(froms) > 1:
-            raise refuse("a FROM of several tables", "DynamoDB has no joins")
+            raise refuse(
+                "a FROM of several tables",
+                "join them with join(table, onclause): an item collection or a lookup by key",
+            )
         self.tableless = not froms
+        self.joined = any(isinstance(f, selectable.Join) for f in froms)
         return str(super().visit_select(select_stmt, **kw))
 
     def visit_column(self, column: Any, add_to_result_map: Any = None, **kw: Any) -> str:
-        kw["include_table"] = False  # one table: "PK", not "drive"."PK"
+        # one table: "PK", not "drive"."PK" (a document path); a join: "o"."total"
+        kw["include_table"] = self.joined
         return str(super().visit_column(column, add_to_result_map=add_to_result_map, **kw))
 
     def visit_function(self, func: Any, add_to_result_map: Any = None, **kw: Any) -> str:
@@ -90,15 +100,12 @@ class DynosqlCompiler(compiler.SQLCompiler):
             return ""
         return "\n LIMIT " + str(self.process(select._limit_clause, **kw))
 
-    def visit_join(self, join: Any, **kw: Any) -> str:
-        raise refuse("JOIN", "DynamoDB has no joins; query each table separately")
-
     def visit_subquery(self, subquery: Any, **kw: Any) -> str:
         raise refuse("a subquery", "dynosql reads one table per statement")
 
     def visit_alias(self, alias: Any, **kw: Any) -> str:
         if isinstance(alias.element, selectable.TableClause):
-            raise refuse("a table alias", "name the table itself")
+            return str(super().visit_alias(alias, **kw))  # "orders" AS "o"
         raise refuse("a subquery", "dynosql reads one table per statement")
 
     def visit_lateral(self, lateral: Any, **kw: Any) -> str:
