@@ -78,6 +78,12 @@ def _imports(path: Path) -> frozenset[str]:
     return frozenset(found)
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for the tests that walk it (not changed by them)."""
+    return ast.parse(path.read_text())
+
+
 def _with_parents(module: str, importer: str) -> set[str]:
     """`module` and the packages Python runs before it (``a`` and ``a.b`` for ``a.b.c``),
     less the importer's own: its parents ran before it did."""
@@ -321,7 +327,7 @@ def test_only_the_port_settles_the_capacity_ledger():
     found = [
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
         for path in _outside_the_edge()
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in ast.walk(_tree(path))
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "charge"
@@ -374,7 +380,7 @@ def test_nothing_behind_the_port_holds_a_client():
     found = [
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
         for path in inside
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in ast.walk(_tree(path))
         if isinstance(node, ast.Attribute) and node.attr == "client"
     ]
     assert found == []
@@ -390,7 +396,7 @@ def test_every_refusal_and_question_is_the_pipelines():
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
         for path in _outside_the_edge()
         if path not in allowed
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in ast.walk(_tree(path))
         if isinstance(node, ast.Call)
         and (
             (isinstance(node.func, ast.Name) and node.func.id == "GuardError")
