@@ -342,6 +342,14 @@ def scalar_key(value: Any) -> tuple[Any, ...] | None:
     return None
 
 
+def items_equal(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    """Whether two items (or two absences) are one item to DynamoDB: the same attributes, each
+    `values_equal` (Python's ``True == 1`` is not: a boolean made a number is a change)."""
+    if a is None or b is None:
+        return a is b
+    return a.keys() == b.keys() and all(values_equal(a[k], b[k]) for k in a)
+
+
 def values_equal(a: Any, b: Any) -> bool:
     """DynamoDB equality: same type and same value (sets as sets, lists and maps deeply)."""
     if a is MISSING or b is MISSING:

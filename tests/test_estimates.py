@@ -181,3 +181,20 @@ def test_what_a_session_keeps_is_bounded() -> None:
     assert view is not None and view.own == O.Partition(2) and len(view.sort_keys) == len(keys)
     seen.record("u", "ix", "a", O.Partition(1, None, (7,)))  # read again: replaces
     assert seen.seen("u", "ix", "a").sort_keys == [7]  # type: ignore[union-attr]
+
+
+def test_a_boolean_made_a_number_is_an_index_write() -> None:
+    """Python's True == 1: writing flag = 1 over flag = TRUE changes the index entry (DynamoDB
+    writes it), so it costs a unit there, as flag = 2 would."""
+    from dynosql.plan.cost import index_write_units
+    from dynosql.plan.schema import IndexInfo, KeySchema, TableInfo
+    from dynosql.values import item_size, items_equal
+
+    keys = KeySchema("pk", "S", None, None)
+    index = IndexInfo("by_flag", "gsi", KeySchema("pk", "S", "sk", "S"), "ALL")
+    table = TableInfo("t", keys, indexes=(index,))
+    old = {"pk": "a", "sk": "x", "flag": True}
+    for new in ({**old, "flag": Decimal(1)}, {**old, "flag": Decimal(2)}):
+        assert not items_equal(old, new)
+        assert index_write_units(old, new, index, table, item_size) == 1
+    assert index_write_units(old, dict(old), index, table, item_size) == 0

@@ -136,9 +136,7 @@ def same_image(a: Image, b: Image) -> bool:
     """Whether two images are one item to DynamoDB: the same attributes, each of the same type
     and value (Python's ``True == 1`` and ``False == 0`` are not: a boolean made a number
     is a change to undo)."""
-    if a is None or b is None:
-        return a is b
-    return a.keys() == b.keys() and all(values.values_equal(a[k], b[k]) for k in a)
+    return values.items_equal(a, b)
 
 
 def state_of(image: Image, states: list[Image]) -> int | None:

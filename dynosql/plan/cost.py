@@ -44,6 +44,7 @@ from typing import Any, TypeVar
 from dynosql.plan.schema import IndexInfo, TableInfo
 from dynosql.values import (
     READ_UNIT_BYTES,
+    items_equal,
     read_units,
     write_units,
 )
@@ -192,7 +193,7 @@ def index_write_units(
         return write_units(size(before), transactional)
     if any(before[k] != after[k] for k in index.keys.names):  # a new key: delete + put
         return write_units(size(before), transactional) + write_units(size(after), transactional)
-    if before == after:
+    if items_equal(before, after):
         return Decimal(0)
     return write_units(max(size(before), size(after)), transactional)
 

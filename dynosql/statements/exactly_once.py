@@ -72,7 +72,7 @@ def applied_before(
         expected = apply_update(old, assignments)
     except UpdateFailed:
         return None
-    return old if expected == current else None
+    return old if values.items_equal(expected, current) else None
 
 
 __all__ = ["applied_before", "guarded_request", "write_guarded_item"]

@@ -71,7 +71,7 @@ def write_item(
     new = new_image(plan.kind, old, target, assignments)
     # sent twice and changing nothing: the first attempt may have applied, and `old` may be
     # its result rather than the item before the statement
-    return Outcome(target, True, old, new, uncertain=retried and old == new)
+    return Outcome(target, True, old, new, uncertain=retried and values.items_equal(old, new))
 
 
 def _after_lost_answer(
@@ -87,11 +87,13 @@ def _after_lost_answer(
     key = request.get("Key") or values.encode_item(plan.key_of(target))
     current = writer.read_item(plan.table.name, key)
     if plan.kind == "put":
-        ours = current == target
+        ours = values.items_equal(current, target)
     elif plan.kind == "delete":
         ours = current is None
     else:
-        ours = current is not None and new_image("update", current, target, assignments) == current
+        ours = current is not None and values.items_equal(
+            new_image("update", current, target, assignments), current
+        )
     if not ours:
         return Outcome(target, False)
     return Outcome(target, True, None, current, uncertain=True)
