@@ -260,6 +260,9 @@ def test_core_joins_run_as_dynosqls_joins(moto_examples_backend: Backend):
         compiled = str(collection.compile(engine))
         assert 'FROM "tenant_user" AS "u" JOIN "invoice" AS "i" ON "i"."tenantId" = ' in compiled
         rows = conn.execute(collection).all()
+        alone = select(u.c.email).where(u.c.tenantId == "hooli")  # one source: bare columns
+        assert str(alone.compile(engine)).startswith('SELECT "email" \nFROM "tenant_user" AS "u"')
+        assert {r.email for r in rows} == set(conn.execute(alone).scalars())
         written = conn.exec_driver_sql(
             "SELECT u.email, i.invoiceId, i.amount FROM tenant_user u JOIN invoice i "
             "ON i.tenantId = u.tenantId WHERE u.tenantId = 'hooli' AND i.status = 'open' "

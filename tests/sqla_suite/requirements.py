@@ -39,8 +39,9 @@ class Requirements(SuiteRequirements):
     # a GSI's key has no direction
     indexes_with_ascdesc = property(lambda self: CLOSED)
     reflect_indexes_with_ascdesc = property(lambda self: CLOSED)
-    # SQL-92's cursor text: in dynosql's SQL `t.x` is a document path (DynamoDB's maps), so
-    # the dialect writes columns unqualified, and quotes every name (DynamoDB's reserved words)
+    # SQL-92's cursor text: in dynosql's SQL `t.x` of one table is a document path (DynamoDB's
+    # maps), so the dialect writes one table's columns unqualified (a join's by their source),
+    # and quotes every name (DynamoDB's reserved words)
     standard_cursor_sql = property(lambda self: CLOSED)
     # what SQLAlchemy's defaults leave off and dynosql has: numbers are exact Decimals of up to
     # 38 significant digits end to end, written and read in E notation too
