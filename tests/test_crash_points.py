@@ -163,6 +163,7 @@ def _transaction(session: Session, t: str) -> None:
     session.execute("COMMIT").all()
 
 
+@pytest.mark.slow
 def test_an_undo_killed_at_any_step_then_run_again_restores_exactly(harness: Harness) -> None:
     before = {(i["pk"], i["sk"]): i for i in ITEMS}
     wrote, journal, after = harness.written(
@@ -181,6 +182,7 @@ def test_an_undo_killed_at_any_step_then_run_again_restores_exactly(harness: Har
     print(f"undo: {steps} crash points")
 
 
+@pytest.mark.slow
 def test_an_undo_of_an_undo_killed_at_any_step_gives_the_statement_back(harness: Harness) -> None:
     before = {(i["pk"], i["sk"]): i for i in ITEMS}
     wrote, journal, after = harness.written(

@@ -70,6 +70,7 @@ class _Adapted(dbapi20.DatabaseAPI20Test):
         super().test_None()
 
 
+@pytest.mark.slow  # the standard compliance suite, whole (7 s of CPU): CI decides with it
 class TestLocal(_Adapted):
     """``dynosql.connect(local=True)``: a new embedded moto server for each connection."""
 

@@ -43,6 +43,7 @@ def _name(path: Path) -> str:
 # --- the examples, run ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # every page's examples run as dynosql processes: 12 s of CPU, CI's to check
 @pytest.mark.parametrize("page", PAGES, ids=_name)
 def test_every_example_of_a_page_shows_what_the_page_says(
     page: Path, tmp_path: Path, moto_examples_backend: Any

@@ -256,6 +256,7 @@ MIB = 1 << 20
     ],
     ids=["scan", "index-scan", "index-query", "filtered", "keys-only-index"],
 )
+@pytest.mark.slow  # 5 tables of over 1 MiB: 6 s of CPU
 def test_a_page_ends_on_the_item_that_reaches_one_mib(
     moto_backend: Backend, request_: dict[str, Any]
 ) -> None:
