@@ -50,8 +50,11 @@ def oracle(sql: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     assert isinstance(statement, ast.Select)
     entity = ENTITIES[statement.table]
     statement = rewrite_select(statement, entity).statement  # names unqualified, nothing else
-    rows = [entity.decode(i) for i in items if entity.belongs(i)]
-    rows = [r for r in rows if matches(statement.where, r)]
+    members = [i for i in items if entity.belongs(i)]
+    # the WHERE may name the table's own attributes too (pk = 'TENANT#acme'): seen beside the columns
+    rows = [
+        entity.decode(i) for i in members if matches(statement.where, {**i, **entity.decode(i)})
+    ]
     if statement.is_aggregate:
         return list(aggregate_rows(statement, group(statement, rows, None, None)))
     return list(select_rows(statement, (entity.columns[0],), rows, statement.order_by))

@@ -413,7 +413,15 @@ def rewrite_select(statement: ast.Select, entity: Entity, keyed: bool = False) -
             if not t.conditions:  # the index holds it: it holds every item the WHERE matches
                 conditions.append(ast.Function("attribute_exists", _attr(template.attribute)))
         _order_key(r, access, constraints, orders)
-    if not keyed and not any(key.complete for key in partition) and not any_index:
+    rest = [c for c in conjuncts if not any(c is x for x in consumed)]
+    fixed = _fixed_attributes(rest)
+    partition_keys = {entity.key.pk.attribute, *(a.pk.attribute for a in entity.indexes)}
+    if (
+        not keyed
+        and not any(key.complete for key in partition)
+        and not any_index
+        and not partition_keys & fixed.keys()
+    ):
         options = [f"{' and '.join(entity.key.pk.columns) or '…'} = … (the table's key)"]
         options += [
             f"{' and '.join(a.pk.columns)} = … (index {a.index}"
@@ -430,7 +438,9 @@ def rewrite_select(statement: ast.Select, entity: Entity, keyed: bool = False) -
         raise PlanError(
             f"{entity.name} does not live in index {statement.index} (its indexes: {names})"
         )
-    rest = [c for c in conjuncts if not any(c is x for x in consumed)]
+    # what the templates say of an attribute the WHERE itself sets equal to a value that fits
+    # them is said already (as a filter it would keep a LIMIT from being the request's Limit)
+    conditions = [c for c in conditions if not _implied(c, fixed)]
     conditions.extend(_physical(r, c) for c in rest)
     conditions = _distinct(conditions)  # an index repeating a key template says it again
     physical = dataclasses.replace(
@@ -457,6 +467,43 @@ def rewrite_select(statement: ast.Select, entity: Entity, keyed: bool = False) -
 
 def _shape(template: Template) -> str:
     return template.text().split(" = ", 1)[1]
+
+
+_NONE = object()  # no equality fixes the attribute
+
+
+def _fixed_attributes(conjuncts: list[Any]) -> dict[str, Any]:
+    """The physical attributes a WHERE sets equal to a value (`pk = 'TENANT#acme'`)."""
+    fixed: dict[str, Any] = {}
+    for c in conjuncts:
+        if isinstance(c, ast.Compare) and c.op == "=":
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if isinstance(a, ast.Path) and len(a.elements) == 1 and isinstance(b, ast.Literal):
+                    fixed[a.root] = b.value
+    return fixed
+
+
+def _implied(check: ast.Condition, fixed: dict[str, Any]) -> bool:
+    """Whether a condition the templates make holds for the value the WHERE fixes."""
+    if isinstance(check, ast.Function) and check.name == "begins_with":
+        value = fixed.get(check.path.root, _NONE)
+        prefix = check.arg.value if isinstance(check.arg, ast.Literal) else None
+        return (
+            len(check.path.elements) == 1
+            and isinstance(value, str)
+            and isinstance(prefix, str)
+            and value.startswith(prefix)
+        )
+    if isinstance(check, ast.Compare) and isinstance(check.left, ast.Path):
+        value = fixed.get(check.left.root, _NONE)
+        return (
+            check.op == "="
+            and len(check.left.elements) == 1
+            and isinstance(check.right, ast.Literal)
+            and value is not _NONE
+            and values.values_equal(value, check.right.value)
+        )
+    return False
 
 
 def _fits(template: Template) -> ast.Condition | None:
