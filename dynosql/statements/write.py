@@ -12,7 +12,7 @@ from __future__ import annotations
 import decimal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from dynosql import values
 from dynosql.errors import LACKS_ATTRIBUTE, ConditionError, DynosqlError, PlanError
@@ -44,7 +44,7 @@ from dynosql.result import Result, WriteStats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck
 from dynosql.statements.read_explain import explain_lines
-from dynosql.statements.write_one import Outcome, write_item
+from dynosql.statements.write_one import EACH, Outcome, write_item
 from dynosql.values import MISSING
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def question(plan: WritePlan, items: int) -> str:
     else:
         per_item = cost.estimated_write_units(plan.table, plan.table.average_item_size, None)
     units = (per_item * items).to_integral_value(rounding=decimal.ROUND_CEILING)
-    prep = "from" if plan.verb == "DELETE" else "in"
+    prep = CLASSES[type(plan.statement)].preposition
     return f"{plan.verb} {items:,} items {prep} {plan.table.name} (~{units:,} WCU)?"
 
 
@@ -108,7 +108,7 @@ def unbounded_why(statement: ast.Write | ast.ConditionCheck, plan: WritePlan) ->
 def read_decides(plan: WritePlan) -> bool:
     """Whether a read decides how many items the write changes (UPDATE/DELETE, INSERT … SELECT),
     rather than the statement's own list of rows or keys: then --confirm-over applies."""
-    return plan.kind not in ("put", "check") or plan.source is not None
+    return CLASSES[type(plan.statement)].read_decides or plan.source is not None
 
 
 def run_write(ctx: Context, planned: Planned[ast.Write]) -> Steps[Result]:
@@ -288,7 +288,7 @@ def returned_row(
     Named columns give one row per item written, each column read from its image
     (``old.p`` before, else after; DELETE: the item deleted); a value the image lacks is absent
     from the row, as in a SELECT."""
-    after = old if kind == "delete" else new
+    after = old if EACH[kind].returns_old else new
     if returning.modified:
         return modified(old, new, assignments, before=returning.old) or None
     if returning.columns is None:
@@ -316,23 +316,7 @@ def _targets(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[
     elif plan.keys is not None:
         yield from plan.keys
     elif plan.source is not None:
-        statement = plan.statement
-        if not isinstance(statement, ast.Insert) or statement.select is None:
-            raise PlanError("only INSERT … SELECT reads its rows from a source")
-        source = plan.source
-        rows = select_rows(
-            statement.select, source.table.keys.names, ctx.read(source, stats), source.sort
-        )
-        seen: set[Any] = set()
-        for row in rows:
-            item = source_item(statement, row)
-            key = tuple(repr(item.get(k)) for k in plan.table.keys.names)
-            if key in seen:
-                raise PlanError(
-                    f"INSERT … SELECT: two source rows have the key {dict(zip(plan.table.keys.names, key, strict=True))}"
-                )
-            seen.add(key)
-            yield check_item(item, plan.table)
+        yield from CLASSES[type(plan.statement)].source_items(ctx, plan, stats)
     else:
         assert plan.read is not None
         for item in ctx.read(plan.read, stats):
@@ -432,6 +416,30 @@ def _naming(
     return type(err)(f"{message} (item {key})", err.line, err.col)
 
 
+def _source_items(ctx: Context, plan: WritePlan, stats: WriteStats) -> Iterator[dict[str, Any]]:
+    """INSERT … SELECT's items: the source rows the SELECT gives, each key once."""
+    statement = cast(ast.Insert, plan.statement)  # INSERT's record alone names this
+    source = plan.source
+    assert statement.select is not None and source is not None
+    rows = select_rows(
+        statement.select, source.table.keys.names, ctx.read(source, stats), source.sort
+    )
+    seen: set[Any] = set()
+    for row in rows:
+        item = source_item(statement, row)
+        key = tuple(repr(item.get(k)) for k in plan.table.keys.names)
+        if key in seen:
+            raise PlanError(
+                f"INSERT … SELECT: two source rows have the key {dict(zip(plan.table.keys.names, key, strict=True))}"
+            )
+        seen.add(key)
+        yield check_item(item, plan.table)
+
+
+def _no_source(_ctx: Context, _plan: WritePlan, _stats: WriteStats) -> Iterator[dict[str, Any]]:
+    raise PlanError("only INSERT … SELECT reads its rows from a source")
+
+
 def _images_of(
     plan: WritePlan, assignments: tuple[ast.Assignment, ...]
 ) -> Callable[[dict[str, Any]], Images | None] | None:
@@ -442,11 +450,11 @@ def _images_of(
     if not plan.whole_items:
         return None
 
+    each = EACH[plan.kind]
+
     def images(item: dict[str, Any]) -> Images | None:
-        if plan.kind == "delete":
-            return item, None
         try:
-            return item, apply_update(item, assignments)
+            return item, each.after(item, item, assignments)
         except UpdateFailed:
             return None  # DynamoDB will refuse this write: nothing to restore, no image
 
@@ -491,6 +499,11 @@ class WriteClass:
     source: Callable[[Any], str | None] = lambda _statement: None
     check: Callable[[Any, WritePlan, list[dict[str, Any]]], None] = lambda *_: None
     finish: Callable[[Any, WriteStats], None] = lambda *_: None
+    # how many items it changes is decided by its read (UPDATE, DELETE), not its own rows or
+    # keys: then --confirm-over applies (INSERT … SELECT's source decides too: read_decides)
+    read_decides: bool = False
+    preposition: str = "in"  # in the question: "UPDATE 5 items in t", "DELETE 5 items from t"
+    source_items: Callable[[Context, WritePlan, WriteStats], Iterator[dict[str, Any]]] = _no_source
 
 
 def _keyed_unbounded(
@@ -512,20 +525,23 @@ def _insert_effects(statement: ast.Insert) -> Effects:
     return Effects(reads=reads, writes=True, many=reads)
 
 
-def _keyed_effects(statement: ast.Update | ast.Delete) -> Effects:
-    return Effects(
-        reads=True,
-        writes=True,
-        deletes=isinstance(statement, ast.Delete),
-        unbounded=statement.where is None,  # a Scan adds to it: Planned.unbounded
-        many=True,  # as many items as the read finds
-    )
+def _keyed_effects(deletes: bool) -> Callable[[ast.Update | ast.Delete], Effects]:
+    def effects(statement: ast.Update | ast.Delete) -> Effects:
+        return Effects(
+            reads=True,
+            writes=True,
+            deletes=deletes,
+            unbounded=statement.where is None,  # a Scan adds to it: Planned.unbounded
+            many=True,  # as many items as the read finds
+        )
+
+    return effects
 
 
 def _existing(statement: ast.Insert, stats: WriteStats) -> None:
     """INSERT (not UPSERT, REPLACE) of keys that exist: an error saying how many, unless ON
     CONFLICT DO NOTHING."""
-    if statement.verb == "INSERT" and stats.skipped and not statement.ignore_existing:
+    if not statement.replace and stats.skipped and not statement.ignore_existing:
         n = stats.skipped
         raise WriteError(
             f"{n:,} row{'s' if n != 1 else ''} already exist{'s' if n == 1 else ''} "
@@ -539,15 +555,23 @@ INSERT = WriteClass(
     _insert_unbounded,
     source=lambda statement: statement.select.table if statement.select is not None else None,
     finish=_existing,
+    source_items=_source_items,
 )
 UPDATE = WriteClass(
     lambda _statement: "UPDATE",
-    _keyed_effects,
+    _keyed_effects(deletes=False),
     _keyed_unbounded,
     assignments=lambda statement: normalize(statement.assignments),
     check=_refuse_before_writing,
+    read_decides=True,
 )
-DELETE = WriteClass(lambda _statement: "DELETE", _keyed_effects, _keyed_unbounded)
+DELETE = WriteClass(
+    lambda _statement: "DELETE",
+    _keyed_effects(deletes=True),
+    _keyed_unbounded,
+    read_decides=True,
+    preposition="from",
+)
 # PartiQL's EXISTS(SELECT …) between BEGIN and COMMIT: a transaction's condition check
 CHECK = WriteClass(
     lambda _statement: "EXISTS",

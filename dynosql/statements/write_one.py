@@ -11,6 +11,7 @@ its old image is not known, so undo lists it rather than guess). Non-idempotent 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,16 +35,55 @@ class Outcome:
     uncertain: bool = False
 
 
+@dataclass(frozen=True)
+class ItemWrite:
+    """What one write does to its item, by kind (put, update, delete; a transaction's check
+    leaves it as it is): `after`, the item it leaves (None: absent; raises UpdateFailed where
+    DynamoDB would refuse it); `applied`, whether the item read now is as this write leaves it;
+    `returns_old`, whether RETURNING's ``*`` is the item before the write (DELETE's)."""
+
+    after: Callable[[dict[str, Any] | None, dict[str, Any], tuple[Any, ...]], dict[str, Any] | None]
+    applied: Callable[[dict[str, Any] | None, dict[str, Any], tuple[Any, ...]], bool]
+    returns_old: bool = False
+
+
+def _updated(
+    old: dict[str, Any] | None, _target: dict[str, Any], assignments: tuple[Any, ...]
+) -> dict[str, Any] | None:
+    return None if old is None else apply_update(old, assignments)
+
+
+def _update_applied(
+    current: dict[str, Any] | None, target: dict[str, Any], assignments: tuple[Any, ...]
+) -> bool:
+    """An idempotent UPDATE's values in place: applying it again changes nothing."""
+    try:
+        again = _updated(current, target, assignments)
+    except UpdateFailed:
+        return False
+    return current is not None and values.items_equal(again, current)
+
+
+_PUT = ItemWrite(
+    lambda _old, target, _assignments: target,
+    lambda current, target, _assignments: values.items_equal(current, target),
+)
+_UPDATE = ItemWrite(_updated, _update_applied)
+_DELETE = ItemWrite(
+    lambda _old, _target, _assignments: None,
+    lambda current, _target, _assignments: current is None,
+    returns_old=True,
+)
+# by WritePlan.kind (its operation): each write class's plan has one
+EACH: dict[str, ItemWrite] = {"put": _PUT, "update": _UPDATE, "delete": _DELETE, "check": _UPDATE}
+
+
 def new_image(
     kind: str, old: dict[str, Any] | None, target: dict[str, Any], assignments: tuple[Any, ...] = ()
 ) -> dict[str, Any] | None:
     """The item after one write: the row put, the old item with the changes, or None."""
-    if kind == "put":
-        return target
-    if kind == "delete" or old is None:
-        return None
     try:
-        return apply_update(old, assignments)
+        return EACH[kind].after(old, target, assignments)
     except UpdateFailed:  # pragma: no cover - DynamoDB accepted it, so it applies
         return None
 
@@ -86,14 +126,6 @@ def _after_lost_answer(
     attempt applied it: written, uncertain. Otherwise it is skipped, as any failed condition."""
     key = request.get("Key") or values.encode_item(plan.key_of(target))
     current = writer.read_item(plan.table.name, key)
-    if plan.kind == "put":
-        ours = values.items_equal(current, target)
-    elif plan.kind == "delete":
-        ours = current is None
-    else:
-        ours = current is not None and values.items_equal(
-            new_image("update", current, target, assignments), current
-        )
-    if not ours:
+    if not EACH[plan.kind].applied(current, target, assignments):
         return Outcome(target, False)
     return Outcome(target, True, None, current, uncertain=True)
