@@ -1,7 +1,7 @@
 """Every registered statement kind, walked through every guard: what the pipeline does with a
 statement follows from the `Effects` its kind declares (and the Scans its plan sends), never
-from a call the kind must remember. A kind added to the registry without a case here fails
-`test_every_kind_has_a_case`.
+from a call the kind must remember. A kind's case is the `example` it carries (`Kind.example`)
+or, for the older kinds, one written here; a kind with neither fails `test_every_kind_has_a_case`.
 
 Each case makes a table of its own on the in-process moto server (three items and a sparse
 GSI), runs its prelude with no guard, then its statement under one guard, and watches every
@@ -24,7 +24,7 @@ from dynosql.errors import DynosqlError, GuardError
 from dynosql.session import Session
 from dynosql.settings import Settings
 from dynosql.sql import parse
-from dynosql.statements import MODULES, kind_for
+from dynosql.statements import MODULES, kind_for, kind_of_type
 
 CHANGES = {
     "PutItem",
@@ -51,8 +51,6 @@ CASES: dict[str, Case] = {
     "Select": Case("SELECT * FROM {t} WHERE v = 1"),
     "SelectValues": Case("SELECT 1 + 1 AS two WHERE 2 > 1"),
     "Explain": Case("EXPLAIN ANALYZE DELETE FROM {t} WHERE pk = 'p'"),
-    "ShowTables": Case("SHOW TABLES"),
-    "Describe": Case("DESCRIBE {t}"),
     "SetOption": Case("SET numeric_digits = 10"),
     "ShowHotKeys": Case("SHOW HOT KEYS FROM {t}"),
     "ShowEntities": Case("SHOW ENTITIES FROM {t}"),
@@ -81,6 +79,11 @@ CASES: dict[str, Case] = {
     "CopyFrom": Case("COPY {t} FROM '{dir}/in.jsonl'"),
     "ImportModel": Case("IMPORT MODEL '{dir}/model.json'"),
     "ExportModel": Case("EXPORT MODEL {t} TO '{dir}/out.json'"),
+}
+CASES |= {
+    t.__name__: Case(example[-1], example[:-1])
+    for t in MODULES
+    if (example := kind_of_type(t).example)
 }
 # what the parser gives for a case whose registered type is made later (entity resolution)
 PARSED_AS = {

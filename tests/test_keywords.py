@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,9 @@ from sqlglot import exp
 
 from dynosql.errors import SqlError
 from dynosql.repl import completer, highlight, write_complete
-from dynosql.sql import convert, keywords, parse, spelling, table_and_copy_parse
+from dynosql.sql import convert, keywords, parse, parser, spelling, table_and_copy_parse
+from dynosql.sql.ast import Pos, ShowTables
+from dynosql.sql.split import Chunk
 from dynosql.values import TYPE_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,6 +223,22 @@ def test_a_word_added_to_the_vocabulary_reaches_every_consumer() -> None:
         timeout=120,
     )
     assert run.returncode == 0, run.stderr
+
+
+def _frobnicate(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ShowTables:
+    assert position(code.index("t2")) == Pos(2, 14)
+    return ShowTables()
+
+
+def test_a_starter_naming_its_parser_needs_no_branch_in_the_parser(monkeypatch) -> None:
+    """A family read in a module of its own is dispatched from its `Starter` (parser=…): the
+    parser calls the function it names, with positions that point into the script."""
+    starter = keywords.Starter("FROBNICATE", "FROBNICATE", "frob", parser=f"{__name__}:_frobnicate")
+    monkeypatch.setattr(
+        parser, "_ELSEWHERE", (*parser._ELSEWHERE, (keywords.leading((starter,)), starter.parser))
+    )
+    assert parser.parse_script("SHOW TABLES;\n  frobnicate t2") == [ShowTables(), ShowTables()]
+    assert all(callable(parser._family_parser(s.lead)) for s in keywords.STARTERS if s.parser)
 
 
 # --- the first word: statement starters first ------------------------------------------------------

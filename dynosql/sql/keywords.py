@@ -40,6 +40,9 @@ class Starter:
     explain: bool = False  # EXPLAIN takes it (plans it, sends nothing)
     analyze: bool = False  # EXPLAIN ANALYZE takes it (runs it)
     aliases: tuple[str, ...] = ()  # other spellings of its first word (DESC for DESCRIBE)
+    # "module:function" that reads it, for a family parsed in a module of its own: the parser's
+    # dispatch calls it as function(chunk, code, position), so a new family adds no branch there
+    parser: str = ""
 
     @property
     def word(self) -> str:
@@ -68,8 +71,16 @@ STARTERS = (
     Starter("ROLLBACK", "ROLLBACK", "transaction"),
     Starter("EXISTS", "EXISTS", "check"),  # PartiQL's condition check, inside BEGIN … COMMIT
     Starter("UNDO", "UNDO", "undo"),
-    Starter("IMPORT", "IMPORT MODEL", "model", explain=True),
-    Starter("EXPORT", "EXPORT MODEL", "model"),
+    Starter(
+        "IMPORT",
+        "IMPORT MODEL",
+        "model",
+        explain=True,
+        parser="dynosql.sql.model_parse:parse_model_statement",
+    ),
+    Starter(
+        "EXPORT", "EXPORT MODEL", "model", parser="dynosql.sql.model_parse:parse_model_statement"
+    ),
 )
 WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse
 

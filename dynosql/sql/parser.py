@@ -10,7 +10,9 @@ grammar (see ``grammar/README.md``) is refused with one sentence naming the cons
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -154,10 +156,8 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
         return table_and_copy_parse.parse_table_or_copy(
             chunk, code, lambda index: _pos(chunk, code, index), _parse_select
         )
-    if model_parse.LEADING.match(code):
-        return model_parse.parse_model_statement(
-            chunk, code, lambda index: _pos(chunk, code, index)
-        )
+    if (parse := _family_parser(code)) is not None:
+        return parse(chunk, code, lambda index: _pos(chunk, code, index))
     if re.match(r"\s*SHOW\b", code, re.I):
         raise _error(
             chunk,
@@ -217,6 +217,22 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
     if m := _EXISTS.match(code):
         return _condition_check(chunk, code, m)
     return _parse_query(chunk)
+
+
+_ELSEWHERE = tuple((keywords.leading((s,)), s.parser) for s in keywords.STARTERS if s.parser)
+
+
+def _family_parser(code: str) -> Callable[[Chunk, str, Callable[[int], ast.Pos]], Any] | None:
+    """The parse function `keywords.STARTERS` names for this statement's leading words (a family
+    read in a module of its own, imported when first met), or None."""
+    for pattern, where in _ELSEWHERE:
+        if pattern.match(code):
+            module, name = where.split(":")
+            parse: Callable[[Chunk, str, Callable[[int], ast.Pos]], Any] = getattr(
+                importlib.import_module(module), name
+            )
+            return parse
+    return None
 
 
 # INSERT INTO an entity … ON MISSING INDEX KEY SKIP (dynosql.entities.write)

@@ -49,13 +49,18 @@ MODULES: dict[type, str] = {
 
 def kind_of(statement: Any) -> Kind[Any]:
     """The kind that runs `statement` (a bound statement object)."""
-    module = MODULES.get(type(statement))
+    return kind_of_type(type(statement))
+
+
+def kind_of_type(statement_type: type) -> Kind[Any]:
+    """The kind that runs statements of this type."""
+    module = MODULES.get(statement_type)
     if module is None:
         from dynosql.errors import SqlError
 
-        raise SqlError(f"cannot run {type(statement).__name__}")
+        raise SqlError(f"cannot run {statement_type.__name__}")
     kinds: dict[type, Kind[Any]] = importlib.import_module(f"dynosql.statements.{module}").KINDS
-    return kinds[type(statement)]
+    return kinds[statement_type]
 
 
 def kind_for(statement: Any, in_transaction: bool) -> Kind[Any]:

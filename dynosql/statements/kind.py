@@ -71,6 +71,9 @@ class Kind(Generic[S]):
     explain: Callable[[Context, Planned[S], bool], Result | Steps[Result]] | None = None
     plan: Callable[[Context, S, bool], Planned[S]] = _as_is
     transactional: bool = False
+    # a statement of this kind, after the statements it needs first; ``{t}`` names a table of
+    # three items with a sparse GSI ``g``: tests/test_guard_pipeline.py runs it under every guard
+    example: tuple[str, ...] = ()
 
 
 def as_steps(ran: Result | Steps[Result]) -> Steps[Result]:

@@ -59,6 +59,6 @@ def _show_tables(ctx: Context, _statement: ast.ShowTables) -> Result:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.Describe: Kind(named("DESCRIBE"), unplanned(_describe)),
-    ast.ShowTables: Kind(named("SHOW TABLES"), unplanned(_show_tables)),
+    ast.Describe: Kind(named("DESCRIBE"), unplanned(_describe), example=("DESCRIBE {t}",)),
+    ast.ShowTables: Kind(named("SHOW TABLES"), unplanned(_show_tables), example=("SHOW TABLES",)),
 }
