@@ -414,13 +414,12 @@ def rewrite_select(statement: ast.Select, entity: Entity, keyed: bool = False) -
                 conditions.append(ast.Function("attribute_exists", _attr(template.attribute)))
         _order_key(r, access, constraints, orders)
     rest = [c for c in conjuncts if not any(c is x for x in consumed)]
-    fixed = _fixed_attributes(rest)
     partition_keys = {entity.key.pk.attribute, *(a.pk.attribute for a in entity.indexes)}
     if (
         not keyed
         and not any(key.complete for key in partition)
         and not any_index
-        and not partition_keys & fixed.keys()
+        and not any(K.equality_value(rest, name)[0] for name in partition_keys)
     ):
         options = [f"{' and '.join(entity.key.pk.columns) or '…'} = … (the table's key)"]
         options += [
@@ -440,7 +439,7 @@ def rewrite_select(statement: ast.Select, entity: Entity, keyed: bool = False) -
         )
     # what the templates say of an attribute the WHERE itself sets equal to a value that fits
     # them is said already (as a filter it would keep a LIMIT from being the request's Limit)
-    conditions = [c for c in conditions if not _implied(c, fixed)]
+    conditions = [c for c in conditions if not _implied(c, rest)]
     conditions.extend(_physical(r, c) for c in rest)
     conditions = _distinct(conditions)  # an index repeating a key template says it again
     physical = dataclasses.replace(
@@ -469,41 +468,21 @@ def _shape(template: Template) -> str:
     return template.text().split(" = ", 1)[1]
 
 
-_NONE = object()  # no equality fixes the attribute
-
-
-def _fixed_attributes(conjuncts: list[Any]) -> dict[str, Any]:
-    """The physical attributes a WHERE sets equal to a value (`pk = 'TENANT#acme'`)."""
-    fixed: dict[str, Any] = {}
-    for c in conjuncts:
-        if isinstance(c, ast.Compare) and c.op == "=":
-            for a, b in ((c.left, c.right), (c.right, c.left)):
-                if isinstance(a, ast.Path) and len(a.elements) == 1 and isinstance(b, ast.Literal):
-                    fixed[a.root] = b.value
-    return fixed
-
-
-def _implied(check: ast.Condition, fixed: dict[str, Any]) -> bool:
-    """Whether a condition the templates make holds for the value the WHERE fixes."""
+def _implied(check: ast.Condition, where: list[ast.Condition]) -> bool:
+    """Whether a condition the templates make holds for the value an equality of the WHERE's
+    own conjuncts (`where`) gives the attribute."""
     if isinstance(check, ast.Function) and check.name == "begins_with":
-        value = fixed.get(check.path.root, _NONE)
-        prefix = check.arg.value if isinstance(check.arg, ast.Literal) else None
-        return (
-            len(check.path.elements) == 1
-            and isinstance(value, str)
-            and isinstance(prefix, str)
-            and value.startswith(prefix)
-        )
-    if isinstance(check, ast.Compare) and isinstance(check.left, ast.Path):
-        value = fixed.get(check.left.root, _NONE)
-        return (
-            check.op == "="
-            and len(check.left.elements) == 1
-            and isinstance(check.right, ast.Literal)
-            and value is not _NONE
-            and values.values_equal(value, check.right.value)
-        )
-    return False
+        path, prefix = check.path, check.arg.value if isinstance(check.arg, ast.Literal) else None
+    elif isinstance(check, ast.Compare) and check.op == "=" and isinstance(check.left, ast.Path):
+        path, prefix = check.left, None
+    else:
+        return False
+    found, value, _c = K.equality_value(where, path.root)
+    if not found or len(path.elements) != 1:
+        return False
+    if isinstance(check, ast.Function):
+        return isinstance(value, str) and isinstance(prefix, str) and value.startswith(prefix)
+    return isinstance(check.right, ast.Literal) and values.values_equal(value, check.right.value)
 
 
 def _fits(template: Template) -> ast.Condition | None:
