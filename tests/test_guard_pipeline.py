@@ -1,16 +1,15 @@
 """Every registered statement kind, walked through every guard: what the pipeline does with a
 statement follows from the `Effects` its kind declares (and the Scans its plan sends), never
-from a call the kind must remember. A kind's case is the `example` it carries (`Kind.example`)
-or, for the older kinds, one written here; a kind with neither fails `test_every_kind_has_a_case`.
+from a call the kind must remember. A kind's case is the `example` it carries (`Kind.example`):
+this file names no kind; a kind without one fails `test_every_kind_has_an_example`.
 
 Each case makes a table of its own on the in-process moto server (three items and a sparse
-GSI), runs its prelude with no guard, then its statement under one guard, and watches every
-request the session sends: a refusal leaves nothing written, a dry run writes nothing, no
-means nothing changed."""
+GSI) and a directory of its own, runs its prelude with no guard, then its statement under one
+guard, and watches every request the session sends: a refusal leaves nothing written, a dry
+run writes nothing, no means nothing changed."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -24,7 +23,7 @@ from dynosql.errors import DynosqlError, GuardError
 from dynosql.session import Session
 from dynosql.settings import Settings
 from dynosql.sql import parse
-from dynosql.statements import MODULES, kind_for, kind_of_type
+from dynosql.statements import kind_for, registered
 
 CHANGES = {
     "PutItem",
@@ -38,7 +37,6 @@ CHANGES = {
     "UpdateTimeToLive",
     "UpdateContinuousBackups",
 }
-ENTITY = "CREATE ENTITY e_{t} ON {t} (KEY (pk = 'A#' || a, sk = n))"
 
 
 @dataclass(frozen=True)
@@ -47,55 +45,14 @@ class Case:
     prelude: tuple[str, ...] = ()
 
 
-CASES: dict[str, Case] = {
-    "Select": Case("SELECT * FROM {t} WHERE v = 1"),
-    "SelectValues": Case("SELECT 1 + 1 AS two WHERE 2 > 1"),
-    "Explain": Case("EXPLAIN ANALYZE DELETE FROM {t} WHERE pk = 'p'"),
-    "SetOption": Case("SET numeric_digits = 10"),
-    "ShowHotKeys": Case("SHOW HOT KEYS FROM {t}"),
-    "ShowEntities": Case("SHOW ENTITIES FROM {t}"),
-    "CreateEntity": Case(ENTITY),
-    "DropEntity": Case("DROP ENTITY e_{t}", (ENTITY,)),
-    "ShowDeclaredEntities": Case("SHOW ENTITIES", (ENTITY,)),
-    "ShowCreateEntity": Case("SHOW CREATE ENTITY e_{t}", (ENTITY,)),
-    "DescribeEntity": Case("DESCRIBE e_{t}", (ENTITY,)),
-    "EntitySelect": Case("SELECT * FROM e_{t} WHERE a = 'x'", (ENTITY,)),
-    "EntityWrite": Case("DELETE FROM e_{t} WHERE a = 'x' AND n = 1", (ENTITY,)),
-    "JoinSelect": Case("SELECT a.v, b.v FROM {t} a JOIN {t} b ON b.pk = a.pk WHERE a.v = 1"),
-    "Insert": Case("INSERT INTO {t} (pk, sk) VALUES ('q', 9)"),
-    "Update": Case("UPDATE {t} SET v = 5"),
-    "Delete": Case("DELETE FROM {t} WHERE pk = 'p'"),
-    "Transaction": Case("COMMIT", ("BEGIN", "UPDATE {t} SET v = 7 WHERE pk = 'p' AND sk = 1")),
-    "ConditionCheck": Case("EXISTS(SELECT * FROM {t} WHERE pk = 'p' AND sk = 1)"),
-    "Undo": Case("UNDO LAST", ("UPDATE {t} SET v = 8 WHERE pk = 'p' AND sk = 2",)),
-    "CreateTable": Case("CREATE TABLE {t}_new (pk S, PRIMARY KEY (pk))"),
-    "CreateIndex": Case("CREATE INDEX by_v ON {t} (v N)"),
-    "DropIndex": Case("DROP INDEX g ON {t}"),
-    "AlterTable": Case("ALTER TABLE {t} SET TTL v"),
-    "DropTable": Case("DROP TABLE {t}"),
-    "ShowCreateTable": Case("SHOW CREATE TABLE {t}"),
-    "SetPointInTimeRecovery": Case("ALTER TABLE {t} SET POINT IN TIME RECOVERY OFF"),
-    "CopyTo": Case("COPY {t} TO '{dir}/out.jsonl'"),
-    "CopyFrom": Case("COPY {t} FROM '{dir}/in.jsonl'"),
-    "ImportModel": Case("IMPORT MODEL '{dir}/model.json'"),
-    "ExportModel": Case("EXPORT MODEL {t} TO '{dir}/out.json'"),
-}
-CASES |= {
-    t.__name__: Case(example[-1], example[:-1])
-    for t in MODULES
-    if (example := kind_of_type(t).example)
-}
-# what the parser gives for a case whose registered type is made later (entity resolution)
-PARSED_AS = {
-    "EntitySelect": "Select",
-    "EntityWrite": "Delete",
-    "DescribeEntity": "Describe",
-    "JoinSelect": "Select",
-}
+KINDS = registered()
+# every kind's case is its example: its last statement, after the ones it needs first
+CASES = {t.__name__: Case(k.example[-1], k.example[:-1]) for t, k in KINDS.items()}
 
 
-def test_every_kind_has_a_case() -> None:
-    assert sorted(t.__name__ for t in MODULES) == sorted(CASES)
+def test_every_kind_has_an_example() -> None:
+    assert [t.__name__ for t, kind in KINDS.items() if not kind.example] == []
+    assert len(CASES) >= 33
 
 
 @dataclass
@@ -103,6 +60,7 @@ class Ran:
     error: DynosqlError | None
     sent: list[str]  # every request, by operation name
     asked: list[str]
+    kind: str  # the type of the statement, as the Session resolved it
 
     @property
     def changed(self) -> bool:
@@ -153,27 +111,7 @@ def _run(
         error = err
     finally:
         session.close()
-    return Ran(error, sent, asked), effects
-
-
-def _model(table: str) -> str:
-    """A NoSQL Workbench model of one table, one item and one facet (IMPORT MODEL's case)."""
-    key = {"PartitionKey": {"AttributeName": "pk", "AttributeType": "S"}}
-    facet = {"FacetName": f"f_{table}", "KeyAttributeAlias": {"PartitionKeyAlias": "id"}}
-    data = [{"pk": {"S": "A#1"}}]
-    return json.dumps(
-        {
-            "ModelName": "m",
-            "DataModel": [
-                {
-                    "TableName": table,
-                    "KeyAttributes": key,
-                    "TableFacets": [facet],
-                    "TableData": data,
-                }
-            ],
-        }
-    )
+    return Ran(error, sent, asked, type(bound).__name__), effects
 
 
 def _script(session: Session) -> None:
@@ -190,14 +128,13 @@ def test_every_guard_follows_the_kinds_effects(
     yes is made only in the last run."""
     case = CASES[name]
     table = _table(moto_backend)
-    (tmp_path / "in.jsonl").write_text(json.dumps({"pk": "f", "sk": 1}) + "\n")
-    (tmp_path / "model.json").write_text(_model(f"{table}_m"))
 
     def run(settings: dict[str, Any], door: Callable[[Session], None] | None = None) -> Any:
         return _run(moto_backend, table, case, tmp_path, settings, door)
 
     # 2. --read-only refuses every change, before any request (not even DescribeTable)
     ran, effects = run({"read_only": True})
+    assert ran.kind == name  # the example is a statement of its own kind
     assert isinstance(ran.error, GuardError) == effects.changes, ("read_only", ran.error)
     assert not effects.changes or ran.sent == [], ("read_only", ran.sent)
     # 6: --max-wcu refuses what cannot stop half-way, whole
@@ -213,7 +150,7 @@ def test_every_guard_follows_the_kinds_effects(
     if effects.destructive or effects.many:
         assert not ran.changed, ("no", ran.sent, ran.error)
     # 1. inside BEGIN … COMMIT, what ROLLBACK cannot reach is refused, nothing sent
-    inside = case if name == "Transaction" else Case(case.sql, ("BEGIN", *case.prelude))
+    inside = case if case.prelude[:1] == ("BEGIN",) else Case(case.sql, ("BEGIN", *case.prelude))
     ran, effects = _run(moto_backend, table, inside, tmp_path, {})
     cannot = effects.changes and not effects.rollback
     assert isinstance(ran.error, GuardError) == cannot, ("transaction", ran.error)

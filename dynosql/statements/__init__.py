@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import Any
 
 from dynosql.sql import ast
@@ -61,6 +62,15 @@ def kind_of_type(statement_type: type) -> Kind[Any]:
         raise SqlError(f"cannot run {statement_type.__name__}")
     kinds: dict[type, Kind[Any]] = importlib.import_module(f"dynosql.statements.{module}").KINDS
     return kinds[statement_type]
+
+
+def registered() -> dict[type, Kind[Any]]:
+    """Every kind, by statement type: every module of this package imported, for the tests
+    and tools that walk them all (a run imports only the kinds it meets)."""
+    kinds: dict[type, Kind[Any]] = {}
+    for module in pkgutil.iter_modules(__path__):
+        kinds |= getattr(importlib.import_module(f"{__name__}.{module.name}"), "KINDS", {})
+    return kinds
 
 
 def kind_for(statement: Any, in_transaction: bool) -> Kind[Any]:

@@ -96,4 +96,12 @@ def _explain(ctx: Context, planned: Planned[ast.SetPointInTimeRecovery], analyze
     return explain(ctx, planned.statement, analyze)
 
 
-KINDS = {ast.SetPointInTimeRecovery: Kind(named("ALTER TABLE"), unplanned(run), effects, _explain)}
+KINDS = {
+    ast.SetPointInTimeRecovery: Kind(
+        named("ALTER TABLE"),
+        unplanned(run),
+        effects,
+        _explain,
+        example=("ALTER TABLE {t} SET POINT IN TIME RECOVERY OFF",),
+    )
+}

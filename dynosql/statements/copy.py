@@ -434,12 +434,18 @@ def _explain_copy_from(ctx: Context, planned: Planned[ast.CopyFrom], _analyze: b
 
 KINDS: dict[type, Kind[Any]] = {
     ast.CopyTo: Kind(
-        named("COPY TO"), copy_to, lambda _s: READS, _explain_copy_to, plan=_copy_to_plan
+        named("COPY TO"),
+        copy_to,
+        lambda _s: READS,
+        _explain_copy_to,
+        plan=_copy_to_plan,
+        example=("COPY {t} TO '{dir}/out.jsonl'",),
     ),
     ast.CopyFrom: Kind(
         named("COPY FROM"),
         unplanned(copy_from),
         lambda _s: Effects(writes=True, rollback=False),
         _explain_copy_from,
+        example=("COPY {t} TO '{dir}/in.jsonl'", "COPY {t} FROM '{dir}/in.jsonl'"),
     ),
 }

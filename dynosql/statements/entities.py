@@ -204,5 +204,11 @@ def _planned(
 
 
 KINDS = {
-    ast.ShowEntities: Kind(named("SHOW ENTITIES"), show_entities, lambda _s: READS, plan=_planned)
+    ast.ShowEntities: Kind(
+        named("SHOW ENTITIES"),
+        show_entities,
+        lambda _s: READS,
+        plan=_planned,
+        example=("SHOW ENTITIES FROM {t}",),
+    )
 }

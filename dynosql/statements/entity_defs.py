@@ -21,7 +21,7 @@ from dynosql.guards import Ask, Steps, Verdict
 from dynosql.result import Changes, Result
 from dynosql.sql import ast
 from dynosql.sql.split import Chunk, strip_comments
-from dynosql.statements.kind import Kind, named, unplanned
+from dynosql.statements.kind import EXAMPLE_ENTITY, Kind, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -223,9 +223,19 @@ def _start(chunk: Chunk) -> tuple[int, int]:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.CreateEntity: Kind(named("CREATE ENTITY"), unplanned(_create)),
-    ast.DropEntity: Kind(named("DROP ENTITY"), unplanned(_drop)),
-    ast.ShowDeclaredEntities: Kind(named("SHOW ENTITIES"), unplanned(_show)),
-    ast.ShowCreateEntity: Kind(named("SHOW CREATE ENTITY"), unplanned(_show_create)),
-    ast.DescribeEntity: Kind(named("DESCRIBE"), unplanned(describe_entity)),
+    ast.CreateEntity: Kind(named("CREATE ENTITY"), unplanned(_create), example=(EXAMPLE_ENTITY,)),
+    ast.DropEntity: Kind(
+        named("DROP ENTITY"), unplanned(_drop), example=(EXAMPLE_ENTITY, "DROP ENTITY e_{t}")
+    ),
+    ast.ShowDeclaredEntities: Kind(
+        named("SHOW ENTITIES"), unplanned(_show), example=(EXAMPLE_ENTITY, "SHOW ENTITIES")
+    ),
+    ast.ShowCreateEntity: Kind(
+        named("SHOW CREATE ENTITY"),
+        unplanned(_show_create),
+        example=(EXAMPLE_ENTITY, "SHOW CREATE ENTITY e_{t}"),
+    ),
+    ast.DescribeEntity: Kind(
+        named("DESCRIBE"), unplanned(describe_entity), example=(EXAMPLE_ENTITY, "DESCRIBE e_{t}")
+    ),
 }

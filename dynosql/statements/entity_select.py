@@ -15,7 +15,7 @@ from dynosql.guards import READS, Effects
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements import select
-from dynosql.statements.kind import Kind, Planned, named
+from dynosql.statements.kind import EXAMPLE_ENTITY, Kind, Planned, named
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -79,5 +79,12 @@ def _effects(_statement: ast.EntitySelect) -> Effects:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.EntitySelect: Kind(named("SELECT"), _run, _effects, _explain, plan=_plan),
+    ast.EntitySelect: Kind(
+        named("SELECT"),
+        _run,
+        _effects,
+        _explain,
+        plan=_plan,
+        example=(EXAMPLE_ENTITY, "SELECT * FROM e_{t} WHERE a = 'x'"),
+    ),
 }

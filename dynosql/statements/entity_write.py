@@ -15,7 +15,7 @@ from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements import write
 from dynosql.statements.entity_select import explained
-from dynosql.statements.kind import Kind, Planned
+from dynosql.statements.kind import EXAMPLE_ENTITY, Kind, Planned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -67,5 +67,13 @@ def _effects(statement: ast.EntityWrite) -> Effects:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.EntityWrite: Kind(_label, _run, _effects, _explain, plan=_plan, transactional=True),
+    ast.EntityWrite: Kind(
+        _label,
+        _run,
+        _effects,
+        _explain,
+        plan=_plan,
+        transactional=True,
+        example=(EXAMPLE_ENTITY, "DELETE FROM e_{t} WHERE a = 'x' AND n = 1"),
+    ),
 }

@@ -133,4 +133,8 @@ def effects(explain: ast.Explain) -> Effects:
     return found
 
 
-KINDS = {ast.Explain: Kind(label, run, effects, plan=plan)}
+KINDS = {
+    ast.Explain: Kind(
+        label, run, effects, plan=plan, example=("EXPLAIN ANALYZE DELETE FROM {t} WHERE pk = 'p'",)
+    )
+}

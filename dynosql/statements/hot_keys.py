@@ -460,4 +460,12 @@ def _plan(ctx: Context, statement: ast.ShowHotKeys, _explaining: bool) -> Planne
     return Planned(statement, plan, (ScanCheck(plan, [], "SHOW HOT KEYS"),))
 
 
-KINDS = {ast.ShowHotKeys: Kind(named("SHOW HOT KEYS"), _run, lambda _s: READS, plan=_plan)}
+KINDS = {
+    ast.ShowHotKeys: Kind(
+        named("SHOW HOT KEYS"),
+        _run,
+        lambda _s: READS,
+        plan=_plan,
+        example=("SHOW HOT KEYS FROM {t}",),
+    )
+}

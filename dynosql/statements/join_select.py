@@ -207,5 +207,12 @@ def _effects(_statement: ast.JoinSelect) -> Effects:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.JoinSelect: Kind(named("SELECT"), _run, _effects, _explain, plan=_plan),
+    ast.JoinSelect: Kind(
+        named("SELECT"),
+        _run,
+        _effects,
+        _explain,
+        plan=_plan,
+        example=("SELECT a.v, b.v FROM {t} a JOIN {t} b ON b.pk = a.pk WHERE a.v = 1",),
+    ),
 }

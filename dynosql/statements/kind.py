@@ -71,9 +71,15 @@ class Kind(Generic[S]):
     explain: Callable[[Context, Planned[S], bool], Result | Steps[Result]] | None = None
     plan: Callable[[Context, S, bool], Planned[S]] = _as_is
     transactional: bool = False
-    # a statement of this kind, after the statements it needs first; ``{t}`` names a table of
-    # three items with a sparse GSI ``g``: tests/test_guard_pipeline.py runs it under every guard
+    # a statement of this kind, after the statements it needs first (run with no guard): the
+    # guard walk (tests/test_guard_pipeline.py) runs it under every guard. It may name ``{t}``,
+    # a table (pk S, sk N) of three items ('p', 1..3) with v = sk and one item ('A#x', 1) in its
+    # sparse GSI ``g`` (g S), and ``{dir}``, an empty directory for the files it writes
     example: tuple[str, ...] = ()
+
+
+# the entity an entity kind's example declares first (its prelude)
+EXAMPLE_ENTITY = "CREATE ENTITY e_{t} ON {t} (KEY (pk = 'A#' || a, sk = n))"
 
 
 def as_steps(ran: Result | Steps[Result]) -> Steps[Result]:

@@ -399,6 +399,13 @@ KINDS: dict[type, Kind[Any]] = {
         lambda _s: Effects(writes=True, schema=True, rollback=False),
         _explain_import,
         plan=_plan_import,
+        example=("EXPORT MODEL {t} TO '{dir}/model.json'", "IMPORT MODEL '{dir}/model.json'"),
     ),
-    ast.ExportModel: Kind(named("EXPORT MODEL"), export_model, lambda _s: READS, plan=_plan_export),
+    ast.ExportModel: Kind(
+        named("EXPORT MODEL"),
+        export_model,
+        lambda _s: READS,
+        plan=_plan_export,
+        example=("EXPORT MODEL {t} TO '{dir}/out.json'",),
+    ),
 }

@@ -172,5 +172,12 @@ def _planned(ctx: Context, statement: ast.Select, explaining: bool) -> Planned[a
     return planned(ctx, statement, read=not explaining)
 
 
-KIND: Kind[ast.Select] = Kind(named("SELECT"), run, effects, explain, plan=_planned)
+KIND: Kind[ast.Select] = Kind(
+    named("SELECT"),
+    run,
+    effects,
+    explain,
+    plan=_planned,
+    example=("SELECT * FROM {t} WHERE v = 1",),
+)
 KINDS = {ast.Select: KIND}

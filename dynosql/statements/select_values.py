@@ -54,4 +54,11 @@ def explain(ctx: Context, planned: Planned[ast.SelectValues], analyze: bool) -> 
     return Result.plan(lines, document, stats)
 
 
-KINDS = {ast.SelectValues: Kind(named("SELECT"), unplanned(run), explain=explain)}
+KINDS = {
+    ast.SelectValues: Kind(
+        named("SELECT"),
+        unplanned(run),
+        explain=explain,
+        example=("SELECT 1 + 1 AS two WHERE 2 > 1",),
+    )
+}

@@ -30,4 +30,4 @@ def run(ctx: Context, option: ast.SetOption) -> Result:
         raise SqlError(str(err), option.pos.line, option.pos.col) from err
 
 
-KINDS = {ast.SetOption: Kind(named("SET"), unplanned(run))}
+KINDS = {ast.SetOption: Kind(named("SET"), unplanned(run), example=("SET numeric_digits = 10",))}

@@ -46,6 +46,7 @@ class TableChange:
     effects: Callable[[Any], Effects]
     existing: bool = True  # planned on the table as it is now (all but CREATE TABLE)
     loses: Callable[[Context, Any, TableInfo], tuple[str, str] | None] = lambda *_: None
+    example: str = ""  # its kind's example (`Kind.example`)
 
 
 def _plan(ctx: Context, statement: ast.Ddl, change: TableChange) -> tuple[DdlPlan, Any]:
@@ -260,14 +261,27 @@ def _alter_effects(statement: ast.AlterTable) -> Effects:
 
 
 CHANGES: dict[type, TableChange] = {
-    ast.CreateTable: TableChange("CREATE TABLE", lambda _s: CHANGED, existing=False),
+    ast.CreateTable: TableChange(
+        "CREATE TABLE",
+        lambda _s: CHANGED,
+        existing=False,
+        example="CREATE TABLE {t}_new (pk S, PRIMARY KEY (pk))",
+    ),
     # a GSI's backfill cannot be stopped once begun: --max-wcu refuses it whole
     ast.CreateIndex: TableChange(
-        "CREATE INDEX", lambda _s: dataclasses.replace(CHANGED, all_or_nothing=True)
+        "CREATE INDEX",
+        lambda _s: dataclasses.replace(CHANGED, all_or_nothing=True),
+        example="CREATE INDEX by_v ON {t} (v N)",
     ),
-    ast.DropIndex: TableChange("DROP INDEX", lambda _s: LOSES, loses=_drop_index),
-    ast.AlterTable: TableChange("ALTER TABLE", _alter_effects, loses=_alter_loses),
-    ast.DropTable: TableChange("DROP TABLE", lambda _s: LOSES, loses=_drop_table),
+    ast.DropIndex: TableChange(
+        "DROP INDEX", lambda _s: LOSES, loses=_drop_index, example="DROP INDEX g ON {t}"
+    ),
+    ast.AlterTable: TableChange(
+        "ALTER TABLE", _alter_effects, loses=_alter_loses, example="ALTER TABLE {t} SET TTL v"
+    ),
+    ast.DropTable: TableChange(
+        "DROP TABLE", lambda _s: LOSES, loses=_drop_table, example="DROP TABLE {t}"
+    ),
 }
 
 
@@ -278,10 +292,15 @@ def _kind(change: TableChange) -> Kind[Any]:
         change.effects,
         lambda ctx, planned, _analyze: explain_ddl(ctx, planned),
         plan=lambda ctx, statement, _explaining: Planned(statement, _plan(ctx, statement, change)),
+        example=(change.example,),
     )
 
 
 KINDS: dict[type, Kind[Any]] = {
     **{statement: _kind(change) for statement, change in CHANGES.items()},
-    ast.ShowCreateTable: Kind(named("SHOW CREATE TABLE"), unplanned(show_create_table)),
+    ast.ShowCreateTable: Kind(
+        named("SHOW CREATE TABLE"),
+        unplanned(show_create_table),
+        example=("SHOW CREATE TABLE {t}",),
+    ),
 }

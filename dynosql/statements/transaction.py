@@ -350,8 +350,19 @@ def _label(statement: ast.Transaction) -> str:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.Transaction: Kind(_label, _begin_commit, _effects, plan=_plan),
-    ast.ConditionCheck: Kind(lambda _: "EXISTS", unplanned(_check_alone), transactional=True),
+    ast.Transaction: Kind(
+        _label,
+        _begin_commit,
+        _effects,
+        plan=_plan,
+        example=("BEGIN", "UPDATE {t} SET v = 7 WHERE pk = 'p' AND sk = 1", "COMMIT"),
+    ),
+    ast.ConditionCheck: Kind(
+        lambda _: "EXISTS",
+        unplanned(_check_alone),
+        transactional=True,
+        example=("EXISTS(SELECT * FROM {t} WHERE pk = 'p' AND sk = 1)",),
+    ),
 }
 
 

@@ -322,4 +322,11 @@ def _effects(statement: ast.Undo) -> Effects:
     return Effects(writes=True, rollback=False, many=True, destructive=statement.last)
 
 
-KINDS = {ast.Undo: Kind(named("UNDO"), unplanned(run_undo), _effects)}
+KINDS = {
+    ast.Undo: Kind(
+        named("UNDO"),
+        unplanned(run_undo),
+        _effects,
+        example=("UPDATE {t} SET v = 8 WHERE pk = 'p' AND sk = 2", "UNDO LAST"),
+    )
+}

@@ -594,8 +594,20 @@ def _planned(ctx: Context, statement: ast.Write, _explaining: bool) -> Planned[a
     return planned(ctx, statement)
 
 
-def _kind(cls: WriteClass) -> Kind[Any]:
-    return Kind(cls.label, run_write, cls.effects, explain, plan=_planned, transactional=True)
+def _kind(cls: WriteClass, example: str) -> Kind[Any]:
+    return Kind(
+        cls.label,
+        run_write,
+        cls.effects,
+        explain,
+        plan=_planned,
+        transactional=True,
+        example=(example,),
+    )
 
 
-KINDS = {ast.Insert: _kind(INSERT), ast.Update: _kind(UPDATE), ast.Delete: _kind(DELETE)}
+KINDS = {
+    ast.Insert: _kind(INSERT, "INSERT INTO {t} (pk, sk) VALUES ('q', 9)"),
+    ast.Update: _kind(UPDATE, "UPDATE {t} SET v = 5"),
+    ast.Delete: _kind(DELETE, "DELETE FROM {t} WHERE pk = 'p'"),
+}
