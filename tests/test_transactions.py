@@ -202,3 +202,19 @@ def test_a_commit_killed_in_flight_is_undone_from_its_intents(
     undo = session.undo(str(path))
     assert undo.all() == [] and undo.stats.changed == 3
     assert _table(moto_backend, name) == before
+
+
+def test_every_write_class_says_what_it_is_in_a_transaction() -> None:
+    """A write statement class that can be queued between BEGIN and COMMIT has its record in
+    the transaction (its action, whether its item is read first, why it cancelled): COMMIT
+    looks the differences up there instead of branching on the class."""
+    from dynosql.statements.transaction import IN_TRANSACTION
+    from dynosql.statements.write import CLASSES
+
+    assert set(IN_TRANSACTION) == set(CLASSES)
+    assert {c.action for c in IN_TRANSACTION.values()} == {
+        "Put",
+        "Update",
+        "Delete",
+        "ConditionCheck",
+    }

@@ -16,6 +16,7 @@ writes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -29,11 +30,12 @@ from dynosql.plan.as_read import attribute_paths, require_as_read
 from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
 from dynosql.plan.port import TransactionCancelled, Writes
 from dynosql.plan.schema import TableInfo
-from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan, normalize
+from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan
 from dynosql.result import Changes, Result, WriteStats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck, unplanned
 from dynosql.statements.write import (
+    CLASSES,
     _targets,
     planned,
     question,
@@ -102,12 +104,53 @@ def _queue(ctx: Context, planned: Planned[ast.Write | ast.ConditionCheck]) -> Re
     return result
 
 
+# --- what each class of queued statement is in the transaction -----------------------------
+
+_CHANGED = "the item changed after it was read (or no longer matches the WHERE, or is gone)"
+
+
+@dataclass(frozen=True)
+class InTransaction:
+    """What one class of queued statement is in the TransactWriteItems that COMMIT sends: its
+    action's name; whether its item is read first (the old image the journal keeps, required
+    as read: INSERT's own condition says the item does not exist, a check changes nothing);
+    whether it changes its item (a check does not: no image, no cost, no journal line); and
+    why its failed condition cancelled the transaction."""
+
+    action: str
+    reads_first: Callable[[Any], bool]
+    refused: Callable[[Any], str]
+    changes: bool = True
+
+
+IN_TRANSACTION: dict[type, InTransaction] = {
+    ast.Insert: InTransaction(
+        "Put",
+        lambda statement: statement.replace,  # UPSERT, REPLACE: whatever was there is undone
+        lambda statement: _CHANGED if statement.replace else "its key already exists",
+    ),
+    ast.Update: InTransaction("Update", lambda _: True, lambda _: _CHANGED),
+    ast.Delete: InTransaction("Delete", lambda _: True, lambda _: _CHANGED),
+    # PartiQL's EXISTS: its own condition, nothing read before it
+    ast.ConditionCheck: InTransaction(
+        "ConditionCheck",
+        lambda _: False,
+        lambda _: "no such item, or it does not match the WHERE",
+        changes=False,
+    ),
+}
+
+
 @dataclass
 class _Action:
     queued: Queued
     target: dict[str, Any]
     key: dict[str, Any]
     request: dict[str, Any]
+
+    @property
+    def cls(self) -> InTransaction:
+        return IN_TRANSACTION[type(self.queued.statement)]
 
 
 def _commit(ctx: Context, transaction: Transaction) -> Steps[Result]:
@@ -161,7 +204,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> S
     images = [
         (old, new, a.queued.plan.table)
         for a, old, new in zip(actions, olds, news, strict=True)
-        if not _is_check(a)
+        if a.cls.changes
     ]
     total = sum(
         (cost.item_write(*i, values.item_size, transactional=True).total for i in images),
@@ -183,7 +226,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> S
             stats.journal = str(journal.path)
             with journal.group():  # one fsync for every action's intent
                 for a, old, new in zip(actions, olds, news, strict=True):
-                    if _is_check(a):
+                    if not a.cls.changes:
                         continue  # a condition check writes nothing: nothing to undo
                     # the images are exact (each action requires its item as read): should the
                     # answer be lost, undo can tell whether the transaction applied
@@ -195,11 +238,11 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> S
             if journal is not None and cause is not None and classify(cause).code in _NOT_SENT:
                 why = refusal(err) or "TransactionCanceledException"
                 for a in actions:  # cancelled (or refused): nothing was written, said so
-                    if not _is_check(a):
+                    if a.cls.changes:
                         journal.refused(a.queued.plan.table.name, a.key, why)
             raise
         for a, old, new in zip(actions, olds, news, strict=True):
-            if _is_check(a):
+            if not a.cls.changes:
                 continue
             stats.changed += 1
             if journal is not None:
@@ -211,11 +254,9 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> S
 
 
 def _image(a: _Action, old: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The item as the action leaves it."""
-    if _is_check(a):
-        return old
+    """The item as the action leaves it (a check: as it is)."""
     statement = a.queued.statement
-    assignments = normalize(statement.assignments) if isinstance(statement, ast.Update) else ()
+    assignments = CLASSES[type(statement)].assignments(statement)
     return new_image(a.queued.plan.kind, old, a.target, assignments)
 
 
@@ -228,8 +269,7 @@ _NOT_SENT = frozenset(
 def _action(plan: WritePlan, target: dict[str, Any]) -> dict[str, Any]:
     """The plan's write for one target (the item to put, or the key or item the read found),
     less what a transaction cannot take; as_read paths required as the WHERE's read saw them."""
-    params = plan.request(target if plan.kind == "put" else plan.key_of(target))
-    params = require_as_read(params, target, plan.as_read)
+    params = require_as_read(plan.request(target), target, plan.as_read)
     return {k: v for k, v in params.items() if k not in ("ReturnValues", "ReturnConsumedCapacity")}
 
 
@@ -240,14 +280,14 @@ def _exact(a: _Action, old: dict[str, Any] | None, n: int) -> dict[str, Any]:
     commit cancels the transaction (nothing written) instead of being overwritten now and put
     back stale by undo. (An attribute *added* in between cannot be named: see plan.as_read.)"""
     plan = a.queued.plan
-    if _is_check(a):  # PartiQL's EXISTS: its own condition, nothing read before it
-        return {"ConditionCheck": a.request}
-    paths = (
-        attribute_paths(old)
-        if old is not None
-        else (ast.Path((plan.table.keys.pk,), plan.table.keys.pk),)
-    )
-    body = a.request if _is_insert(a) else require_as_read(a.request, old, paths)
+    body = a.request
+    if a.cls.reads_first(a.queued.statement):
+        paths = (
+            attribute_paths(old)
+            if old is not None
+            else (ast.Path((plan.table.keys.pk,), plan.table.keys.pk),)
+        )
+        body = require_as_read(body, old, paths)
     condition = body.get("ConditionExpression", "")
     if len(condition.encode("utf-8")) > MAX_EXPRESSION_BYTES:
         raise PlanError(
@@ -256,22 +296,14 @@ def _exact(a: _Action, old: dict[str, Any] | None, n: int) -> dict[str, Any]:
             "(DynamoDB's 4 KB expression limit), so its undo could not be exact; write it "
             "outside BEGIN … COMMIT: nothing was written"
         )
-    kind = {"PutItem": "Put", "UpdateItem": "Update", "DeleteItem": "Delete"}[plan.operation]
-    return {kind: body}
-
-
-def _is_check(a: _Action) -> bool:
-    return a.queued.plan.kind == "check"
-
-
-def _is_insert(a: _Action) -> bool:
-    statement = a.queued.statement
-    return isinstance(statement, ast.Insert) and not statement.replace
+    return {a.cls.action: body}
 
 
 def _current(writer: Writes, a: _Action) -> dict[str, Any] | None:
-    if _is_insert(a) or _is_check(a):
-        return None  # INSERT: the condition says it does not exist; a check changes nothing
+    """The item as it is before the transaction, for the journal (None: not read, see
+    `InTransaction.reads_first`)."""
+    if not a.cls.reads_first(a.queued.statement):
+        return None
     return writer.read_item(a.queued.plan.table.name, values.encode_item(a.key))
 
 
@@ -294,14 +326,7 @@ def _send(
 def _cancelled(actions: list[_Action], codes: list[str | None], message: str) -> str:
     for n, (a, code) in enumerate(zip(actions, codes, strict=False), 1):
         if code == "ConditionalCheckFailed":
-            verb = verb_of(a.queued.statement)
-            why = {
-                "INSERT": "its key already exists",
-                "EXISTS": "no such item, or it does not match the WHERE",
-            }.get(
-                verb,
-                "the item changed after it was read (or no longer matches the WHERE, or is gone)",
-            )
+            verb, why = verb_of(a.queued.statement), a.cls.refused(a.queued.statement)
             return (
                 f"transaction cancelled, nothing was written: action {n} ({verb} "
                 f"{a.queued.plan.table.name} {_show(a.key)}) failed its condition: {why}"
