@@ -316,6 +316,60 @@ def test_create_show_describe_drop(examples: Session) -> None:
         s.execute("SHOW CREATE ENTITY invoise")
 
 
+def test_explain_create_and_drop_entity_say_what_they_would_do(examples: Session) -> None:
+    """EXPLAIN of a definition: the entity it would declare (checked against its table and
+    the entities declared, with their warnings) or forget, and that no item is written;
+    nothing is declared or dropped. EXPLAIN ANALYZE has nothing to measure."""
+    s = examples
+    s.execute(
+        "CREATE ENTITY invoice ON tenants (KEY (pk = 'TENANT#' || tenantId, sk = 'INVOICE#' || invoiceId))"
+    )
+    explained = s.execute(
+        "EXPLAIN CREATE ENTITY anything ON tenants (KEY (pk = 'TENANT#' || t, sk = rest), "
+        "INDEX gsi1 (gsi1pk = 'S#' || status, gsi1sk = due) WHERE status <> 'void', kind = 'x')"
+    )
+    assert explained.kind == "plan"
+    assert [r["plan"] for r in explained.all()] == [
+        "CREATE ENTITY anything on table tenants: declares it in this session; no request, "
+        "no item written",
+        "  key: pk = 'TENANT#' || t, sk = rest",
+        "  index gsi1: gsi1pk = 'S#' || status, gsi1sk = due, holding the items WHERE status <> 'void'",
+        "  constant: kind = 'x'",
+        "  membership: an item is one of anything's when pk fits 'TENANT#' || t and sk fits rest "
+        "and kind = 'x'",
+    ]
+    assert explained.footer() == "plan only: no request was sent"
+    assert explained.document["requests"] == [] and explained.document["text"].startswith(
+        "CREATE ENTITY anything ON tenants (\n  KEY (pk = 'TENANT#' || t, sk = rest),"
+    )
+    assert [w.split(":")[0] for w in explained.warnings] == [
+        "anything and invoice can hold the same item (pk = 'TENANT#x', sk = 'INVOICE#x')"
+    ]
+    assert s.context.entities.names() == ["invoice"]
+    with pytest.raises(PlanError, match="line 1, column 32: no table named tenant in region"):
+        s.execute("EXPLAIN CREATE ENTITY other ON tenant (KEY (pk = a, sk = b))")
+    dropped = s.execute("EXPLAIN DROP ENTITY invoice")
+    assert [r["plan"] for r in dropped.all()] == [
+        "DROP ENTITY invoice on table tenants: forgets it in this session; no request, no item "
+        "touched (FROM tenants still reads them)",
+        "  key: pk = 'TENANT#' || tenantId, sk = 'INVOICE#' || invoiceId",
+        "  membership: an item is one of invoice's when pk fits 'TENANT#' || tenantId and sk fits "
+        "'INVOICE#' || invoiceId",
+    ]
+    assert s.context.entities.names() == ["invoice"]
+    assert [r["plan"] for r in s.execute("EXPLAIN DROP ENTITY IF EXISTS nothing").all()] == [
+        "DROP ENTITY: no entity named nothing, nothing to do"
+    ]
+    with pytest.raises(PlanError, match="no entity named invoise; did you mean invoice\\?"):
+        s.execute("EXPLAIN DROP ENTITY invoise")
+    with pytest.raises(SqlError) as err:
+        parse("EXPLAIN ANALYZE DROP ENTITY invoice")
+    assert str(err.value) == (
+        "line 1, column 9: EXPLAIN ANALYZE takes SELECT, INSERT, UPSERT, REPLACE, UPDATE or "
+        "DELETE: DROP ENTITY sends no request (EXPLAIN DROP ENTITY says what it does)"
+    )
+
+
 def test_entities_are_client_side_read_only_and_transactions_let_them_run(
     moto_examples_backend: Backend,
 ) -> None:

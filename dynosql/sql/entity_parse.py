@@ -14,7 +14,8 @@ from dynosql import values
 from dynosql.entities.model import Access, Column, Entity, Template
 from dynosql.errors import SqlError
 from dynosql.sql import ast
-from dynosql.sql.split import Chunk
+from dynosql.sql.keywords import STARTERS, listing
+from dynosql.sql.split import Chunk, strip_comments
 from dynosql.sql.table_and_copy_parse import _Reader
 
 LEADING = re.compile(
@@ -250,3 +251,28 @@ def parse_entity_statement(
 ) -> ast.Statement:
     """One of the entity statements (`code`: the chunk with comments blanked)."""
     return _EntityReader(chunk, code, position).entity_statement(parse_select)
+
+
+def explain(
+    chunk: Chunk,
+    match: re.Match[str],
+    pos: Callable[[Chunk, str, int], ast.Pos],
+    parse_select: Callable[[Chunk], ast.Select],
+) -> ast.Explain:
+    """``EXPLAIN CREATE ENTITY …`` and ``EXPLAIN DROP ENTITY …``: what the definition would
+    declare or forget (`chunk` has the EXPLAIN words blanked out, positions kept). The other
+    entity statements are not EXPLAIN's (the parser refuses them by their first word)."""
+    code = strip_comments(chunk.text)
+    statement = parse_entity_statement(
+        chunk, code, lambda index: pos(chunk, code, index), parse_select
+    )
+    if match.group(1):
+        label = "CREATE ENTITY" if isinstance(statement, ast.CreateEntity) else "DROP ENTITY"
+        at = pos(chunk, chunk.text, match.end(1) - len("ANALYZE"))
+        raise SqlError(
+            f"EXPLAIN ANALYZE takes {listing([s.word for s in STARTERS if s.analyze])}: "
+            f"{label} sends no request (EXPLAIN {label} says what it does)",
+            at.line,
+            at.col,
+        )
+    return ast.Explain(statement)

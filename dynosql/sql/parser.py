@@ -314,6 +314,8 @@ def _explain(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Explain:
         if skip is not None:
             statement = _skipping(statement, skip, inner, strip_comments(blanked))
         return ast.Explain(statement, bool(m.group(1)))
+    if entity_parse.LEADING.match(code[m.end() :]):
+        return entity_parse.explain(Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select)
     if table_and_copy_parse.EXPLAINABLE.match(code[m.end() :]):
         return table_and_copy_parse.explain(
             Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select

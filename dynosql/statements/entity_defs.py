@@ -21,7 +21,7 @@ from dynosql.guards import Ask, Steps, Verdict
 from dynosql.result import Changes, Result
 from dynosql.sql import ast
 from dynosql.sql.split import Chunk, strip_comments
-from dynosql.statements.kind import EXAMPLE_ENTITY, Kind, named, unplanned
+from dynosql.statements.kind import EXAMPLE_ENTITY, Kind, Planned, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -85,6 +85,66 @@ def _create(ctx: Context, statement: ast.CreateEntity) -> Steps[Result]:
     result = Result.status(title, warnings=warnings)
     result.changes = Changes(declared=(entity,))
     return result
+
+
+def _explain_create(ctx: Context, planned: Planned[ast.CreateEntity], _analyze: bool) -> Result:
+    """The entity CREATE ENTITY would declare, checked as it would be (the table, the
+    entities declared: their warnings too); nothing is declared."""
+    entity, warnings = declare(ctx, planned.statement)
+    head = (
+        f"CREATE ENTITY {entity.name} on table {entity.table}: declares it in this session; "
+        "no request, no item written"
+    )
+    lines = [head, *_definition(entity)]
+    schema = ctx.entities.schema_file
+    if schema is not None:
+        lines.append(f"then: the REPL offers to append it to {schema}")
+    result = Result.plan(lines, _document(entity))
+    result.warnings.extend(warnings)
+    return result
+
+
+def _explain_drop(ctx: Context, planned: Planned[ast.DropEntity], _analyze: bool) -> Result:
+    """The entity DROP ENTITY would forget; nothing is dropped."""
+    statement = planned.statement
+    if ctx.entities.get(statement.name) is None and statement.missing_ok:
+        nothing = f"DROP ENTITY: no entity named {statement.name}, nothing to do"
+        return Result.plan([nothing], {"requests": []})
+    entity = entity_of(ctx, statement.name, statement.pos)
+    head = (
+        f"DROP ENTITY {entity.name} on table {entity.table}: forgets it in this session; no "
+        f"request, no item touched (FROM {entity.table} still reads them)"
+    )
+    lines = [head, *_definition(entity)]
+    origin = ctx.entities.origin.get(entity.name)
+    if origin is not None:
+        lines.append(f"then: {origin} still declares it at the next start")
+    return Result.plan(lines, _document(entity))
+
+
+def _document(entity: Entity) -> dict[str, Any]:
+    """EXPLAIN's JSON of a definition: no request, and the entity as SHOW CREATE ENTITY says it."""
+    return {"requests": [], "entity": entity.name, "table": entity.table, "text": entity.text()}
+
+
+def _definition(entity: Entity) -> list[str]:
+    """An entity's templates, index conditions, constants and membership, a line each."""
+    lines = [f"  key: {', '.join(t.text() for t in entity.key.templates)}"]
+    for access in entity.indexes:
+        holding = f", holding the items WHERE {access.where_text}" if access.where_text else ""
+        lines.append(
+            f"  index {access.index}: {', '.join(t.text() for t in access.templates)}{holding}"
+        )
+    lines += [f"  constant: {n} = {literal_text(v)}" for n, v in entity.constants]
+    return [*lines, f"  membership: {_membership(entity)}"]
+
+
+def _membership(entity: Entity) -> str:
+    return (
+        f"an item is one of {entity.name}'s when "
+        + " and ".join(_fits(t.text()) for t in entity.key.templates)
+        + "".join(f" and {n} = {literal_text(v)}" for n, v in entity.constants)
+    )
 
 
 def _append(path: Path, text: str) -> None:
@@ -169,12 +229,7 @@ def describe_entity(ctx: Context, statement: ast.DescribeEntity | ast.Describe) 
     result = Result(["column", "key", "attribute", "template"], iter(rows))
     result.title = f"entity {entity.name} on table {entity.table}"
     result.notes.append(
-        "membership: an item is one of "
-        + entity.name
-        + "'s when "
-        + " and ".join(_fits(t.text()) for t in entity.key.templates)
-        + "".join(f" and {n} = {literal_text(v)}" for n, v in entity.constants)
-        + "; any other attribute is a column by its own name"
+        f"membership: {_membership(entity)}; any other attribute is a column by its own name"
     )
     for access in entity.indexes:
         if access.where_text:
@@ -223,9 +278,17 @@ def _start(chunk: Chunk) -> tuple[int, int]:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.CreateEntity: Kind(named("CREATE ENTITY"), unplanned(_create), example=(EXAMPLE_ENTITY,)),
+    ast.CreateEntity: Kind(
+        named("CREATE ENTITY"),
+        unplanned(_create),
+        explain=_explain_create,
+        example=(EXAMPLE_ENTITY,),
+    ),
     ast.DropEntity: Kind(
-        named("DROP ENTITY"), unplanned(_drop), example=(EXAMPLE_ENTITY, "DROP ENTITY e_{t}")
+        named("DROP ENTITY"),
+        unplanned(_drop),
+        explain=_explain_drop,
+        example=(EXAMPLE_ENTITY, "DROP ENTITY e_{t}"),
     ),
     ast.ShowDeclaredEntities: Kind(
         named("SHOW ENTITIES"), unplanned(_show), example=(EXAMPLE_ENTITY, "SHOW ENTITIES")
