@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from backends import Backend, unique_name
 
-from dynosql.errors import DynosqlError, GuardError
+from dynosql.errors import DynosqlError, GuardError, SqlError
 from dynosql.session import Session
 from dynosql.settings import Settings
-from dynosql.sql import parse
-from dynosql.statements import kind_for, registered
+from dynosql.sql import ast, parse
+from dynosql.statements import kind_for, kind_of_type, registered
 
 CHANGES = {
     "PutItem",
@@ -53,6 +53,19 @@ CASES = {t.__name__: Case(k.example[-1], k.example[:-1]) for t, k in KINDS.items
 def test_every_kind_has_an_example() -> None:
     assert [t.__name__ for t, kind in KINDS.items() if not kind.example] == []
     assert len(CASES) >= 33
+
+
+def test_every_statement_class_names_its_kind() -> None:
+    """A statement class finds its kind without a registry's line (`ast.Statement`): every
+    class there is has one, and nothing else does."""
+    classes, found = [ast.Statement], set()
+    while classes:
+        found.update(sub := classes.pop().__subclasses__())
+        classes.extend(sub)
+    assert {t.__name__ for t in found} == set(CASES)
+    assert all(kind_of_type(t) is kind for t, kind in KINDS.items())
+    with pytest.raises(SqlError, match="^cannot run Statement$"):
+        kind_of_type(ast.Statement)
 
 
 @dataclass

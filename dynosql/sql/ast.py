@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from dynosql import values
 from dynosql.position import NOWHERE as NOWHERE
@@ -71,6 +71,18 @@ def _make_methods(cls: type) -> None:
 
 
 MAX_LIMIT = 2**31 - 1  # DynamoDB's Limit is a 32-bit integer (bind checks it too)
+
+
+class Statement:
+    """Every statement class: ``class Undo(Statement, kind="undo")`` names the module of
+    ``dynosql/statements/`` whose ``KINDS`` runs it (imported on the first statement of the
+    class a session runs); a class defined in that package is run by its own module's."""
+
+    kind_module: ClassVar[str] = ""
+
+    def __init_subclass__(cls, kind: str = "", **options: Any) -> None:
+        super().__init_subclass__(**options)
+        cls.kind_module = f"dynosql.statements.{kind}" if kind else cls.__module__
 
 
 @dataclass(frozen=True)
@@ -406,7 +418,7 @@ class Join:
 
 
 @dataclass(frozen=True)
-class Select:
+class Select(Statement, kind="select"):
     table: str
     index: str | None
     items: tuple[SelectItem, ...] | None  # None means SELECT *
@@ -439,7 +451,7 @@ class Select:
 
 
 @dataclass(frozen=True)
-class SelectValues:
+class SelectValues(Statement, kind="select_values"):
     """``SELECT expression, … [WHERE condition] [LIMIT n]`` without FROM: one row computed
     client-side from values alone (``SELECT 1 + 1``, ``SELECT CAST('5' AS INTEGER)``), no
     request; none when the WHERE does not hold (or LIMIT 0). Each column is a value, a
@@ -452,7 +464,7 @@ class SelectValues:
 
 
 @dataclass(frozen=True)
-class Explain:
+class Explain(Statement, kind="explain"):
     statement: Statement  # a Select, a write (or BEGIN/COMMIT/UNDO) or a table statement
     analyze: bool = False
     rate: Decimal | None = None  # EXPLAIN … AT <rate> PER SECOND: priced per month at that rate
@@ -461,18 +473,18 @@ class Explain:
 
 
 @dataclass(frozen=True)
-class ShowTables:
+class ShowTables(Statement, kind="show"):
     pass
 
 
 @dataclass(frozen=True)
-class Describe:
+class Describe(Statement, kind="show"):
     table: str
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
-class ShowHotKeys:
+class ShowHotKeys(Statement, kind="hot_keys"):
     table: str
     index: str | None = None
     limit: int | None = None  # a Param until bound
@@ -486,7 +498,7 @@ class ShowHotKeys:
 
 
 @dataclass(frozen=True)
-class ShowEntities:
+class ShowEntities(Statement, kind="entities"):
     """``SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]``: the entity types behind a table's keys
     (AS CREATE: written as CREATE ENTITY statements)."""
 
@@ -500,7 +512,7 @@ class ShowEntities:
 
 
 @dataclass(frozen=True)
-class CreateEntity:
+class CreateEntity(Statement, kind="entity_defs"):
     """``CREATE ENTITY name ON table (KEY (…), INDEX idx (…) [WHERE …]…, attr = constant…)``:
     `entity` is the definition as written (a ``dynosql.entities.model.Entity``), checked
     against the table when the statement runs; `source` is the statement as written."""
@@ -512,25 +524,25 @@ class CreateEntity:
 
 
 @dataclass(frozen=True)
-class DropEntity:
+class DropEntity(Statement, kind="entity_defs"):
     name: str
     missing_ok: bool = False  # DROP ENTITY IF EXISTS
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
-class ShowDeclaredEntities:
+class ShowDeclaredEntities(Statement, kind="entity_defs"):
     """``SHOW ENTITIES`` without FROM: the entities this session declared."""
 
 
 @dataclass(frozen=True)
-class ShowCreateEntity:
+class ShowCreateEntity(Statement, kind="entity_defs"):
     name: str
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
-class DescribeEntity:
+class DescribeEntity(Statement, kind="entity_defs"):
     """``DESCRIBE ENTITY e`` (and ``DESCRIBE e`` where e names an entity)."""
 
     name: str
@@ -538,7 +550,7 @@ class DescribeEntity:
 
 
 @dataclass(frozen=True)
-class EntitySelect:
+class EntitySelect(Statement, kind="entity_select"):
     """A SELECT from an entity, resolved when it runs: `read` is the entity statement and the
     physical SELECT it compiles to (a ``dynosql.entities.read.EntityRead``)."""
 
@@ -546,7 +558,7 @@ class EntitySelect:
 
 
 @dataclass(frozen=True)
-class EntityWrite:
+class EntityWrite(Statement, kind="entity_write"):
     """An INSERT, UPDATE or DELETE of an entity, resolved when it runs: `write` is the entity
     statement and the physical write it runs as (a ``dynosql.entities.write.EntityWrite``)."""
 
@@ -554,7 +566,7 @@ class EntityWrite:
 
 
 @dataclass(frozen=True)
-class JoinSelect:
+class JoinSelect(Statement, kind="join_select"):
     """A SELECT that joins sources, told apart when it is resolved: its kind plans it
     (``dynosql.plan.join``: how each source is read and how the rows meet)."""
 
@@ -574,7 +586,7 @@ def has_join(statement: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class SetOption:
+class SetOption(Statement, kind="setting"):
     """``SET name = value``: a session setting (segments, consistent, format, ...)."""
 
     name: str
@@ -654,7 +666,7 @@ class Returning:
 
 
 @dataclass(frozen=True)
-class Insert:
+class Insert(Statement, kind="write"):
     """``INSERT INTO t (cols) VALUES …`` (never overwrites: each row's key must be new) and
     ``UPSERT``/``REPLACE INTO`` (overwrites whole items). `select` is ``INSERT … SELECT``."""
 
@@ -676,7 +688,7 @@ class Insert:
 
 
 @dataclass(frozen=True)
-class Update:
+class Update(Statement, kind="write"):
     table: str
     assignments: tuple[Assignment, ...]
     where: Condition | None = None
@@ -687,7 +699,7 @@ class Update:
 
 
 @dataclass(frozen=True)
-class Delete:
+class Delete(Statement, kind="write"):
     table: str
     where: Condition | None = None
     returning: Returning | None = None
@@ -697,7 +709,7 @@ class Delete:
 
 
 @dataclass(frozen=True)
-class ConditionCheck:
+class ConditionCheck(Statement, kind="transaction"):
     """PartiQL's ``EXISTS(SELECT … FROM t WHERE <the full primary key> [AND …])``, between
     BEGIN and COMMIT: a TransactWriteItems ConditionCheck, so the transaction is cancelled,
     nothing written, unless the item exists and matches the rest of the WHERE."""
@@ -716,7 +728,7 @@ class ConditionCheck:
 
 
 @dataclass(frozen=True)
-class Transaction:
+class Transaction(Statement, kind="transaction"):
     """``BEGIN`` (start), ``COMMIT`` (send the writes as one TransactWriteItems) or
     ``ROLLBACK`` (discard them)."""
 
@@ -725,7 +737,7 @@ class Transaction:
 
 
 @dataclass(frozen=True)
-class Undo:
+class Undo(Statement, kind="undo"):
     """``UNDO 'journal file'`` or ``UNDO LAST`` (the newest journal of a write), with ``FORCE
     TARGET`` (undo on another endpoint/region than the journal's) and ``FORCE DAMAGED`` (undo
     what can be read of a journal with lines missing or edited)."""
@@ -769,7 +781,7 @@ class IndexDef:
 
 
 @dataclass(frozen=True)
-class CreateTable:
+class CreateTable(Statement, kind="table"):
     """``CREATE TABLE t (a S, b N, PRIMARY KEY (a, b)) [BILLING …] [WITH GSI/LSI …] [TTL a]
     [DELETION PROTECTION]``: `attributes` are the declared (name, type) pairs."""
 
@@ -785,7 +797,7 @@ class CreateTable:
 
 
 @dataclass(frozen=True)
-class CreateIndex:
+class CreateIndex(Statement, kind="table"):
     """``CREATE INDEX name ON t (hash [type] [, range [type]]) [PROJECTION …] [PROVISIONED …]``:
     a GSI added with UpdateTable. A type is needed only for attributes the table has not
     declared."""
@@ -797,14 +809,14 @@ class CreateIndex:
 
 
 @dataclass(frozen=True)
-class DropIndex:
+class DropIndex(Statement, kind="table"):
     table: str
     index: str
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
-class AlterTable:
+class AlterTable(Statement, kind="table"):
     """``ALTER TABLE t SET BILLING …`` | ``SET TTL a`` | ``SET TTL OFF`` |
     ``SET DELETION PROTECTION ON|OFF``: exactly one of the fields is set."""
 
@@ -817,7 +829,7 @@ class AlterTable:
 
 
 @dataclass(frozen=True)
-class SetPointInTimeRecovery:
+class SetPointInTimeRecovery(Statement, kind="backups"):
     """``ALTER TABLE t SET POINT IN TIME RECOVERY ON|OFF`` (UpdateContinuousBackups)."""
 
     table: str
@@ -826,19 +838,19 @@ class SetPointInTimeRecovery:
 
 
 @dataclass(frozen=True)
-class DropTable:
+class DropTable(Statement, kind="table"):
     table: str
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
-class ShowCreateTable:
+class ShowCreateTable(Statement, kind="table"):
     table: str
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
-class CopyTo:
+class CopyTo(Statement, kind="copy"):
     """``COPY t TO 'file'`` or ``COPY (SELECT …) TO 'file'`` [FORMAT f]."""
 
     path: str
@@ -849,7 +861,7 @@ class CopyTo:
 
 
 @dataclass(frozen=True)
-class CopyFrom:
+class CopyFrom(Statement, kind="copy"):
     """``COPY t FROM 'file' [FORMAT f] [START AT LINE n] [SKIP BAD ['side file']]``."""
 
     table: str
@@ -870,7 +882,7 @@ class CopyFrom:
 
 
 @dataclass(frozen=True)
-class ImportModel:
+class ImportModel(Statement, kind="models"):
     """``IMPORT MODEL 'file.json'``: a NoSQL Workbench model's tables, items and facets."""
 
     path: str
@@ -878,7 +890,7 @@ class ImportModel:
 
 
 @dataclass(frozen=True)
-class ExportModel:
+class ExportModel(Statement, kind="models"):
     """``EXPORT MODEL [table [, table]…] TO 'file.json' [SAMPLE n]``: no table named is every
     table; SAMPLE n writes at most n items of each entity (and n of no entity) a table."""
 
@@ -891,37 +903,6 @@ class ExportModel:
 Ddl = CreateTable | CreateIndex | DropIndex | AlterTable | DropTable
 
 Write = Insert | Update | Delete
-Statement = (  # every statement: the reads above and the writes
-    Select
-    | SelectValues
-    | Explain
-    | ShowTables
-    | Describe
-    | ShowHotKeys
-    | ShowEntities
-    | CreateEntity
-    | DropEntity
-    | ShowDeclaredEntities
-    | ShowCreateEntity
-    | DescribeEntity
-    | EntitySelect
-    | EntityWrite
-    | JoinSelect
-    | SetOption
-    | Insert
-    | Update
-    | Delete
-    | Transaction
-    | ConditionCheck
-    | Undo
-    | Ddl
-    | ShowCreateTable
-    | SetPointInTimeRecovery
-    | CopyTo
-    | CopyFrom
-    | ImportModel
-    | ExportModel
-)
 
 
 def rewrite(

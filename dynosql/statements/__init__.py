@@ -1,6 +1,7 @@
 """Statement kinds: one module per statement family, each exporting ``KINDS`` (statement type →
-`Kind`). This registry maps every statement type to its module, imported on first use (a
-``dynosql -e`` loads only the families it runs); `kind_for` is the one dispatch."""
+`Kind`). No list here: a statement class names the module that runs it (``kind="…"``, or the
+module it is defined in, see `ast.Statement`), imported on first use (a ``dynosql -e`` loads
+only the families it runs); `kind_for` is the one dispatch."""
 
 from __future__ import annotations
 
@@ -8,44 +9,7 @@ import importlib
 import pkgutil
 from typing import Any
 
-from dynosql.sql import ast
 from dynosql.statements.kind import Kind
-
-MODULES: dict[type, str] = {
-    ast.Select: "select",
-    ast.SelectValues: "select_values",
-    ast.Explain: "explain",
-    ast.ShowTables: "show",
-    ast.Describe: "show",
-    ast.SetOption: "setting",
-    ast.ShowHotKeys: "hot_keys",
-    ast.ShowEntities: "entities",
-    ast.CreateEntity: "entity_defs",
-    ast.DropEntity: "entity_defs",
-    ast.ShowDeclaredEntities: "entity_defs",
-    ast.ShowCreateEntity: "entity_defs",
-    ast.DescribeEntity: "entity_defs",
-    ast.EntitySelect: "entity_select",
-    ast.EntityWrite: "entity_write",
-    ast.JoinSelect: "join_select",
-    ast.Insert: "write",
-    ast.Update: "write",
-    ast.Delete: "write",
-    ast.Transaction: "transaction",
-    ast.ConditionCheck: "transaction",
-    ast.Undo: "undo",
-    ast.CreateTable: "table",
-    ast.CreateIndex: "table",
-    ast.DropIndex: "table",
-    ast.AlterTable: "table",
-    ast.DropTable: "table",
-    ast.ShowCreateTable: "table",
-    ast.SetPointInTimeRecovery: "backups",
-    ast.CopyTo: "copy",
-    ast.CopyFrom: "copy",
-    ast.ImportModel: "models",
-    ast.ExportModel: "models",
-}
 
 
 def kind_of(statement: Any) -> Kind[Any]:
@@ -55,13 +19,14 @@ def kind_of(statement: Any) -> Kind[Any]:
 
 def kind_of_type(statement_type: type) -> Kind[Any]:
     """The kind that runs statements of this type."""
-    module = MODULES.get(statement_type)
-    if module is None:
+    module = getattr(statement_type, "kind_module", "")
+    kinds: dict[type, Kind[Any]] = importlib.import_module(module).KINDS if module else {}
+    kind = kinds.get(statement_type)
+    if kind is None:
         from dynosql.errors import SqlError
 
         raise SqlError(f"cannot run {statement_type.__name__}")
-    kinds: dict[type, Kind[Any]] = importlib.import_module(f"dynosql.statements.{module}").KINDS
-    return kinds[statement_type]
+    return kind
 
 
 def registered() -> dict[type, Kind[Any]]:
