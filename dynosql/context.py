@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,16 +22,15 @@ from dynosql.errors import DynosqlError, GuardError
 from dynosql.evaluate import reads
 from dynosql.evaluate.reads import FirstPage
 from dynosql.plan.model import Plan
-from dynosql.plan.observed import MAX_SORT_KEYS, Observed, Partition
+from dynosql.plan.observed import MAX_SORT_KEYS, Found, Observed, Partition
 from dynosql.plan.planner import Options, plan_full_scan
 from dynosql.plan.port import Capabilities, Ledger, MoreKeys, Port
 from dynosql.plan.schema import TableInfo
-from dynosql.result import ProgressSink, Stats, format_capacity
+from dynosql.result import Changes, ProgressSink, Stats, format_capacity
 from dynosql.settings import Settings
 
 if TYPE_CHECKING:
     from dynosql.journal import Journal
-    from dynosql.result import WriteStats
 
 
 @dataclass
@@ -53,25 +52,26 @@ class Doors:
 @dataclass(frozen=True)
 class Context:
     """One statement's view of its session, handed to its kind: data, read-only. Every AWS
-    request goes through `port`; what the session remembers as it reads lives in the services
-    it holds (the port's catalog, `observed` partitions, `exports` taken). What a statement
-    changes in the session itself (a transaction opened or queued into, a setting, entities
-    declared or dropped) comes back in its `Result.changes`, and the Session applies it; a write
-    says it has begun through `wrote` (should it be interrupted, the front door names its
-    journal)."""
+    request goes through `port` (its catalog and ledger are the port's own). What a statement
+    changes in the session (a transaction opened or queued into, a setting, entities declared
+    or dropped, an export taken, a partition read whole, a write begun) it adds to its stats
+    (`Stats.change`): it comes back in its `Result.changes`, or in the error that stopped it
+    (`dynosql.result.carried`), and the Session applies it. No kind writes to the Context
+    (tests/test_architecture.py)."""
 
     port: Port
     settings: Settings
     doors: Doors = field(default_factory=Doors)
-    # the partitions read whole by this session's statements, for EXPLAIN's estimates
+    # the partitions read whole by this session's statements, for EXPLAIN's estimates (read
+    # here; what a statement reads whole comes back in its `Changes.observed`)
     observed: Observed = field(default_factory=Observed)
     # set by Session.cancel(): reads and waits stop (the port's own event)
     cancelled: threading.Event = field(default_factory=threading.Event)
     transaction: Any = None  # the writes queued since BEGIN (statements.transaction)
     journal_file: str | None = None  # --journal FILE (else one file per statement)
-    exports: dict[str, str] = field(default_factory=dict)  # table → export ARN taken
+    # table → the export ARN taken this session (a new one: `Changes.export`)
+    exports: Mapping[str, str] = field(default_factory=dict)
     entities: Entities = field(default_factory=Entities)  # CREATE ENTITY's definitions
-    wrote: Callable[[WriteStats], None] = lambda _stats: None
 
     # --- the backend -----------------------------------------------------------------------
 
@@ -117,9 +117,9 @@ class Context:
         return plan_full_scan(self.table(table), index, self.options(), keys_only)
 
     def refresh(self) -> None:
-        """Forget what is cached about tables (after DDL, or on request)."""
+        """Forget what the port has cached about tables (after DDL, or on request); the
+        Session then forgets the partitions it observed of them (`Port.catalog_version`)."""
         self.port.refresh()
-        self.observed.clear()
 
     def sample(self, table: str) -> list[dict[str, Any]]:
         """Up to `SAMPLE_ITEMS` items of `table`, read once per session (`Port.sample`)."""
@@ -207,12 +207,14 @@ class Context:
         self._observe(plan, stats, sort_keys)
 
     def _observe(self, plan: Plan, stats: Stats, sort_keys: list[Any] | None) -> None:
+        """The partition read whole, for the session to remember (`Changes.observed`)."""
         assert plan.whole_partition is not None
         size = stats.bytes_read if stats.bytes_exact and stats.items_scanned else None
-        found = Partition(
+        partition = Partition(
             stats.items_scanned, size, tuple(sort_keys) if sort_keys is not None else None
         )
-        self.observed.record(plan.table.name, plan.access.name, plan.whole_partition[0], found)
+        found = Found(plan.table.name, plan.access.name, plan.whole_partition[0], partition)
+        stats.change(Changes(observed=(found,)))
 
     def pages(self, plan: Plan, stats: Stats) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
         """The plan's pages tagged with their segment (sampling)."""

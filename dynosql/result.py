@@ -8,11 +8,82 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Protocol
 
 Row = dict[str, Any]  # column name -> decoded DynamoDB value; a missing attribute is absent
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a statement changed in its session, applied by the Session (a kind never writes to
+    the session; it adds these to its stats, `Stats.change`): `transaction`, the open
+    transaction as it now stands (BEGIN opened it, a write was queued into it; None: as it
+    was); `setting`, a setting's new value (SET, checked); `declared` and `dropped`, entities
+    (CREATE ENTITY, DROP ENTITY, IMPORT MODEL's facets); `export`, a table's export taken
+    (table, ARN: the next statement reuses it); `observed`, item collections read whole
+    (`dynosql.plan.observed.Found`: later estimates stand on them); `wrote`, the write under
+    way or done (its journal: what the front door names after Ctrl-C, what UNDO LAST undoes).
+
+    A statement stopped midway (Ctrl-C, an error after some requests) has still changed what
+    it changed: the error carries it (`carried`), and the Session applies it before the error
+    goes on."""
+
+    transaction: Any = None
+    setting: tuple[str, Any] | None = None
+    declared: tuple[Any, ...] = ()  # dynosql.entities.model.Entity
+    dropped: tuple[str, ...] = ()
+    export: tuple[str, str] | None = None
+    observed: tuple[Any, ...] = ()  # dynosql.plan.observed.Found, in the order found
+    wrote: WriteStats | None = None
+
+    def __add__(self, later: Changes) -> Changes:
+        """These changes, then `later`'s (a value set by both: `later`'s)."""
+
+        def last(name: str) -> Any:
+            value = getattr(later, name)
+            return value if value is not None else getattr(self, name)
+
+        return Changes(
+            last("transaction"),
+            last("setting"),
+            self.declared + later.declared,
+            self.dropped + later.dropped,
+            last("export"),
+            self.observed + later.observed,
+            last("wrote"),
+        )
+
+
+NO_CHANGES = Changes()
+_CARRIED = "dynosql_changes"  # the attribute an error carries its statement's changes in
+
+
+@contextmanager
+def carried(stats: Stats) -> Iterator[None]:
+    """An error raised in the block (Ctrl-C included) carries what the statement changed in
+    its session so far (`stats`' changes, handed over): the Session applies it before the
+    error goes on, so an export taken, a partition read or a write begun is not lost."""
+    try:
+        yield
+    except BaseException as err:
+        setattr(err, _CARRIED, stats.take_changes() + getattr(err, _CARRIED, NO_CHANGES))
+        raise
+
+
+def carried_by(err: BaseException) -> Changes:
+    """The changes `err` carries, then those of the errors it was raised from or during (a
+    kind that re-raises a new error keeps what the first one carried; an error deeper in the
+    chain left an inner block, whose changes came later)."""
+    changes, seen = NO_CHANGES, set()
+    link: BaseException | None = err
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        changes = changes + getattr(link, _CARRIED, NO_CHANGES)  # a cause's: made later
+        link = link.__cause__ or link.__context__
+    return changes
 
 
 @dataclass
@@ -35,6 +106,19 @@ class Stats:
     # Select=COUNT hides part of what was read, and the bytes are then not shown
     bytes_read: int = 0
     bytes_exact: bool = True
+    # what the statement has changed in its session so far and the Session has not yet applied
+    # (a partition read whole, an export taken, a write begun): `Result.changes`
+    changes: Changes = field(default_factory=lambda: NO_CHANGES, repr=False, compare=False)
+
+    def change(self, changes: Changes) -> None:
+        """Add to what the statement changed in its session (the Session applies it: when
+        the statement returns, once its rows are read, or from the error that stopped it)."""
+        self.changes = self.changes + changes
+
+    def take_changes(self) -> Changes:
+        """What is left to apply, handed over once (the Session's)."""
+        changes, self.changes = self.changes, NO_CHANGES
+        return changes
 
     def finish(self) -> None:
         if self.finished is None:
@@ -141,21 +225,6 @@ def format_duration(seconds: Decimal | float) -> str:
     return f"{format_figure(seconds / 3600)} h"
 
 
-@dataclass(frozen=True)
-class Changes:
-    """What a statement changed in its session, applied by the Session once the statement
-    returns (a kind never writes to the session): `transaction`, the open transaction as it
-    now stands (BEGIN opened it, a write was queued into it; None: as it was); `setting`, a
-    setting's new value (SET, checked); `declared` and `dropped`, entities (CREATE ENTITY,
-    DROP ENTITY, IMPORT MODEL's facets); `export`, a table's export taken (table, ARN)."""
-
-    transaction: Any = None
-    setting: tuple[str, Any] | None = None
-    declared: tuple[Any, ...] = ()  # dynosql.entities.model.Entity
-    dropped: tuple[str, ...] = ()
-    export: tuple[str, str] | None = None
-
-
 @dataclass
 class Result:
     """A statement's answer. ``rows`` may be a one-shot generator: iterate it once."""
@@ -178,7 +247,6 @@ class Result:
     inexact: tuple[str, ...] = ()
     digits: int | None = None
     show_footer: bool = True  # a help screen needs no row count
-    changes: Changes | None = None  # what the statement changed in its session
     # done with work left (an undo's items it did not restore): a script stops after it, exit 3
     incomplete: str | None = None
 
@@ -196,6 +264,15 @@ class Result:
         if stats is not None:
             result.stats = stats
         return result
+
+    @property
+    def changes(self) -> Changes:
+        """What the statement changed in its session, not yet applied (its stats')."""
+        return self.stats.changes
+
+    def change(self, changes: Changes) -> None:
+        """Add to what the statement changed in its session (`Stats.change`)."""
+        self.stats.change(changes)
 
     def footer(self) -> str:
         """The line shown after the result: rows, operations, capacity, time."""

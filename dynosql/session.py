@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from decimal import Decimal
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dynosql import guards
@@ -28,7 +29,7 @@ from dynosql.plan.observed import Observed
 from dynosql.plan.planner import Options
 from dynosql.plan.port import EMBEDDED, Capabilities, Ledger
 from dynosql.plan.schema import TableInfo
-from dynosql.result import Changes, ProgressSink, Result
+from dynosql.result import Changes, ProgressSink, Result, Row, carried_by
 from dynosql.settings import Settings
 from dynosql.sql import ast, parse_script
 from dynosql.sql.bind import bind, parse_param
@@ -165,15 +166,9 @@ class Session:
             self.cancelled,
             self._transaction,
             self.journal_file,
-            self.exports,
+            MappingProxyType(self.exports),
             self.entities,
-            self._wrote,
         )
-
-    def _wrote(self, stats: WriteStats) -> None:
-        """A write statement has begun (its journal, if any, is in `stats`): should it be
-        interrupted, the front door names it (`last_write`)."""
-        self._last_write = stats
 
     @property
     def capabilities(self) -> Capabilities:
@@ -241,7 +236,8 @@ class Session:
         from its declared effects, planned once, the Scans of that plan judged (`typed`: a
         person typed it at the REPL, so a large Scan is asked about first), then the kind runs
         the same plan, handing the pipeline each change it is about to make (`guards.Ask`);
-        what it changed in the session comes back in its result."""
+        what it changed in the session comes back in its result, or in the error that stopped
+        it, and is applied here (`_apply`)."""
         self.cancelled.clear()
         self._last_write = None
         bound = self.resolve(self.bind(statement, params))
@@ -255,21 +251,37 @@ class Session:
         guards.reads(ctx, label, planned.scans, planned.unbounded, typed)
         port = self.port
         port.changes_allowed = False  # until the pipeline says go (guards.drive)
-        ran = kind.run(ctx, planned)
-        result = (
-            ran
-            if isinstance(ran, Result)
-            else guards.drive(
-                ctx, label, effects, ran, lambda: setattr(port, "changes_allowed", True)
+        catalog = port.catalog_version
+        try:
+            ran = kind.run(ctx, planned)
+            result = (
+                ran
+                if isinstance(ran, Result)
+                else guards.drive(
+                    ctx, label, effects, ran, lambda: setattr(port, "changes_allowed", True)
+                )
             )
-        )
-        self._apply(result.changes)
+        except BaseException as err:  # Ctrl-C, an error after some requests
+            self._apply(carried_by(err), catalog)
+            raise
+        self._apply(result.stats.take_changes(), catalog)
+        result.rows = self._applying(result, iter(result.rows))
         return result
 
-    def _apply(self, changes: Changes | None) -> None:
-        """What a statement's result says it changed in the session."""
-        if changes is None:
-            return
+    def _applying(self, result: Result, rows: Iterator[Row]) -> Iterator[Row]:
+        """`rows`; what the statement changes in the session as they are read (a partition
+        read whole, SHOW HOT KEYS' counts) is applied once they end, or stop."""
+        try:
+            yield from rows
+        finally:  # Ctrl-C or an error while they are read: what was read is applied too
+            self._apply(result.stats.take_changes())
+
+    def _apply(self, changes: Changes, catalog: int | None = None) -> None:
+        """What a statement changed in the session (its result's, or its error's); `catalog`:
+        the port's catalog version before it ran (a table changed since: what was observed of
+        the tables is forgotten first)."""
+        if catalog is not None and catalog != self.port.catalog_version:
+            self.observed.clear()
         if changes.transaction is not None:
             self._transaction = changes.transaction
         if changes.setting is not None:
@@ -283,6 +295,10 @@ class Session:
         if changes.export is not None:
             table, arn = changes.export
             self.exports[table] = arn
+        for found in changes.observed:
+            self.observed.add(found)
+        if changes.wrote is not None:
+            self._last_write = changes.wrote
 
     def transactional(self, statement: ast.Statement) -> bool:
         """Whether BEGIN … COMMIT would queue `statement` (a write) rather than run it: the
@@ -325,6 +341,7 @@ class Session:
     def refresh(self) -> None:
         """Forget what is cached about tables (after DDL, or on request)."""
         self.context.refresh()
+        self.observed.clear()
 
     def sample(self, table: str) -> list[dict[str, Any]]:
         return self.context.sample(table)
@@ -397,7 +414,7 @@ class Session:
         from dynosql.statements.setting import set_setting
 
         result = set_setting(self.context, name, value)
-        self._apply(result.changes)
+        self._apply(result.stats.take_changes())
         return result
 
     def settings_result(self) -> Result:

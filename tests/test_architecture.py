@@ -386,6 +386,79 @@ def test_nothing_behind_the_port_holds_a_client():
     assert found == []
 
 
+# methods that change what they are called on (the context's members are data: read only)
+_CHANGING = {"add", "append", "clear", "discard", "drop", "extend", "insert", "pop", "record"}
+_CHANGING |= {"record_every_key", "remove", "set", "setdefault", "update"}
+_CONTEXT_NAMES = {"ctx", "context"}
+
+
+def _is_context(node: ast.AST, own: bool) -> bool:
+    """``ctx``, ``context``, ``self.ctx``; inside the Context's own methods (`own`), ``self``."""
+    if isinstance(node, ast.Name):
+        return node.id in _CONTEXT_NAMES or (own and node.id == "self")
+    return isinstance(node, ast.Attribute) and node.attr in _CONTEXT_NAMES
+
+
+def _context_member(node: ast.AST, own: bool) -> str | None:
+    """The Context member `node` reaches (``observed`` in ``ctx.observed.record`` or
+    ``ctx.exports[t]``), or None."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute) and _is_context(node.value, own):
+            return node.attr
+        node = node.value
+    return None
+
+
+def context_writes(package: Path) -> list[str]:
+    """Where the kinds (statements, engines, hints, entities) or the Context's own methods
+    change a Context member: assign to it or into it, call a changing method on it
+    (``ctx.observed.record``), or call it (a callback into the session, ``ctx.wrote``)."""
+    from dataclasses import fields
+
+    from dynosql.context import Context
+
+    members = {f.name for f in fields(Context)}
+    paths = [package / "context.py"] + [
+        path
+        for folder in ("statements", "engines", "hints", "entities")
+        for path in sorted((package / folder).rglob("*.py"))
+    ]
+    found = []
+    for path in paths:
+        own = path.name == "context.py"
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[ast.AST] = []
+            if isinstance(node, (ast.Assign, ast.Delete)):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            written = [m for t in targets if (m := _context_member(t, own)) is not None]
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr in _CHANGING:
+                    member = _context_member(func.value, own)
+                    if member is not None and member != "port":  # the port's own state
+                        written.append(f"{member}.{func.attr}()")
+                if (
+                    isinstance(func, ast.Attribute)
+                    and _is_context(func.value, own)
+                    and func.attr in members
+                ):
+                    written.append(f"{func.attr}()")
+            found += [f"{path.relative_to(package)}:{node.lineno} {w}" for w in written]
+    return found
+
+
+def test_no_kind_writes_to_its_context():
+    """A kind gets its session as data, read only: what it changes there (a transaction, a
+    setting, entities, an export taken, a partition read whole, a write begun) comes back in
+    its `Result.changes` or in the error that stopped it, and the Session applies it. One
+    exception: COPY, stopped by Ctrl-C, sets the cancellation token so its batch writer's
+    thread stops at its next wait (as `Session.cancel` does for every statement)."""
+    found = [w.split(" ", 1)[1] for w in context_writes(PACKAGE)]
+    assert found == ["cancelled.set()"], context_writes(PACKAGE)
+
+
 def test_every_refusal_and_question_is_the_pipelines():
     """Kinds, engines, hints, entities and the front doors raise no GuardError and ask no
     question of their own: they hand guards.py an Ask (a refusal their reads found, an

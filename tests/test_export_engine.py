@@ -165,6 +165,38 @@ def test_from_export_reads_an_existing_export_by_prefix_and_arn(exported) -> Non
     assert by_arn == by_prefix == expected
 
 
+@pytest.mark.slow
+def test_an_export_taken_by_an_interrupted_statement_is_reused(exported) -> None:
+    """Ctrl-C while the export runs (its first progress report) stops the statement after
+    ExportTableToPointInTime: the interrupt carries the ARN to the session, and the next
+    statement reads that export instead of starting a second one."""
+    backend, _big = exported
+    started: list[str] = []
+
+    class CtrlC:
+        def __call__(self, stats) -> None:  # noqa: ANN001
+            raise KeyboardInterrupt
+
+        def clear(self) -> None:
+            pass
+
+    session = Session(backend.client(), progress=CtrlC())
+    session.client.meta.events.register(
+        "before-call.dynamodb.ExportTableToPointInTime", lambda **_: started.append("export")
+    )
+    session.set("engine", "export")
+    session.set("export_s3", f"s3://{backend.local.bucket}/stopped/")
+    with pytest.raises(KeyboardInterrupt):
+        session.execute("SELECT COUNT(*) FROM usage").all()
+    arn = session.context.exports["usage"]
+    assert started == ["export"]
+    session.progress = None
+    result = session.execute("SELECT COUNT(*) FROM usage")
+    assert result.all() == [{"COUNT(*)": Decimal(backend.datasets["usage"])}]
+    assert started == ["export"]
+    assert f"reuse this export elsewhere with FROM EXPORT '{arn}' AS t" in result.notes
+
+
 def _put(backend, key: str, body: bytes) -> None:
     Session(backend.client()).port.aws_client("s3").put_object(
         Bucket=backend.local.bucket, Key=key, Body=body

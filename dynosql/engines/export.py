@@ -32,7 +32,7 @@ from dynosql.engines.duck import insert_rows, require_duckdb
 from dynosql.errors import ExecutionError
 from dynosql.evaluate.aggregate import AVG_CONTEXT, Group, collect_aggregates
 from dynosql.evaluate.pipeline import aggregate_rows
-from dynosql.result import Result, Stats
+from dynosql.result import Changes, Result, Stats, carried
 from dynosql.sql import ast
 
 if TYPE_CHECKING:
@@ -79,14 +79,14 @@ def locate(ctx: Context, statement: ast.Select, stats: Stats) -> Export:
         bucket, prefix = parse_s3(where)
         return Export(bucket, prefix)
     # one export per table per session: the next statement reuses it (FROM EXPORT 'arn:…'
-    # reuses one across sessions)
-    taken = ctx.exports
-    if statement.table not in taken:
-        taken[statement.table] = start(ctx, statement.table)
-    export = wait(ctx, taken[statement.table], stats)
-    export.notes.append(
-        f"reuse this export elsewhere with FROM EXPORT '{taken[statement.table]}' AS t"
-    )
+    # reuses one across sessions), even when this one is stopped while it waits (the error
+    # carries the ARN: `run`)
+    arn = ctx.exports.get(statement.table)
+    if arn is None:
+        arn = start(ctx, statement.table)
+        stats.change(Changes(export=(statement.table, arn)))
+    export = wait(ctx, arn, stats)
+    export.notes.append(f"reuse this export elsewhere with FROM EXPORT '{arn}' AS t")
     return export
 
 
@@ -465,6 +465,11 @@ def run(ctx: Context, statement: ast.Select) -> Result:
     """The statement answered from an export, by DuckDB."""
     duckdb = require_duckdb()
     stats = Stats()
+    with carried(stats):  # Ctrl-C while the export runs, a bad file: the session keeps its ARN
+        return _answer(ctx, statement, stats, duckdb)
+
+
+def _answer(ctx: Context, statement: ast.Select, stats: Stats, duckdb: Any) -> Result:
     export = locate(ctx, statement, stats)
     keys = data_files(ctx.port, export)
     con = duckdb.connect()

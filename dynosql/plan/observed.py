@@ -38,6 +38,19 @@ class Partition:
     sort_keys: tuple[Any, ...] | None = None  # every sort-key value, when every item came back
 
 
+@dataclass(frozen=True)
+class Found:
+    """What one statement found of a table's or index's item collections, for the session to
+    remember (`Observed.add`): one partition read whole (`key`, `partition`), or a count of
+    every key's items and bytes, hottest first (`every`: SHOW HOT KEYS)."""
+
+    table: str
+    index: str | None
+    key: Any = None
+    partition: Partition | None = None
+    every: tuple[tuple[Any, int, int | None], ...] | None = None
+
+
 @dataclass
 class _Path:
     """What is known of one table or index."""
@@ -69,6 +82,13 @@ class Observed:
 
     _paths: dict[tuple[str, str | None], _Path] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, found: Found) -> None:
+        """Remember what a statement found (its `Changes.observed`, applied by the Session)."""
+        if found.every is not None:
+            self.record_every_key(found.table, found.index, list(found.every))
+        elif found.partition is not None:
+            self.record(found.table, found.index, found.key, found.partition)
 
     def record(self, table: str, index: str | None, pk_value: Any, partition: Partition) -> None:
         with self._lock:

@@ -34,13 +34,14 @@ from dynosql.plan.copy import key_types
 from dynosql.plan.ddl import quote
 from dynosql.plan.port import put_requests
 from dynosql.plan.write import check_item
-from dynosql.result import Result, Stats, WriteStats, format_capacity
+from dynosql.result import Changes, Result, Stats, WriteStats, carried, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.copy_journal import LoadJournal
 from dynosql.statements.kind import Kind, Planned, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.plan.schema import TableInfo
 
 BATCH = 25  # BatchWriteItem's limit
 IN_FLIGHT = 2  # batches queued for the writer thread while the next lines are read
@@ -160,10 +161,17 @@ def write_batch(
 
 def copy_from(ctx: Context, statement: ast.CopyFrom) -> Steps[Result]:
     info = ctx.table(statement.table)
+    stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=ctx.estimating)
+    with carried(stats):  # stopped midway: the session still learns of the load's journal
+        return (yield from _copy_from(ctx, statement, info, stats))
+
+
+def _copy_from(
+    ctx: Context, statement: ast.CopyFrom, info: TableInfo, stats: Stats
+) -> Steps[Result]:
     types = key_types(info)
     skip_bad = statement.skip_bad or bool(getattr(ctx.settings, "skip_bad", False))
     bad_path = statement.bad_path or statement.path.removesuffix(".gz") + ".bad"
-    stats = Stats(operations=[f"BatchWriteItem {info.name}"], capacity_estimated=ctx.estimating)
     try:  # items given in memory (IMPORT MODEL) need no file
         stream = files.open_file(statement.path, "r") if statement.items is None else nullcontext()
     except OSError as err:
@@ -178,7 +186,7 @@ def copy_from(ctx: Context, statement: ast.CopyFrom) -> Steps[Result]:
             load.journal = LoadJournal.open(ctx, info, load.resume(statement.start_line))
         if load.journal is not None:
             load.writes.journal = load.journal.path
-            ctx.wrote(load.writes)
+            stats.change(Changes(wrote=load.writes))  # the session's last write
         with stream:
             header = ""
             for line in _lines(statement, stream, types):

@@ -83,7 +83,7 @@ def _create(ctx: Context, statement: ast.CreateEntity) -> Steps[Result]:
             _append(schema, statement.source or entity.text())
             title += f"; appended to {schema}"
     result = Result.status(title, warnings=warnings)
-    result.changes = Changes(declared=(entity,))
+    result.change(Changes(declared=(entity,)))
     return result
 
 
@@ -168,7 +168,7 @@ def _drop(ctx: Context, statement: ast.DropEntity) -> Result:
     if origin is not None:
         title += f"; {origin} still declares it at the next start"
     result = Result.status(title)
-    result.changes = Changes(dropped=(statement.name,))
+    result.change(Changes(dropped=(statement.name,)))
     return result
 
 

@@ -25,8 +25,8 @@ from dynosql.evaluate.predicate import operand_value
 from dynosql.guards import READS
 from dynosql.plan.expressions import paths_in
 from dynosql.plan.model import Plan
-from dynosql.plan.observed import MAX_PARTITIONS, Partition
-from dynosql.result import Result, Stats
+from dynosql.plan.observed import MAX_PARTITIONS, Found, Partition
+from dynosql.result import Changes, Result, Stats
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.values import read_units
@@ -82,14 +82,17 @@ def _rows(
     top = ranked[0][1] if ranked else 1
     # every key counted holds its whole collection (a sampled segment holds whole keys too):
     # later estimates stand on them (plan/observed.py)
-    counts = [(key, items, size) for key, items, size in ranked]
+    table, index = plan.table.name, plan.access.name
     if plan.sample is None:
-        ctx.observed.record_every_key(plan.table.name, plan.access.name, counts)
+        every = tuple((key, items, size) for key, items, size in ranked)
+        stats.change(Changes(observed=(Found(table, index, every=every),)))
     else:
-        for key, items, size in counts[:MAX_PARTITIONS]:
-            if key is not None:
-                found = Partition(items, size)
-                ctx.observed.record(plan.table.name, plan.access.name, key, found)
+        found = tuple(
+            Found(table, index, key, Partition(items, size))
+            for key, items, size in ranked[:MAX_PARTITIONS]
+            if key is not None
+        )
+        stats.change(Changes(observed=found))
     result.notes.extend(_notes(plan, ranked, total, sizes))
     consistent = plan.consistent
     for key, items, size in ranked[:limit]:

@@ -28,7 +28,6 @@ keys and indexes is kept and gets this model's items too, as IMPORT MODEL keeps 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import time
@@ -46,7 +45,7 @@ from dynosql.plan import cost
 from dynosql.plan.ddl import show_create
 from dynosql.plan.model import Plan
 from dynosql.plan.schema import TableInfo
-from dynosql.result import Changes, Result, Stats, WriteStats, format_capacity
+from dynosql.result import Changes, Result, Stats, WriteStats, carried, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.entity_defs import declare
 from dynosql.statements.kind import Kind, Planned, ScanCheck, as_steps, named
@@ -122,33 +121,32 @@ def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Resul
         result.rows = iter([*result.rows, {"plan": "-- dry run: nothing was sent"}])
         result.notes.extend(prepared.notes)
         return result
-    loads: list[WriteStats] = []
-
-    def wrote(stats: WriteStats) -> None:  # each load's journal, and the session's last write
-        loads.append(stats)
-        ctx.wrote(stats)
-
-    inner = dataclasses.replace(ctx, wrote=wrote)
+    loads: list[WriteStats] = []  # each load's, with its journal
     stats = Stats(capacity_estimated=ctx.estimating)
     written = 0
-    for table in prepared.model.tables:
-        if table.name not in kept:
-            kind = kind_of(table.create)
-            yield from as_steps(kind.run(inner, kind.plan(inner, table.create, False)))
-        if not table.items:
-            continue
-        load = ast.CopyFrom(
-            table=table.name,
-            path=statement.path,
-            format="dynamodb",
-            items=table.items,
-            again=_again(statement),
-        )
-        kind = kind_of(load)
-        loaded = yield from as_steps(kind.run(inner, kind.plan(inner, load, False)))
-        written += loaded.stats.rows
-        stats.requests += loaded.stats.requests
-        stats.capacity += loaded.stats.capacity
+    with carried(stats):  # stopped midway: the session still learns of the loads' journals
+        for table in prepared.model.tables:
+            if table.name not in kept:
+                kind = kind_of(table.create)
+                created = yield from as_steps(kind.run(ctx, kind.plan(ctx, table.create, False)))
+                stats.change(created.stats.take_changes())
+            if not table.items:
+                continue
+            load = ast.CopyFrom(
+                table=table.name,
+                path=statement.path,
+                format="dynamodb",
+                items=table.items,
+                again=_again(statement),
+            )
+            kind = kind_of(load)
+            loaded = yield from as_steps(kind.run(ctx, kind.plan(ctx, load, False)))
+            if loaded.changes.wrote is not None:
+                loads.append(loaded.changes.wrote)
+            stats.change(loaded.stats.take_changes())  # the last load: the session's last write
+            written += loaded.stats.rows
+            stats.requests += loaded.stats.requests
+            stats.capacity += loaded.stats.capacity
     facets = _declared(ctx, prepared)
     declared = len(facets)
     journals = [w.journal for w in loads if w.journal]
@@ -165,7 +163,7 @@ def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Resul
     if len(journals) == 1:
         title += f" · journal {journals[0]}"
     result = Result.status(title, stats)
-    result.changes = Changes(declared=facets)  # the Session declares them
+    result.change(Changes(declared=facets))  # the Session declares them
     result.notes.extend(prepared.notes)
     if len(journals) > 1:
         result.notes.append("journals of the items written: " + ", ".join(journals))

@@ -19,7 +19,7 @@ def set_setting(ctx: Context, name: str, value: str) -> Result:
     SettingError when the name or value is not accepted."""
     setting, checked = ctx.settings.checked(name, value)
     result = Result.status(f"SET {setting.name} = {setting.kind.show(checked)}")
-    result.changes = Changes(setting=(setting.name, checked))
+    result.change(Changes(setting=(setting.name, checked)))
     return result
 
 

@@ -69,7 +69,7 @@ def _begin_commit(ctx: Context, planned: Planned[ast.Transaction]) -> Steps[Resu
         if ctx.transaction is not None:
             raise PlanError("already in a transaction: COMMIT or ROLLBACK it first")
         result = Result.status("BEGIN: writes are queued until COMMIT (one TransactWriteItems)")
-        result.changes = Changes(Transaction())
+        result.change(Changes(Transaction()))
         return result
     transaction = ctx.transaction
     if transaction is None:
@@ -100,7 +100,7 @@ def _queue(ctx: Context, planned: Planned[ast.Write | ast.ConditionCheck]) -> Re
     result = Result.status(
         f"{verb} {plan.table.name} queued ({n} statement{'s' if n != 1 else ''} in the transaction)"
     )
-    result.changes = Changes(Transaction(queued))
+    result.change(Changes(Transaction(queued)))
     return result
 
 

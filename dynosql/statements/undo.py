@@ -33,7 +33,8 @@ from dynosql.errors import DynosqlError
 from dynosql.guards import Ask, Effects, Steps, Verdict
 from dynosql.journal import JournalFile, Restore, Unsent, read_journal, restores
 from dynosql.journal.schema import Changes, blocked, compare
-from dynosql.result import Result, WriteStats
+from dynosql.result import Changes as SessionChanges
+from dynosql.result import Result, WriteStats, carried
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named, unplanned
 from dynosql.statements.undo_last import is_undo, last_journal
@@ -101,13 +102,14 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
     if stats.dry_run or not todo:
         stats.finish()
         return _answer(stats, _rows(listed), unknown, warnings)
-    ctx.wrote(stats)  # Ctrl-C: the front door names the undo's own journal
+    stats.change(SessionChanges(wrote=stats))  # Ctrl-C: the front door names the undo's own journal
     undone = [
         str(h.get("id") or f"#{i + 1}") for i, h in enumerate(journal_file.headers) if i not in own
     ]
     restorer = Restorer(ctx, stats, path, undone, {t: ctx.table(t) for t in tables})
     try:
-        restorer.run(todo)
+        with carried(stats):  # stopped midway: the session still learns of the undo's journal
+            restorer.run(todo)
     finally:
         stats.finish()
     warnings.extend(_already_notes(restorer.already))

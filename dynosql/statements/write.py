@@ -40,7 +40,7 @@ from dynosql.plan.write import (
     show_value,
     source_item,
 )
-from dynosql.result import Result, WriteStats
+from dynosql.result import Changes, Result, WriteStats, carried
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck
 from dynosql.statements.read_explain import explain_lines
@@ -115,9 +115,15 @@ def run_write(ctx: Context, planned: Planned[ast.Write]) -> Steps[Result]:
     """Read the targets, hand the pipeline what the write is about to do (how many items, how
     to ask), then write, journal and answer as it decides."""
     statement, plan = planned.statement, planned.plan
+    stats = WriteStats(verb=CLASSES[type(statement)].label(statement), table=plan.table.name)
+    with carried(stats):  # stopped midway: the session still learns what it read and wrote
+        return (yield from _write(ctx, planned, stats))
+
+
+def _write(ctx: Context, planned: Planned[ast.Write], stats: WriteStats) -> Steps[Result]:
+    statement, plan = planned.statement, planned.plan
     cls = CLASSES[type(statement)]
-    verb = cls.label(statement)
-    stats = WriteStats(verb=verb, table=plan.table.name)
+    verb = stats.verb
     stats.capacity_estimated = ctx.estimating
     stats.images_read = plan.whole_items
     returning = getattr(statement, "returning", None)
@@ -135,7 +141,7 @@ def run_write(ctx: Context, planned: Planned[ast.Write]) -> Steps[Result]:
     images: list[dict[str, Any]] = []
     emptied: dict[str, dict[str, int]] = {}  # SET p = {} over a set: path -> set type -> items
     journal = ctx.open_journal(plan.table.name)
-    ctx.wrote(stats)
+    stats.change(Changes(wrote=stats))  # the session's last write (Ctrl-C: its journal named)
     try:
         if journal is not None:
             journal.begin(
