@@ -5,6 +5,7 @@ word added there is highlighted, completed and suggested; no consumer keeps a li
 from __future__ import annotations
 
 import ast as python_ast
+import importlib
 import re
 import subprocess
 import sys
@@ -239,6 +240,24 @@ def test_a_starter_naming_its_parser_needs_no_branch_in_the_parser(monkeypatch) 
     )
     assert parser.parse_script("SHOW TABLES;\n  frobnicate t2") == [ShowTables(), ShowTables()]
     assert all(callable(parser._family_parser(s.lead)) for s in keywords.STARTERS if s.parser)
+
+
+def test_a_statement_under_another_starters_words_is_read_by_the_function_it_names() -> None:
+    """SHOW CREATE ENTITY goes to the entity statements' parser, SHOW CREATE (TABLE) to the
+    table statements': the longest leading words that match decide."""
+
+    def named(where: str) -> Callable[..., object]:
+        module, name = where.split(":")
+        return getattr(importlib.import_module(module), name)
+
+    for starter in (*keywords.STARTERS, *keywords.UNDER):
+        if starter.parser:
+            for lead in (starter.lead, *starter.aliases):
+                assert parser._family_parser(f"  {lead.lower()} x") is named(starter.parser), lead
+        if starter.explainer:
+            assert parser._named(parser._EXPLAINERS, starter.lead) is named(starter.explainer)
+    assert {s.word for s in keywords.UNDER} <= keywords.STARTER_WORDS
+    assert not {s.opening for s in keywords.UNDER} & set(completer.OPENINGS)
 
 
 # --- the first word: statement starters first ------------------------------------------------------

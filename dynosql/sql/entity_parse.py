@@ -14,14 +14,16 @@ from dynosql import values
 from dynosql.entities.model import Access, Column, Entity, Template
 from dynosql.errors import SqlError
 from dynosql.sql import ast
-from dynosql.sql.keywords import STARTERS, listing
+from dynosql.sql.convert import MAX_LIMIT, _error, _first, _pos, _unquote
+from dynosql.sql.keywords import SHOW_EXPECTED, STARTERS, listing
+from dynosql.sql.select_parse import parse_select
 from dynosql.sql.split import Chunk, strip_comments
 from dynosql.sql.table_and_copy_parse import _Reader
 
-LEADING = re.compile(
-    r"\s*(?:(?:CREATE|DROP)\s+ENTITY\b|SHOW\s+CREATE\s+ENTITY\b|SHOW\s+ENTITIES\s*;?\s*$"
-    r"|(?:DESCRIBE|DESC)\s+ENTITY\b)",
-    re.I,
+_IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_\-]*)'
+_DECLARED = re.compile(r"\s*SHOW\s+ENTITIES\s*;?\s*$", re.I)  # the session's
+_FROM = re.compile(  # a table's: SHOW ENTITIES FROM t
+    rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?(\s+AS\s+CREATE)?\s*$", re.I
 )
 
 _TOKEN = re.compile(
@@ -244,28 +246,35 @@ class _EntityReader(_Reader):
 
 
 def parse_entity_statement(
-    chunk: Chunk,
-    code: str,
-    position: Callable[[int], ast.Pos],
-    parse_select: Callable[[Chunk], ast.Select],
+    chunk: Chunk, code: str, position: Callable[[int], ast.Pos]
 ) -> ast.Statement:
     """One of the entity statements (`code`: the chunk with comments blanked)."""
+    if re.match(r"\s*SHOW\s+ENTITIES\b", code, re.I) and not _DECLARED.match(code):
+        return _show_entities(chunk, code)
     return _EntityReader(chunk, code, position).entity_statement(parse_select)
 
 
+def _show_entities(chunk: Chunk, code: str) -> ast.ShowEntities:
+    """``SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]``: the entity types behind a table's keys."""
+    m = _FROM.match(code)
+    if m is None:
+        raise _error(chunk, code, _first(code), SHOW_EXPECTED)
+    sample_size = int(m.group(2)) if m.group(2) else None
+    if sample_size is not None and not 1 <= sample_size <= MAX_LIMIT:
+        raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
+    return ast.ShowEntities(
+        _unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)), bool(m.group(3))
+    )
+
+
 def explain(
-    chunk: Chunk,
-    match: re.Match[str],
-    pos: Callable[[Chunk, str, int], ast.Pos],
-    parse_select: Callable[[Chunk], ast.Select],
+    chunk: Chunk, match: re.Match[str], pos: Callable[[Chunk, str, int], ast.Pos]
 ) -> ast.Explain:
     """``EXPLAIN CREATE ENTITY …`` and ``EXPLAIN DROP ENTITY …``: what the definition would
     declare or forget (`chunk` has the EXPLAIN words blanked out, positions kept). The other
     entity statements are not EXPLAIN's (the parser refuses them by their first word)."""
     code = strip_comments(chunk.text)
-    statement = parse_entity_statement(
-        chunk, code, lambda index: pos(chunk, code, index), parse_select
-    )
+    statement = parse_entity_statement(chunk, code, lambda index: pos(chunk, code, index))
     if match.group(1):
         label = "CREATE ENTITY" if isinstance(statement, ast.CreateEntity) else "DROP ENTITY"
         at = pos(chunk, chunk.text, match.end(1) - len("ANALYZE"))

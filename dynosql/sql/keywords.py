@@ -43,6 +43,10 @@ class Starter:
     # "module:function" that reads it, for a family parsed in a module of its own: the parser's
     # dispatch calls it as function(chunk, code, position), so a new family adds no branch there
     parser: str = ""
+    # "module:function" that reads it after EXPLAIN [ANALYZE], as function(chunk, match, pos):
+    # `chunk` with the EXPLAIN words blanked, `match` theirs (group 1: ANALYZE), `pos` the
+    # parser's position of an index in a chunk's text
+    explainer: str = ""
 
     @property
     def word(self) -> str:
@@ -50,16 +54,20 @@ class Starter:
         return self.lead.split()[0]
 
 
+_TABLE = "dynosql.sql.table_and_copy_parse:parse_table_or_copy"
+_TABLE_EXPLAIN = "dynosql.sql.table_and_copy_parse:explain"
+_ENTITY = "dynosql.sql.entity_parse:parse_entity_statement"
+_ENTITY_EXPLAIN = "dynosql.sql.entity_parse:explain"
 STARTERS = (
     Starter("SELECT", "SELECT", "read", explain=True, analyze=True),
     Starter("EXPLAIN", "EXPLAIN", "explain"),
     Starter("SHOW", "SHOW", "show"),
     Starter("DESCRIBE", "DESCRIBE", "show", aliases=("DESC",)),
     Starter("SET", "SET", "set"),
-    Starter("CREATE", "CREATE", "table", explain=True),
-    Starter("ALTER", "ALTER", "table", explain=True),
-    Starter("DROP", "DROP", "table", explain=True),
-    Starter("COPY", "COPY", "copy", explain=True),
+    Starter("CREATE", "CREATE", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
+    Starter("ALTER", "ALTER", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
+    Starter("DROP", "DROP", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
+    Starter("COPY", "COPY", "copy", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
     Starter("INSERT", "INSERT INTO", "put", explain=True, analyze=True),
     Starter("UPSERT", "UPSERT INTO", "put", explain=True, analyze=True),
     Starter("REPLACE", "REPLACE INTO", "put", explain=True, analyze=True),
@@ -77,10 +85,47 @@ STARTERS = (
         "model",
         explain=True,
         parser="dynosql.sql.model_parse:parse_model_statement",
+        explainer="dynosql.sql.model_parse:explain",
     ),
     Starter(
         "EXPORT", "EXPORT MODEL", "model", parser="dynosql.sql.model_parse:parse_model_statement"
     ),
+)
+# statements read under another's leading words by a parse function of their own (SHOW CREATE
+# TABLE under SHOW, CREATE ENTITY under CREATE): dispatched as the starters are, where their
+# words match (the longest first), but neither offered at a statement's start nor its first word
+UNDER = (
+    Starter("SHOW CREATE", "SHOW CREATE TABLE", "table", parser=_TABLE),
+    Starter(
+        "CREATE ENTITY",
+        "CREATE ENTITY",
+        "entity",
+        explain=True,
+        parser=_ENTITY,
+        explainer=_ENTITY_EXPLAIN,
+    ),
+    Starter(
+        "DROP ENTITY",
+        "DROP ENTITY",
+        "entity",
+        explain=True,
+        parser=_ENTITY,
+        explainer=_ENTITY_EXPLAIN,
+    ),
+    Starter("SHOW CREATE ENTITY", "SHOW CREATE ENTITY", "entity", parser=_ENTITY),
+    Starter("SHOW ENTITIES", "SHOW ENTITIES", "entity", parser=_ENTITY),
+    Starter(
+        "DESCRIBE ENTITY",
+        "DESCRIBE ENTITY",
+        "entity",
+        aliases=("DESC ENTITY",),
+        parser=_ENTITY,
+    ),
+)
+# what a SHOW that is none of the SHOW statements is told
+SHOW_EXPECTED = (
+    "expected SHOW TABLES, SHOW HOT KEYS FROM table, SHOW ENTITIES [FROM table], "
+    "SHOW CREATE TABLE t or SHOW CREATE ENTITY e"
 )
 WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse
 

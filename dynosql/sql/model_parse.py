@@ -7,11 +7,10 @@ import re
 from collections.abc import Callable
 
 from dynosql.errors import SqlError
-from dynosql.sql import ast, keywords
-from dynosql.sql.split import Chunk
+from dynosql.sql import ast
+from dynosql.sql.split import Chunk, strip_comments
 from dynosql.sql.table_and_copy_parse import _Reader
 
-LEADING = keywords.leading(keywords.starters("model"))
 MAX_SAMPLE = 1_000_000
 
 
@@ -53,3 +52,16 @@ def parse_model_statement(
             raise reader.error(at, f"SAMPLE takes a whole number from 1 to {MAX_SAMPLE:,}")
     reader.done()
     return ast.ExportModel(path, tuple(tables), sample, pos)
+
+
+def explain(
+    chunk: Chunk, match: re.Match[str], pos: Callable[[Chunk, str, int], ast.Pos]
+) -> ast.Explain:
+    """``EXPLAIN IMPORT MODEL 'f.json'``: the statements it would run (`chunk` has the EXPLAIN
+    words blanked out, positions kept); not ANALYZE, and not EXPORT MODEL."""
+    code = strip_comments(chunk.text)
+    statement = parse_model_statement(chunk, code, lambda index: pos(chunk, code, index))
+    if not isinstance(statement, ast.ImportModel) or match.group(1):
+        at = pos(chunk, code, len(code) - len(code.lstrip()))
+        raise SqlError("EXPLAIN takes IMPORT MODEL (not ANALYZE)", at.line, at.col)
+    return ast.Explain(statement)

@@ -1,9 +1,11 @@
 """SQL text → our typed statements (``dynosql.sql.ast``), with errors that say line and column.
 
-sqlglot tokenises and parses SELECT; the statements sqlglot has no grammar for (EXPLAIN, SHOW,
-DESCRIBE, SET) are recognised here by their leading words. This module is the dispatcher: writes
-go to ``write_parse``, table statements to ``table_and_copy_parse``; the dialect, the tree → ast converter
-and the position/error helpers they share live in ``convert``. Everything outside the supported
+sqlglot tokenises and parses SELECT (``select_parse``); the statements sqlglot has no grammar for
+(EXPLAIN, SHOW, DESCRIBE, SET) are recognised here by their leading words. This module is the
+dispatcher: a statement whose `keywords.Starter` names its parse function (tables and COPY,
+entities, models: ``parser="module:function"``, and ``explainer=`` after EXPLAIN) goes there,
+writes to ``write_parse``; the dialect, the tree → ast converter and the position/error helpers
+they share live in ``convert``. Everything outside the supported
 grammar (see ``grammar/README.md``) is refused with one sentence naming the construct.
 """
 
@@ -16,32 +18,24 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import ParseError, TokenError
-
 from dynosql.errors import ReplCommandError, SqlError
-from dynosql.sql import ast, entity_parse, keywords, model_parse, partiql, table_and_copy_parse
+from dynosql.sql import ast, keywords, partiql
 from dynosql.sql.convert import (
-    MAX_LIMIT,
-    DynoSQL,
-    _Converter,
     _error,
     _first,
-    _guessing_syntax_error,
     _pos,
     _sample,
     _unquote,
     sqlglot_parses,
 )
+from dynosql.sql.select_parse import SELECT_WORDS, parse_query, parse_select
 from dynosql.sql.spelling import (
     misspelt_starter,
     misspelt_words,
     needed_words,
     unknown_words_message,
 )
-from dynosql.sql.split import Chunk, code_only, split_script, strip_comments, unterminated_quote
-from dynosql.sql.tableless import has_no_table, select_values
+from dynosql.sql.split import Chunk, code_only, split_script, strip_comments
 from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
 
@@ -91,9 +85,6 @@ _HOT_KEYS = re.compile(
     r"(?:\s+LIMIT\s+(\d+))?\s*$",
     re.I,
 )
-_ENTITIES = re.compile(
-    rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?(\s+AS\s+CREATE)?\s*$", re.I
-)
 _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
 _EXPLAIN = re.compile(
     r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+(?:PYTHON|PARTIQL)\s*\))?(\s+ANALYZE\b)?", re.I
@@ -101,7 +92,6 @@ _EXPLAIN = re.compile(
 # EXPLAIN … AT <n> PER SECOND: the statement priced per month at that request rate
 _RATE = re.compile(r"\s+AT\s+([0-9]*\.?[0-9]+)\s+PER\s+SECOND\s*;?\s*$", re.I)
 _EXPLAINED = keywords.leading(tuple(s for s in keywords.STARTERS if s.explain))
-_SELECT_WORDS = keywords.words("select", "explain") | frozenset(keywords.LITERALS)
 
 
 def parse_chunk(chunk: Chunk) -> ast.Statement:
@@ -120,10 +110,8 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
     code = strip_comments(chunk.text)
     _check_backslash(chunk, code)
     _check_first_word(chunk, code)
-    if entity_parse.LEADING.match(code):
-        return entity_parse.parse_entity_statement(
-            chunk, code, lambda index: _pos(chunk, code, index), _parse_select
-        )
+    if (parse := _family_parser(code)) is not None:
+        return parse(chunk, code, lambda index: _pos(chunk, code, index))
     if m := _SHOW_TABLES.match(code):
         return ast.ShowTables()
     if m := _DESCRIBE.match(code):
@@ -145,27 +133,8 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
             by,
             sizes=bool(m.group(4)),
         )
-    if m := _ENTITIES.match(code):
-        sample_size = int(m.group(2)) if m.group(2) else None
-        if sample_size is not None and not 1 <= sample_size <= MAX_LIMIT:
-            raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
-        return ast.ShowEntities(
-            _unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)), bool(m.group(3))
-        )
-    if table_and_copy_parse.LEADING.match(code):
-        return table_and_copy_parse.parse_table_or_copy(
-            chunk, code, lambda index: _pos(chunk, code, index), _parse_select
-        )
-    if (parse := _family_parser(code)) is not None:
-        return parse(chunk, code, lambda index: _pos(chunk, code, index))
     if re.match(r"\s*SHOW\b", code, re.I):
-        raise _error(
-            chunk,
-            code,
-            _first(code),
-            "expected SHOW TABLES, SHOW HOT KEYS FROM table, SHOW ENTITIES [FROM table], "
-            "SHOW CREATE TABLE t or SHOW CREATE ENTITY e",
-        )
+        raise _error(chunk, code, _first(code), keywords.SHOW_EXPECTED)
     if m := _SET.match(code):
         value = m.group(2).strip()
         if len(value) >= 2 and value[0] == value[-1] == "'":
@@ -216,22 +185,32 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
         return statement if skip is None else _skipping(statement, skip, chunk, code)
     if m := _EXISTS.match(code):
         return _condition_check(chunk, code, m)
-    return _parse_query(chunk)
+    return parse_query(chunk)
 
 
-_ELSEWHERE = tuple((keywords.leading((s,)), s.parser) for s in keywords.STARTERS if s.parser)
+# the starters read by a parse function of their own, the longest leading words first (SHOW
+# CREATE ENTITY before SHOW CREATE)
+_NAMED = sorted(
+    (s for s in (*keywords.STARTERS, *keywords.UNDER) if s.parser),
+    key=lambda s: len(s.lead.split()),
+    reverse=True,
+)
+_ELSEWHERE = tuple((keywords.leading((s,)), s.parser) for s in _NAMED)
+_EXPLAINERS = tuple((keywords.leading((s,)), s.explainer) for s in _NAMED if s.explainer)
 
 
 def _family_parser(code: str) -> Callable[[Chunk, str, Callable[[int], ast.Pos]], Any] | None:
     """The parse function `keywords.STARTERS` names for this statement's leading words (a family
     read in a module of its own, imported when first met), or None."""
-    for pattern, where in _ELSEWHERE:
+    return _named(_ELSEWHERE, code)
+
+
+def _named(table: tuple[tuple[re.Pattern[str], str], ...], code: str) -> Any:
+    """The function named ("module:function") for the first pattern `code` matches, or None."""
+    for pattern, where in table:
         if pattern.match(code):
             module, name = where.split(":")
-            parse: Callable[[Chunk, str, Callable[[int], ast.Pos]], Any] = getattr(
-                importlib.import_module(module), name
-            )
-            return parse
+            return getattr(importlib.import_module(module), name)
     return None
 
 
@@ -277,7 +256,7 @@ def _condition_check(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Condition
         raise _error(chunk, code, at, "EXISTS takes a SELECT: EXISTS(SELECT * FROM t WHERE …)")
     text = chunk.text
     inner = partiql.blank(text[: m.end()]) + text[m.end() : end] + partiql.blank(text[end:])
-    select = _parse_select(Chunk(inner, chunk.line, chunk.col))
+    select = parse_select(Chunk(inner, chunk.line, chunk.col))
     return ast.ConditionCheck(select, _pos(chunk, code, m.start(1)), text.strip())
 
 
@@ -314,22 +293,11 @@ def _explain(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Explain:
         if skip is not None:
             statement = _skipping(statement, skip, inner, strip_comments(blanked))
         return ast.Explain(statement, bool(m.group(1)))
-    if entity_parse.LEADING.match(code[m.end() :]):
-        return entity_parse.explain(Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select)
-    if table_and_copy_parse.EXPLAINABLE.match(code[m.end() :]):
-        return table_and_copy_parse.explain(
-            Chunk(blanked, chunk.line, chunk.col), m, _pos, _parse_select
-        )
-    if model_parse.LEADING.match(code[m.end() :]):
-        inner = Chunk(blanked, chunk.line, chunk.col)
-        code = strip_comments(blanked)
-        statement = model_parse.parse_model_statement(
-            inner, code, lambda index: _pos(inner, code, index)
-        )
-        if not isinstance(statement, ast.ImportModel) or m.group(1):
-            raise _error(chunk, code, _first(code), "EXPLAIN takes IMPORT MODEL (not ANALYZE)")
-        return ast.Explain(statement)
-    statement = _parse_query(Chunk(blanked, chunk.line, chunk.col))
+    explained: ast.Explain
+    if (explain := _named(_EXPLAINERS, code[m.end() :])) is not None:
+        explained = explain(Chunk(blanked, chunk.line, chunk.col), m, _pos)
+        return explained
+    statement = parse_query(Chunk(blanked, chunk.line, chunk.col))
     return ast.Explain(statement, analyze=bool(m.group(1)))
 
 
@@ -338,7 +306,7 @@ def _hot_keys_by(chunk: Chunk, start: int, end: int) -> Any:
     item where it stands (positions stay the user's): a path or a scalar expression."""
     text = chunk.text
     head = "SELECT" + "".join(c if c == "\n" else " " for c in text[6:start])
-    statement = _parse_select(Chunk(head + text[start:end] + " FROM t", chunk.line, chunk.col))
+    statement = parse_select(Chunk(head + text[start:end] + " FROM t", chunk.line, chunk.col))
     assert statement.items is not None
     expr = statement.items[0].expr
     if statement.is_aggregate or len(statement.items) != 1:
@@ -352,41 +320,6 @@ def _hot_keys_by(chunk: Chunk, start: int, end: int) -> Any:
             "each key's bytes (or: SELECT pk, SUM(ITEM_SIZE()) … GROUP BY pk)",
         )
     return expr
-
-
-def _parse_select(chunk: Chunk) -> ast.Select:
-    """A SELECT from a table (inside EXISTS, COPY, INSERT … SELECT, an entity's WHERE)."""
-    statement = _parse_query(chunk, tableless=False)
-    assert isinstance(statement, ast.Select)
-    return statement
-
-
-def _parse_query(chunk: Chunk, tableless: bool = True) -> ast.Select | ast.SelectValues:
-    """A SELECT; with `tableless`, one without FROM is a SELECT of values (sql/tableless.py)."""
-    opened = unterminated_quote(chunk.text)
-    if opened is not None:
-        what = "string" if chunk.text[opened] == "'" else "quoted name"
-        raise _error(
-            chunk, chunk.text, opened, f"unterminated {what}: no closing {chunk.text[opened]}"
-        )
-    chunk, export = _export_source(chunk)
-    try:
-        trees = sqlglot.parse(chunk.text, read=DynoSQL)
-        present = [t for t in trees if t is not None]
-        if len(present) != 1:
-            raise SqlError("expected one statement", chunk.line, chunk.col)
-        tree = present[0]
-        assert isinstance(tree, exp.Expression)
-        if tableless and export is None and has_no_table(tree):
-            return select_values(chunk, tree)  # type: ignore[arg-type]
-        statement = _Converter(chunk).select(tree)
-        return dataclasses.replace(statement, export=export) if export else statement
-    except (ParseError, TokenError) as err:
-        raise _guessing_syntax_error(chunk, err, _SELECT_WORDS) from err
-    except RecursionError:
-        raise SqlError(
-            "the statement nests too deeply (parentheses or conditions)", chunk.line, chunk.col
-        ) from None
 
 
 def _check_backslash(chunk: Chunk, code: str) -> None:
@@ -408,7 +341,7 @@ def _check_first_word(chunk: Chunk, code: str) -> None:
         every = [found]
         if found[2] == "SELECT":  # the others too, where sure: one error names them all
             plain = code_only(code)
-            every = needed_words(plain, misspelt_words(plain, _SELECT_WORDS), sqlglot_parses)
+            every = needed_words(plain, misspelt_words(plain, SELECT_WORDS), sqlglot_parses)
             every = every if found in every else [found]
         raise _error(chunk, code, found[0], unknown_words_message(every))
 
@@ -425,34 +358,3 @@ def _check_explained(chunk: Chunk, code: str) -> None:
     _check_first_word(chunk, code)
     if not _EXPLAINED.match(code) and not is_write(code):
         raise _error(chunk, code, _first(code), _EXPLAIN_TAKES)
-
-
-_FROM_EXPORT = re.compile(r"\bFROM\s+(EXPORT)\b", re.I)
-_EXPORT_TAIL = re.compile(r"\s*'((?:[^']|'')*)'\s+(?:AS\s+)?(?=[A-Za-z_\"])", re.I)
-
-
-def _export_source(chunk: Chunk) -> tuple[Chunk, str | None]:
-    """``FROM EXPORT 's3://bucket/prefix/' AS t``: the export's location, and the text with
-    ``EXPORT '…' AS`` blanked out (same length, so positions stay right) for sqlglot."""
-    m = _FROM_EXPORT.search(code_only(chunk.text))
-    if m is None:
-        return chunk, None
-    tail = _EXPORT_TAIL.match(chunk.text, m.end(1))
-    if tail is None:
-        raise _error(
-            chunk,
-            chunk.text,
-            m.start(1),
-            "FROM EXPORT takes a location and a name: FROM EXPORT 's3://bucket/prefix/' AS t",
-        )
-    location = tail.group(1).replace("''", "'")
-    if not location.startswith(("s3://", "arn:")):
-        raise _error(
-            chunk,
-            chunk.text,
-            tail.start(1),
-            "FROM EXPORT takes an s3://bucket/prefix/ location or an export ARN",
-        )
-    text = chunk.text
-    blank = "".join(c if c == "\n" else " " for c in text[m.start(1) : tail.end()])
-    return Chunk(text[: m.start(1)] + blank + text[tail.end() :], chunk.line, chunk.col), location

@@ -16,9 +16,6 @@ from dynosql.sql.spelling import keyword_guess
 from dynosql.sql.split import Chunk
 
 _STATEMENTS = keywords.starters("table", "copy")
-LEADING = re.compile(rf"{keywords.leading(_STATEMENTS).pattern}|\s*SHOW\s+CREATE\b", re.I)
-EXPLAINABLE = keywords.leading(_STATEMENTS)  # EXPLAIN shows their requests
-
 KEY_TYPES = keywords.TYPE_WORDS
 _EXTENSIONS = {
     ".jsonl": "jsonl",
@@ -444,16 +441,13 @@ def pos_index(reader: _Reader) -> int:
 
 
 def parse_table_or_copy(
-    chunk: Chunk,
-    code: str,
-    position: Callable[[int], ast.Pos],
-    parse_select: Callable[[Chunk], ast.Select],
+    chunk: Chunk, code: str, position: Callable[[int], ast.Pos]
 ) -> ast.Statement:
     """A CREATE/ALTER/DROP/SHOW CREATE/COPY statement (`code`: the chunk with comments
     blanked; `position` maps an index in it to a script position)."""
     m = re.match(r"\s*COPY\s*\(", code, re.I)
     if m:
-        return _copy_query(chunk, code, m.end() - 1, position, parse_select)
+        return _copy_query(chunk, code, m.end() - 1, position)
     return _Reader(chunk, code, position).statement()
 
 
@@ -462,10 +456,10 @@ def _copy_query(
     code: str,
     open_at: int,
     position: Callable[[int], ast.Pos],
-    parse_select: Callable[[Chunk], ast.Select],
 ) -> ast.Statement:
     """``COPY (SELECT …) TO 'file'``: the SELECT is parsed as any SELECT (positions kept by
     blanking, not cutting, the text around it)."""
+    from dynosql.sql.select_parse import parse_select
     from dynosql.sql.split import code_only
 
     plain = code_only(code)
@@ -498,10 +492,7 @@ def _first_code(code: str) -> int:
 
 
 def explain(
-    chunk: Chunk,
-    match: re.Match[str],
-    pos: Callable[[Chunk, str, int], ast.Pos],
-    parse_select: Callable[[Chunk], ast.Select],
+    chunk: Chunk, match: re.Match[str], pos: Callable[[Chunk, str, int], ast.Pos]
 ) -> ast.Explain:
     """``EXPLAIN CREATE …`` (and ALTER, DROP): the requests, planned and not sent. `chunk` has
     the EXPLAIN words blanked out (positions kept)."""
@@ -513,9 +504,7 @@ def explain(
             *_at(pos(chunk, chunk.text, match.end(1) - len("ANALYZE"))),
         )
     code = strip_comments(chunk.text)
-    statement = parse_table_or_copy(
-        chunk, code, lambda index: pos(chunk, code, index), parse_select
-    )
+    statement = parse_table_or_copy(chunk, code, lambda index: pos(chunk, code, index))
     return ast.Explain(statement)
 
 
