@@ -28,7 +28,7 @@ from dynosql.process import (
     settled,
     sigterm_as_interrupt,
 )
-from dynosql.result import interrupted_text
+from dynosql.result import interrupted_text, plural
 from dynosql.settings import Settings, add_arguments, from_arguments
 from dynosql.version import __version__
 
@@ -566,11 +566,12 @@ class Progress:
             return
         self.last = now
         text = (
-            f"… {stats.items_scanned} items read, {stats.capacity_text()}, "
-            f"{self.pages} pages, {stats.elapsed:.1f}s"
+            f"… {stats.items_scanned} {plural(stats.items_scanned, 'item')} read, "
+            f"{stats.capacity_text()}, {self.pages} {plural(self.pages, 'page')}, "
+            f"{stats.elapsed:.1f}s"
         )
         if stats.expected_items:
-            text += f" (of ~{stats.expected_items} items)"
+            text += f" (of ~{stats.expected_items} {plural(stats.expected_items, 'item')})"
         self.stream.write("\r\x1b[K" + text)
         self.stream.flush()
         self.shown = True

@@ -141,11 +141,11 @@ class Stats:
         return f"{self.bytes_read:,} bytes ({format_bytes(self.bytes_read)})"
 
     def footer(self, rows: bool = True) -> str:
-        parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"] if rows else []
+        parts = [f"{self.rows} {plural(self.rows, 'row')}"] if rows else []
         if self.operations:
             parts.append(", ".join(self.operations))
         if self.requests:
-            parts.append(f"{self.items_scanned} items scanned")
+            parts.append(f"{self.items_scanned} {plural(self.items_scanned, 'item')} scanned")
             if self.bytes_exact:
                 parts.append(format_bytes(self.bytes_read))
             parts.append(self.capacity_text())
@@ -171,7 +171,8 @@ def interrupted_text(result: Result | None) -> str:
     if result is not None:
         s = result.stats
         return (
-            f"interrupted: read {s.items_scanned} items in {s.requests} requests "
+            f"interrupted: read {s.items_scanned} {plural(s.items_scanned, 'item')} in "
+            f"{s.requests} {plural(s.requests, 'request')} "
             f"({s.capacity_text()}) before stopping"
         )
     return "interrupted"
@@ -185,10 +186,20 @@ class ProgressSink(Protocol):
     def clear(self) -> None: ...
 
 
+def plural(n: int | Decimal, word: str, many: str | None = None) -> str:
+    """`word` for one, else its plural (`many`, or `word` + s): ``1 item``, ``0 items``."""
+    return word if n == 1 else many or f"{word}s"
+
+
+def counted(n: int, word: str, many: str | None = None) -> str:
+    """A count and its noun: ``1 entity``, ``1,234 entities``."""
+    return f"{n:,} {plural(n, word, many)}"
+
+
 def format_bytes(size: int) -> str:
     """A size as ``812 bytes``, ``11.2 KB``, ``3.4 MB`` … (units of 1024: a read unit is 4 KB)."""
     if size < 1024:
-        return f"{size} bytes"
+        return f"{size} {plural(size, 'byte')}"
     value = size / 1024
     units = ["KB", "MB", "GB", "TB"]
     while value >= 1024 and len(units) > 1:
@@ -324,7 +335,7 @@ class WriteStats(Stats):
 
     def counts(self) -> str:
         if self.dry_run:
-            return f"dry run: {self.matched:,} items would be written, nothing was written"
+            return f"dry run: {counted(self.matched, 'item')} would be written, nothing was written"
         skipped = "already existed" if self.verb == "INSERT" else "skipped (changed since read)"
         text = f"{self.matched:,} matched, {self.changed:,} written, {self.skipped:,} {skipped}"
         if self.uncertain:
@@ -340,7 +351,7 @@ class WriteStats(Stats):
         return text
 
     def footer(self, rows: bool = True) -> str:
-        parts = [f"{self.rows} row{'s' if self.rows != 1 else ''}"] if rows else []
+        parts = [f"{self.rows} {plural(self.rows, 'row')}"] if rows else []
         parts.append(f"{self.verb} {self.table}: {self.counts()}")
         if self.operations:
             parts.append(", ".join(self.operations))

@@ -61,7 +61,8 @@ def test_bytes_and_capacity_agree(sized, sql, items, size, units, consistent):
     assert stats.bytes_exact and stats.bytes_read == size
     assert stats.capacity == (Decimal(units) if consistent else Decimal(units) / 2)
     kb = f"{size / 1024:.1f} KB"
-    assert f" · {items} items scanned · {kb} · " in result.footer()
+    scanned = "1 item" if items == 1 else f"{items} items"
+    assert f" · {scanned} scanned · {kb} · " in result.footer()
 
 
 def test_footer_reads_like_the_issue(sized):

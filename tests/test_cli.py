@@ -468,7 +468,7 @@ def test_footer_on_stderr(local: LocalRuns) -> None:
     footers = [line for line in run.err_lines if not line.startswith("warning: ")]
     assert len(footers) == 3, run.stderr
     assert re.fullmatch(
-        rf"1 row · GetItem drive · 1 items scanned · 0\.5 RCU · {FOOTER_TIME}", footers[0]
+        rf"1 row · GetItem drive · 1 item scanned · 0\.5 RCU · {FOOTER_TIME}", footers[0]
     ), footers[0]
     assert re.fullmatch(
         rf"2 rows · Query tenants\.gsi1 · 2 items scanned · {EST} · {FOOTER_TIME}", footers[1]
@@ -533,7 +533,7 @@ def test_consistent_reads_and_gsi_refused(local: LocalRuns) -> None:
     assert run.returncode == 1
     # a strongly consistent read of a small item costs a whole RCU
     assert re.fullmatch(
-        rf"1 row · GetItem drive · 1 items scanned · 1 RCU · {FOOTER_TIME}",
+        rf"1 row · GetItem drive · 1 item scanned · 1 RCU · {FOOTER_TIME}",
         run.err_lines[0],
     ), run.stderr
     assert '"ConsistentRead": true' in run.stdout
@@ -626,7 +626,7 @@ def test_explain_and_explain_analyze(local: LocalRuns) -> None:
     assert '"KeyConditionExpression": "#pk = :v0"' in out
     assert '"S": "TENANT#acme"' in out
     actual = re.search(
-        rf"actual: 1 request\(s\), {ACME_ITEMS} items scanned, ([\d,]+) bytes \(([\d.]+) KB\), "
+        rf"actual: 1 request, {ACME_ITEMS} items scanned, ([\d,]+) bytes \(([\d.]+) KB\), "
         rf"{ACME_ITEMS} rows, {EST}",
         out,
     )
@@ -1006,7 +1006,7 @@ def check_remote_run(run: Run, table: str, backend_name: str) -> None:
     capacity = r"\d+(\.\d+)? RCU"
     # the item read whole: its DynamoDB size (names, a 38-digit number, UTF-8, a set) is shown
     assert re.fullmatch(
-        rf"1 row · GetItem {table} · 1 items scanned · 58 bytes · {capacity} · {FOOTER_TIME}",
+        rf"1 row · GetItem {table} · 1 item scanned · 58 bytes · {capacity} · {FOOTER_TIME}",
         footer,
     ), footer
 

@@ -200,7 +200,7 @@ def test_a_page_that_writes_runs_on_a_server_of_its_own(
         "journal ~/.local/state/dynosql/journal/20261206T063317.904751Z-drive.jsonl\n```\n\n"
         "```sql\nSELECT SK FROM drive WHERE PK = 'DRIVE#docs';\n```\n\n```text\n+-------+\n"
         "| SK    |\n|-------|\n| root/ |\n+-------+\n"
-        "1 row · Query drive · 1 items scanned · 0.5 RCU · 0.010s\n```\n"
+        "1 row · Query drive · 1 item scanned · 0.5 RCU · 0.010s\n```\n"
     )
     differences, outputs = run_page(page, tmp_path / "run", shared=moto_examples_backend.local)
     assert len(outputs) == 2 and not differences, differences

@@ -70,6 +70,6 @@ def test_explain_analyze_at_a_rate_runs_and_prices(moto_examples_backend) -> Non
         "EXPLAIN ANALYZE SELECT * FROM drive WHERE PK = 'DRIVE#bob' AT 1 PER SECOND"
     )
     lines = [row["plan"] for row in result]
-    assert any(line.startswith("actual: 1 request(s)") for line in lines)
+    assert any(line.startswith("actual: 1 request") for line in lines)
     assert any(line.startswith("per month at 1 per second") for line in lines)
     assert result.footer().startswith("analyzed · ")

@@ -319,7 +319,7 @@ def test_a_lookup_reads_each_distinct_key_once(shop: Any) -> None:
     actual = analyzed.document["actual"]
     assert (actual["requests"], actual["rows"]) == (4, 8)
     assert actual["consumed_capacity"] == str(result.stats.capacity.normalize())
-    assert f"actual: 4 request(s) (3× Query {names['shop']}, " in analyzed.all()[-1]["plan"]
+    assert f"actual: 4 requests (3× Query {names['shop']}, " in analyzed.all()[-1]["plan"]
 
 
 def test_keys_no_item_can_have_are_not_sent(shop: Any) -> None:

@@ -253,3 +253,21 @@ def test_status_result_prints_nothing(fmt: str) -> None:
 def test_unknown_format_rejected() -> None:
     with pytest.raises(ValueError, match="unknown format"):
         render(Result(columns=[], rows=iter([])), "xml", io.StringIO())
+
+
+def test_one_of_a_count_is_singular() -> None:
+    """Footers, progress and messages say 1 item, 1 row, 1 request (not "1 items")."""
+    from dynosql.result import Stats, counted, format_bytes, interrupted_text
+
+    stats = Stats(operations=["GetItem t"], requests=1, items_scanned=1, rows=1, bytes_read=1)
+    stats.capacity, stats.finished = Decimal("0.5"), stats.started
+    assert stats.footer() == "1 row · GetItem t · 1 item scanned · 1 byte · 0.5 RCU · 0.000s"
+    stats.items_scanned, stats.requests, stats.rows, stats.bytes_read = 2, 2, 0, 2
+    assert stats.footer() == "0 rows · GetItem t · 2 items scanned · 2 bytes · 0.5 RCU · 0.000s"
+    one = Result(["id"], iter([]), Stats(requests=1, items_scanned=1))
+    assert interrupted_text(one) == "interrupted: read 1 item in 1 request (0 RCU) before stopping"
+    assert format_bytes(1) == "1 byte"
+    assert (counted(1, "entity", "entities"), counted(1_234, "entity", "entities")) == (
+        "1 entity",
+        "1,234 entities",
+    )

@@ -526,7 +526,7 @@ def test_explain_prices_the_write_and_sends_no_write(backend: Backend, tmp_path:
     ]
     assert keyed[:2] == [
         f"DELETE {name}: DeleteItem per item (conditional)",
-        "estimate: 1 items, ~0 RCU read + ~2 WCU written",  # the table and GSI by_g
+        "estimate: 1 item, ~0 RCU read + ~2 WCU written",  # the table and GSI by_g
     ]
     # a Query of the table: whole items for the same RCU, so each intent can hold its image
     whole = [

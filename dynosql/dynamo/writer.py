@@ -43,7 +43,7 @@ from dynosql.errors import ExecutionError, GuardError, classify
 from dynosql.plan import cost
 from dynosql.plan.port import ConditionFailure, Ledger, TransactionCancelled
 from dynosql.plan.schema import TableInfo
-from dynosql.result import WriteStats, format_capacity
+from dynosql.result import WriteStats, counted, format_capacity
 from dynosql.values import write_units
 
 T = TypeVar("T")
@@ -493,7 +493,7 @@ def write_batches(
                 return
             pending = left
         raise ExecutionError(
-            f"BatchWriteItem left {len(pending)} items unprocessed after "
+            f"BatchWriteItem left {counted(len(pending), 'item')} unprocessed after "
             f"{MAX_UNPROCESSED_ROUNDS} attempts (throttled); what was written is counted"
         )
 

@@ -36,6 +36,7 @@ from dynosql.entities.discover import (
 )
 from dynosql.entities.keyshape import Hole, Part, is_delimiter, is_word, matcher
 from dynosql.plan.schema import TableInfo
+from dynosql.result import counted
 from dynosql.sql import keywords
 
 # key attribute names that say nothing about what they hold
@@ -49,7 +50,11 @@ def propose(table: TableInfo, found: Discovery, sample: int | None) -> list[str]
     entities = [_readable(_unlabelled(e)) for e in found.entities if e.templates]
     owners = _owners(entities) if found.type_attribute else {}
     namer = _Namer(table, entities, owners)
-    read = f"a sample of {_count(found.total)}" if sample is not None else _count(found.total)
+    read = (
+        f"a sample of {counted(found.total, 'item')}"
+        if sample is not None
+        else counted(found.total, "item")
+    )
     typed = (
         f"; entity types from the attribute {found.type_attribute}" if found.type_attribute else ""
     )
@@ -285,7 +290,7 @@ def _owners(entities: list[FoundEntity]) -> dict[str, str]:
 
 
 def _statement(table: TableInfo, e: FoundEntity, columns: Columns) -> str:
-    lines = [f"-- {e.name}: {_count(e.items)}{_attributes(e, table)}"]
+    lines = [f"-- {e.name}: {counted(e.items, 'item')}{_attributes(e, table)}"]
     keys = ", ".join(
         f"{quote(a)} = {_template(e.templates[a], columns.get(a, []))}"
         for a in table.keys.names
@@ -336,10 +341,6 @@ def _template(parts: tuple[Part, ...], names: list[str]) -> str:
     if literal:
         pieces.append(_string(literal))
     return " || ".join(pieces)
-
-
-def _count(n: int) -> str:
-    return f"{n} item" if n == 1 else f"{n} items"
 
 
 def _attributes(e: FoundEntity, table: TableInfo) -> str:

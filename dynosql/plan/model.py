@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql.plan.schema import IndexInfo, TableInfo
+from dynosql.result import plural
 
 if TYPE_CHECKING:
     from dynosql.sql import ast
@@ -88,7 +89,9 @@ class Estimate:
     def text(self) -> str:
         if not self.known:
             return SIZE_UNKNOWN
-        return f"~{self.items} items, ~{format(self.rcu.normalize(), 'f')} RCU"
+        return (
+            f"~{self.items} {plural(self.items, 'item')}, ~{format(self.rcu.normalize(), 'f')} RCU"
+        )
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from dynosql.plan.observed import Guess, Observed, partition_guess
 from dynosql.plan.rewrite import key_friendly
 from dynosql.plan.sample import apply_sample
 from dynosql.plan.schema import IndexInfo, TableInfo
-from dynosql.result import format_duration, format_figure
+from dynosql.result import format_duration, format_figure, plural
 from dynosql.sql import ast
 from dynosql.sql.text import expression_text, sql_text
 from dynosql.values import READ_UNIT_BYTES, read_units
@@ -1210,7 +1210,11 @@ def _segments(table: TableInfo, path: IndexInfo, options: Options) -> int:
         items = path.item_count or table.item_count
         most = max(FREE_SEGMENTS, items)
         if options.segments > most:
-            holds = f"~{items} items" if items else f"an unknown size ({SIZE_UNKNOWN})"
+            holds = (
+                f"~{items} {plural(items, 'item')}"
+                if items
+                else f"an unknown size ({SIZE_UNKNOWN})"
+            )
             raise PlanError(
                 f"--segments {options.segments} is more than {table.name} can use: it has "
                 f"{holds} and every segment is at least one request (0.5 RCU); use at most {most}"

@@ -38,6 +38,7 @@ from dynosql.plan.expressions import (
 from dynosql.plan.model import Plan, Request, _jsonable
 from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo
+from dynosql.result import plural
 from dynosql.sql import ast
 from dynosql.sql.text import sql_text
 
@@ -65,7 +66,7 @@ class WriteEstimate:
         n = f"{self.items}" if self.exact else f"up to ~{self.items}"
         rcu = format(self.rcu.normalize(), "f")
         wcu = format(self.wcu.normalize(), "f")
-        return f"{n} items, ~{rcu} RCU read + ~{wcu} WCU written"
+        return f"{n} {plural(self.items, 'item')}, ~{rcu} RCU read + ~{wcu} WCU written"
 
 
 @dataclass

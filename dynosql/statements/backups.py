@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql.engines.prices import GB, parse_prices
 from dynosql.guards import Ask, Effects, Steps, Verdict
-from dynosql.result import Result, format_bytes
+from dynosql.result import Result, format_bytes, plural
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, named, unplanned
 
@@ -71,7 +71,8 @@ def run(ctx: Context, statement: ast.SetPointInTimeRecovery) -> Steps[Result]:
     if not statement.enabled:  # the pipeline asks (effects: destructive)
         what = (
             f"POINT IN TIME RECOVERY OFF deletes the restore window of {table.name} "
-            f"({table.item_count} items): it cannot be restored to an earlier time afterwards"
+            f"({table.item_count} {plural(table.item_count, 'item')}): it cannot be restored to "
+            "an earlier time afterwards"
         )
         refusal = f"refused: {what}; in a script this needs --yes"
         ask = Ask(question=f"{what}. Turn it off?", refusal=refusal, declined=None)

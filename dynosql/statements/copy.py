@@ -34,7 +34,7 @@ from dynosql.plan.copy import key_types
 from dynosql.plan.ddl import quote
 from dynosql.plan.port import put_requests
 from dynosql.plan.write import check_item
-from dynosql.result import Changes, Result, Stats, WriteStats, carried, format_capacity
+from dynosql.result import Changes, Result, Stats, WriteStats, carried, format_capacity, plural
 from dynosql.sql import ast
 from dynosql.statements.copy_journal import LoadJournal
 from dynosql.statements.kind import Kind, Planned, named, unplanned
@@ -238,7 +238,8 @@ def _copy_from(
         if not isinstance(err, PlanError):  # a bad line says it itself
             load.stop()  # the batch being written finishes: the count below is exact
             journal = f" (journal {load.journal.path})" if load.journal is not None else ""
-            so_far = f"{load.writes.changed} items written{journal}; to continue: {load.resume()}"
+            written = f"{load.writes.changed} {plural(load.writes.changed, 'item')} written"
+            so_far = f"{written}{journal}; to continue: {load.resume()}"
             if isinstance(err, JournalError):
                 raise JournalError(f"{err.message}; {so_far}") from err
             ctx.tell(so_far)
@@ -383,7 +384,8 @@ class _Load:
         self._pace()
         status = getattr(self.ctx.doors.progress, "status", None)
         if status is not None and self.stats.elapsed > 1.0:
-            status(f"… {self.written} items written, {self.stats.elapsed:.0f}s")
+            written = f"{self.written} {plural(self.written, 'item')}"
+            status(f"… {written} written, {self.stats.elapsed:.0f}s")
 
     def _pace(self) -> None:
         """--rate-limit holds the load to that many capacity units a second."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from dynosql.plan.join import JoinPlan, Lookup, Read, Side
 from dynosql.plan.model import Estimate
+from dynosql.result import plural
 from dynosql.sql.text import sql_text
 from dynosql.statements.read_explain import explain_lines as plan_lines
 
@@ -45,7 +46,8 @@ def explain_lines(join: JoinPlan) -> list[str]:
     lines.extend(_after_lines(join))
     estimate = join.estimate
     lines.append(
-        f"estimate (the whole join): ~{join.requests} request(s), {_cost(estimate)}"
+        f"estimate (the whole join): ~{join.requests} {plural(join.requests, 'request')}, "
+        f"{_cost(estimate)}"
         + (" (the lookups' for a key per row before them)" if join.lookups else "")
     )
     return lines
@@ -95,8 +97,9 @@ def _lookup_lines(lookup: Lookup, join: JoinPlan) -> list[str]:
     lines.extend(f"  {line}" for line in _side_lines(side))
     lines.append(f"  keys: {lookup.match.text()}")
     lines.append(
-        f"  estimate: up to ~{lookup.expected_keys} keys (a row before it each): "
-        f"~{lookup.requests} request(s), {_cost(lookup.estimate)}"
+        f"  estimate: up to ~{lookup.expected_keys} {plural(lookup.expected_keys, 'key')} (a row "
+        f"before it each): ~{lookup.requests} {plural(lookup.requests, 'request')}, "
+        f"{_cost(lookup.estimate)}"
     )
     lines.append("  one key's read (its values come from the rows, in braces):")
     lines.extend(f"    {line}" for line in plan_lines(lookup.sample)[2:])

@@ -23,7 +23,7 @@ from dynosql.evaluate.predicate import matches
 from dynosql.guards import READS, Effects, ScanCheck
 from dynosql.plan.join import FIRST_CHUNK_KEYS, MAX_CHUNK_KEYS, JoinPlan, Lookup, Read, plan_join
 from dynosql.plan.join_sources import resolved
-from dynosql.result import Result, Stats
+from dynosql.result import Result, Stats, plural
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, named
 from dynosql.statements.read_explain import actual_document
@@ -195,8 +195,10 @@ def _explain(ctx: Context, planned: Planned[ast.JoinSelect], analyze: bool) -> R
     stats.finish()
     document["actual"] = actual_document(stats)
     lines.append(
-        f"actual: {stats.requests} request(s) ({', '.join(stats.operations)}), "
-        f"{stats.items_scanned} items read, {rows} rows, {stats.capacity_text()}, "
+        f"actual: {stats.requests} {plural(stats.requests, 'request')} "
+        f"({', '.join(stats.operations)}), {stats.items_scanned} "
+        f"{plural(stats.items_scanned, 'item')} read, {rows} {plural(rows, 'row')}, "
+        f"{stats.capacity_text()}, "
         f"{stats.elapsed:.3f}s"
     )
     return Result.plan(lines, document, stats)

@@ -45,7 +45,7 @@ from dynosql.plan import cost
 from dynosql.plan.ddl import show_create
 from dynosql.plan.model import Plan
 from dynosql.plan.schema import TableInfo
-from dynosql.result import Changes, Result, Stats, WriteStats, carried, format_capacity
+from dynosql.result import Changes, Result, Stats, WriteStats, carried, counted, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.entity_defs import declare
 from dynosql.statements.kind import Kind, Planned, ScanCheck, as_steps, named
@@ -153,9 +153,9 @@ def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Resul
     made = len(prepared.model.tables) - len(kept)
     wcu = format_capacity(stats.capacity)
     title = (
-        f"IMPORT MODEL {statement.path}: {_count(made, 'table')} created"
-        + (f" ({_count(len(kept), 'table')} kept)" if kept else "")
-        + f", {_count(written, 'item')} written, {_count(declared, 'entity', 'entities')} "
+        f"IMPORT MODEL {statement.path}: {counted(made, 'table')} created"
+        + (f" ({counted(len(kept), 'table')} kept)" if kept else "")
+        + f", {counted(written, 'item')} written, {counted(declared, 'entity', 'entities')} "
         f"declared · {stats.requests} BatchWriteItem call(s) · "
         + (f"~{wcu} WCU est." if stats.capacity_estimated else f"{wcu} WCU")
         + f" · {time.monotonic() - started:.1f}s"
@@ -237,9 +237,9 @@ def _listing(statement: ast.ImportModel, prepared: Prepared, kept: frozenset[str
     """The statements IMPORT MODEL runs, in order, as SQL (the items as a comment)."""
     model = prepared.model
     lines = [
-        f"-- IMPORT MODEL '{statement.path}': {_count(len(model.tables), 'table')}, "
-        f"{_count(sum(len(t.items) for t in model.tables), 'item')}, "
-        f"{_count(len(prepared.all_entities), 'entity', 'entities')}"
+        f"-- IMPORT MODEL '{statement.path}': {counted(len(model.tables), 'table')}, "
+        f"{counted(sum(len(t.items) for t in model.tables), 'item')}, "
+        f"{counted(len(prepared.all_entities), 'entity', 'entities')}"
     ]
     for table in model.tables:
         if table.name in kept:
@@ -260,8 +260,8 @@ def _load_text(table: ModelTable) -> str:
     )
     calls = -(-len(table.items) // 25)
     return (
-        f"{_count(len(table.items), 'item')} into {table.name}: BatchWriteItem, "
-        f"{_count(calls, 'call')}, ~{format_capacity(wcu)} WCU est."
+        f"{counted(len(table.items), 'item')} into {table.name}: BatchWriteItem, "
+        f"{counted(calls, 'call')}, ~{format_capacity(wcu)} WCU est."
     )
 
 
@@ -307,8 +307,8 @@ def export_model(ctx: Context, planned: Planned[ast.ExportModel]) -> Result:
     facets = sum(len(t.entities) for t in tables)
     written = sum(len(t.items) for t in tables)
     title = (
-        f"EXPORT MODEL → {statement.path}: {_count(len(tables), 'table')}, "
-        f"{_count(facets, 'facet')}, {_count(written, 'item')} · {stats.footer(rows=False)}"
+        f"EXPORT MODEL → {statement.path}: {counted(len(tables), 'table')}, "
+        f"{counted(facets, 'facet')}, {counted(written, 'item')} · {stats.footer(rows=False)}"
     )
     return Result.status(title, stats)
 
@@ -384,10 +384,6 @@ def _declared(ctx: Context, prepared: Any) -> tuple[Entity, ...]:
             source = ast.CreateEntity(entity, source=entity.text())
             declared.append(declare(ctx, source, declared)[0])
     return tuple(declared)
-
-
-def _count(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {plural or word + 's'}"
 
 
 KINDS: dict[type, Kind[Any]] = {

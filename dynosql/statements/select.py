@@ -23,7 +23,7 @@ from dynosql.hints import rules as H
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import plan_select
 from dynosql.plan.qualified import has_qualified_paths, resolve_qualified
-from dynosql.result import Result, Stats
+from dynosql.result import Result, Stats, plural
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.statements.read_explain import actual_document, explain_lines
@@ -157,9 +157,10 @@ def explain(ctx: Context, planned: Planned[ast.Select], analyze: bool) -> Result
     document["actual"] = actual_document(stats)
     read = stats.bytes_text()
     lines.append(
-        f"actual: {stats.requests} request(s), {stats.items_scanned} items scanned, "
+        f"actual: {stats.requests} {plural(stats.requests, 'request')}, "
+        f"{stats.items_scanned} {plural(stats.items_scanned, 'item')} scanned, "
         + (f"{read}, " if read else "")
-        + f"{count} rows, {stats.capacity_text()}, {stats.elapsed:.3f}s"
+        + f"{count} {plural(count, 'row')}, {stats.capacity_text()}, {stats.elapsed:.3f}s"
     )
     return Result.plan(lines, document, stats)
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from dynosql.evaluate.pipeline import inexact_columns
 from dynosql.evaluate.tableless import values_rows
-from dynosql.result import Result, Stats
+from dynosql.result import Result, Stats, plural
 from dynosql.sql import ast
 from dynosql.sql.text import sql_text
 from dynosql.statements.kind import Kind, Planned, named, unplanned
@@ -50,7 +50,8 @@ def explain(ctx: Context, planned: Planned[ast.SelectValues], analyze: bool) -> 
     stats.rows = sum(1 for _row in values_rows(statement))
     stats.finish()
     document["actual"] = {"requests": 0, "rows": stats.rows, "consumed_capacity": "0"}
-    lines.append(f"actual: 0 requests, {stats.rows} rows, 0 RCU, {stats.elapsed:.3f}s")
+    rows = f"{stats.rows} {plural(stats.rows, 'row')}"
+    lines.append(f"actual: 0 requests, {rows}, 0 RCU, {stats.elapsed:.3f}s")
     return Result.plan(lines, document, stats)
 
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql.plan.schema import TableInfo
-from dynosql.result import Result
+from dynosql.result import Result, plural
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named, unplanned
 
@@ -40,7 +40,8 @@ def describe_result(table: TableInfo) -> Result:
     if table.provisioned_rcu:
         capacity += f" ({table.provisioned_rcu} RCU, {table.provisioned_wcu} WCU)"
     title = (
-        f"table {table.name}: {table.item_count} items, {table.size_bytes} bytes, "
+        f"table {table.name}: {table.item_count} {plural(table.item_count, 'item')}, "
+        f"{table.size_bytes} {plural(table.size_bytes, 'byte')}, "
         f"{capacity}, {table.status}"
     )
     columns = ["name", "kind", "partition key", "sort key", "projection", "items", "bytes"]

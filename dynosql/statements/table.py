@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from dynosql.errors import ExecutionError
 from dynosql.guards import Ask, Effects, Steps, Verdict
 from dynosql.plan.ddl import PLANNERS, DdlPlan, show_create
-from dynosql.result import Result, format_bytes
+from dynosql.result import Result, format_bytes, plural
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, named, unplanned
 
@@ -118,7 +118,7 @@ def run_ddl(ctx: Context, planned: Planned[ast.Ddl], change: TableChange) -> Ste
 
 def _drop_table(_ctx: Context, statement: ast.DropTable, table: TableInfo) -> tuple[str, str]:
     return (
-        f"DROP TABLE {table.name} deletes {table.item_count} items "
+        f"DROP TABLE {table.name} deletes {table.item_count} {plural(table.item_count, 'item')} "
         f"({format_bytes(table.size_bytes)}) and cannot be undone",
         "Drop it?",
     )
@@ -128,7 +128,8 @@ def _drop_index(_ctx: Context, statement: ast.DropIndex, table: TableInfo) -> tu
     index = table.index(statement.index)
     return (
         f"DROP INDEX {statement.index} deletes the index of {table.name} "
-        f"({index.item_count} entries, {format_bytes(index.size_bytes)}): reads through it "
+        f"({index.item_count} {plural(index.item_count, 'entry', 'entries')}, "
+        f"{format_bytes(index.size_bytes)}): reads through it "
         "stop working, and rebuilding it means a full backfill",
         "Drop it?",
     )
@@ -145,7 +146,7 @@ def _alter_loses(
     if statement.deletion_protection is False:
         return (
             f"DELETION PROTECTION OFF lets DROP TABLE (or anyone with DeleteTable) delete "
-            f"{table.name} ({table.item_count} items)",
+            f"{table.name} ({table.item_count} {plural(table.item_count, 'item')})",
             "Turn it off?",
         )
     return None

@@ -31,7 +31,7 @@ from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
 from dynosql.plan.port import TransactionCancelled, Writes
 from dynosql.plan.schema import TableInfo
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan
-from dynosql.result import Changes, Result, WriteStats
+from dynosql.result import Changes, Result, WriteStats, counted
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck, unplanned
 from dynosql.statements.write import (
@@ -210,7 +210,7 @@ def _commit_read(ctx: Context, transaction: Transaction, stats: WriteStats) -> S
         (cost.item_write(*i, values.item_size, transactional=True).total for i in images),
         Decimal(0),
     )
-    what = f"COMMIT of {len(actions)} writes"
+    what = f"COMMIT of {counted(len(actions), 'write')}"
     yield Ask(wcu=total, why="a transaction is all or nothing", what=what)
     journal = ctx.open_journal("transaction")
     try:

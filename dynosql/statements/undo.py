@@ -34,7 +34,7 @@ from dynosql.guards import Ask, Effects, Steps, Verdict
 from dynosql.journal import JournalFile, Restore, Unsent, read_journal, restores
 from dynosql.journal.schema import Changes, blocked, compare
 from dynosql.result import Changes as SessionChanges
-from dynosql.result import Result, WriteStats, carried
+from dynosql.result import Result, WriteStats, carried, counted
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named, unplanned
 from dynosql.statements.undo_last import is_undo, last_journal
@@ -95,7 +95,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
         refusal = f"refused: UNDO LAST needs a confirmation, run it with --yes ({what})"
         ask = Ask(len(todo), f"{what}. Undo it?", refusal=refusal, told=what)
     elif todo:
-        ask = Ask(len(todo), f"UNDO {len(todo):,} writes to {stats.table} from {path}?")
+        ask = Ask(len(todo), f"UNDO {counted(len(todo), 'write')} to {stats.table} from {path}?")
     stats.dry_run = (yield ask) is Verdict.DRY
     if statement.last and not todo and not stats.dry_run:
         ctx.tell(what)  # nothing to ask about: said here

@@ -40,7 +40,7 @@ from dynosql.plan.write import (
     show_value,
     source_item,
 )
-from dynosql.result import Changes, Result, WriteStats, carried
+from dynosql.result import Changes, Result, WriteStats, carried, counted
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck
 from dynosql.statements.read_explain import explain_lines
@@ -97,7 +97,7 @@ def question(plan: WritePlan, items: int) -> str:
         per_item = cost.estimated_write_units(plan.table, plan.table.average_item_size, None)
     units = (per_item * items).to_integral_value(rounding=decimal.ROUND_CEILING)
     prep = CLASSES[type(plan.statement)].preposition
-    return f"{plan.verb} {items:,} items {prep} {plan.table.name} (~{units:,} WCU)?"
+    return f"{plan.verb} {counted(items, 'item')} {prep} {plan.table.name} (~{units:,} WCU)?"
 
 
 def unbounded_why(statement: ast.Write | ast.ConditionCheck, plan: WritePlan) -> str | None:

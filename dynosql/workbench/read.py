@@ -37,6 +37,7 @@ from dynosql.errors import PlanError
 from dynosql.plan.ddl import plan_ddl
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.plan.write import check_item
+from dynosql.result import counted
 from dynosql.sql import ast, keywords
 
 KEY_TYPES = ("S", "N", "B")
@@ -279,16 +280,12 @@ def _items(raw: Any, info: TableInfo, where: str, notes: list[str]) -> tuple[dic
             items_out.append(f"item {n}: {err.message}")
     if values_out:
         notes.append(
-            f"{where}: {_count(len(values_out), 'value')} left out, not DynamoDB JSON "
+            f"{where}: {counted(len(values_out), 'value')} left out, not DynamoDB JSON "
             f"({values_out[0]})"
         )
     if items_out:
         notes.append(
-            f"{where}: {_count(len(items_out), 'item')} left out, which DynamoDB would refuse "
+            f"{where}: {counted(len(items_out), 'item')} left out, which DynamoDB would refuse "
             f"({items_out[0]})"
         )
     return tuple(out)
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
