@@ -242,6 +242,36 @@ def test_a_ddl_call_throttled_twice_then_succeeds(backend: Backend, proxy: Fault
     assert name not in backend.client().list_tables()["TableNames"]
 
 
+def test_the_loader_of_test_and_example_tables_goes_through_the_policy(
+    moto_backend: Backend,
+) -> None:
+    """The loader (tables and items outside any statement) sent its requests once and kept a
+    BatchWriteItem loop of its own: a throttled CreateTable, DescribeTable poll or
+    BatchWriteItem is now sent again by the one policy, and its items go through the edge's
+    one batch loop."""
+    from dynosql.dynamo import loader
+
+    with FaultProxy(moto_backend.endpoint_url) as proxy:
+        client = quick_session(proxy.url).client  # one botocore attempt: every retry is ours
+        name = unique_name("loaded")
+        proxy.fail("CreateTable", "throttling", calls=[1])
+        proxy.fail("DescribeTable", "throttle", calls=[1])
+        proxy.fail("BatchWriteItem", "throttle", calls=[1])
+        table = {
+            "TableName": name,
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "BillingMode": "PAY_PER_REQUEST",
+        }
+        assert loader.create_table(client, table)["TableStatus"] == "ACTIVE"
+        assert loader.write_items(client, name, [{"pk": f"k{i}"} for i in range(30)]) == 30
+        assert [c.action for c in proxy.calls("CreateTable")] == ["throttling", "forward"]
+        assert proxy.calls("DescribeTable")[0].action == "throttle"
+        actions = [c.action for c in proxy.calls("BatchWriteItem")]
+        assert actions == ["throttle", "forward", "forward"]
+    assert moto_backend.client().scan(TableName=name, Select="COUNT")["Count"] == 30
+
+
 def test_a_table_change_whose_answer_was_lost_is_done_not_an_error(
     backend: Backend, proxy: FaultProxy
 ) -> None:

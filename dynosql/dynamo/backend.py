@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from dynosql.dynamo.capabilities import from_response, probe
 from dynosql.dynamo.catalog import Catalog, describe
 from dynosql.dynamo.reader import Executor, Limits
-from dynosql.dynamo.retry import RetryPolicy, Sleep, botocore_attempts
+from dynosql.dynamo.retry import RetryPolicy, Sleep
 from dynosql.errors import DynosqlError, ExecutionError, GuardError, translate_error
 from dynosql.plan.port import SAMPLE_ITEMS, Capabilities, Ledger, Page, Port
 from dynosql.result import ProgressSink, Stats, WriteStats
@@ -133,11 +133,8 @@ class Backend(Port):
 
     def policy(self) -> RetryPolicy:
         """The one retry policy with this session's deadline, Ctrl-C and sleep."""
-        return RetryPolicy(
-            float(self.settings.deadline),
-            self.cancelled,
-            self.sleep,
-            botocore_attempts(self.client),
+        return RetryPolicy.for_client(
+            self.client, float(self.settings.deadline), self.cancelled, self.sleep
         )
 
     def pause(self, seconds: float) -> None:

@@ -1,12 +1,16 @@
 """Tables made and items written outside a statement: the example datasets of ``--local``, the
 tests' and benchmarks' tables (a ready boto3 client in, no Session).
 
-CreateTable, then DescribeTable polled every 20 ms until the table and its GSIs are ACTIVE
-(boto3's ``table_exists`` waiter first sleeps 20 s; local servers are ready at once or after a
-single event-loop tick); items written with BatchWriteItem, 25 a call, UnprocessedItems sent
-again with the backoff every batch of dynosql's uses (`dynosql.dynamo.retry`: its rounds and
-`unprocessed_delay`, its one sleep). The service's own errors (a table that already exists)
-are raised as they are.
+Every request goes through the one retry policy (`RetryPolicy.for_client`: throttles, 5xx and
+dropped connections sent again, as many tries as the client's botocore config leaves) and the
+edge's own loops: CreateTable, then the one DescribeTable (`catalog.describe`) polled every
+20 ms until the table and its GSIs are ACTIVE (boto3's ``table_exists`` waiter first sleeps
+20 s; local servers are ready at once or after a single event-loop tick); items written by the
+one BatchWriteItem loop (`writer.write_batches`: 25 a call, UnprocessedItems sent again with
+its backoff). Not through a session's port: these requests belong to no session and no
+statement (no settings, ledger, guards or journal; the embedded server fills its example
+tables before any Session exists), so the policy has no deadline and no Ctrl-C event. The
+service's errors (a table that already exists) are raised as the policy words them.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from dynosql.dynamo.retry import MAX_UNPROCESSED_ROUNDS, RetryPolicy, unprocessed_delay
+from dynosql.dynamo.catalog import describe
+from dynosql.dynamo.retry import RetryPolicy
+from dynosql.dynamo.writer import write_batches
 from dynosql.examples.datasets import DATASETS
 from dynosql.values import encode_item
 
@@ -27,9 +33,12 @@ POLL_SECONDS = 0.02
 
 def create_table(client: Any, table: Mapping[str, Any], timeout: float = 30.0) -> dict[str, Any]:
     """CreateTable, then poll DescribeTable until the table and its GSIs are ACTIVE."""
-    client.create_table(**copy.deepcopy(dict(table)))
-    for _elapsed in RetryPolicy().polls(timeout, POLL_SECONDS, POLL_SECONDS):
-        description: dict[str, Any] = client.describe_table(TableName=table["TableName"])["Table"]
+    policy = RetryPolicy.for_client(client)
+    policy.call(client.create_table, **copy.deepcopy(dict(table)))
+    for _elapsed in policy.polls(timeout, POLL_SECONDS, POLL_SECONDS):
+        description = describe(policy, client, table["TableName"])
+        if description is None:
+            continue  # not listed yet
         indexes = description.get("GlobalSecondaryIndexes", [])
         if description["TableStatus"] == "ACTIVE" and all(
             i.get("IndexStatus", "ACTIVE") == "ACTIVE" for i in indexes
@@ -39,14 +48,8 @@ def create_table(client: Any, table: Mapping[str, Any], timeout: float = 30.0) -
 
 
 def write_batch(client: Any, table_name: str, requests: list[dict[str, Any]]) -> None:
-    """One BatchWriteItem of at most 25 puts, retrying UnprocessedItems with backoff."""
-    pending = {table_name: requests}
-    for _round in RetryPolicy().rounds(MAX_UNPROCESSED_ROUNDS, unprocessed_delay):
-        unprocessed = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-        if not unprocessed:
-            return
-        pending = unprocessed
-    raise RuntimeError(f"BatchWriteItem on {table_name}: items still unprocessed after retries")
+    """One BatchWriteItem of at most 25 puts, its UnprocessedItems sent again with backoff."""
+    write_batches(client, table_name, requests, workers=1, policy=RetryPolicy.for_client(client))
 
 
 def write_items(

@@ -30,7 +30,6 @@ from dynosql.dynamo.retry import (
     MAX_UNPROCESSED_ROUNDS,
     RetryPolicy,
     Sleep,
-    botocore_attempts,
     unprocessed_delay,
 )
 from dynosql.errors import ExecutionError
@@ -90,9 +89,7 @@ class Executor:
         self.progress = progress
         self.cancel = cancel or threading.Event()
         # every request of the statement: retried, within the deadline, stopped by cancel
-        self.policy = RetryPolicy(
-            self.limits.deadline, self.cancel, sleep, botocore_attempts(client)
-        )
+        self.policy = RetryPolicy.for_client(client, self.limits.deadline, self.cancel, sleep)
         self._lock = threading.Lock()
         self.budget = self._budget(Stats())
 

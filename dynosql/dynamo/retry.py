@@ -122,15 +122,18 @@ class RetryPolicy:
         self.retrying = retrying
 
     @classmethod
-    def of(cls, session: Any) -> RetryPolicy:
-        """A Session's policy: its ``deadline`` setting, its ``cancelled`` event (Ctrl-C), its
-        ``sleep`` and its client's botocore attempts."""
-        return cls(
-            float(session.settings.deadline),
-            session.cancelled,
-            session.sleep,
-            botocore_attempts(session.client),
-        )
+    def for_client(
+        cls,
+        client: Any,
+        deadline: float | None = None,
+        cancel: threading.Event | None = None,
+        sleep: Sleep = time.sleep,
+    ) -> RetryPolicy:
+        """The policy for the requests of `client`, as many tries behind each of ours as its
+        botocore config makes: a session's port gives its ``deadline`` setting, its Ctrl-C
+        event and its sleep; a caller with no session (the loader of the example and test
+        tables, a writer made without one) gives none of them."""
+        return cls(deadline, cancel, sleep, botocore_attempts(client))
 
     @classmethod
     def once(cls) -> RetryPolicy:

@@ -35,7 +35,6 @@ from dynosql.dynamo.retry import (
     MAX_UNPROCESSED_ROUNDS,
     TRANSACTION_ROUNDS,
     RetryPolicy,
-    botocore_attempts,
     conflict_delay,
     unprocessed_delay,
 )
@@ -115,9 +114,7 @@ class Writer:
         self.ledger = ledger  # the session's: each answer's units go there as they come
         self.gate = gate  # the port's: refuses a change the guards have not let through
         # every request's retries, the deadline, the cancel event and the one sleep
-        self.policy = (
-            policy if policy is not None else RetryPolicy(attempts=botocore_attempts(client))
-        )
+        self.policy = policy if policy is not None else RetryPolicy.for_client(client)
         self.stats = stats
         self.estimating = estimating
         self.limits = limits or WriteLimits()
