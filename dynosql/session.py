@@ -21,13 +21,13 @@ from dynosql import guards
 from dynosql.context import Context, Doors
 from dynosql.dynamo.backend import Backend
 from dynosql.dynamo.capabilities import install as install_projection_check
-from dynosql.dynamo.client import make_client
+from dynosql.dynamo.client import Unconfigured, make_client
 from dynosql.dynamo.retry import Sleep
 from dynosql.entities.catalog import Entities
 from dynosql.errors import DynosqlError, PlanError, SqlError
 from dynosql.plan.observed import Observed
 from dynosql.plan.planner import Options
-from dynosql.plan.port import EMBEDDED, Capabilities, Ledger
+from dynosql.plan.port import DYNAMODB, EMBEDDED, Capabilities, Ledger
 from dynosql.plan.schema import TableInfo
 from dynosql.result import Changes, ProgressSink, Result, Row, carried_by
 from dynosql.settings import Settings
@@ -90,6 +90,8 @@ class Session:
         settings = settings or Settings()
         if client is None:
             client = make_client(endpoint_url, region, profile, settings=settings)
+            if isinstance(client, Unconfigured):  # AWS itself (an endpoint gets a region)
+                capabilities = capabilities or DYNAMODB
         from dynosql.dynamo import wire
 
         wire.install(client)

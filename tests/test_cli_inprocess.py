@@ -80,3 +80,30 @@ def test_a_backslash_command_in_a_script_names_its_line_and_the_sql_instead(tmp_
     assert run.one_error() == (
         "error: line 3, column 3: \\d is a command of the REPL: in a script, write DESCRIBE drive"
     )
+
+
+def test_a_statement_that_sends_no_request_needs_no_region(tmp_path):
+    """SELECT 1, SET and EXPLAIN of values run with no AWS region (and no credentials); the
+    first statement that needs DynamoDB gets the one-line message, exit 1."""
+    env = {
+        k: v for k, v in cli_env(tmp_path).items() if k not in ("AWS_REGION", "AWS_DEFAULT_REGION")
+    }
+    env.pop("AWS_ACCESS_KEY_ID")
+    env.pop("AWS_SECRET_ACCESS_KEY")
+    run = run_cli(
+        "-q",
+        "--format",
+        "csv",
+        "-e",
+        "SET numeric_digits = 5",
+        "-e",
+        "SELECT 1 + 1 AS two",
+        env=env,
+    )
+    assert (run.returncode, run.stdout, run.stderr) == (0, "two\n2\n", "")
+    explained = run_cli("-q", "-e", "EXPLAIN SELECT 'a' AS x", env=env)
+    assert explained.returncode == 0 and "no request (no table: values only)" in explained.stdout
+    for sql in ("SHOW TABLES", "SELECT * FROM t WHERE id = 'a'", "EXPLAIN SELECT * FROM t"):
+        refused = run_cli("--format", "csv", "-e", "SELECT 1 AS one", "-e", sql, env=env)
+        assert refused.returncode == 1 and refused.stdout == "one\n1\n", sql
+        assert refused.one_error() == "error: no AWS region set: use --region or AWS_REGION"

@@ -4,6 +4,7 @@ retry budget that fits inside dynosql's own per-request deadline (dynamo.retry).
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 from typing import Any
 
 from dynosql.dynamo import aws
@@ -53,12 +54,28 @@ def make_client(
     try:
         return aws.client(session, "dynamodb", **kwargs)
     except Exception as err:
+        if type(err).__name__ == "NoRegionError":
+            return Unconfigured(err)
         if type(err).__name__ == "InvalidRegionError":
             raise UsageError(
                 f"--region {kwargs.get('region_name') or aws.region_of(session)!r} is not a region "
                 "name (e.g. eu-west-1)"
             ) from err
         raise translate_error(err) from err
+
+
+class Unconfigured:
+    """The client of a session that has no AWS region: a statement that sends no request
+    (``SELECT 1``, SET, EXPLAIN of a SELECT without FROM) runs without one, and the REPL
+    starts (its toolbar says ``aws · ?``); the first request raises what is missing, as
+    making the client did. Its `meta` is empty: no region, endpoint or event handlers."""
+
+    def __init__(self, err: Exception) -> None:
+        self._err = err
+        self.meta = SimpleNamespace(region_name="", endpoint_url="", events=None, config=None)
+
+    def __getattr__(self, name: str) -> Any:
+        raise translate_error(self._err) from self._err
 
 
 def _check_endpoint(url: str | None) -> None:
