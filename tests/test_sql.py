@@ -606,8 +606,12 @@ REFUSALS = [
     ("SELECT * FROM a t(x, y)", "a table alias is one name: FROM t AS a", 1),
     ("SELECT * FROM c.d.e", "FROM takes table or table.index, not three names", 1),
     ("SELECT * FROM a ORDER BY 3", "ORDER BY 3: no such column position", 1),
-    ("SELECT * FROM a LIMIT 'x'", "LIMIT takes a whole number", 1),
-    ("SELECT * FROM a LIMIT -1", "LIMIT takes a whole number", 1),
+    (
+        "SELECT * FROM a LIMIT 'x'",
+        "LIMIT takes a whole number, a :parameter or + - * / of them (LIMIT 1 + 2)",
+        1,
+    ),
+    ("SELECT * FROM a LIMIT -1", "LIMIT takes a whole number from 0 to 2147483647, got -1", 1),
     (
         "SELECT * FROM a WHERE x IS 5",
         "IS takes NULL, MISSING or a type (STRING, NUMERIC, BOOLEAN, BLOB, LIST, STRUCT), each "
@@ -809,6 +813,45 @@ def test_limit_beyond_dynamodbs_32_bit_limit_is_refused() -> None:
         23,
         "LIMIT takes a whole number up to 2147483647",
     )
+
+
+def test_limit_takes_a_constant_expression_folded_when_parsed_or_bound() -> None:
+    """LIMIT 1 + 2 is LIMIT 3; SQLAlchemy's limit(literal(1) + 2) sends LIMIT :param_1 +
+    :param_2, folded once bound; anything else is refused in one line at its start."""
+    for sql, n in [("1 + 2", 3), ("(2)", 2), ("2 * (3 - 1)", 4), ("-(1 - 3)", 2), ("9 / 3", 3)]:
+        assert parse(f"SELECT a FROM t LIMIT {sql}").limit == n, sql
+    assert parse("SELECT 1 AS one LIMIT 0 + 1").limit == 1
+    sent = parse("SELECT a FROM t LIMIT :param_1 + :param_2")
+    assert bind(sent, {"param_1": Decimal(1), "param_2": Decimal(2)}).limit == 3
+    for sql, params, at, message in [
+        ("1 - 5", {}, 23, "LIMIT takes a whole number from 0 to 2147483647, got -4"),
+        ("7 / 2", {}, 23, "LIMIT takes a whole number from 0 to 2147483647, got 3.5"),
+        ("2 / (1 - 1)", {}, 23, "LIMIT divides by zero"),
+        (":n * 2", {"n": "x"}, 23, "LIMIT takes a whole number from 0 to 2147483647, got 'x'"),
+        (
+            ":n * 2",
+            {"n": Decimal(2**30)},
+            23,
+            "LIMIT takes a whole number from 0 to 2147483647, got 2147483648",
+        ),
+        (
+            "a + 1",
+            None,
+            23,
+            "LIMIT takes a whole number, a :parameter or + - * / of them (LIMIT 1 + 2)",
+        ),
+        (
+            "size(a)",
+            None,
+            23,
+            "LIMIT takes a whole number, a :parameter or + - * / of them (LIMIT 1 + 2)",
+        ),
+    ]:
+        with pytest.raises(SqlError) as err:
+            statement = parse(f"SELECT a FROM t\n LIMIT {sql}")
+            if params is not None:
+                bind(statement, params)
+        assert (err.value.line, err.value.col, err.value.message) == (2, at - 15, message), sql
 
 
 def test_two_columns_of_one_name_are_refused() -> None:

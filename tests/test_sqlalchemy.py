@@ -178,6 +178,9 @@ def test_bound_like_between_in_and_limit_read_as_their_literal_forms(
             assert bound_cursor.consumed == literal_cursor.consumed, written
         limited = select(sk).where(drive.c.PK == "DRIVE#alice").order_by(sk).limit(2)
         assert [r.SK for r in conn.execute(limited)] == ["root/", "root/archive/"]
+        # an expression of values: LIMIT :param_1 + :param_2, folded once bound
+        summed = select(sk).where(drive.c.PK == "DRIVE#alice").order_by(sk).limit(sa.literal(1) + 1)
+        assert [r.SK for r in conn.execute(summed)] == ["root/", "root/archive/"]
     engine.dispose()
 
 

@@ -9,13 +9,11 @@ import dataclasses
 import json
 import re
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Any
 
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast, distinct, like
-from dynosql.sql.ast import MAX_LIMIT
+from dynosql.sql import ast, distinct, like, limit
 
 # A value reads as a number only in canonical form: "0042" stays a string (an ID, a zip code).
 _NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$")
@@ -69,8 +67,10 @@ def bind(statement: Any, params: dict[str, Any]) -> Any:
             return like.bound(node)
         if isinstance(node, ast.IsDistinct):
             return distinct.lowered(node)
-        if isinstance(node, ast.Select | ast.SelectValues) and isinstance(node.limit, ast.Literal):
-            return dataclasses.replace(node, limit=_limit_value(node.limit))
+        if isinstance(node, ast.Select | ast.SelectValues) and isinstance(
+            node.limit, ast.Literal | ast.Scalar
+        ):
+            return dataclasses.replace(node, limit=limit.value(node.limit))
         if isinstance(node, ast.Scalar) and node.func == "NOW" and not node.args:
             # one time for the whole statement, read when it is bound
             return dataclasses.replace(node, args=(ast.Literal(now, node.pos),))
@@ -112,19 +112,3 @@ def positional(values_: Sequence[Any]) -> dict[str, Any]:
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-def _limit_value(literal: ast.Literal) -> int:
-    value = literal.value
-    if (
-        isinstance(value, Decimal)
-        and value == value.to_integral_value()
-        and 0 <= value <= MAX_LIMIT
-    ):
-        return int(value)
-    shown = values.format_number(value) if isinstance(value, Decimal) else repr(value)
-    raise SqlError(
-        f"LIMIT takes a whole number from 0 to {MAX_LIMIT}, got {shown}",
-        literal.pos.line,
-        literal.pos.col,
-    )

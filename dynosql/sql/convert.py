@@ -24,7 +24,7 @@ from sqlglot.tokens import TokenType
 
 from dynosql import values
 from dynosql.errors import SqlError
-from dynosql.sql import ast, casts, distinct, keywords, like
+from dynosql.sql import ast, casts, distinct, keywords, like, limit
 from dynosql.sql.ast import MAX_LIMIT
 from dynosql.sql.repeated_operand import refuse_repeated_operand
 from dynosql.sql.spelling import (
@@ -797,7 +797,14 @@ class _Converter:
             return int(value.this)
         if isinstance(value, exp.Placeholder):
             return self.param(value)  # type: ignore[return-value]
-        raise self.fail("LIMIT takes a whole number", value or node)
+        if isinstance(value, exp.Paren | exp.Neg | exp.Add | exp.Sub | exp.Mul | exp.Div):
+            expr = self.operand(value)
+            if limit.is_constant(expr):  # LIMIT 1 + 2: folded now, or once its :params are bound
+                return expr if limit.has_params(expr) else limit.value(expr)  # type: ignore[return-value]
+        raise self.fail(
+            "LIMIT takes a whole number, a :parameter or + - * / of them (LIMIT 1 + 2)",
+            value or node,
+        )
 
     def param(self, e: exp.Placeholder, locate: bool = True) -> ast.Param:
         """``:name``, or a ``?``: the n-th ``?`` of the statement is the parameter ``n``
