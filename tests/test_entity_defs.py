@@ -467,6 +467,42 @@ def test_the_repl_offers_to_keep_a_new_entity(
     assert s.context.entities.names() == ["usr", "usr2"]
 
 
+def test_the_repl_offers_to_remove_a_dropped_entity_from_its_schema_file(
+    moto_examples_backend: Backend, tmp_path: Path
+) -> None:
+    """DROP ENTITY of an entity a schema file declares: at the REPL, the offer to remove its
+    statement (comments stay); a script, or no, leaves the file as it was."""
+    schema = tmp_path / "entities.sql"
+    usr = "CREATE ENTITY usr ON tenants (KEY (pk = 'TENANT#' || t, sk = 'USER#' || email))"
+    inv = "CREATE ENTITY inv ON tenants (KEY (pk = 'TENANT#' || t, sk = 'INVOICE#' || n))"
+    ev = "CREATE ENTITY ev ON tenants (KEY (pk = 'TENANT#' || t, sk = 'EVENT#' || at))"
+    schema.write_text(f"-- ours\n{usr};\n\n-- invoices\n{inv};\n\n{ev};\n")
+    s = Session(moto_examples_backend.client())
+    s.load_schemas([str(schema)])
+    assert s.execute("DROP ENTITY ev").title == (
+        f"DROP ENTITY ev: the definition is gone (no item was touched); {schema} still "
+        "declares it at the next start"
+    )
+    explained = [r["plan"] for r in s.execute("EXPLAIN DROP ENTITY inv").all()]
+    assert explained[-1] == (
+        f"then: {schema} still declares it at the next start (the REPL offers to remove it)"
+    )
+    screen, _repl = drive(s, "DROP ENTITY inv;\ny\nDROP ENTITY usr;\nn\n")
+    assert (
+        f"DROP ENTITY inv: the definition is gone (no item was touched); removed from {schema}"
+        in screen
+    )
+    assert (
+        f"DROP ENTITY usr: the definition is gone (no item was touched); {schema} still" in screen
+    )
+    assert schema.read_text() == f"-- ours\n{usr};\n\n-- invoices\n\n{ev};\n"
+    assert s.context.entities.names() == []
+    s.load_schemas([str(schema)])
+    assert s.context.entities.names() == ["ev", "usr"]
+    _screen, _repl = drive(s, "DROP ENTITY ev;\ny\nDROP ENTITY usr;\ny\n")
+    assert schema.read_text() == "-- ours\n\n-- invoices\n"
+
+
 def test_completion_offers_entities_and_their_columns(moto_examples_backend: Backend) -> None:
     from dynosql.repl.completer import SessionMetadata, suggest
 

@@ -118,7 +118,11 @@ def _explain_drop(ctx: Context, planned: Planned[ast.DropEntity], _analyze: bool
     lines = [head, *_definition(entity)]
     origin = ctx.entities.origin.get(entity.name)
     if origin is not None:
-        lines.append(f"then: {origin} still declares it at the next start")
+        offered = _declared_in(origin, entity.name) is not None
+        lines.append(
+            f"then: {origin} still declares it at the next start"
+            + (" (the REPL offers to remove it)" if offered else "")
+        )
     return Result.plan(lines, _document(entity))
 
 
@@ -158,15 +162,21 @@ def _append(path: Path, text: str) -> None:
         raise DynosqlError(f"cannot append to the schema file {path}: {err.strerror}") from None
 
 
-def _drop(ctx: Context, statement: ast.DropEntity) -> Result:
+def _drop(ctx: Context, statement: ast.DropEntity) -> Steps[Result]:
     if ctx.entities.get(statement.name) is None:
         if statement.missing_ok:
             return Result.status(f"DROP ENTITY: no entity named {statement.name}, nothing done")
         entity_of(ctx, statement.name, statement.pos)
     title = f"DROP ENTITY {statement.name}: the definition is gone (no item was touched)"
     origin = ctx.entities.origin.get(statement.name)
-    if origin is not None:
-        title += f"; {origin} still declares it at the next start"
+    if origin is not None:  # the pipeline offers it to a person at the REPL, else keeps it
+        span = _declared_in(origin, statement.name)
+        offer = f"remove CREATE ENTITY {statement.name} from {origin}?"
+        if span is not None and (yield Ask(offer=offer)) is Verdict.GO:
+            _cut(origin, *span)
+            title += f"; removed from {origin}"
+        else:
+            title += f"; {origin} still declares it at the next start"
     result = Result.status(title)
     result.change(Changes(dropped=(statement.name,)))
     return result
@@ -243,6 +253,49 @@ def _fits(template_text: str) -> str:
 
 
 # --- schema files ----------------------------------------------------------------------------
+
+
+def _declared_in(path: Path, name: str) -> tuple[int, int] | None:
+    """Where a schema file's CREATE ENTITY `name` stands (from its first word to its end,
+    without its `;`), or None: not declared there (any more), or not a schema file (a NoSQL
+    Workbench model's JSON) or one that no longer reads."""
+    from dynosql.sql import parse_chunk, split_script
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        for chunk in split_script(text):
+            statement = parse_chunk(chunk)
+            if isinstance(statement, ast.CreateEntity) and statement.entity.name == name:
+                code = strip_comments(chunk.text)
+                start = _offset(text, chunk.line, chunk.col)
+                return start + len(code) - len(code.lstrip()), start + len(chunk.text)
+    except (OSError, DynosqlError):
+        return None
+    return None
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    at = 0
+    for _ in range(line - 1):
+        at = text.index("\n", at) + 1
+    return at + col - 1
+
+
+def _cut(path: Path, start: int, end: int) -> None:
+    """The file without the statement at `start`:`end`, its `;` and the blank line before it
+    (comments stay: they may say more than the statement)."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+        bom = "\ufeff" if raw.startswith("\ufeff") else ""
+        text = raw.removeprefix(bom)
+        before = text[:start].rstrip(" \t")
+        after = text[end:].removeprefix(";")
+        after = after.lstrip(" \t").removeprefix("\n")
+        if before.endswith("\n\n") and (not after or after.startswith("\n")):
+            before = before[:-1]
+        path.write_text(bom + before + after, encoding="utf-8")
+    except OSError as err:
+        raise DynosqlError(f"cannot edit the schema file {path}: {err.strerror}") from None
 
 
 def load_schema(ctx: Context, path: Path) -> list[Entity]:
