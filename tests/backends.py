@@ -205,8 +205,9 @@ class ServerProcess(Backend):
         for _ in range(3):  # another process may grab the free port before the server binds it
             port = free_port()
             url = f"http://127.0.0.1:{port}"
+            self.command = [part.replace("{port}", str(port)) for part in command]
             self.process = subprocess.Popen(
-                [part.replace("{port}", str(port)) for part in command],
+                self.command,
                 cwd=cwd,
                 env=None if env is None else {**os.environ, **env},
                 stdin=subprocess.DEVNULL,

@@ -2,16 +2,18 @@
 
 Fixtures:
 
-- ``moto_backend``, ``dynalite_backend``, ``ddblocal_backend``: one empty server each per
-  session (per xdist worker), started when a test first asks for it, shared by all tests.
-  Tests that create tables use unique names (``unique_name()``; 3+ characters, as dynalite
-  and AWS require) and may delete them afterwards.
+- ``moto_backend``, ``dynalite_backend``, ``ddblocal_backend``: one empty server each,
+  started when a test first asks for it, shared by all tests: moto one per session (per xdist
+  worker, in its process), dynalite and DynamoDB Local one per run, whose workers share it
+  (`shared_servers`). Tests that create tables use unique names (``unique_name()``; 3+
+  characters, as dynalite and AWS require) and may delete them afterwards.
 - ``backend``: session-scoped, parametrized over all three (ids ``moto``, ``dynalite``,
   ``ddblocal``: DynamoDB Local).
 - ``examples_backend``: session-scoped, parametrized over all three, with the example
-  datasets loaded once per session when a test first asks: on moto a server of its own (which
-  holds only the examples), on dynalite and DynamoDB Local the ``backend`` servers themselves
-  (SHOW TABLES there lists other tests' tables too). Treat the example tables as read-only.
+  datasets loaded once when a test first asks: on moto a server of its own per worker (which
+  holds only the examples), on dynalite and DynamoDB Local the ``backend`` servers themselves,
+  loaded once for the run (SHOW TABLES there lists other tests' tables too). Treat the example
+  tables as read-only: other workers read them at the same time.
 - ``table_name``: a fresh unique table name (``backends.unique_name()``).
 
 dynalite and DynamoDB Local are never silently skipped: if node_modules (or Java) is missing
@@ -59,6 +61,13 @@ if "DYNOSQL_TEST_CACHE" not in os.environ:
 os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 from backends import BACKEND_NAMES, Backend, start, unique_name  # noqa: E402
+from shared_servers import ENVIRONMENT, Shared  # noqa: E402
+
+# The run's dynalite and DynamoDB Local, shared by its xdist workers (tests/shared_servers.py),
+# say where they listen in a directory of this run: made, like the cache, before the workers
+if ENVIRONMENT not in os.environ:
+    os.environ[ENVIRONMENT] = tempfile.mkdtemp(prefix="dynosql-test-servers-")
+    atexit.register(shutil.rmtree, os.environ[ENVIRONMENT], True)
 
 # SQLAlchemy's compliance suite runs in a pytest process of its own, with SQLAlchemy's plugin
 # (tests/test_sqlalchemy_suite.py): never collected here
@@ -101,14 +110,28 @@ def moto_backend() -> Iterator[Backend]:
     yield from _serve("moto")
 
 
+_SHARED: dict[str, Shared] = {}
+
+
+def _share(name: str) -> Iterator[Backend]:
+    """The run's one server called `name` (`shared_servers`), however many workers ask."""
+    shared = _SHARED[name] = Shared(name)
+    server = shared.join()
+    try:
+        _keep_out_of_the_collector()
+        yield server
+    finally:
+        shared.leave()
+
+
 @pytest.fixture(scope="session")
 def dynalite_backend() -> Iterator[Backend]:
-    yield from _serve("dynalite")
+    yield from _share("dynalite")
 
 
 @pytest.fixture(scope="session")
 def ddblocal_backend() -> Iterator[Backend]:
-    yield from _serve("ddblocal")
+    yield from _share("ddblocal")
 
 
 @pytest.fixture(scope="session", params=BACKEND_NAMES)
@@ -117,11 +140,11 @@ def backend(request: pytest.FixtureRequest) -> Backend:
 
 
 def _with_examples(server: Backend) -> Backend:
-    """The same server with the four example datasets, loaded the first time they are asked
-    for: one dynalite and one DynamoDB Local per worker (a second DynamoDB Local is a second
-    JVM to start and warm up, about 3 s of CPU)."""
+    """The same server with the example datasets, loaded the first time a worker of the run
+    asks for them: one dynalite and one DynamoDB Local for the run (a second DynamoDB Local
+    is a second JVM to start and warm up, about 3 s of CPU, and 5 s more to load)."""
     if not server.datasets:
-        server.load_examples()
+        _SHARED[server.name].with_examples(server)
         _keep_out_of_the_collector()
     return server
 

@@ -150,5 +150,5 @@ def test_dynamodb_local_is_the_pinned_release(ddblocal_backend: Backend) -> None
 
     home = backends.dynamodb_local_dir()
     assert "\n2026-05-28 (3.3.1)\n" in (home / "README.txt").read_text()
-    command = " ".join(ddblocal_backend.process.args)
+    command = " ".join(ddblocal_backend.command)
     assert "-inMemory" in command and "-disableTelemetry" in command
