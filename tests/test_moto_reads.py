@@ -36,7 +36,7 @@ def test_all_items_keeps_moto_order_and_pages_read_every_item_once(types, values
         schema.append({"AttributeName": "r", "KeyType": "RANGE"})
         attributes.append({"AttributeName": "r", "AttributeType": range_type})
     with LocalDynamo() as local:
-        client = local.client()
+        client = local.answer_directly(local.client())
         client.create_table(
             TableName=name,
             KeySchema=schema,
@@ -77,7 +77,7 @@ def test_reads_copy_items_shallowly_and_leave_the_stored_items_as_they_were() ->
     from moto.dynamodb.models import table as table_module
 
     with LocalDynamo() as local:
-        client = local.client()
+        client = local.answer_directly(local.client())
         name = unique_name("copies")
         client.create_table(
             TableName=name,
@@ -543,7 +543,7 @@ def test_a_base_table_query_reads_its_partition_as_moto_does(
 
     name = unique_name("part")
     with LocalDynamo() as local:
-        client = local.client()
+        client = local.answer_directly(local.client())
         Backend("moto", local.endpoint_url).create_keyed_table(name, sk=("sk", key_type))
         for n in range(60):
             item = {"pk": {"S": f"p{n % 4}"}, "sk": sort_value(n), "v": {"S": f"p{n % 5}"}}
