@@ -881,25 +881,6 @@ class CopyFrom(Statement, kind="copy"):
     again: str = ""
 
 
-@dataclass(frozen=True)
-class ImportModel(Statement, kind="models"):
-    """``IMPORT MODEL 'file.json'``: a NoSQL Workbench model's tables, items and facets."""
-
-    path: str
-    pos: Pos = field(default=NOWHERE, compare=False)
-
-
-@dataclass(frozen=True)
-class ExportModel(Statement, kind="models"):
-    """``EXPORT MODEL [table [, table]…] TO 'file.json' [SAMPLE n]``: no table named is every
-    table; SAMPLE n writes at most n items of each entity (and n of no entity) a table."""
-
-    path: str
-    tables: tuple[str, ...] = ()
-    sample: int | None = None
-    pos: Pos = field(default=NOWHERE, compare=False)
-
-
 Ddl = CreateTable | CreateIndex | DropIndex | AlterTable | DropTable
 
 Write = Insert | Update | Delete

@@ -77,11 +77,20 @@ def directory() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """What the parse of a text depends on besides the text: the code that parses it."""
+    """What the parse of a text depends on besides the text: the code that parses it (with
+    the kind modules that read their own statements, as `keywords.Starter.parser` names them)."""
     from importlib.machinery import PathFinder
+
+    from dynosql.sql import keywords
 
     here = Path(__file__).parent
     files = sorted(here.glob("*.py")) + [here.parent / "values.py"]
+    named = {s.parser.partition(":")[0] for s in (*keywords.STARTERS, *keywords.UNDER) if s.parser}
+    files += sorted(
+        here.parent.joinpath(*module.split(".")[1:]).with_suffix(".py")
+        for module in named
+        if not module.startswith(f"{__package__}.")
+    )
     spec = PathFinder.find_spec("sqlglot")  # located, not imported
     if spec is not None and spec.origin:
         sqlglot = Path(spec.origin).parent

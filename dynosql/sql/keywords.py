@@ -84,11 +84,11 @@ STARTERS = (
         "IMPORT MODEL",
         "model",
         explain=True,
-        parser="dynosql.sql.model_parse:parse_model_statement",
-        explainer="dynosql.sql.model_parse:explain",
+        parser="dynosql.statements.models:parse_model_statement",
+        explainer="dynosql.statements.models:explain",
     ),
     Starter(
-        "EXPORT", "EXPORT MODEL", "model", parser="dynosql.sql.model_parse:parse_model_statement"
+        "EXPORT", "EXPORT MODEL", "model", parser="dynosql.statements.models:parse_model_statement"
     ),
 )
 # statements read under another's leading words by a parse function of their own (SHOW CREATE

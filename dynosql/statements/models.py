@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -39,14 +41,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dynosql import values
 from dynosql.entities.model import Entity
-from dynosql.errors import ExecutionError, PlanError
+from dynosql.errors import ExecutionError, PlanError, SqlError
 from dynosql.guards import READS, Ask, Effects, Steps, Verdict
 from dynosql.plan import cost
 from dynosql.plan.ddl import show_create
 from dynosql.plan.model import Plan
 from dynosql.plan.schema import TableInfo
+from dynosql.position import NOWHERE, Pos
 from dynosql.result import Changes, Result, Stats, WriteStats, carried, counted, format_capacity
 from dynosql.sql import ast
+from dynosql.sql.split import Chunk, strip_comments
+from dynosql.sql.table_and_copy_parse import _Reader
 from dynosql.statements.entity_defs import declare
 from dynosql.statements.kind import Kind, Planned, ScanCheck, as_steps, named
 from dynosql.version import __version__
@@ -56,6 +61,84 @@ from dynosql.workbench.write import Exported, model_document, owner
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+
+
+# --- the statements, and how they are read (grammar/README.md) ---------------------------------
+
+
+@dataclass(frozen=True)
+class ImportModel(ast.Statement):
+    """``IMPORT MODEL 'file.json'``: a NoSQL Workbench model's tables, items and facets."""
+
+    path: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True)
+class ExportModel(ast.Statement):
+    """``EXPORT MODEL [table [, table]…] TO 'file.json' [SAMPLE n]``: no table named is every
+    table; SAMPLE n writes at most n items of each entity (and n of no entity) a table."""
+
+    path: str
+    tables: tuple[str, ...] = ()
+    sample: int | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+MAX_SAMPLE = 1_000_000
+
+
+# the file is a 'quoted string': say so where an unquoted name starts (the reader's tokens
+# would stop at its first dot)
+_UNQUOTED = re.compile(r"\s*(?:IMPORT\s+MODEL|EXPORT\s+MODEL\b.*?\bTO)\s+([^'\s;])", re.I | re.S)
+
+
+def parse_model_statement(
+    chunk: Chunk, code: str, position: Callable[[int], ast.Pos]
+) -> ImportModel | ExportModel:
+    unquoted = _UNQUOTED.match(code)
+    if unquoted is not None:
+        pos = position(unquoted.start(1))
+        raise SqlError("expected the model file as a 'quoted string'", pos.line, pos.col)
+    reader = _Reader(chunk, code, position)
+    first = reader.expect("IMPORT", "EXPORT")
+    reader.expect("MODEL")
+    if first == "IMPORT":
+        pos = position(reader.here())
+        path = reader.string("the model file")
+        reader.done()
+        return ImportModel(path, pos)
+    tables: list[str] = []
+    if not reader.at_word("TO"):
+        tables.append(reader.name("a table name, or TO"))
+        while reader.punct(","):
+            if reader.at_word("TO"):
+                raise reader.fail("a table name")
+            tables.append(reader.name("a table name"))
+    reader.expect("TO")
+    pos = position(reader.here())
+    path = reader.string("the model file")
+    sample = None
+    if reader.accept("SAMPLE"):
+        at = reader.here()
+        sample = reader.whole("the items each entity keeps (SAMPLE n)")
+        if not 1 <= sample <= MAX_SAMPLE:
+            raise reader.error(at, f"SAMPLE takes a whole number from 1 to {MAX_SAMPLE:,}")
+    reader.done()
+    return ExportModel(path, tuple(tables), sample, pos)
+
+
+def explain(
+    chunk: Chunk, match: re.Match[str], pos: Callable[[Chunk, str, int], ast.Pos]
+) -> ast.Explain:
+    """``EXPLAIN IMPORT MODEL 'f.json'``: the statements it would run (`chunk` has the EXPLAIN
+    words blanked out, positions kept); not ANALYZE, and not EXPORT MODEL."""
+    code = strip_comments(chunk.text)
+    statement = parse_model_statement(chunk, code, lambda index: pos(chunk, code, index))
+    if not isinstance(statement, ImportModel) or match.group(1):
+        at = pos(chunk, code, len(code) - len(code.lstrip()))
+        raise SqlError("EXPLAIN takes IMPORT MODEL (not ANALYZE)", at.line, at.col)
+    return ast.Explain(statement)
 
 
 @dataclass
@@ -99,16 +182,14 @@ class ImportPlan:
     kept: frozenset[str]
 
 
-def _plan_import(
-    ctx: Context, statement: ast.ImportModel, _explaining: bool
-) -> Planned[ast.ImportModel]:
+def _plan_import(ctx: Context, statement: ImportModel, _explaining: bool) -> Planned[ImportModel]:
     """The model read and checked against the endpoint (ListTables, DescribeTable): once,
     before the guards and the first change."""
     prepared = prepare(statement.path)
     return Planned(statement, ImportPlan(prepared, frozenset(_checked_against(ctx, prepared))))
 
 
-def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Result]:
+def import_model(ctx: Context, planned: Planned[ImportModel]) -> Steps[Result]:
     """Each table by the CREATE TABLE kind, its items by the COPY FROM kind (each hands the
     pipeline its own changes, judged as IMPORT MODEL's), then the facets declared."""
     from dynosql.statements import kind_of
@@ -175,7 +256,7 @@ def import_model(ctx: Context, planned: Planned[ast.ImportModel]) -> Steps[Resul
     return result
 
 
-def _again(statement: ast.ImportModel) -> str:
+def _again(statement: ImportModel) -> str:
     """The statement that continues a load that stopped (it keeps the tables it made and puts
     their items again), and the one the journal records."""
     quoted = statement.path.replace("'", "''")
@@ -233,7 +314,7 @@ def _shape_text(info: TableInfo) -> str:
     return text
 
 
-def _listing(statement: ast.ImportModel, prepared: Prepared, kept: frozenset[str]) -> Result:
+def _listing(statement: ImportModel, prepared: Prepared, kept: frozenset[str]) -> Result:
     """The statements IMPORT MODEL runs, in order, as SQL (the items as a comment)."""
     model = prepared.model
     lines = [
@@ -265,7 +346,7 @@ def _load_text(table: ModelTable) -> str:
     )
 
 
-def _explain_import(ctx: Context, planned: Planned[ast.ImportModel], _analyze: bool) -> Result:
+def _explain_import(ctx: Context, planned: Planned[ImportModel], _analyze: bool) -> Result:
     plan = planned.plan
     result = _listing(planned.statement, plan.prepared, plan.kept)
     result.notes.extend(plan.prepared.notes)
@@ -275,9 +356,7 @@ def _explain_import(ctx: Context, planned: Planned[ast.ImportModel], _analyze: b
 # --- EXPORT MODEL ----------------------------------------------------------------------------
 
 
-def _plan_export(
-    ctx: Context, statement: ast.ExportModel, _explaining: bool
-) -> Planned[ast.ExportModel]:
+def _plan_export(ctx: Context, statement: ExportModel, _explaining: bool) -> Planned[ExportModel]:
     """A Scan of each table (every table when none is named): the guards judge each one
     before the first is sent."""
     names = statement.tables or tuple(ctx.table_names())
@@ -287,7 +366,7 @@ def _plan_export(
     return Planned(statement, plans, tuple(ScanCheck(p, what="EXPORT MODEL") for p in plans))
 
 
-def export_model(ctx: Context, planned: Planned[ast.ExportModel]) -> Result:
+def export_model(ctx: Context, planned: Planned[ExportModel]) -> Result:
     statement = planned.statement
     stats = Stats(capacity_estimated=ctx.estimating)
     tables = []
@@ -387,7 +466,7 @@ def _declared(ctx: Context, prepared: Any) -> tuple[Entity, ...]:
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.ImportModel: Kind(
+    ImportModel: Kind(
         named("IMPORT MODEL"),
         import_model,
         lambda _s: Effects(writes=True, schema=True, rollback=False),
@@ -395,7 +474,7 @@ KINDS: dict[type, Kind[Any]] = {
         plan=_plan_import,
         example=("EXPORT MODEL {t} TO '{dir}/model.json'", "IMPORT MODEL '{dir}/model.json'"),
     ),
-    ast.ExportModel: Kind(
+    ExportModel: Kind(
         named("EXPORT MODEL"),
         export_model,
         lambda _s: READS,
