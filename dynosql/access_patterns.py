@@ -24,6 +24,7 @@ from dynosql.result import Result, Row
 from dynosql.sql import ast, split_script
 from dynosql.sql.split import Chunk, leading_comment, strip_comments
 from dynosql.sql.text import sql_text
+from dynosql.statements.setting import SetOption
 
 if TYPE_CHECKING:
     from dynosql.session import Session
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 COLUMNS = ["line", "pattern", "operation", "table", "index", "key condition", "rcu", "wcu", "scan"]
 # statements that change only the session (no item is read or written): run as they come, not
 # listed — a setting, and the entities the patterns after them read through
-RUN_AS_IS: tuple[type, ...] = (ast.SetOption, ast.CreateEntity, ast.DropEntity)
+RUN_AS_IS: tuple[type, ...] = (SetOption, ast.CreateEntity, ast.DropEntity)
 
 
 @dataclass(frozen=True)

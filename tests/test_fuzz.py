@@ -42,6 +42,7 @@ from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo, table_info
 from dynosql.session import Session, bind
 from dynosql.sql import ast, parse_script, split_script
+from dynosql.statements.setting import SetOption
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_EXAMPLES = int(os.environ.get("DYNOSQL_FUZZ_EXAMPLES", "0"))
@@ -172,7 +173,7 @@ def run(text: str) -> list[Plan]:
     session = Session(client=object())  # only SET runs here; it needs no client
     for statement in parse_script(text):
         bound = bind(statement, PARAMS)
-        if isinstance(bound, ast.SetOption):
+        if isinstance(bound, SetOption):
             session.run_statement(bound)
             continue
         select = bound.statement if isinstance(bound, ast.Explain) else bound

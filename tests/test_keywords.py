@@ -20,8 +20,9 @@ from sqlglot import exp
 from dynosql.errors import SqlError
 from dynosql.repl import completer, highlight, write_complete
 from dynosql.sql import convert, keywords, parse, parser, spelling, table_and_copy_parse
-from dynosql.sql.ast import Pos, ShowTables
+from dynosql.sql.ast import Pos
 from dynosql.sql.split import Chunk
+from dynosql.statements.show import ShowTables
 from dynosql.values import TYPE_CODES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,6 +15,8 @@ from dynosql.session import bind
 from dynosql.sql import ast, is_complete, parse, parse_script, split_script
 from dynosql.sql.split import strip_comments
 from dynosql.sql.text import sql_text
+from dynosql.statements.setting import SetOption
+from dynosql.statements.show import Describe, ShowTables
 
 
 def where(condition: str) -> ast.Condition:
@@ -493,18 +495,18 @@ def test_explain_keeps_positions_across_lines() -> None:
 @pytest.mark.parametrize(
     "sql, expected",
     [
-        ("SHOW TABLES", ast.ShowTables()),
-        ("show tables;", ast.ShowTables()),
-        ("DESCRIBE orders", ast.Describe("orders")),
-        ("DESC orders", ast.Describe("orders")),
-        ('describe table "my-t"', ast.Describe("my-t")),
+        ("SHOW TABLES", ShowTables()),
+        ("show tables;", ShowTables()),
+        ("DESCRIBE orders", Describe("orders")),
+        ("DESC orders", Describe("orders")),
+        ('describe table "my-t"', Describe("my-t")),
         ("SHOW HOT KEYS FROM t", ast.ShowHotKeys("t")),
         ("SHOW HOT KEYS FROM t.idx LIMIT 5", ast.ShowHotKeys("t", "idx", 5)),
         ('show hot keys from "a-b"."c" limit 3', ast.ShowHotKeys("a-b", "c", 3)),
-        ("SET segments = 4", ast.SetOption("segments", "4")),
-        ("SET consistent TO on", ast.SetOption("consistent", "on")),
-        ("SET format = 'json'", ast.SetOption("format", "json")),
-        ("set Max_RCU = 10", ast.SetOption("max_rcu", "10")),
+        ("SET segments = 4", SetOption("segments", "4")),
+        ("SET consistent TO on", SetOption("consistent", "on")),
+        ("SET format = 'json'", SetOption("format", "json")),
+        ("set Max_RCU = 10", SetOption("max_rcu", "10")),
         ("SHOW ENTITIES FROM drive", ast.ShowEntities("drive")),
         ('show entities from "my-table" sample 200', ast.ShowEntities("my-table", 200)),
         ("SHOW ENTITIES FROM t AS CREATE", ast.ShowEntities("t", as_create=True)),

@@ -23,6 +23,7 @@ from cli_runner import AWS_VARIABLES
 
 from dynosql.errors import SqlError
 from dynosql.sql import ast, cache, parser
+from dynosql.statements.show import ShowTables
 
 # none of these is needed by a keyed SELECT written as CSV: a module-level import of any of them
 # on the -e path (the REPL, the embedded server, the export engines, SQLAlchemy, the writer, the
@@ -150,12 +151,12 @@ def test_errors_are_not_kept_and_only_sound_trusted_entries_are_read(kept_dir: P
     entry = next(kept_dir.glob("*.pickle"))
 
     def plant(mode: int) -> None:  # an entry that differs from what the parser says
-        entry.write_bytes(pickle.dumps((cache.fingerprint(), SCRIPT, (ast.ShowTables(),))))
+        entry.write_bytes(pickle.dumps((cache.fingerprint(), SCRIPT, (ShowTables(),))))
         entry.chmod(mode)
         cache.clear()
 
     plant(0o600)
-    assert cache.parse_script(SCRIPT, across_runs=True) == [ast.ShowTables()]  # it is read
+    assert cache.parse_script(SCRIPT, across_runs=True) == [ShowTables()]  # it is read
     plant(0o666)  # writable by others: never unpickled
     assert cache.parse_script(SCRIPT, across_runs=True) == whole
     entry.write_bytes(entry.read_bytes()[:40])  # torn
@@ -273,7 +274,7 @@ def test_ast_nodes_compare_hash_and_print_as_frozen_dataclasses() -> None:
         ast.Path(("a", "b", 2), "a.b[2]", ast.Pos(1, 2), quoted=True),
         ast.Path(("a", "b", 2), "a.b[2]", ast.Pos(3, 4)),  # pos and quoted: compare=False
         ast.Literal(Decimal("1.50")),
-        ast.ShowTables(),
+        ast.ShowDeclaredEntities(),
     ]
     for node in nodes:  # the same class written with the stock decorator, field for field
         cls = type(node)

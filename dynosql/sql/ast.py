@@ -473,17 +473,6 @@ class Explain(Statement, kind="explain"):
 
 
 @dataclass(frozen=True)
-class ShowTables(Statement, kind="show"):
-    pass
-
-
-@dataclass(frozen=True)
-class Describe(Statement, kind="show"):
-    table: str
-    pos: Pos = field(default=NOWHERE, compare=False)
-
-
-@dataclass(frozen=True)
 class ShowHotKeys(Statement, kind="hot_keys"):
     table: str
     index: str | None = None
@@ -583,15 +572,6 @@ def has_join(statement: Any) -> bool:
     elif isinstance(statement, CopyTo):
         statement = statement.query
     return isinstance(statement, Select) and bool(statement.joins)
-
-
-@dataclass(frozen=True)
-class SetOption(Statement, kind="setting"):
-    """``SET name = value``: a session setting (segments, consistent, format, ...)."""
-
-    name: str
-    value: str
-    pos: Pos = field(default=NOWHERE, compare=False)
 
 
 # --- writes (issue 12) -------------------------------------------------------------------------

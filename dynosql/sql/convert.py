@@ -172,12 +172,6 @@ _NOT_SELECT = {
 }
 
 
-def _unquote(name: str) -> str:
-    if name.startswith('"'):
-        return name[1:-1].replace('""', '"')
-    return name
-
-
 def _sample(chunk: Chunk, text: str, index: int, percent: str, seed: str | None) -> ast.Sample:
     """A sample's percentage (0 < p <= 100) and optional seed, checked."""
     pos = _pos(chunk, text, index)

@@ -14,16 +14,15 @@ from dynosql import values
 from dynosql.entities.model import Access, Column, Entity, Template
 from dynosql.errors import SqlError
 from dynosql.sql import ast
-from dynosql.sql.convert import MAX_LIMIT, _error, _first, _pos, _unquote
+from dynosql.sql.convert import MAX_LIMIT, _error, _first, _pos
 from dynosql.sql.keywords import SHOW_EXPECTED, STARTERS, listing
 from dynosql.sql.select_parse import parse_select
-from dynosql.sql.split import Chunk, strip_comments
+from dynosql.sql.split import IDENT, Chunk, strip_comments, unquote
 from dynosql.sql.table_and_copy_parse import _Reader
 
-_IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_\-]*)'
 _DECLARED = re.compile(r"\s*SHOW\s+ENTITIES\s*;?\s*$", re.I)  # the session's
 _FROM = re.compile(  # a table's: SHOW ENTITIES FROM t
-    rf"\s*SHOW\s+ENTITIES\s+FROM\s+({_IDENT})(?:\s+SAMPLE\s+(\d+))?(\s+AS\s+CREATE)?\s*$", re.I
+    rf"\s*SHOW\s+ENTITIES\s+FROM\s+({IDENT})(?:\s+SAMPLE\s+(\d+))?(\s+AS\s+CREATE)?\s*$", re.I
 )
 
 _TOKEN = re.compile(
@@ -263,7 +262,7 @@ def _show_entities(chunk: Chunk, code: str) -> ast.ShowEntities:
     if sample_size is not None and not 1 <= sample_size <= MAX_LIMIT:
         raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
     return ast.ShowEntities(
-        _unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)), bool(m.group(3))
+        unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)), bool(m.group(3))
     )
 
 

@@ -62,8 +62,14 @@ STARTERS = (
     Starter("SELECT", "SELECT", "read", explain=True, analyze=True),
     Starter("EXPLAIN", "EXPLAIN", "explain"),
     Starter("SHOW", "SHOW", "show"),
-    Starter("DESCRIBE", "DESCRIBE", "show", aliases=("DESC",)),
-    Starter("SET", "SET", "set"),
+    Starter(
+        "DESCRIBE",
+        "DESCRIBE",
+        "show",
+        aliases=("DESC",),
+        parser="dynosql.statements.show:parse_describe",
+    ),
+    Starter("SET", "SET", "set", parser="dynosql.statements.setting:parse_set"),
     Starter("CREATE", "CREATE", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
     Starter("ALTER", "ALTER", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
     Starter("DROP", "DROP", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
@@ -95,6 +101,9 @@ STARTERS = (
 # TABLE under SHOW, CREATE ENTITY under CREATE): dispatched as the starters are, where their
 # words match (the longest first), but neither offered at a statement's start nor its first word
 UNDER = (
+    Starter(
+        "SHOW TABLES", "SHOW TABLES", "show", parser="dynosql.statements.show:parse_show_tables"
+    ),
     Starter("SHOW CREATE", "SHOW CREATE TABLE", "table", parser=_TABLE),
     Starter(
         "CREATE ENTITY",

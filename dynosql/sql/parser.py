@@ -25,7 +25,6 @@ from dynosql.sql.convert import (
     _first,
     _pos,
     _sample,
-    _unquote,
     sqlglot_parses,
 )
 from dynosql.sql.select_parse import SELECT_WORDS, parse_query, parse_select
@@ -35,7 +34,7 @@ from dynosql.sql.spelling import (
     needed_words,
     unknown_words_message,
 )
-from dynosql.sql.split import Chunk, code_only, split_script, strip_comments
+from dynosql.sql.split import IDENT, Chunk, code_only, split_script, strip_comments, unquote
 from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
 
@@ -73,10 +72,7 @@ def parse(sql: str) -> ast.Statement:
 
 # --- leading-word statements -------------------------------------------------------------------
 
-_IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_\-]*)'
-_NAME = rf"({_IDENT})(?:\s*\.\s*({_IDENT}))?"
-_SHOW_TABLES = re.compile(r"\s*SHOW\s+TABLES\s*$", re.I)
-_DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{_NAME}\s*$", re.I)
+_NAME = rf"({IDENT})(?:\s*\.\s*({IDENT}))?"
 _HOT_KEYS = re.compile(
     rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}"
     r"(?:\s+BY\s+(.+?))??"
@@ -85,7 +81,6 @@ _HOT_KEYS = re.compile(
     r"(?:\s+LIMIT\s+(\d+))?\s*$",
     re.I,
 )
-_SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
 _EXPLAIN = re.compile(
     r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+(?:PYTHON|PARTIQL)\s*\))?(\s+ANALYZE\b)?", re.I
 )
@@ -112,12 +107,6 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
     _check_first_word(chunk, code)
     if (parse := _family_parser(code)) is not None:
         return parse(chunk, code, lambda index: _pos(chunk, code, index))
-    if m := _SHOW_TABLES.match(code):
-        return ast.ShowTables()
-    if m := _DESCRIBE.match(code):
-        if m.group(2):
-            raise _error(chunk, code, m.start(2), "DESCRIBE takes a table name, not an index")
-        return ast.Describe(_unquote(m.group(1)), _pos(chunk, code, m.start(1)))
     if m := _HOT_KEYS.match(code):
         limit = int(m.group(7)) if m.group(7) else None
         sample = None
@@ -125,8 +114,8 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
             sample = _sample(chunk, code, m.start(5), m.group(5), m.group(6))
         by = _hot_keys_by(chunk, m.start(3), m.end(3)) if m.group(3) else None
         return ast.ShowHotKeys(
-            _unquote(m.group(1)),
-            _unquote(m.group(2)) if m.group(2) else None,
+            unquote(m.group(1)),
+            unquote(m.group(2)) if m.group(2) else None,
             limit,
             _pos(chunk, code, m.start(1)),
             sample,
@@ -135,11 +124,6 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
         )
     if re.match(r"\s*SHOW\b", code, re.I):
         raise _error(chunk, code, _first(code), keywords.SHOW_EXPECTED)
-    if m := _SET.match(code):
-        value = m.group(2).strip()
-        if len(value) >= 2 and value[0] == value[-1] == "'":
-            value = value[1:-1].replace("''", "'")
-        return ast.SetOption(m.group(1).lower(), value, _pos(chunk, code, m.start(1)))
     if m := _EXPLAIN.match(code):
         chunk, code, rate = _explain_rate(chunk, code)
         explain = _explain(chunk, code, m)

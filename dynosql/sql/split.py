@@ -161,3 +161,14 @@ def leading_comment(chunk: Chunk) -> str:
             break
         previous = state
     return " ".join(p for p in paragraph if p)
+
+
+# a name as written: bare, or "double-quoted" (a quote inside doubled); `unquote` reads it
+IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_\-]*)'
+
+
+def unquote(name: str) -> str:
+    """A name as `IDENT` matched it, without its quotes."""
+    if name.startswith('"'):
+        return name[1:-1].replace('""', '"')
+    return name

@@ -32,10 +32,9 @@ from dynosql.sql.convert import (
     _pos,
     _sql,
     _syntax_error,
-    _unquote,
 )
 from dynosql.sql.fast_values import same_values, split_rows
-from dynosql.sql.split import Chunk, code_only, strip_comments, unterminated_quote
+from dynosql.sql.split import Chunk, code_only, strip_comments, unquote, unterminated_quote
 
 _LEADING = keywords.leading(keywords.starters(*keywords.WRITE_FAMILIES))
 _WORDS = keywords.words("write", "select") | frozenset(keywords.LITERALS)  # for "did you mean"
@@ -451,7 +450,7 @@ class _WriteConverter(_Converter):
                 f"VALUES (…), (…) with a column list), not {more.split()[0][:20]} after it",
                 at=self.at(close + 1 + len(rest) - len(more)),
             )
-        table = _unquote(text[table_at:table_end])
+        table = unquote(text[table_at:table_end])
         table_pos = self.at(table_at)
         first = _first(code)  # INSERT (UPSERT and REPLACE read as it): six letters
         only = partiql.blank(text[:first]) + "SELECT" + partiql.blank(text[first + 6 : brace])
@@ -604,4 +603,4 @@ def _overlap(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     return a[:n] == b[:n]
 
 
-__all__ = ["is_write", "parse_explained_write", "parse_write", "_unquote"]
+__all__ = ["is_write", "parse_explained_write", "parse_write"]

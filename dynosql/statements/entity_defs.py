@@ -25,6 +25,7 @@ from dynosql.statements.kind import EXAMPLE_ENTITY, Kind, Planned, named, unplan
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+    from dynosql.statements.show import Describe
 
 
 def _at(pos: ast.Pos, message: str) -> PlanError:
@@ -209,7 +210,7 @@ def _show_create(ctx: Context, statement: ast.ShowCreateEntity) -> Result:
     return Result(["statement"], iter([{"statement": entity.text()}]))
 
 
-def describe_entity(ctx: Context, statement: ast.DescribeEntity | ast.Describe) -> Result:
+def describe_entity(ctx: Context, statement: ast.DescribeEntity | Describe) -> Result:
     """One row per template a column is in (its key role and attribute), then the constants;
     what membership and each index hold, as notes."""
     name = statement.name if isinstance(statement, ast.DescribeEntity) else statement.table

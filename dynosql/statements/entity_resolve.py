@@ -10,6 +10,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from dynosql.sql import ast
+from dynosql.statements.show import Describe
 
 if TYPE_CHECKING:
     from dynosql.context import Context
@@ -60,7 +61,7 @@ def resolve(ctx: Context, statement: Any) -> Any:
                     "EXPLAIN shows them as text"
                 )
         return dataclasses.replace(statement, statement=inner)
-    if isinstance(statement, ast.Describe) and entities.get(statement.table) is not None:
+    if isinstance(statement, Describe) and entities.get(statement.table) is not None:
         return ast.DescribeEntity(statement.table, statement.pos)
     if isinstance(statement, ast.Insert | ast.Update | ast.Delete):
         if isinstance(statement, ast.Insert) and statement.select is not None:

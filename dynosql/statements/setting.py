@@ -2,16 +2,47 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dynosql.errors import SqlError
+from dynosql.position import NOWHERE, Pos
 from dynosql.result import Changes, Result
 from dynosql.settings import SettingError
 from dynosql.sql import ast
+from dynosql.sql.split import Chunk
 from dynosql.statements.kind import Kind, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+
+
+@dataclass(frozen=True)
+class SetOption(ast.Statement):
+    """``SET name = value``: a session setting (segments, consistent, format, ...)."""
+
+    name: str
+    value: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+_SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s*$", re.I | re.S)
+
+
+def parse_set(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ast.Statement:
+    """``SET name = value`` or ``SET name TO value`` (a value in 'quotes' is taken without
+    them); any other SET is read as the parser reads text no statement claims."""
+    m = _SET.match(code)
+    if m is None:
+        from dynosql.sql.select_parse import parse_query
+
+        return parse_query(chunk)
+    value = m.group(2).strip()
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        value = value[1:-1].replace("''", "'")
+    return SetOption(m.group(1).lower(), value, position(m.start(1)))
 
 
 def set_setting(ctx: Context, name: str, value: str) -> Result:
@@ -23,11 +54,11 @@ def set_setting(ctx: Context, name: str, value: str) -> Result:
     return result
 
 
-def run(ctx: Context, option: ast.SetOption) -> Result:
+def run(ctx: Context, option: SetOption) -> Result:
     try:
         return set_setting(ctx, option.name, option.value)
     except SettingError as err:
         raise SqlError(str(err), option.pos.line, option.pos.col) from err
 
 
-KINDS = {ast.SetOption: Kind(named("SET"), unplanned(run), example=("SET numeric_digits = 10",))}
+KINDS = {SetOption: Kind(named("SET"), unplanned(run), example=("SET numeric_digits = 10",))}

@@ -2,16 +2,62 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from dynosql.errors import SqlError
 from dynosql.plan.schema import TableInfo
+from dynosql.position import NOWHERE, Pos
 from dynosql.result import Result, plural
 from dynosql.sql import ast
+from dynosql.sql.keywords import SHOW_EXPECTED
+from dynosql.sql.split import IDENT, Chunk, unquote
 from dynosql.statements.kind import Kind, named, unplanned
 
 if TYPE_CHECKING:
     from dynosql.context import Context
+
+
+@dataclass(frozen=True)
+class ShowTables(ast.Statement):
+    pass
+
+
+@dataclass(frozen=True)
+class Describe(ast.Statement):
+    table: str
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+
+_SHOW_TABLES = re.compile(r"\s*SHOW\s+TABLES\s*$", re.I)
+_DESCRIBE = re.compile(
+    rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?({IDENT})(?:\s*\.\s*({IDENT}))?\s*$", re.I
+)
+
+
+def parse_show_tables(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ShowTables:
+    """``SHOW TABLES``, and nothing after it."""
+    if not _SHOW_TABLES.match(code):
+        at = position(len(code) - len(code.lstrip()))
+        raise SqlError(SHOW_EXPECTED, at.line, at.col)
+    return ShowTables()
+
+
+def parse_describe(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ast.Statement:
+    """``DESCRIBE [TABLE] t`` (or DESC); any other DESCRIBE is read as the parser reads text
+    no statement claims."""
+    m = _DESCRIBE.match(code)
+    if m is None:
+        from dynosql.sql.select_parse import parse_query
+
+        return parse_query(chunk)
+    if m.group(2):
+        at = position(m.start(2))
+        raise SqlError("DESCRIBE takes a table name, not an index", at.line, at.col)
+    return Describe(unquote(m.group(1)), position(m.start(1)))
 
 
 def _key_text(name: str | None, type_code: str | None) -> str:
@@ -51,15 +97,15 @@ def describe_result(table: TableInfo) -> Result:
 # --- the kinds -----------------------------------------------------------------------------
 
 
-def _describe(ctx: Context, statement: ast.Describe) -> Result:
+def _describe(ctx: Context, statement: Describe) -> Result:
     return describe_result(ctx.table(statement.table))
 
 
-def _show_tables(ctx: Context, _statement: ast.ShowTables) -> Result:
+def _show_tables(ctx: Context, _statement: ShowTables) -> Result:
     return Result(["table"], iter([{"table": n} for n in ctx.table_names()]))
 
 
 KINDS: dict[type, Kind[Any]] = {
-    ast.Describe: Kind(named("DESCRIBE"), unplanned(_describe), example=("DESCRIBE {t}",)),
-    ast.ShowTables: Kind(named("SHOW TABLES"), unplanned(_show_tables), example=("SHOW TABLES",)),
+    Describe: Kind(named("DESCRIBE"), unplanned(_describe), example=("DESCRIBE {t}",)),
+    ShowTables: Kind(named("SHOW TABLES"), unplanned(_show_tables), example=("SHOW TABLES",)),
 }
