@@ -422,6 +422,29 @@ def item_size(item: Mapping[str, Any]) -> int:
     return sum(len(name.encode("utf-8")) + value_size(v) for name, v in item.items())
 
 
+# DynamoDB's key value sizes, the same for a table's keys and every index's: a partition key
+# value (string or binary) holds 1 to 2048 bytes, a sort key value 1 to 1024
+MAX_KEY_BYTES = {"partition": 2048, "sort": 1024}
+
+
+def key_size_error(name: str, value: Any, role: str, what: str) -> str | None:
+    """Why DynamoDB would refuse `value` under the key `name` (`role`: partition or sort; `what`:
+    whose key, "a key of index g"): empty, or over its size; None when it fits (a number
+    always does)."""
+    if type_of(value) not in ("S", "B"):
+        return None
+    size = value_size(value)
+    if not size:
+        return f"{name} is {what}: it cannot be empty"
+    limit = MAX_KEY_BYTES[role]
+    if size > limit:
+        return (
+            f"{name} is {what}: its value is {size:,} bytes, over DynamoDB's {limit:,}-byte "
+            f"limit for a {role} key"
+        )
+    return None
+
+
 def key_tuple(item: Mapping[str, Any], names: tuple[str, ...]) -> tuple[Any, ...]:
     """An item's key (the values of `names`), hashable: two spellings of a number are one."""
     return tuple(hashable(item.get(n, MISSING)) for n in names)

@@ -310,6 +310,45 @@ def test_a_journal_file_that_is_not_a_journal_is_refused_before_any_write(
 # --- 7: the table's keys or indexes changed since the statement ------------------------------
 
 
+def test_an_image_whose_value_is_too_long_for_an_index_added_since_is_held_back() -> None:
+    """An index added since keys an attribute whose old value is over the key's size (2048
+    bytes a partition key, 1024 a sort key): DynamoDB would refuse the restore, so it is
+    listed with why; one that fits is restored."""
+    from dynosql.journal.schema import Changes, blocked
+    from dynosql.plan.schema import table_info
+
+    now = table_info(
+        {
+            "TableName": "t",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [
+                {"AttributeName": a, "AttributeType": "S"} for a in ("pk", "a", "b")
+            ],
+            "GlobalSecondaryIndexes": [
+                {
+                    "IndexName": "by_a",
+                    "KeySchema": [
+                        {"AttributeName": "a", "KeyType": "HASH"},
+                        {"AttributeName": "b", "KeyType": "RANGE"},
+                    ],
+                    "Projection": {"ProjectionType": "KEYS_ONLY"},
+                }
+            ],
+        }
+    )
+    changes = Changes("t", now=now)
+    key = {"pk": "k"}
+    assert blocked(key, {**key, "a": "x" * 2048, "b": "y" * 1024}, changes) is None
+    assert blocked(key, {**key, "a": "x" * 2049}, changes) == (
+        "not restored: a is a key of index by_a: its value is 2,049 bytes, over DynamoDB's "
+        "2,048-byte limit for a partition key"
+    )
+    assert blocked(key, {**key, "a": "x", "b": "y" * 1025}, changes) == (
+        "not restored: b is a key of index by_a: its value is 1,025 bytes, over DynamoDB's "
+        "1,024-byte limit for a sort key"
+    )
+
+
 @pytest.mark.parametrize(
     "server", ["moto", pytest.param("ddblocal", marks=pytest.mark.slow)]
 )  # dynalite accepts a new GSI on a table and never builds it
@@ -392,12 +431,18 @@ def test_an_index_added_since_holds_back_items_whose_key_attribute_was_empty(
     assert _scan(moto_backend, name)[("p0", 2)] == before[("p0", 2)]
 
 
-def test_items_dynamodb_refuses_are_listed_as_refused_not_as_changed(
-    moto_backend: Backend, tmp_path: Path
+@pytest.mark.parametrize("foreseen", [True, False])
+def test_items_dynamodb_would_refuse_are_held_back_or_listed_as_refused_not_as_changed(
+    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, foreseen: bool
 ) -> None:
     """An index added since keys ``a`` as its partition key, and two items held a 3,000-byte
-    ``a`` (over the 2,048 bytes a partition key may hold): DynamoDB refuses their restores, so
-    they are listed with its reason and counted as refused, not as changed since."""
+    ``a`` (over the 2,048 bytes a partition key may hold): undo holds them back before any
+    request, with why; a refusal it does not foresee (here, with that check turned off) is
+    DynamoDB's, listed with its reason and counted as refused. Neither is changed since."""
+    if not foreseen:
+        from dynosql.journal import schema
+
+        monkeypatch.setattr(schema.values, "key_size_error", lambda *_args: None)
     name, _before = _table(moto_backend, items=3, a="y" * 3000)
     session = _session(moto_backend, tmp_path)
     result = session.execute(f"UPDATE {name} SET a = 'x' WHERE n >= 1")
@@ -406,9 +451,17 @@ def test_items_dynamodb_refuses_are_listed_as_refused_not_as_changed(
     undo = session.undo(result.stats.journal)
     listed = undo.all()
     assert sorted((r["pk"], r["sk"]) for r in listed) == [("p0", 2), ("p1", 1)]
-    assert all("DynamoDB refused it" in r["state"] for r in listed)
     said = " ".join(undo.warnings)
-    assert "2 item(s) refused by DynamoDB" in said and "changed after" not in said
+    assert "changed after" not in said
+    if foreseen:
+        assert {r["state"] for r in listed} == {
+            "not restored: a is a key of index by_a: its value is 3,000 bytes, over DynamoDB's "
+            "2,048-byte limit for a partition key"
+        }
+        assert "refused by DynamoDB" not in said
+    else:
+        assert all("DynamoDB refused it" in r["state"] for r in listed)
+        assert "2 item(s) refused by DynamoDB" in said
 
 
 def test_an_undo_that_leaves_items_exits_3_and_stops_the_script(

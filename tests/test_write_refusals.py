@@ -10,7 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from backends import Backend
+from backends import Backend, unique_name
 from test_undo_journal import _table
 from test_writes import _table as _scan
 
@@ -86,3 +86,63 @@ def test_an_empty_map_is_a_map_and_replacing_a_set_with_it_is_said(
     assert item["tags"] == {} and item["m"] == {}
     (said,) = [w for w in result.warnings if "tags" in w]
     assert "string set" in said and "empty map" in said and "REMOVE tags" in said
+
+
+def test_a_key_value_over_dynamodbs_size_is_refused_before_any_request(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """A partition key value holds at most 2048 bytes (UTF-8), a sort key value 1024, the
+    table's and every index's alike: a write past it is refused in one line naming the
+    attribute and its size, and nothing is sent but DescribeTable; at the limit it is written."""
+    name = unique_name("keysize")
+    moto_backend.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk", "gp", "gs", "ls")],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "by_g",
+            "KeySchema": [{"AttributeName": "gp", "KeyType": "HASH"}, {"AttributeName": "gs", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+        }],
+        LocalSecondaryIndexes=[{
+            "IndexName": "by_l",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "ls", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+        }],
+        BillingMode="PAY_PER_REQUEST",
+    )  # fmt: skip
+    session = _session(moto_backend, tmp_path)
+    sent: list[str] = []
+    session.client.meta.events.register(
+        "before-call.dynamodb", lambda model, **_: sent.append(model.name)
+    )
+    insert = f"INSERT INTO {name} (pk, sk, {{}}) VALUES ('p', 's', :v)"
+    over = {
+        "gp": ("x" * 2049, "gp is a key of index by_g: its value is 2,049 bytes, over DynamoDB's 2,048-byte limit for a partition key"),
+        "gs": ("é" * 513, "gs is a key of index by_g: its value is 1,026 bytes, over DynamoDB's 1,024-byte limit for a sort key"),
+        "ls": ("x" * 1025, "ls is a key of index by_l: its value is 1,025 bytes, over DynamoDB's 1,024-byte limit for a sort key"),
+        "sk": ("x" * 1025, f"sk is a key of {name}: its value is 1,025 bytes, over DynamoDB's 1,024-byte limit for a sort key"),
+    }  # fmt: skip
+    for attribute, (value, message) in over.items():
+        session.params = {"v": value}
+        sql = (
+            insert.format(attribute)
+            if attribute != "sk"
+            else f"INSERT INTO {name} (pk, sk) VALUES ('p', :v)"
+        )
+        with pytest.raises(DynosqlError) as err:
+            session.execute(sql).all()
+        assert message in str(err.value) and "\n" not in str(err.value), attribute
+        if attribute != "sk":
+            session.params = {"v": value}
+            with pytest.raises(DynosqlError) as err:
+                session.execute(
+                    f"UPDATE {name} SET {attribute} = :v WHERE pk = 'p' AND sk = 's'"
+                ).all()
+            assert message in str(err.value), attribute
+    assert set(sent) <= {"DescribeTable"}
+    session.params = {"v": "x" * 2048}
+    session.execute(insert.format("gp")).all()
+    assert sent[-1] == "PutItem"
+    (row,) = session.execute(f"SELECT gp FROM {name} WHERE pk = 'p' AND sk = 's'").all()
+    assert row == {"gp": "x" * 2048}

@@ -114,7 +114,7 @@ def blocked(key: dict[str, Any], image: dict[str, Any] | None, changes: Changes)
     if image is None:
         return None  # a delete needs only the key
     for ix in now.indexes:
-        for name, kind in _pairs(ix.keys):
+        for (name, kind), role in zip(_pairs(ix.keys), ("partition", "sort"), strict=False):
             if name in image and values.type_of(image[name]) != kind:
                 return (
                     f"not restored: index {ix.name} keys {name} as {kind}, and the item's "
@@ -125,4 +125,10 @@ def blocked(key: dict[str, Any], image: dict[str, Any] | None, changes: Changes)
                     f"not restored: index {ix.name} keys {name}, and the item's {name} was "
                     "empty (an index key cannot be)"
                 )
+            if name in image:  # over the key's size (a key added since may be short)
+                too_long = values.key_size_error(
+                    name, image[name], role, f"a key of index {ix.name}"
+                )
+                if too_long is not None:
+                    return f"not restored: {too_long}"
     return None

@@ -16,8 +16,8 @@ from dynosql.sql import ast
 
 FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<=", "<>": "<>"}
 
-MAX_PK_BYTES = 2048
-MAX_SK_BYTES = 1024
+MAX_PK_BYTES = values.MAX_KEY_BYTES["partition"]
+MAX_SK_BYTES = values.MAX_KEY_BYTES["sort"]
 
 
 def conjuncts(condition: ast.Condition | None) -> list[ast.Condition]:

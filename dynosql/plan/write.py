@@ -27,7 +27,6 @@ from typing import Any
 from dynosql import values
 from dynosql.errors import PlanError
 from dynosql.plan import cost
-from dynosql.plan import keys as K
 from dynosql.plan.expressions import (
     MAX_EXPRESSION_BYTES,
     Placeholders,
@@ -414,21 +413,21 @@ def check_item(
     item: dict[str, Any], table: TableInfo, pos: ast.Pos = ast.NOWHERE, *, size: int | None = None
 ) -> dict[str, Any]:
     """An item that DynamoDB will accept for `table`, or a PlanError saying why not: the
-    primary key present with its declared types and lengths, index key attributes of their
-    declared types, no empty set, at most 400 KB (`size`: the item's, when already known)."""
+    primary key present, the table's and every index's key attributes of their declared types
+    and sizes, no empty set, at most 400 KB (`size`: the item's, when already known)."""
     keys = table.keys
-    for name, key_type, limit in (
-        (keys.pk, keys.pk_type, K.MAX_PK_BYTES),
-        (keys.sk, keys.sk_type, K.MAX_SK_BYTES),
+    for name, key_type, role in (
+        (keys.pk, keys.pk_type, "partition"),
+        (keys.sk, keys.sk_type, "sort"),
     ):
         if name is None:
             continue
         if name not in item:
             raise _at(pos, f"every row needs the key attribute {name} (a key of {table.name})")
-        _check_key_value(name, key_type or "S", item[name], limit, pos, f"a key of {table.name}")
-    for index_name, name, key_type in index_keys(table):
-        if name in item and name not in keys.names:
-            _check_key_value(name, key_type, item[name], None, pos, f"a key of index {index_name}")
+        _check_key_value(name, key_type or "S", item[name], role, pos, f"a key of {table.name}")
+    for index_name, name, key_type, role in index_keys(table):
+        if name in item:
+            _check_key_value(name, key_type, item[name], role, pos, f"a key of index {index_name}")
     for name, value in item.items():
         _check_value(name, value, pos)
     size = values.item_size(item) if size is None else size
@@ -437,13 +436,16 @@ def check_item(
     return item
 
 
-def index_keys(table: TableInfo) -> list[tuple[str, str, str]]:
-    """(index, attribute, declared type) of every index key attribute."""
+def index_keys(table: TableInfo) -> list[tuple[str, str, str, str]]:
+    """(index, attribute, declared type, partition or sort) of every index key attribute."""
     out = []
     for ix in table.indexes:
-        for name, key_type in ((ix.keys.pk, ix.keys.pk_type), (ix.keys.sk, ix.keys.sk_type)):
+        for name, key_type, role in (
+            (ix.keys.pk, ix.keys.pk_type, "partition"),
+            (ix.keys.sk, ix.keys.sk_type, "sort"),
+        ):
             if name is not None:
-                out.append((ix.name or "", name, key_type or "S"))
+                out.append((ix.name or "", name, key_type or "S", role))
     return out
 
 
@@ -451,7 +453,7 @@ _TYPE_WORDS = {"S": "a string", "N": "a number", "B": "binary"}
 
 
 def _check_key_value(
-    name: str, key_type: str, value: Any, limit: int | None, pos: ast.Pos, what: str
+    name: str, key_type: str, value: Any, role: str, pos: ast.Pos, what: str
 ) -> None:
     got = values.type_of(value)
     if got != key_type:
@@ -460,10 +462,9 @@ def _check_key_value(
             f"{name} is {what} of type {key_type}: it takes {_TYPE_WORDS.get(key_type, key_type)}, "
             f"not {_TYPE_WORDS.get(got or '', got or 'nothing')} ({show_value(value)})",
         )
-    if limit is not None and not K.key_value_ok(value, key_type, limit):
-        raise _at(pos, f"{name}: a key value must be 1 to {limit} bytes")
-    if limit is None and got in ("S", "B") and not value:
-        raise _at(pos, f"{name} is {what}: it cannot be empty")
+    problem = values.key_size_error(name, value, role, what)
+    if problem is not None:
+        raise _at(pos, problem)
 
 
 def _check_value(name: str, value: Any, pos: ast.Pos) -> None:
@@ -762,7 +763,7 @@ def normalize(assignments: tuple[ast.Assignment, ...]) -> tuple[ast.Assignment, 
 def check_assignments(assignments: tuple[ast.Assignment, ...], table: TableInfo) -> None:
     """Refuse, before any request, what DynamoDB would refuse: a key attribute changed, an index
     key attribute given a value of another type, a path under an index key, an empty set."""
-    index_types = {name: (ix, t) for ix, name, t in index_keys(table)}
+    index_types = {name: (ix, t) for ix, name, t, _role in index_keys(table)}
     for a in assignments:
         root = a.path.root
         pos = a.path.pos
@@ -791,8 +792,12 @@ def check_assignments(assignments: tuple[ast.Assignment, ...], table: TableInfo)
                         f"{root} is a key of index {index_name} of type {key_type}: it takes "
                         f"{_TYPE_WORDS[key_type]}, not {_TYPE_WORDS.get(got, got)}",
                     )
-                if isinstance(a.value, ast.Literal) and got in ("S", "B") and not a.value.value:
-                    raise _at(pos, f"{root} is a key of index {index_name}: it cannot be empty")
+                if isinstance(a.value, ast.Literal):  # empty, or over the key's size
+                    for ix, name, _type, role in index_keys(table):
+                        what = f"a key of index {ix}"
+                        problem = values.key_size_error(root, a.value.value, role, what)
+                        if name == root and problem is not None:
+                            raise _at(pos, problem)
         if a.action == "set" and isinstance(a.value, ast.Literal):
             _check_value(a.path.text, a.value.value, pos)
         if a.action in ("add", "delete"):
