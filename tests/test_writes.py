@@ -259,6 +259,23 @@ def test_insert_upsert_replace(backend: Backend, tmp_path: Path) -> None:
     assert _table(backend, name)[("a", Decimal(1))]["z"] == 3
 
 
+def test_returning_rows_come_in_the_statements_order(moto_backend: Backend, tmp_path: Path) -> None:
+    """RETURNING gives its rows in the statement's order (VALUES', or the read's: a Query's
+    sort key order), not as the concurrent writes happen to finish (60 writes finished out of
+    order in every run before)."""
+    name = unique_name("returning")
+    moto_backend.create_keyed_table(name)
+    session = _session(moto_backend, tmp_path)
+    written = list(range(59, -1, -1))
+    values_ = ", ".join(f"('p', {i})" for i in written)
+    rows = session.execute(f"INSERT INTO {name} (pk, sk) VALUES {values_} RETURNING sk").all()
+    assert [int(r["sk"]) for r in rows] == written
+    rows = session.execute(f"UPDATE {name} SET v = 1 WHERE pk = 'p' RETURNING sk, v").all()
+    assert [int(r["sk"]) for r in rows] == list(range(60))
+    rows = session.execute(f"DELETE FROM {name} WHERE pk = 'p' RETURNING old.sk").all()
+    assert [int(r["sk"]) for r in rows] == list(range(60))
+
+
 def test_upsert_without_journal_uses_batches(backend: Backend, tmp_path: Path) -> None:
     name = _create(backend)
     session = _session(backend, tmp_path, journal_dir="off")

@@ -346,6 +346,11 @@ def _send(
         stats.matched = len(targets)
         return
     writer = ctx.port.writer(stats)
+    # RETURNING's rows in the statement's order (VALUES', or the read's), not as the
+    # concurrent writes happen to finish
+    names = plan.table.keys.names
+    order = {values.key_tuple(plan.key_of(t), names): i for i, t in enumerate(targets)}
+    returned: dict[int, dict[str, Any]] = {}
 
     def done(outcome: Outcome) -> None:
         if not outcome.written:
@@ -366,7 +371,7 @@ def _send(
         if returning is not None:
             row = returned_row(returning, plan.kind, outcome.old, outcome.new, assignments)
             if row is not None:
-                images.append(row)
+                returned[order[values.key_tuple(key, names)]] = row
 
     write: Callable[[Writes, WritePlan, tuple[Any, ...], dict[str, Any]], Outcome] = write_item
     if plan.guards:  # a non-idempotent UPDATE: exactly once under retries (write_guard)
@@ -404,6 +409,7 @@ def _send(
     finally:
         if ahead is not None:
             ahead.close()  # intents of writes never started: not sent
+    images.extend(returned[i] for i in sorted(returned))
 
 
 def _naming(
