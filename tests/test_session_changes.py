@@ -94,3 +94,18 @@ def test_an_error_carries_the_changes_of_every_block_it_leaves() -> None:
     changes = carried_by(caught.value)
     assert changes.export == ("t", "arn:2") and changes.dropped == ("a", "b")
     assert outer.take_changes() == Changes() == inner.take_changes()
+
+
+def test_a_table_change_forgets_the_partitions_read(moto_backend: Backend) -> None:
+    """What was observed of the tables is the Session's to forget when a statement changed a
+    table (the port's catalog refreshed: `Port.catalog_version`), not the kind's."""
+    name = _partition(moto_backend, 4)
+    other = unique_name("changes")
+    with Session(moto_backend.client()) as session:
+        session.assume_yes = True
+        session.execute(f"SELECT * FROM {name} WHERE pk = 'a'").all()
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
+        assert "pk = 'a', read whole earlier this session: 4 items" in line
+        session.execute(f"CREATE TABLE {other} (pk S, PRIMARY KEY (pk))").all()
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
+        assert "read whole" not in line
