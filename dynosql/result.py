@@ -58,6 +58,7 @@ class Changes:
 
 
 NO_CHANGES = Changes()
+_CHANGING = threading.Lock()  # a statement's workers may add to its changes side by side
 _CARRIED = "dynosql_changes"  # the attribute an error carries its statement's changes in
 
 
@@ -113,11 +114,13 @@ class Stats:
     def change(self, changes: Changes) -> None:
         """Add to what the statement changed in its session (the Session applies it: when
         the statement returns, once its rows are read, or from the error that stopped it)."""
-        self.changes = self.changes + changes
+        with _CHANGING:
+            self.changes = self.changes + changes
 
     def take_changes(self) -> Changes:
         """What is left to apply, handed over once (the Session's)."""
-        changes, self.changes = self.changes, NO_CHANGES
+        with _CHANGING:
+            changes, self.changes = self.changes, NO_CHANGES
         return changes
 
     def finish(self) -> None:
