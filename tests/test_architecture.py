@@ -429,7 +429,7 @@ def context_writes(package: Path) -> list[str]:
     found = []
     for path in paths:
         own = path.name == "context.py"
-        for node in ast.walk(_tree(path)):
+        for node in _nodes(path):
             targets: list[ast.AST] = []
             if isinstance(node, (ast.Assign, ast.Delete)):
                 targets = list(node.targets)
