@@ -68,6 +68,49 @@ def test_every_statement_class_names_its_kind() -> None:
         kind_of_type(ast.Statement)
 
 
+# a statement kind written in one module, as CONTRIBUTING describes: its class, its parse
+# function and its kind, found from its Starter alone
+SHOW_LIMITS = """
+from dataclasses import dataclass
+
+from dynosql.result import Result
+from dynosql.sql import ast
+from dynosql.statements.kind import Kind, named, unplanned
+
+
+@dataclass(frozen=True)
+class ShowLimits(ast.Statement):
+    pass
+
+
+def parse(chunk, code, position):
+    return ShowLimits()
+
+
+def _run(ctx, statement):
+    return Result.status(f"{ctx.settings.max_rcu} RCU at most")
+
+
+KINDS = {ShowLimits: Kind(named("SHOW LIMITS"), unplanned(_run), example=("SHOW LIMITS",))}
+"""
+
+
+def test_a_kind_in_one_module_runs_from_its_starter(
+    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dynosql.sql import keywords, parser
+
+    (tmp_path / "show_limits.py").write_text(SHOW_LIMITS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    starter = keywords.Starter("SHOW LIMITS", "SHOW LIMITS", "show", parser="show_limits:parse")
+    monkeypatch.setattr(
+        parser, "_ELSEWHERE", ((keywords.leading((starter,)), starter.parser), *parser._ELSEWHERE)
+    )
+    session = Session(moto_backend.client(), settings=Settings(max_rcu=Decimal(7)))
+    assert session.execute("show  limits").title == "7 RCU at most"
+    assert kind_of_type(type(parse("SHOW LIMITS"))).example == ("SHOW LIMITS",)
+
+
 @dataclass
 class Ran:
     error: DynosqlError | None

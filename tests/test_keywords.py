@@ -98,6 +98,11 @@ def test_every_statement_of_the_grammar_starts_with_a_starter() -> None:
         words.update(w for t in terminals for w in t.split())
     assert first_words <= keywords.STARTER_WORDS, first_words - keywords.STARTER_WORDS
     assert keywords.STARTER_WORDS <= words, keywords.STARTER_WORDS - words
+    # and every statement the parser dispatches by its leading words is written down there
+    written = [{w for t in _terminals(rules[s]) for w in t.split()} for s in statements]
+    for starter in (*keywords.STARTERS, *keywords.UNDER):
+        lead = set(starter.lead.split())
+        assert any(lead <= ws for ws in written), f"{starter.lead} is not in grammar/README.md"
 
 
 # --- every consumer draws from it -----------------------------------------------------------------
