@@ -109,3 +109,34 @@ def test_a_table_change_forgets_the_partitions_read(moto_backend: Backend) -> No
         session.execute(f"CREATE TABLE {other} (pk S, PRIMARY KEY (pk))").all()
         line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
         assert "read whole" not in line
+
+
+def test_ctrl_c_in_a_write_names_its_journal_on_the_command_line(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """Ctrl-C during an UPDATE's third write: its result never comes, and the command line
+    still names the journal of what was written (the interrupt carried the write begun)."""
+    import argparse
+    import io
+
+    from dynosql.cli import run_statements
+    from dynosql.sql import parse_script
+
+    name = _partition(moto_backend, 5)
+    session = Session(moto_backend.client(), settings=Settings(journal_dir=str(tmp_path)))
+    session.assume_yes = True
+    calls = []
+
+    def ctrl_c(**_kwargs: Any) -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    session.client.meta.events.register("before-call.dynamodb.UpdateItem", ctrl_c)
+    statements = parse_script(f"UPDATE {name} SET n = n + 1 WHERE pk = 'a'")
+    args = argparse.Namespace(quiet=False, debug=False)
+    err = io.StringIO()
+    assert run_statements(session, statements, args, io.StringIO(), err) == 130
+    written = session.last_write
+    assert written is not None and written.journal
+    assert f"note: what was written is in the journal {written.journal}" in err.getvalue()
