@@ -57,7 +57,8 @@ class Context:
     or dropped, an export taken, a partition read whole, a write begun) it adds to its stats
     (`Stats.change`): it comes back in its `Result.changes`, or in the error that stopped it
     (`dynosql.result.carried`), and the Session applies it. No kind writes to the Context
-    (tests/test_architecture.py)."""
+    (tests/test_architecture.py), but for the cancellation token: COPY stopped by Ctrl-C sets
+    it, so that its batch writer's thread stops at its next wait."""
 
     port: Port
     settings: Settings
