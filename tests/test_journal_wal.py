@@ -92,7 +92,7 @@ def test_a_write_answered_but_never_journaled_is_listed_as_unknown_unless_read_w
         assert values.decode_item(intent["old"]) == before[("p", Decimal(5))]
         assert values.decode_item(intent["new"]) == after[("p", Decimal(5))]
         assert listed == [] and undo.stats.changed == len(recorded) + 1
-        assert "1 write(s) whose answer was never journaled" in " ".join(undo.warnings)
+        assert "1 write whose answer was never journaled" in " ".join(undo.warnings)
         assert _scan(backend, name) == before
         return
     assert "old" not in intent  # nothing was read: no image to restore

@@ -335,7 +335,7 @@ def test_a_published_model_is_imported_and_read_through_its_facets(tmp_path: Pat
         list(result)
         assert result.footer().startswith(
             f"IMPORT MODEL {SHOP}: 1 table created, 20 items written, 9 entities declared · "
-            "1 BatchWriteItem call(s) · "
+            "1 BatchWriteItem call · "
         )
         journal = result.footer().rsplit(" · journal ", 1)[1]
         assert Path(journal).exists()

@@ -747,7 +747,7 @@ def test_watch_reruns_the_last_statement_with_capacity_per_run_and_in_all(sessio
     assert screen.count("1 row · Query audit") == 4  # once typed, three times watched
     assert "run 1: 2 RCU · total 2 RCU" in screen  # the embedded moto reports capacity
     assert "run 3: 2 RCU · total 6 RCU" in screen
-    assert "\\watch stopped after 3 run(s): 6 RCU in all" in screen
+    assert "\\watch stopped after 3 runs: 6 RCU in all" in screen
 
 
 def test_watch_needs_a_statement_and_good_numbers(session):

@@ -136,7 +136,7 @@ def test_undo_twice_says_already_restored_and_the_options_first_form_works(
     again = run_cli("--endpoint-url", url, "undo", str(journal), env=cli_env(tmp_path))
     assert again.returncode == 0, again.stderr
     assert "changed after" not in again.stderr
-    assert f"warning: {ITEMS // 2} item(s) already as before the statement" in again.stderr
+    assert f"warning: {ITEMS // 2} items already as before the statement" in again.stderr
     assert "0 written, 0 skipped" in again.stderr
     assert _scan(moto_backend, name) == before
 
@@ -161,7 +161,7 @@ def test_undo_last_shows_what_it_will_do_and_is_guarded(
     changed = _scan(moto_backend, name)
     refused = _cli(url, tmp_path, "undo", "--last")  # a script: nobody to say yes
     assert refused.returncode == 3, refused.stderr
-    assert f"{sql}" in refused.stderr and "1 item(s) to restore" in refused.stderr
+    assert f"{sql}" in refused.stderr and "1 item to restore" in refused.stderr
     assert _scan(moto_backend, name) == changed
     done = _cli(url, tmp_path, "undo", "--last", "--yes")
     assert done.returncode == 0, done.stderr
@@ -185,7 +185,7 @@ def test_repl_backslash_undo_undoes_the_newest_write(moto_backend: Backend, tmp_
         session.confirm = lambda question: asked.append(question) or ask(question)
 
     drive(session, "\\undo\ry\r", prepare=recording)  # it says what it will do, then asks
-    assert len(asked) == 1 and "SET n = 7" in asked[0] and "1 item(s) to restore" in asked[0]
+    assert len(asked) == 1 and "SET n = 7" in asked[0] and "1 item to restore" in asked[0]
     assert _scan(moto_backend, name) == before
 
 
@@ -213,7 +213,7 @@ def test_a_journal_cut_short_is_undone_with_a_loud_warning(
     assert "warning: the journal has no end line" in run.stderr
     # the two writes whose answers were cut off: their intents hold the items as read and as
     # written (the UPDATE read whole items), and the items are as written: restored too
-    assert "2 write(s) whose answer was never journaled" in run.stderr
+    assert "2 writes whose answer was never journaled" in run.stderr
     assert _scan(moto_backend, name) == before
 
 
@@ -431,7 +431,7 @@ def test_a_write_dynamodb_refused_is_journaled_as_refused_not_unknown(
     undo = _cli(url, tmp_path, "undo", str(journal), "--yes")
     assert undo.returncode == 0, undo.stderr
     assert "unknown" not in undo.stdout + undo.stderr
-    assert "1 write(s) were sent and refused by DynamoDB (ValidationException)" in undo.stderr
+    assert "1 write was sent and refused by DynamoDB (ValidationException)" in undo.stderr
     assert values.decode_item(client.get_item(TableName=name, Key=key)["Item"])["n"] == 3
     del before
 
@@ -621,7 +621,7 @@ def test_a_delete_whose_answer_was_lost_is_undone_from_its_intent(
     assert intent["new"] is None
     assert listed == []  # nothing unknown, nothing changed since
     assert undo.stats.changed == 4
-    assert "1 write(s) whose answer was never journaled" in " ".join(undo.warnings)
+    assert "1 write whose answer was never journaled" in " ".join(undo.warnings)
     assert _scan(moto_backend, name) == before
 
 

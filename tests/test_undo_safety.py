@@ -67,7 +67,7 @@ def test_a_second_undo_of_a_journal_file_writes_nothing_and_never_redoes(
         assert run.returncode == 0, run.stderr
         assert journal.read_text() == written  # the undo journals elsewhere
         assert _scan(moto_backend, name) == before
-    assert "6 item(s) already as before the statement (already restored)" in run.stderr
+    assert "6 items already as before the statement (already restored)" in run.stderr
     assert "0 written, 0 skipped" in run.stderr
 
 
@@ -150,7 +150,7 @@ def test_an_item_put_back_by_another_writer_before_the_restore_is_already_restor
     assert undo.all() == [], undo.warnings
     assert undo.stats.changed == 2 and undo.stats.skipped == 0
     said = " ".join(undo.warnings)
-    assert "1 item(s) already as before the statement (already restored)" in said
+    assert "1 item already as before the statement (already restored)" in said
     assert "changed after" not in said
     assert _scan(moto_backend, name) == before
 
@@ -194,7 +194,7 @@ def test_a_copy_killed_in_flight_is_undone_from_its_intents(
     assert sum(v.get("s") == "loaded" for v in _scan(moto_backend, name).values()) == 50
     undo = _session(moto_backend, tmp_path).undo(journal)
     assert undo.all() == []  # nothing unknown
-    assert "25 write(s) whose answer was never journaled" in " ".join(undo.warnings)
+    assert "25 writes whose answer was never journaled" in " ".join(undo.warnings)
     assert _scan(moto_backend, name) == before
 
 
@@ -374,7 +374,7 @@ def test_undo_after_an_index_was_added_names_it_and_restores_the_rest(
     assert sorted((r["pk"], r["sk"]) for r in listed) == [("p0", 0), ("p0", 2)]
     assert all("by_a" in r["state"] for r in listed)
     said = " ".join(undo.warnings)
-    assert "by_a" in said and "2 item(s)" in said
+    assert "by_a" in said and "2 items" in said
     assert "changed after" not in said  # held back by the index, not changed since
     now = _scan(moto_backend, name)
     assert {k: v for k, v in now.items() if k[0] == "p1"} == {
@@ -427,7 +427,7 @@ def test_an_index_added_since_holds_back_items_whose_key_attribute_was_empty(
     assert sorted((r["pk"], r["sk"]) for r in listed) == [("p0", 0), ("p1", 1)]
     assert all("by_a keys a, and the item's a was empty" in r["state"] for r in listed)
     said = " ".join(undo.warnings)
-    assert "2 item(s) cannot be restored as they were" in said and "refused" not in said
+    assert "2 items cannot be restored as they were" in said and "refused" not in said
     assert _scan(moto_backend, name)[("p0", 2)] == before[("p0", 2)]
 
 
@@ -461,7 +461,7 @@ def test_items_dynamodb_would_refuse_are_held_back_or_listed_as_refused_not_as_c
         assert "refused by DynamoDB" not in said
     else:
         assert all("DynamoDB refused it" in r["state"] for r in listed)
-        assert "2 item(s) refused by DynamoDB" in said
+        assert "2 items refused by DynamoDB" in said
 
 
 def test_an_undo_that_leaves_items_exits_3_and_stops_the_script(
@@ -487,7 +487,7 @@ def test_an_undo_that_leaves_items_exits_3_and_stops_the_script(
     after = f"UPDATE {name} SET n = 99 WHERE pk = 'p1' AND sk = 1"
     run = _cli(moto_backend, tmp_path, "--yes", "-e", f"UNDO '{journal}'; {after}")
     assert run.returncode == 3, run.stderr
-    assert run.one_error() == "error: UNDO left 1 item(s) not restored (listed, each with why)"
+    assert run.one_error() == "error: UNDO left 1 item not restored (listed, each with why)"
     assert "index by_a keys a as S" in run.stdout
     now = _scan(moto_backend, name)
     assert {k: v for k, v in now.items() if k != ("p0", 0)} == {

@@ -38,7 +38,7 @@ def test_arithmetic_on_a_missing_attribute_names_it_the_items_and_writes_nothing
     with pytest.raises(DynosqlError) as err:
         _session(moto_backend, tmp_path).execute(f"UPDATE {name} SET n = n + 1 WHERE pk = 'p1'")
     message = str(err.value)
-    assert "n is missing in 2 of the 3 item(s)" in message
+    assert "n is missing in 2 of the 3 items" in message
     assert 'the first: pk = "p1", sk = 1' in message
     assert "if_not_exists(n, 0) + 1" in message and "nothing was written" in message
     assert _scan(moto_backend, name) == before

@@ -32,7 +32,7 @@ from dynosql.engines.duck import insert_rows, require_duckdb
 from dynosql.errors import ExecutionError
 from dynosql.evaluate.aggregate import AVG_CONTEXT, Group, collect_aggregates
 from dynosql.evaluate.pipeline import aggregate_rows
-from dynosql.result import Changes, Result, Stats, carried
+from dynosql.result import Changes, Result, Stats, carried, counted
 from dynosql.sql import ast
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def data_files(port: Port, export: Export) -> list[str]:
         )
     export.notes.append(
         f"{export.uri} has no manifest-files.json (moto writes none): read all "
-        f"{len(found)} data file(s) under it"
+        f"{counted(len(found), 'data file')} under it"
     )
     return sorted(found)
 

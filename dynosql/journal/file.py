@@ -24,6 +24,7 @@ from dynosql import values
 from dynosql.errors import DynosqlError, classify
 from dynosql.journal.schema import snapshot
 from dynosql.journal.sequence import header_of, locked, next_sequence
+from dynosql.result import counted
 
 if TYPE_CHECKING:
     from dynosql.plan.schema import TableInfo
@@ -315,12 +316,12 @@ class Journal:
             self._synced = upto
 
     def _error(self, err: OSError) -> JournalError:
-        what = f"{self.entries:,} written item(s) recorded"
+        what = f"{counted(self.entries, 'written item')} recorded"
         if self._pending:
-            what += f", {len(self._pending):,} write(s) sent with no outcome recorded"
+            what += f", {counted(len(self._pending), 'write')} sent with no outcome recorded"
         return JournalError(
             f"cannot write the undo journal {self.path}: {err.strerror or err} "
-            f"(it holds {self.lines:,} line(s): {what}; no write is sent without its journal "
+            f"(it holds {counted(self.lines, 'line')}: {what}; no write is sent without its journal "
             f"line; dynosql undo {self.path} puts back what it holds)"
         )
 

@@ -21,6 +21,7 @@ from typing import Any
 from dynosql import values
 from dynosql.errors import DynosqlError
 from dynosql.journal.file import ident
+from dynosql.result import counted, plural
 
 
 @dataclass
@@ -80,9 +81,11 @@ class Trust:
         if self.unfinished:
             where = ", ".join(str(n) for n in self.unfinished)
             return (
-                f"the journal has no end line for the statement(s) starting at line {where}: "
-                "its process stopped mid-statement, or the file was cut short; undo trusts "
-                f"the {self.lines:,} line(s) present and nothing after them"
+                f"the journal has no end line for the "
+                f"{plural(len(self.unfinished), 'statement')} starting at "
+                f"{plural(len(self.unfinished), 'line')} {where}: its "
+                "process stopped mid-statement, or the file was cut short; undo trusts the "
+                f"{counted(self.lines, 'line')} present and nothing after them"
             )
         if not self.checked:
             return "the journal has no sequence numbers (an older dynosql): it cannot be checked"

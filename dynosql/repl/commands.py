@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynosql.errors import DynosqlError, ReplCommandError, SqlError
 from dynosql.process import read_script
-from dynosql.result import Result
+from dynosql.result import Result, counted
 from dynosql.settings import SETTINGS, Setting, SettingError, Switch
 
 if TYPE_CHECKING:
@@ -496,7 +496,7 @@ def watch(repl: Repl, arg: str) -> Iterator[Result]:
                 )
     except KeyboardInterrupt:
         pass
-    yield status(f"\\watch stopped after {runs} run(s): {_rcu(total, estimated)} in all")
+    yield status(f"\\watch stopped after {counted(runs, 'run')}: {_rcu(total, estimated)} in all")
 
 
 def _rcu(total: Decimal, estimated: bool) -> str:

@@ -34,7 +34,16 @@ from dynosql.plan.copy import key_types
 from dynosql.plan.ddl import quote
 from dynosql.plan.port import put_requests
 from dynosql.plan.write import check_item
-from dynosql.result import Changes, Result, Stats, WriteStats, carried, format_capacity, plural
+from dynosql.result import (
+    Changes,
+    Result,
+    Stats,
+    WriteStats,
+    carried,
+    counted,
+    format_capacity,
+    plural,
+)
 from dynosql.sql import ast
 from dynosql.statements.copy_journal import LoadJournal
 from dynosql.statements.kind import Kind, Planned, named, unplanned
@@ -252,14 +261,15 @@ def _copy_from(
     stats.finish()
     cost = format_capacity(stats.capacity)
     cost = f"~{cost} WCU est." if stats.capacity_estimated else f"{cost} WCU"
-    rows = f"{load.written} row{'s' if load.written != 1 else ''}"
+    rows = f"{load.written} {plural(load.written, 'row')}"
     if dry:
         wcu = format_capacity(load.dry_wcu)
         title = f"COPY dry run: {rows} of {statement.path} would be written (~{wcu} WCU est.)"
         if bad:
-            title += f" · {bad} bad {position(statement)}{'s' if bad != 1 else ''}"
+            title += f" · {bad} bad {plural(bad, position(statement))}"
         return Result.status(title + " · nothing was written", stats)
-    title = f"COPY {rows} ← {statement.path} · {stats.requests} BatchWriteItem call(s) · {cost}"
+    calls = counted(stats.requests, "BatchWriteItem call")
+    title = f"COPY {rows} ← {statement.path} · {calls} · {cost}"
     if load.journal is not None:  # the reads that fed the journal
         title += f" {load.journal.footer()}"
     title += f" · {stats.elapsed:.3f}s"

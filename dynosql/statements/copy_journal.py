@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from dynosql import guards, values
 from dynosql.journal import Journal, refusal
 from dynosql.plan.planner import Options, plan_select
-from dynosql.result import format_capacity
+from dynosql.result import counted, format_capacity
 from dynosql.sql import ast
 from dynosql.statements.images import ImageReader
 from dynosql.values import key_tuple, write_units
@@ -74,11 +74,11 @@ class LoadJournal:
         return found is None
 
     def footer(self) -> str:
-        """The reads that fed the journal: ``+ 1 Scan, 2 BatchGetItem call(s) · 4 RCU``."""
+        """The reads that fed the journal: ``+ 1 Scan, 2 BatchGetItem calls · 4 RCU``."""
         rcu = format_capacity(self.reads.capacity)
         rcu = f"~{rcu} RCU est." if self.reads.capacity_estimated else f"{rcu} RCU"
         gets = self.reads.requests - self.scans
-        return f"+ {self.scans} Scan, {gets} BatchGetItem call(s) · {rcu}"
+        return f"+ {counted(self.scans, 'Scan')}, {counted(gets, 'BatchGetItem call')} · {rcu}"
 
     @classmethod
     def open(cls, ctx: Context, table: TableInfo, statement: str) -> LoadJournal | None:

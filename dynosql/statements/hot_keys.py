@@ -26,7 +26,7 @@ from dynosql.guards import READS
 from dynosql.plan.expressions import paths_in
 from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_PARTITIONS, Found, Partition
-from dynosql.result import Changes, Result, Stats
+from dynosql.result import Changes, Result, Stats, plural
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.values import read_units
@@ -382,7 +382,8 @@ def _notes(
         top_share = sum(e[1] for e in ranked[:top_n]) / total
         if not logical and (distinct <= 10 or top_share >= 0.5):
             notes.append(
-                f"low cardinality: {distinct} distinct {plan.access.keys.pk} value(s); the top "
+                f"low cardinality: {distinct} distinct {plan.access.keys.pk} "
+                f"{plural(distinct, 'value')}; the top "
                 f"{top_n} hold {top_share:.0%} of the items. Requests for those keys all land on "
                 "the same partitions: consider a higher-cardinality key or write sharding."
             )

@@ -237,7 +237,7 @@ def import_model(ctx: Context, planned: Planned[ImportModel]) -> Steps[Result]:
         f"IMPORT MODEL {statement.path}: {counted(made, 'table')} created"
         + (f" ({counted(len(kept), 'table')} kept)" if kept else "")
         + f", {counted(written, 'item')} written, {counted(declared, 'entity', 'entities')} "
-        f"declared · {stats.requests} BatchWriteItem call(s) · "
+        f"declared · {counted(stats.requests, 'BatchWriteItem call')} · "
         + (f"~{wcu} WCU est." if stats.capacity_estimated else f"{wcu} WCU")
         + f" · {time.monotonic() - started:.1f}s"
     )

@@ -34,7 +34,7 @@ from dynosql.guards import Ask, Effects, Steps, Verdict
 from dynosql.journal import JournalFile, Restore, Unsent, read_journal, restores
 from dynosql.journal.schema import Changes, blocked, compare
 from dynosql.result import Changes as SessionChanges
-from dynosql.result import Result, WriteStats, carried, counted
+from dynosql.result import Result, WriteStats, carried, counted, plural
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, named, unplanned
 from dynosql.statements.undo_last import is_undo, last_journal
@@ -62,8 +62,9 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
     own = own_undos(journal_file)
     if own:
         warnings.append(
-            f"{len(own)} statement(s) of {path} undo this journal itself (journaled there by an "
-            "older dynosql): not undone, so undo never redoes what it restored"
+            f"{counted(len(own), 'statement')} of {path} {'undoes' if len(own) == 1 else 'undo'} "
+            "this journal itself (journaled there by an older dynosql): not undone, so undo never "
+            "redoes what it restored"
         )
     todo = restores(e for e in journal_file.entries if e.statement not in own)
     tables = sorted({r.table for r in todo})
@@ -115,7 +116,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
     warnings.extend(_already_notes(restorer.already))
     if restorer.recovered:
         warnings.append(
-            f"{restorer.recovered:,} write(s) whose answer was never journaled (lost, or the "
+            f"{counted(restorer.recovered, 'write')} whose answer was never journaled (lost, or the "
             "process stopped) had applied: restored from the item their intent line holds as read"
         )
     return _answer(stats, _rows(listed + restorer.listed), unknown, warnings)
@@ -178,7 +179,8 @@ def _change_notes(changes: dict[str, Changes], listed: list[tuple[Restore, str]]
             continue
         out = sum(1 for r, _why in listed if r.table == table)
         tail = (
-            f": {out:,} item(s) cannot be restored as they were (listed), the rest are"
+            f": {counted(out, 'item')} cannot be restored as {'it was' if out == 1 else 'they were'} "
+            "(listed), the rest are"
             if out
             else ": every item can still be restored as it was"
         )
@@ -199,13 +201,13 @@ def describe(journal_file: JournalFile, writes: int) -> str:
     target = header.get("target") or {}
     where = f" on {target.get('endpoint')} ({target.get('region')})" if target else ""
     more = (
-        f" and {len(journal_file.headers) - 1} more statement(s)"
+        f" and {len(journal_file.headers) - 1} more {plural(len(journal_file.headers) - 1, 'statement')}"
         if len(journal_file.headers) > 1
         else ""
     )
     return (
         f"UNDO {journal_file.path}: {statement}{more}, {header.get('started', '?')}{where}: "
-        f"{writes:,} item(s) to restore"
+        f"{counted(writes, 'item')} to restore"
     )
 
 
@@ -256,16 +258,22 @@ def _unsent_notes(unsent: list[Unsent]) -> list[str]:
     refused = [u for u in unsent if u.why is not None]
     if not_sent:
         notes.append(
-            f"{len(not_sent):,} write(s) were never sent (the statement stopped first): "
+            f"{counted(len(not_sent), 'write')} {_were(len(not_sent))} never sent (the statement "
+            "stopped first): "
             "nothing to restore"
         )
     if refused:
         whys = sorted({str(u.why).split(":")[0] for u in refused})
         notes.append(
-            f"{len(refused):,} write(s) were sent and refused by DynamoDB ({', '.join(whys)}): "
+            f"{counted(len(refused), 'write')} {_were(len(refused))} sent and refused by DynamoDB "
+            f"({', '.join(whys)}): "
             "not applied, nothing to restore"
         )
     return notes
+
+
+def _were(n: int) -> str:
+    return "was" if n == 1 else "were"
 
 
 def _already_notes(already: list[Restore]) -> list[str]:
@@ -274,12 +282,12 @@ def _already_notes(already: list[Restore]) -> list[str]:
     notes = []
     if restored:
         notes.append(
-            f"{restored:,} item(s) already as before the statement (already restored): "
+            f"{counted(restored, 'item')} already as before the statement (already restored): "
             "nothing to do"
         )
     if unapplied:
         notes.append(
-            f"{unapplied:,} write(s) whose outcome was not journaled had not applied (the "
+            f"{counted(unapplied, 'write')} whose outcome was not journaled had not applied (the "
             "item is as it was read before them): nothing to do"
         )
     return notes
@@ -296,13 +304,18 @@ def _answer(
     warnings = list(notes)
     changed = sum(1 for row in conflicts if row["state"] == CHANGED_STATE)
     if changed:
-        warnings.append(f"{changed} item(s) changed after the statement: not restored (listed)")
+        warnings.append(
+            f"{counted(changed, 'item')} changed after the statement: not restored (listed)"
+        )
     refused = sum(1 for row in conflicts if row["state"].startswith(REFUSED_STATE))
     if refused:
-        warnings.append(f"{refused} item(s) refused by DynamoDB: not restored (listed, with why)")
+        warnings.append(
+            f"{counted(refused, 'item')} refused by DynamoDB: not restored (listed, with why)"
+        )
     if unknown:
         warnings.append(
-            f"{len(unknown)} write(s) were sent but their outcome never reached the journal (the "
+            f"{counted(len(unknown), 'write')} {_were(len(unknown))} sent but their outcome never "
+            "reached the journal (the "
             "process stopped first): their state is unknown, not restored (listed; check them)"
         )
     if not conflicts and not unknown:
@@ -316,7 +329,9 @@ def _answer(
     )
     if not stats.dry_run:  # done, with items left: exit 3 (docs/undo.md)
         left = len(conflicts) + len(unknown)
-        result.incomplete = f"UNDO left {left:,} item(s) not restored (listed, each with why)"
+        result.incomplete = (
+            f"UNDO left {counted(left, 'item')} not restored (listed, each with why)"
+        )
     return result
 
 

@@ -201,7 +201,7 @@ def _refuse_before_writing(
         target, assignment, path = missing[0]
         raise WriteError(
             f"UPDATE {plan.table.name}: {path.text} is missing in {len(missing):,} of the "
-            f"{len(targets):,} item(s) it matches (the first: {key_text(plan, target)}), and SET "
+            f"{counted(len(targets), 'item')} it matches (the first: {key_text(plan, target)}), and SET "
             f"{assignment.path.text} reads it: DynamoDB refuses such a write "
             f"({_default_hint(assignment, path)}); nothing was written"
         )
