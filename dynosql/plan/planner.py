@@ -1270,7 +1270,7 @@ def _client_steps(plan: Plan, statement: ast.Select, client_sort: bool, multi: b
         plan.sort = statement.order_by
         plan.steps.append("merge the requests' rows in key order")
     if statement.limit is not None:
-        plan.steps.append(f"stop after {statement.limit} rows")
+        plan.steps.append(f"stop after {statement.limit} {plural(statement.limit, 'row')}")
 
 
 def _has_expression(node: Any) -> bool:

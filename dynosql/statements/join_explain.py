@@ -125,7 +125,7 @@ def _after_lines(join: JoinPlan) -> list[str]:
         keys = ", ".join(o.expr.text + (" DESC" if o.desc else "") for o in statement.order_by)
         steps.append(f"sort by {keys}")
     if statement.limit is not None:
-        steps.append(f"stop after {statement.limit} rows")
+        steps.append(f"stop after {statement.limit} {plural(statement.limit, 'row')}")
     if not steps:
         return []
     return ["on the joined rows:", *(f"  - {step}" for step in steps)]
