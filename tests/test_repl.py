@@ -778,3 +778,17 @@ def test_s_shows_the_history_oldest_first(session):
     assert lines[0].startswith("|   1 | SHOW TABLES;")
     assert "|   2 | \\dt" in screen
     assert "|   3 | \\s " in screen or "|   3 | \\s" in screen
+
+
+def test_the_repl_starts_without_a_region_and_says_so_at_the_first_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No AWS region: the REPL starts (its banner says ``aws · ?``), runs what sends no request,
+    and the first statement that needs DynamoDB gets the one-line message."""
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", os.devnull)
+    screen, _repl = drive(Session(), "SELECT 1 AS one;\nSHOW TABLES;\nSELECT 2 AS two;\n")
+    assert "aws · ?" in screen
+    assert "error: no AWS region set: use --region or AWS_REGION" in screen
+    assert screen.index("one") < screen.index("no AWS region") < screen.index("two")
