@@ -95,7 +95,7 @@ def test_named_queries_and_watch_in_a_terminal(tmp_path):
         child.send("\\watch 0.2\r")
         child.expect(r"run 2: [0-9.]+ RCU · total [0-9.]+ RCU")  # the embedded server's figures
         child.sendintr()  # Ctrl-C ends \watch, not the REPL
-        child.expect(r"\\watch stopped after \d+ run\(s\): [0-9.]+ RCU in all")
+        child.expect(r"\\watch stopped after \d+ runs?: [0-9.]+ RCU in all")
         child.expect("dynosql>")
         child.send("\\q\r")
         child.expect(pexpect.EOF)
