@@ -145,6 +145,26 @@ def test_show_hot_keys_counts_serve_later_estimates(moto_backend) -> None:
         assert "bytes an item" in line and "DescribeTable" not in line  # measured by it
 
 
+def test_a_count_of_one_reads_singular_in_an_estimate(moto_backend) -> None:
+    """A table of one item: the guess, then its partition read whole (its own estimate and
+    the mean of the partitions) say '1 item', not '1 items'."""
+    from backends import unique_name
+
+    from dynosql.session import Session
+
+    name = unique_name("one")
+    moto_backend.create_keyed_table(name, sk=("sk", "S"))
+    moto_backend.put_items(name, [{"pk": "a", "sk": "1"}])
+    with Session(moto_backend.client()) as session:
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
+        assert "no partition of" in line and "so ~1 item a key (√1:" in line
+        session.execute(f"SELECT * FROM {name} WHERE pk = 'a'").all()
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
+        assert "pk = 'a', read whole earlier this session: 1 item;" in line
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'b'")
+        assert f"1 partition of {name} read whole this session: 1 item a key;" in line
+
+
 def test_sort_key_conditions_select_as_dynamodb_does() -> None:
     from dynosql.plan.keys import SortKeyCondition
     from dynosql.plan.observed import in_range

@@ -33,7 +33,7 @@ from dynosql.hints.sort_keys import sort_key_health
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import plan_select
 from dynosql.plan.port import SAMPLE_ITEMS
-from dynosql.result import Stats
+from dynosql.result import Stats, counted
 from dynosql.sql import ast
 
 if TYPE_CHECKING:
@@ -213,7 +213,7 @@ def _sample_after(ctx: Context, plan: Plan, spent: list[str]) -> list[dict[str, 
     stats = Stats()
     items = list(ctx.read(plan_select(partition, plan.table, ctx.options()), stats))
     spent.append(
-        f"read for the hints: {len(items)} items of the partition read "
+        f"read for the hints: {counted(len(items), 'item')} of the partition read "
         f"(one Query, {stats.capacity_text()})"
     )
     return items

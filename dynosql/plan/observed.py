@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynosql.plan.keys import SortKeyCondition
+from dynosql.result import counted, plural
 
 MAX_SORT_KEYS = 10_000  # sort keys kept per table or index (a partition beyond it: none kept)
 MAX_PARTITIONS = 10_000  # partitions kept per table or index (SHOW HOT KEYS: its hottest)
@@ -184,7 +185,7 @@ def partition_guess(
         return Guess(
             items,
             own.size_bytes / own.items if own.size_bytes and own.items else None,
-            f"{pk_text}, read whole earlier this session: {own.items} items{how}",
+            f"{pk_text}, read whole earlier this session: {counted(own.items, 'item')}{how}",
             True,
         )
     fraction, how = _fraction(seen.sort_keys, condition, prior_fraction)
@@ -192,11 +193,11 @@ def partition_guess(
     if seen.all_keys:
         source = f"SHOW HOT KEYS's count of all {seen.partitions:,} keys of {where}"
     else:
-        many = f"{seen.partitions} partitions" if seen.partitions > 1 else "1 partition"
-        source = f"{many} of {where} read whole this session"
+        source = f"{counted(seen.partitions, 'partition')} of {where} read whole this session"
     mean = _number(seen.mean_items)
+    noun = plural(1 if mean == "1" else 0, "item")  # as shown: 1.04 items is "1 item"
     return Guess(
-        seen.mean_items * fraction, seen.item_bytes, f"{source}: {mean} items a key{how}", True
+        seen.mean_items * fraction, seen.item_bytes, f"{source}: {mean} {noun} a key{how}", True
     )
 
 

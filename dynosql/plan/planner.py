@@ -557,7 +557,10 @@ def _partition_guess(
     )
     target = table.name if path.name is None else f"{table.name}.{path.name}"
     share = f", {op} {'1/20' if op == '=' else f'1/{round(1 / fraction)}'} of them" if op else ""
-    prior = f"no partition of {target} read yet, so ~{per_key:,.0f} items a key ({counted}){share}"
+    prior = (
+        f"no partition of {target} read yet, so ~{per_key:,.0f} "
+        f"{plural(round(per_key), 'item')} a key ({counted}){share}"
+    )
     pk_text = f"{path.keys.pk} = {_literal(b.pk_value)}"
     return partition_guess(
         options.observed,

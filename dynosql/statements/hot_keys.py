@@ -384,7 +384,7 @@ def _notes(
             notes.append(
                 f"low cardinality: {distinct} distinct {plan.access.keys.pk} "
                 f"{plural(distinct, 'value')}; the top "
-                f"{top_n} hold {top_share:.0%} of the items. Requests for those keys all land on "
+                f"{top_n} {plural(top_n, 'holds', 'hold')} {top_share:.0%} of the items. Requests for those keys all land on "
                 "the same partitions: consider a higher-cardinality key or write sharding."
             )
     has_lsi = any(ix.kind == "lsi" for ix in plan.table.indexes)
