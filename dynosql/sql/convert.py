@@ -25,7 +25,6 @@ from sqlglot.tokens import TokenType
 from dynosql import values
 from dynosql.errors import SqlError
 from dynosql.sql import ast, casts, distinct, keywords, like, limit
-from dynosql.sql.ast import MAX_LIMIT
 from dynosql.sql.repeated_operand import refuse_repeated_operand
 from dynosql.sql.spelling import (
     function_guess,
@@ -786,9 +785,7 @@ class _Converter:
             return None
         value = node.args.get("expression") or node.this
         if isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit():
-            if int(value.this) > MAX_LIMIT:
-                raise self.fail(f"LIMIT takes a whole number up to {MAX_LIMIT}", value)
-            return int(value.this)
+            return limit.value(self.operand(value))  # its range: the one rule
         if isinstance(value, exp.Placeholder):
             return self.param(value)  # type: ignore[return-value]
         if isinstance(value, exp.Paren | exp.Neg | exp.Add | exp.Sub | exp.Mul | exp.Div):

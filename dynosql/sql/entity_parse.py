@@ -14,7 +14,8 @@ from dynosql import values
 from dynosql.entities.model import Access, Column, Entity, Template
 from dynosql.errors import SqlError
 from dynosql.sql import ast
-from dynosql.sql.convert import MAX_LIMIT, _error, _first, _pos
+from dynosql.sql.ast import MAX_LIMIT
+from dynosql.sql.convert import _error, _first, _pos
 from dynosql.sql.keywords import SHOW_EXPECTED, STARTERS, listing
 from dynosql.sql.select_parse import parse_select
 from dynosql.sql.split import IDENT, Chunk, strip_comments, unquote
