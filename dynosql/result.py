@@ -33,7 +33,7 @@ class Changes:
 
     transaction: Any = None
     setting: tuple[str, Any] | None = None
-    declared: tuple[Any, ...] = ()  # dynosql.entities.model.Entity
+    declared: tuple[Any, ...] = ()  # dynosql.entity_model.Entity
     dropped: tuple[str, ...] = ()
     export: tuple[str, str] | None = None
     observed: tuple[Any, ...] = ()  # dynosql.plan.observed.Found, in the order found

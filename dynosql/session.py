@@ -38,7 +38,7 @@ from dynosql.statements import kind_for, kind_of
 from dynosql.statements.kind import Planned
 
 if TYPE_CHECKING:
-    from dynosql.entities.model import Entity
+    from dynosql.entity_model import Entity
     from dynosql.local.embedded import LocalDynamo
     from dynosql.result import WriteStats
 

@@ -15,7 +15,7 @@ import pytest
 from backends import Backend
 from designs import DESIGNS, ModelTable, corpus
 
-from dynosql.entities.model import Access, Column, Entity, Template
+from dynosql.entity_model import Access, Column, Entity, Template
 from dynosql.session import Session
 from dynosql.sql import ast, parse_script
 

@@ -17,7 +17,7 @@ from repl_driver import drive
 from test_entity_fixtures import TABLES
 
 from dynosql.entities.check import check
-from dynosql.entities.model import Template, TemplateError, collision, common_value
+from dynosql.entity_model import Template, TemplateError, collision, common_value
 from dynosql.errors import DynosqlError, PlanError, SqlError
 from dynosql.session import Session
 from dynosql.settings import Settings

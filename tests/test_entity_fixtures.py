@@ -29,9 +29,9 @@ from test_planner_fixtures import (
 )
 
 from dynosql.entities.check import check
-from dynosql.entities.model import Entity
-from dynosql.entities.read import rewrite_select
+from dynosql.entity_model import Entity
 from dynosql.errors import PlanError
+from dynosql.plan.entity_read import rewrite_select
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import Options, plan_select
 from dynosql.plan.schema import TableInfo, table_info

@@ -16,10 +16,10 @@ from backends import Backend, unique_name
 from test_entity_fixtures import CASES, ENTITIES
 
 from dynosql import values
-from dynosql.entities.read import rewrite_select
 from dynosql.evaluate.aggregate import group
 from dynosql.evaluate.pipeline import aggregate_rows, select_rows
 from dynosql.evaluate.predicate import matches
+from dynosql.plan.entity_read import rewrite_select
 from dynosql.session import Session
 from dynosql.sql import ast, parse
 

@@ -31,7 +31,7 @@ from test_planner_fixtures import (
     view,
 )
 
-from dynosql.entities.model import Entity
+from dynosql.entity_model import Entity
 from dynosql.errors import DynosqlError
 from dynosql.plan.join import JoinPlan, plan_join
 from dynosql.plan.join_sources import resolved

@@ -25,7 +25,7 @@ from test_entity_reads import SHOP_SCHEMA, SHOP_TABLE, _all_items, shop_items
 
 from dynosql.access_patterns import Named, pattern_row
 from dynosql.dynamo.budget import Cancelled, ReadBudget
-from dynosql.entities.model import Entity
+from dynosql.entity_model import Entity
 from dynosql.errors import DynosqlError, GuardError
 from dynosql.plan.join import JoinPlan
 from dynosql.plan.keys import last_with_prefix

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dynosql.entities.model import Entity
+from dynosql.entity_model import Entity
 
 
 class Entities:

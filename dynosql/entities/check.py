@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from dynosql.entities.model import Access, Entity, Template, collisions
+from dynosql.entity_model import Access, Entity, Template, collisions
 from dynosql.errors import PlanError
 from dynosql.plan.expressions import paths_in
 from dynosql.plan.schema import KeySchema, TableInfo

@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynosql import values
-from dynosql.entities.model import Entity, Template, TemplateError, literal_text
-from dynosql.entities.read import rewrite_select
+from dynosql.entity_model import Entity, Template, TemplateError, literal_text
 from dynosql.errors import PlanError
 from dynosql.evaluate.predicate import matches
+from dynosql.plan.entity_read import rewrite_select
 from dynosql.plan.expressions import paths_in
 from dynosql.sql import ast
 from dynosql.values import MISSING

@@ -37,12 +37,12 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
-from dynosql.entities.model import Template, TemplateError
-from dynosql.entities.read import EntityRead, rewrite_select
+from dynosql.entity_model import Template, TemplateError
 from dynosql.errors import PlanError
 from dynosql.evaluate.join import hashed
 from dynosql.evaluate.predicate import operand_value
 from dynosql.plan import keys as K
+from dynosql.plan.entity_read import EntityRead, rewrite_select
 from dynosql.plan.join_sources import Keys, Source, aliases_in, unqualified
 from dynosql.plan.model import Estimate, Plan
 from dynosql.plan.planner import Options, plan_gets, plan_select

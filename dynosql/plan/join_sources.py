@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynosql.entities.model import Column, Entity, Template
+from dynosql.entity_model import Column, Entity, Template
 from dynosql.errors import SqlError
 from dynosql.evaluate.pipeline import whole_item_row
 from dynosql.plan.schema import TableInfo

@@ -503,7 +503,7 @@ class ShowEntities(Statement, kind="entities"):
 @dataclass(frozen=True)
 class CreateEntity(Statement, kind="entity_defs"):
     """``CREATE ENTITY name ON table (KEY (…), INDEX idx (…) [WHERE …]…, attr = constant…)``:
-    `entity` is the definition as written (a ``dynosql.entities.model.Entity``), checked
+    `entity` is the definition as written (a ``dynosql.entity_model.Entity``), checked
     against the table when the statement runs; `source` is the statement as written."""
 
     entity: Any
@@ -541,7 +541,7 @@ class DescribeEntity(Statement, kind="entity_defs"):
 @dataclass(frozen=True)
 class EntitySelect(Statement, kind="entity_select"):
     """A SELECT from an entity, resolved when it runs: `read` is the entity statement and the
-    physical SELECT it compiles to (a ``dynosql.entities.read.EntityRead``)."""
+    physical SELECT it compiles to (a ``dynosql.plan.entity_read.EntityRead``)."""
 
     read: Any
 

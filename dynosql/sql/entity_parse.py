@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dynosql import values
-from dynosql.entities.model import Access, Column, Entity, Template
+from dynosql.entity_model import Access, Column, Entity, Template
 from dynosql.errors import SqlError
 from dynosql.sql import ast
 from dynosql.sql.ast import MAX_LIMIT

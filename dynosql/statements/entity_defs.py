@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dynosql.entities.check import check
-from dynosql.entities.model import Entity, literal_text
+from dynosql.entity_model import Entity, literal_text
 from dynosql.errors import DynosqlError, PlanError, SqlError
 from dynosql.guards import Ask, Steps, Verdict
 from dynosql.result import Changes, Result

@@ -39,7 +39,7 @@ def resolve(ctx: Context, statement: Any) -> Any:
         entity = None if statement.export is not None else entities.get(statement.table)
         if entity is None:
             return statement
-        from dynosql.entities.read import rewrite_select
+        from dynosql.plan.entity_read import rewrite_select
 
         return ast.EntitySelect(rewrite_select(statement, entity))
     if isinstance(statement, ast.Explain):

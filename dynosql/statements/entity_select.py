@@ -1,4 +1,4 @@
-"""SELECT from an entity: the physical SELECT (``dynosql.entities.read``) run by the SELECT
+"""SELECT from an entity: the physical SELECT (``dynosql.plan.entity_read``) run by the SELECT
 kind itself (the same planner, guards, hints, capacity and engines), its rows given back as
 the entity's: ``SELECT *`` decodes each item into the entity's columns; a select list already
 names them (the rewrite reads key columns back from the key). EXPLAIN shows the rewrite, how
@@ -10,8 +10,8 @@ import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from dynosql.entities.read import EntityRead
 from dynosql.guards import READS, Effects
+from dynosql.plan.entity_read import EntityRead
 from dynosql.result import Result
 from dynosql.sql import ast
 from dynosql.statements import select

@@ -30,7 +30,7 @@ from dynosql.statements.read_explain import actual_document
 
 if TYPE_CHECKING:
     from dynosql.context import Context
-    from dynosql.entities.model import Entity
+    from dynosql.entity_model import Entity
     from dynosql.plan.schema import TableInfo
 
 Row = dict[str, Any]

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dynosql import values
-from dynosql.entities.model import Entity
+from dynosql.entity_model import Entity
 from dynosql.errors import ExecutionError, PlanError, SqlError
 from dynosql.guards import READS, Ask, Effects, Steps, Verdict
 from dynosql.plan import cost

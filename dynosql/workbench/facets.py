@@ -35,7 +35,7 @@ from dynosql import values
 from dynosql.entities.check import check
 from dynosql.entities.discover import TYPE_NAMES
 from dynosql.entities.keyshape import DELIMITERS, is_delimiter, tokens
-from dynosql.entities.model import Access, Column, Entity, Part, Template, collision
+from dynosql.entity_model import Access, Column, Entity, Part, Template, collision
 from dynosql.errors import DynosqlError, PlanError
 from dynosql.plan.schema import TableInfo
 from dynosql.sql import ast

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from dynosql import files, values
-from dynosql.entities.model import Entity
+from dynosql.entity_model import Entity
 from dynosql.plan.ddl import provisioned_throughput
 from dynosql.workbench.facets import alias
 from dynosql.workbench.read import EXTENSION

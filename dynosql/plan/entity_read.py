@@ -41,7 +41,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynosql import values
-from dynosql.entities.model import Access, Column, Entity, Template, literal_text
+from dynosql.entity_model import Access, Column, Entity, Template, literal_text
 from dynosql.errors import PlanError
 from dynosql.plan import keys as K
 from dynosql.sql import ast
