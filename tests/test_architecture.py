@@ -6,7 +6,9 @@
   (importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first).
 - Only the AWS edge (dynosql/dynamo) and the embedded server beside it (dynosql/local) import
   boto3, botocore or moto, send AWS requests or sleep; the edge imports nothing above it.
-- plan/ and evaluate/ import in one direction only (plan uses evaluate).
+- plan/ and evaluate/ import in one direction only (plan uses evaluate); so do any two
+  top-level packages: sql/ and plan/ use the entity model (entity_model.py) below them,
+  entities/ uses both.
 - The front doors (cli.py, repl/, the DB-API driver dbapi/ and the SQLAlchemy dialect sqla/)
   never touch a client: every DynamoDB call goes through
   `Session`. Statement kinds never import the Session: they receive a `Context`.
@@ -112,31 +114,60 @@ def _outside_the_edge() -> list[Path]:
     return [p for p in sorted(PACKAGE.rglob("*.py")) if not any(e in p.parents for e in EDGE)]
 
 
-def test_the_import_graph_has_no_cycle():
-    """Lazy imports (inside functions) count: a loop closed by one still runs half-made
-    modules, only later. So does a package's __init__ importing its own modules, and the
-    package an import runs first: Python runs it before any of its modules (``entities.model``
-    importing ``sql.ast`` ran ``sql/__init__``, whose parse imports the parser, which builds
-    entities)."""
-    graph = _graph()
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """A cycle of `graph` as the path that closes it (``a -> b -> a``), or [] when it has none."""
     state: dict[str, int] = {}
     stack: list[str] = []
 
-    def walk(node: str) -> None:
+    def walk(node: str) -> list[str]:
         state[node] = 1
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt) :] + [nxt]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if nxt not in state:
-                walk(nxt)
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state and (found := walk(nxt)):
+                return found
         stack.pop()
         state[node] = 2
+        return []
 
     for node in sorted(graph):
-        if node not in state:
-            walk(node)
+        if node not in state and (found := walk(node)):
+            return found
+    return []
+
+
+def test_the_import_graph_has_no_cycle():
+    """Lazy imports (inside functions) count: a loop closed by one still runs half-made
+    modules, only later. So does a package's __init__ importing its own modules, and the
+    package an import runs first: Python runs it before any of its modules (an entities
+    module importing ``sql.ast`` ran ``sql/__init__``, whose parse imports the parser, which
+    builds entities)."""
+    cycle = _cycle(_graph())
+    assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+def _top(module: str) -> str:
+    """The top-level package or module of dynosql that `module` belongs to (``plan`` for
+    ``dynosql.plan.keys``; ``dynosql`` for the package's own __init__)."""
+    return module.split(".")[1] if "." in module else module
+
+
+def test_the_top_level_packages_import_in_one_direction():
+    """The layers, not only the modules: no two of dynosql's top-level packages and modules
+    (sql, plan, evaluate, entities, values, ...) import each other, directly or round a longer
+    loop, counting every import the module graph counts. A module-level graph without a
+    cycle still lets plan/ import entities/ while entities/ imports plan/ (each through
+    different modules): then neither layer stands below the other, and the entity model was
+    in the wrong one."""
+    packages: dict[str, set[str]] = {}
+    for module, imported in _graph().items():
+        packages.setdefault(_top(module), set()).update(_top(m) for m in imported)
+    for name, imported in packages.items():
+        imported.discard(name)
+    assert "sql" in packages["plan"]  # the fold sees the edges it looks for
+    cycle = _cycle(packages)
+    assert not cycle, "package import cycle: " + " -> ".join(cycle)
 
 
 def _front_doors() -> list[Path]:
