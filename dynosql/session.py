@@ -10,6 +10,7 @@ way: parse → bind → look the kind up in the registry (dynosql.statements) �
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -267,16 +268,21 @@ class Session:
             self._apply(carried_by(err), catalog)
             raise
         self._apply(result.stats.take_changes(), catalog)
-        result.rows = self._applying(result, iter(result.rows))
+        result.rows = self._applying(result, iter(result.rows), port.catalog_version)
         return result
 
-    def _applying(self, result: Result, rows: Iterator[Row]) -> Iterator[Row]:
+    def _applying(self, result: Result, rows: Iterator[Row], catalog: int) -> Iterator[Row]:
         """`rows`; what the statement changes in the session as they are read (a partition
-        read whole, SHOW HOT KEYS' counts) is applied once they end, or stop."""
+        read whole, SHOW HOT KEYS' counts) is applied once they end, or stop. Rows left open
+        while a later statement changed a table (`catalog`: the port's version when they
+        were handed out) observed the tables as they were: that is not kept."""
         try:
             yield from rows
         finally:  # Ctrl-C or an error while they are read: what was read is applied too
-            self._apply(result.stats.take_changes())
+            changes = result.stats.take_changes()
+            if catalog != self.port.catalog_version:
+                changes = dataclasses.replace(changes, observed=())
+            self._apply(changes)
 
     def _apply(self, changes: Changes, catalog: int | None = None) -> None:
         """What a statement changed in the session (its result's, or its error's); `catalog`:

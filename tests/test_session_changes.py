@@ -77,6 +77,22 @@ def test_rows_stopped_by_ctrl_c_leave_what_was_read_to_the_session(moto_backend:
         assert "pk = 'a', read whole earlier this session: 3 items" in line
 
 
+def test_rows_closed_after_a_table_changed_leave_nothing_stale(moto_backend: Backend) -> None:
+    """SHOW HOT KEYS' rows, left half read while the table is dropped and made again, then
+    closed (a DB-API cursor's result replaced by its next statement's): their count was of
+    the table as it was, so later estimates of the new table do not stand on it."""
+    name = _partition(moto_backend, 3)
+    with Session(moto_backend.client()) as session:
+        session.assume_yes = True
+        rows = session.execute(f"SHOW HOT KEYS FROM {name}").rows
+        assert next(iter(rows))["key"] == "a"
+        session.execute(f"DROP TABLE {name}").all()
+        session.execute(f"CREATE TABLE {name} (pk S, sk N, PRIMARY KEY (pk, sk))").all()
+        rows.close()
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
+        assert "based on a guess: no partition of" in line, line
+
+
 def test_an_error_carries_the_changes_of_every_block_it_leaves() -> None:
     """`carried` hands the stats' changes to the error once (the outer block's come first:
     they were made before the inner statement that failed); an error raised from it keeps
