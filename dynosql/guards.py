@@ -249,13 +249,31 @@ def drive(ctx: Context, label: str, effects: Effects, steps: Steps[R], go: Calla
     try:
         ask = next(steps)
         while True:
-            verdict = decide(ctx, label, effects, ask)
+            try:
+                verdict = decide(ctx, label, effects, ask)
+            except BaseException as refused:  # stops the statement where it asked
+                _stop(steps, refused)
+                raise
             if verdict is Verdict.GO:
                 go()
             ask = steps.send(verdict)
     except StopIteration as done:
         result: R = done.value
         return result
+
+
+def _stop(steps: Steps[Any], refused: BaseException) -> None:
+    """A refusal (or Ctrl-C at a question) raised where the statement asked, as an error of
+    its own would be: its `dynosql.result.carried` blocks hand the error what it changed in
+    the session so far (a partition its read found whole), which the Session applies, and its
+    `finally` blocks run now."""
+    try:
+        steps.throw(refused)
+    except StopIteration:
+        pass
+    except BaseException as err:
+        if err is not refused:
+            raise
 
 
 def decide(ctx: Context, label: str, effects: Effects, ask: Ask) -> Verdict:

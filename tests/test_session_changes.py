@@ -14,7 +14,7 @@ from backends import Backend, unique_name
 from botocore.exceptions import ClientError
 from test_estimates import _explained
 
-from dynosql.errors import DynosqlError
+from dynosql.errors import DynosqlError, GuardError
 from dynosql.result import Changes, Stats, carried, carried_by
 from dynosql.session import Session, Settings
 
@@ -91,6 +91,28 @@ def test_rows_closed_after_a_table_changed_leave_nothing_stale(moto_backend: Bac
         rows.close()
         line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
         assert "based on a guess: no partition of" in line, line
+
+
+def test_a_write_the_guards_refuse_after_its_read_leaves_the_read(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """An UPDATE, then a COMMIT of one, reads its partition whole, then the pipeline refuses
+    it (a script, over --confirm-over): the refusal stops the statement as an error would,
+    and later estimates still stand on what it read."""
+    name = _partition(moto_backend, 5)
+    settings = Settings(journal_dir=str(tmp_path), confirm_over=2)
+    with Session(moto_backend.client(), settings=settings) as session:
+        with pytest.raises(GuardError, match="needs a confirmation"):
+            session.execute(f"UPDATE {name} SET n = 0 WHERE pk = 'a'").all()
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
+        assert "pk = 'a', read whole earlier this session: 5 items" in line
+        other = _partition(moto_backend, 4)
+        session.execute("BEGIN")
+        session.execute(f"UPDATE {other} SET n = 0 WHERE pk = 'a'")
+        with pytest.raises(GuardError, match="needs a confirmation"):
+            session.execute("COMMIT").all()
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {other} WHERE pk = 'a'")
+        assert "pk = 'a', read whole earlier this session: 4 items" in line
 
 
 def test_an_error_carries_the_changes_of_every_block_it_leaves() -> None:

@@ -31,7 +31,7 @@ from dynosql.plan.expressions import MAX_EXPRESSION_BYTES
 from dynosql.plan.port import TransactionCancelled, Writes
 from dynosql.plan.schema import TableInfo
 from dynosql.plan.write import MAX_TRANSACTION_ACTIONS, WritePlan
-from dynosql.result import Changes, Result, WriteStats, counted
+from dynosql.result import Changes, Result, WriteStats, carried, counted
 from dynosql.sql import ast
 from dynosql.statements.kind import Kind, Planned, ScanCheck, unplanned
 from dynosql.statements.write import (
@@ -162,7 +162,8 @@ def _commit(ctx: Context, transaction: Transaction) -> Steps[Result]:
     )
     stats.capacity_estimated = ctx.estimating
     try:
-        return (yield from _commit_read(ctx, transaction, stats))
+        with carried(stats):  # stopped midway: the session still learns what it read
+            return (yield from _commit_read(ctx, transaction, stats))
     finally:
         stats.finish()
 
