@@ -230,14 +230,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto``: for the whole suite, one worker more than the processors this run may
-    use. A worker often waits on another process (dynalite, DynamoDB Local's JVM, a
-    ``dynosql`` child), and the extra worker keeps the cores busy meanwhile: the full suite
-    took 234 s with 2 workers and 220 s with 3 (219 s with 4) on the 2-core machine, one run
-    each. The fast loop waits on hardly any other process, and a worker more is a collection,
-    a moto with the examples and first imports more, and three workers taking turns on two
-    cores: its CPU was 103-118 s with 3 workers and 85-94 s with 2 (worksteal, two runs each
-    on the 2-core machine shared with other test runs), so it gets one worker a processor.
+    """``-n auto``: one worker more than the processors this run may use. A worker often
+    waits on another process (dynalite, DynamoDB Local's JVM, a ``dynosql`` child), and the
+    extra worker keeps the cores busy meanwhile: the full suite took 234 s with 2 workers and
+    220 s with 3 (219 s with 4) on the 2-core machine, one run each; the fast loop 43-52 s with
+    2 and 41-47 s with 3 (same CPU, three runs each at load average 2-3; with other test runs
+    loading the machine to 10-15, 2 workers spent less CPU, but that measured the load).
     PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
@@ -245,4 +243,4 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return cores if _fast_loop(config) else cores + 1
+    return cores + 1
