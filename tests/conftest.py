@@ -54,6 +54,9 @@ if not os.environ.get("PYTEST_XDIST_WORKER"):
 if "DYNOSQL_TEST_CACHE" not in os.environ:
     _cache = tempfile.mkdtemp(prefix="dynosql-test-cache-")
     os.environ["DYNOSQL_TEST_CACHE"] = os.environ["XDG_CACHE_HOME"] = _cache
+    # …and so do the journals of sessions made without a journal directory (and the REPL's
+    # history): a test's UNDO LAST must never find another run's, or a user's, journal
+    os.environ["XDG_STATE_HOME"] = os.path.join(_cache, "state")
     atexit.register(shutil.rmtree, _cache, True)
 
 # No instance-metadata lookups from botocore (slow timeouts off EC2); clients get explicit

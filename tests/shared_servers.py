@@ -27,6 +27,9 @@ from pathlib import Path
 from backends import Backend, ServerProcess, start
 
 ENVIRONMENT = "DYNOSQL_TEST_SERVERS"
+# how long the process that started a server waits at its end for the others still using it: a
+# worker stuck past this would otherwise hold the run open forever
+LEAVE_TIMEOUT = 600.0
 
 
 class Attached(Backend):
@@ -61,16 +64,20 @@ class Shared:
     def join(self) -> Backend:
         """The running server, started here if no process of the run has one."""
         where = self.folder / "server.json"
+        mark = self.folder / "users" / str(os.getpid())
         with self._locked():
-            (self.folder / "users" / str(os.getpid())).touch()
             if where.exists():
                 known = json.loads(where.read_text())
+                mark.touch()
                 return Attached(self.name, known["endpoint_url"], known["command"])
+            # marked only once it runs: a start that fails must not leave a mark that the
+            # server's eventual owner would wait on forever at the end of the run
             server = start(self.name)
             assert isinstance(server, ServerProcess)
             where.write_text(
                 json.dumps({"endpoint_url": server.endpoint_url, "command": server.command})
             )
+            mark.touch()
             self.owned = server
             return server
 
@@ -92,9 +99,10 @@ class Shared:
         (self.folder / "users" / str(os.getpid())).unlink(missing_ok=True)
         if self.owned is None:
             return
+        deadline = time.monotonic() + LEAVE_TIMEOUT
         while True:
             with self._locked():
-                if not self._other_users():
+                if not self._other_users() or time.monotonic() > deadline:
                     (self.folder / "server.json").unlink(missing_ok=True)
                     (self.folder / "examples.json").unlink(missing_ok=True)
                     self.owned.stop()

@@ -152,3 +152,36 @@ def test_dynamodb_local_is_the_pinned_release(ddblocal_backend: Backend) -> None
     assert "\n2026-05-28 (3.3.1)\n" in (home / "README.txt").read_text()
     command = " ".join(ddblocal_backend.command)
     assert "-inMemory" in command and "-disableTelemetry" in command
+
+
+def test_the_run_keeps_journals_out_of_the_home_directory() -> None:
+    # a session made without a journal directory journals under $XDG_STATE_HOME: the run's own
+    # temporary directory, so that no test's UNDO LAST finds another run's (or a user's) journal
+    import tempfile
+    from pathlib import Path
+
+    from dynosql.journal.file import journal_dir
+
+    where = journal_dir()
+    assert where is not None
+    assert where.is_relative_to(tempfile.gettempdir())
+    assert not where.is_relative_to(Path.home())
+
+
+def test_a_server_that_fails_to_start_leaves_no_user_behind(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    # the process that starts a shared server waits at its end for every process marked as
+    # using it: a mark left by a failed start would keep the run from ever ending
+    import shared_servers
+
+    def refuse(name: str) -> Backend:
+        raise RuntimeError(f"{name} did not start")
+
+    monkeypatch.setenv(shared_servers.ENVIRONMENT, str(tmp_path))
+    monkeypatch.setattr(shared_servers, "start", refuse)
+    shared = shared_servers.Shared("dynalite")
+    with pytest.raises(RuntimeError, match="did not start"):
+        shared.join()
+    assert list((tmp_path / "dynalite" / "users").iterdir()) == []
+    shared.leave()  # nothing owned: returns at once
