@@ -750,6 +750,26 @@ def test_watch_reruns_the_last_statement_with_capacity_per_run_and_in_all(sessio
     assert "\\watch stopped after 3 runs: 6 RCU in all" in screen
 
 
+def test_ctrl_c_while_a_watched_run_is_shown_still_ends_watch_in_its_own_words(session):
+    # Ctrl-C can land while the screen shows a run's figures rather than while \watch waits:
+    # it must end \watch the same way, with its summary, not as an interrupted statement
+    def prepare(repl):
+        present = repl.present
+
+        def present_then_ctrl_c(result):
+            present(result)
+            if (result.title or "").startswith("run 1:"):
+                raise KeyboardInterrupt
+
+        repl.present = present_then_ctrl_c
+
+    keys = f"SELECT COUNT(*) AS n FROM audit {ANA};\r\\watch 0 3\r\\q\r"
+    screen, _ = drive(session, keys, prepare=prepare)
+    assert "run 2:" not in screen
+    assert "\\watch stopped after 1 run: 2 RCU in all" in screen
+    assert "interrupted" not in screen
+
+
 def test_watch_needs_a_statement_and_good_numbers(session):
     screen, _ = drive(session, "\\watch\r\\q\r")
     assert "error: \\watch runs the last statement, and there is none yet" in screen

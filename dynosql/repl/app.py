@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -295,8 +295,19 @@ class Repl:
                 if result is None:
                     return True
                 self.present(result)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as interrupt:
                 self._clear_progress()
+                if result is not None and isinstance(results, Generator):
+                    # Ctrl-C while a result was being shown: what made it hears it where it
+                    # yielded, as between two results, and may end in its own words (\watch's
+                    # summary); a statement lets it through and is interrupted as before
+                    try:
+                        result = results.throw(interrupt)
+                    except (KeyboardInterrupt, StopIteration):
+                        pass
+                    else:
+                        self.present(result)
+                        continue
                 self.interrupted(result)
                 return False
             except DynosqlError as err:
