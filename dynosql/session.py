@@ -299,7 +299,6 @@ class Session:
             self.entities.add(entity)
         for name in changes.dropped:
             self.entities.drop(name)
-            self.entities.origin.pop(name, None)
         if changes.export is not None:
             table, arn = changes.export
             self.exports[table] = arn
@@ -389,8 +388,7 @@ class Session:
         for name in paths:
             path = Path(name).expanduser()
             for entity in load_schema(self.context, path):
-                self.entities.add(entity)
-                self.entities.origin[entity.name] = path
+                self.entities.add(entity, path)
             self.entities.schema_file = path
 
     def load_models(self, paths: list[str]) -> list[str]:
@@ -410,8 +408,7 @@ class Session:
             said, declared = load_local(self.context, self.embedded, name)
             notes.extend(said)
             for entity in declared:
-                self.entities.add(entity)
-                self.entities.origin[entity.name] = Path(name)
+                self.entities.add(entity, Path(name))
         return notes
 
     # --- settings -------------------------------------------------------------------------

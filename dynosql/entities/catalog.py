@@ -28,11 +28,16 @@ class Entities:
     def get(self, name: str) -> Entity | None:
         return self._by_name.get(name)
 
-    def add(self, entity: Entity) -> None:
+    def add(self, entity: Entity, origin: Path | None = None) -> None:
+        """Declare `entity`; `origin`, the schema or model file that declares it (DROP ENTITY
+        offers to remove it from there)."""
         self._by_name[entity.name] = entity
+        if origin is not None:
+            self.origin[entity.name] = origin
         self.version += 1
 
     def drop(self, name: str) -> Entity | None:
+        self.origin.pop(name, None)
         found = self._by_name.pop(name, None)
         if found is not None:
             self.version += 1
