@@ -6,7 +6,6 @@ only the families it runs); `kind_for` is the one dispatch."""
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from typing import Any
 
 from dynosql.statements.kind import Kind
@@ -32,6 +31,8 @@ def kind_of_type(statement_type: type) -> Kind[Any]:
 def registered() -> dict[type, Kind[Any]]:
     """Every kind, by statement type: every module of this package imported, for the tests
     and tools that walk them all (a run imports only the kinds it meets)."""
+    import pkgutil  # here, not at import: a run never walks them all
+
     kinds: dict[type, Kind[Any]] = {}
     for module in pkgutil.iter_modules(__path__):
         kinds |= getattr(importlib.import_module(f"{__name__}.{module.name}"), "KINDS", {})
