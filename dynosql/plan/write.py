@@ -763,7 +763,8 @@ def normalize(assignments: tuple[ast.Assignment, ...]) -> tuple[ast.Assignment, 
 def check_assignments(assignments: tuple[ast.Assignment, ...], table: TableInfo) -> None:
     """Refuse, before any request, what DynamoDB would refuse: a key attribute changed, an index
     key attribute given a value of another type, a path under an index key, an empty set."""
-    index_types = {name: (ix, t) for ix, name, t, _role in index_keys(table)}
+    keyed = index_keys(table)
+    index_types = {name: (ix, t) for ix, name, t, _role in keyed}
     for a in assignments:
         root = a.path.root
         pos = a.path.pos
@@ -793,10 +794,12 @@ def check_assignments(assignments: tuple[ast.Assignment, ...], table: TableInfo)
                         f"{_TYPE_WORDS[key_type]}, not {_TYPE_WORDS.get(got, got)}",
                     )
                 if isinstance(a.value, ast.Literal):  # empty, or over the key's size
-                    for ix, name, _type, role in index_keys(table):
+                    for ix, name, _type, role in keyed:
+                        if name != root:
+                            continue
                         what = f"a key of index {ix}"
                         problem = values.key_size_error(root, a.value.value, role, what)
-                        if name == root and problem is not None:
+                        if problem is not None:
                             raise _at(pos, problem)
         if a.action == "set" and isinstance(a.value, ast.Literal):
             _check_value(a.path.text, a.value.value, pos)
