@@ -34,7 +34,14 @@ from dynosql.sql.spelling import (
     needed_words,
     unknown_words_message,
 )
-from dynosql.sql.split import IDENT, Chunk, code_only, split_script, strip_comments, unquote
+from dynosql.sql.split import (
+    QUALIFIED,
+    Chunk,
+    code_only,
+    split_script,
+    strip_comments,
+    unquote,
+)
 from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
 
@@ -72,9 +79,8 @@ def parse(sql: str) -> ast.Statement:
 
 # --- leading-word statements -------------------------------------------------------------------
 
-_NAME = rf"({IDENT})(?:\s*\.\s*({IDENT}))?"
 _HOT_KEYS = re.compile(
-    rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{_NAME}"
+    rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{QUALIFIED}"
     r"(?:\s+BY\s+(.+?))??"
     r"(\s+WITH\s+SIZES)?"
     r"(?:\s+SAMPLE\s+(\S+)\s+PERCENT(?:\s+REPEATABLE\s*\(\s*(\S+?)\s*\))?)?"

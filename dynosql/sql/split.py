@@ -165,6 +165,9 @@ def leading_comment(chunk: Chunk) -> str:
 
 # a name as written: bare, or "double-quoted" (a quote inside doubled); `unquote` reads it
 IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_\-]*)'
+# a table's name, perhaps with one of its indexes (`t.by_a`, `"my t".ix`): groups 1 and 2, the
+# second None without an index
+QUALIFIED = rf"({IDENT})(?:\s*\.\s*({IDENT}))?"
 
 
 def unquote(name: str) -> str:

@@ -14,7 +14,7 @@ from dynosql.position import NOWHERE, Pos
 from dynosql.result import Result, plural
 from dynosql.sql import ast
 from dynosql.sql.keywords import SHOW_EXPECTED
-from dynosql.sql.split import IDENT, Chunk, unquote
+from dynosql.sql.split import QUALIFIED, Chunk, unquote
 from dynosql.statements.kind import Kind, named, unplanned
 
 if TYPE_CHECKING:
@@ -33,9 +33,7 @@ class Describe(ast.Statement):
 
 
 _SHOW_TABLES = re.compile(r"\s*SHOW\s+TABLES\s*$", re.I)
-_DESCRIBE = re.compile(
-    rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?({IDENT})(?:\s*\.\s*({IDENT}))?\s*$", re.I
-)
+_DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{QUALIFIED}\s*$", re.I)
 
 
 def parse_show_tables(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ShowTables:
