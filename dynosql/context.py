@@ -103,9 +103,11 @@ class Context:
             scan_instead=not self.settings.fail_on_scan,
         )
 
-    def table(self, name: str) -> TableInfo:
-        """A table's keys, indexes and sizes (DescribeTable, cached)."""
-        return self.port.table(name)
+    def table(self, name: str, fresh: bool = False) -> TableInfo:
+        """A table's keys, indexes and sizes (DescribeTable, cached; `fresh`: sent now, for
+        a statement that must see the table as it is, changed elsewhere or not: a read). After
+        a change this session sends, the port describes the table anew by itself."""
+        return self.port.table(name, fresh)
 
     def table_names(self, pattern: str | None = None) -> list[str]:
         """The table names, sorted (ListTables, fresh); `pattern` is a glob such as ``aud*``."""
@@ -116,11 +118,6 @@ class Context:
         """The plan that reads every item of a table or index (SHOW HOT KEYS); `keys_only`:
         their partition key alone."""
         return plan_full_scan(self.table(table), index, self.options(), keys_only)
-
-    def refresh(self) -> None:
-        """Forget what the port has cached about tables (after DDL, or on request); the
-        Session then forgets the partitions it observed of them (`Port.catalog_version`)."""
-        self.port.refresh()
 
     def sample(self, table: str) -> list[dict[str, Any]]:
         """Up to `SAMPLE_ITEMS` items of `table`, read once per session (`Port.sample`)."""

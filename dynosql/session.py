@@ -346,8 +346,9 @@ class Session:
         return self.context.table_names(pattern)
 
     def refresh(self) -> None:
-        """Forget what is cached about tables (after DDL, or on request)."""
-        self.context.refresh()
+        """Forget what is cached about tables, on request (``\\refresh``): changed elsewhere.
+        A change this session sends is forgotten by the port itself (`Port.change_table`)."""
+        self.port.refresh()
         self.observed.clear()
 
     def sample(self, table: str) -> list[dict[str, Any]]:
@@ -406,6 +407,7 @@ class Session:
         notes: list[str] = []
         for name in paths:
             said, declared = load_local(self.context, self.embedded, name)
+            self.port.refresh()  # its tables were made on the server, not through the port
             notes.extend(said)
             for entity in declared:
                 self.entities.add(entity, Path(name))

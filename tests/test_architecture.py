@@ -358,15 +358,19 @@ def test_only_the_port_settles_the_capacity_ledger():
     from the images the kind hands it where the backend reports nothing): no kind charges a
     write's units by hand (there were 7 such calls), nothing outside the edge calls
     ``charge``."""
-    found = [
+    assert _method_calls(_outside_the_edge(), {"charge"}) == []
+
+
+def _method_calls(paths: list[Path], names: set[str]) -> list[str]:
+    """Where `paths` call a method named one of `names` (``x.charge(…)``), as path:line."""
+    return [
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
-        for path in _outside_the_edge()
+        for path in paths
         for node in _nodes(path)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "charge"
+        and node.func.attr in names
     ]
-    assert found == []
 
 
 def test_the_request_finder_finds_requests_and_sleeps(tmp_path: Path) -> None:
@@ -403,17 +407,21 @@ def test_the_request_finder_finds_requests_and_sleeps(tmp_path: Path) -> None:
     ]
 
 
+def _behind_the_port(package: Path = PACKAGE) -> list[Path]:
+    """The Context and what it is handed to: the kinds, engines, hints and entities."""
+    return [package / "context.py"] + [
+        path
+        for folder in ("statements", "engines", "hints", "entities")
+        for path in sorted((package / folder).rglob("*.py"))
+    ]
+
+
 def test_nothing_behind_the_port_holds_a_client():
     """Kinds, engines, hints, entities and the Context reach DynamoDB through the port: none
     of them names a ``client`` (the front doors are checked below)."""
-    inside = [PACKAGE / "context.py"] + [
-        path
-        for folder in ("statements", "engines", "hints", "entities")
-        for path in sorted((PACKAGE / folder).rglob("*.py"))
-    ]
     found = [
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
-        for path in inside
+        for path in _behind_the_port()
         for node in _nodes(path)
         if isinstance(node, ast.Attribute) and node.attr == "client"
     ]
@@ -452,13 +460,8 @@ def context_writes(package: Path) -> list[str]:
     from dynosql.context import Context
 
     members = {f.name for f in fields(Context)}
-    paths = [package / "context.py"] + [
-        path
-        for folder in ("statements", "engines", "hints", "entities")
-        for path in sorted((package / folder).rglob("*.py"))
-    ]
     found = []
-    for path in paths:
+    for path in _behind_the_port(package):
         own = path.name == "context.py"
         for node in _nodes(path):
             targets: list[ast.AST] = []
@@ -491,6 +494,17 @@ def test_no_kind_writes_to_its_context():
     thread stops at its next wait (as `Session.cancel` does for every statement)."""
     found = [w.split(" ", 1)[1] for w in context_writes(PACKAGE)]
     assert found == ["cancelled.set()"], context_writes(PACKAGE)
+
+
+def test_no_kind_refreshes_the_catalog():
+    """The port forgets what it cached of a table when it sends the table a change (so a kind
+    cannot forget to); a kind that must see a table as it is now asks for a fresh describe,
+    a read (``ctx.table(name, fresh=True)``). So the Context offers no refresh, and no kind,
+    engine, hint or entity module calls one, on the port or on anything else."""
+    from dynosql.context import Context
+
+    assert not hasattr(Context, "refresh")
+    assert _method_calls(_behind_the_port(), {"refresh", "forget", "forget_table"}) == []
 
 
 def test_every_refusal_and_question_is_the_pipelines():

@@ -360,7 +360,7 @@ def test_q_leaves_at_once(session):
 
 
 def test_a_failing_command_is_one_error_line(session, monkeypatch):
-    def broken():
+    def broken(*_args):
         raise ConnectionError("endpoint unreachable")
 
     monkeypatch.setattr(session.port.catalog, "table_names", broken)

@@ -75,7 +75,8 @@ class Backend(Port):
         self._progress = progress
         self._may_sample = may_sample
         self._samples: dict[str, list[dict[str, Any]]] = {}
-        self.catalog_version = 0  # bumped by refresh(): caches elsewhere (completion) follow
+        # bumped when a table changes (or on refresh()): caches elsewhere (completion) follow
+        self.catalog_version = 0
         self._aws_clients: dict[str, Any] = {}
         # moto reports no table sizes: the catalog measures them on a sample, an emulator's
         # workaround that is not added to the ledger
@@ -151,17 +152,23 @@ class Backend(Port):
 
     # --- tables ------------------------------------------------------------------------------
 
-    def table(self, name: str) -> TableInfo:
-        return self.catalog.table(name)
+    def table(self, name: str, fresh: bool = False) -> TableInfo:
+        return self.catalog.table(name, fresh)
 
     def table_names(self, fresh: bool = False) -> list[str]:
-        if fresh:
-            self.catalog.refresh()
-        return self.catalog.table_names()
+        return self.catalog.table_names(fresh)
 
     def refresh(self) -> None:
-        self.catalog.refresh()
+        self.catalog.forget()
         self._samples.clear()
+        self.catalog_version += 1
+
+    def _changed(self, table: str) -> None:
+        """A change was sent to `table`: what is cached of it (its description, the table
+        names, its sample) is forgotten, here where the change is sent, so that no statement
+        can leave a stale catalog behind; `catalog_version` moves on."""
+        self.catalog.forget(table)
+        self._samples.pop(table, None)
         self.catalog_version += 1
 
     def sample(self, table: str, counted: bool = True) -> list[dict[str, Any]]:
@@ -202,6 +209,8 @@ class Backend(Port):
                 detail = " ".join(str(err).split("\n")[1:]) or str(err)
                 raise ExecutionError(f"{call.operation} refused by boto3: {detail}") from err
             raise
+        finally:  # sent, or maybe sent (a lost answer): the table may have changed either way
+            self._changed(call.params["TableName"])
         if sent.error is None:
             return dict(sent.value)
         if sent.tries > 1 and (call.operation == "DeleteTable" or self._made_as_planned(call)):
@@ -222,7 +231,9 @@ class Backend(Port):
     ) -> Iterator[tuple[float, dict[str, Any] | None]]:
         policy = self.policy()
         for elapsed in policy.polls(timeout):  # cancellable, within `timeout`
-            yield elapsed, describe(policy, self.client, table)
+            described = describe(policy, self.client, table)
+            self.catalog.described(table, described)  # the catalog keeps the newest answer
+            yield elapsed, described
 
     def ttl_attribute(self, table: str) -> str | None:
         answer = self.policy().call(self.client.describe_time_to_live, TableName=table)

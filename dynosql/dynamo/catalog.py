@@ -26,7 +26,9 @@ def describe(policy: RetryPolicy, client: Any, name: str) -> dict[str, Any] | No
 
 
 class Catalog:
-    """DescribeTable/ListTables through one client, cached per session (``refresh`` forgets).
+    """DescribeTable/ListTables through one client, cached per session. The port that owns it
+    forgets a table's entry when it sends a change to that table (`forget`); a caller that
+    needs the table as it is now asks for it ``fresh``.
 
     Each call goes through `policy()`, the session's retry policy (dynamo.retry); without one,
     each is sent once (botocore's own attempts aside), as a caller that does not know the
@@ -52,10 +54,13 @@ class Catalog:
         self.capabilities = capabilities
         self.policy = policy or (lambda: RetryPolicy.once())
         self._tables: dict[str, TableInfo] = {}
+        # DescribeTable answers the port received otherwise (a wait's polls), not yet read
+        self._described: dict[str, dict[str, Any]] = {}
         self._names: list[str] | None = None
 
-    def table_names(self) -> list[str]:
-        if self._names is None:
+    def table_names(self, fresh: bool = False) -> list[str]:
+        """ListTables (cached; `fresh`: asked again, the descriptions kept)."""
+        if self._names is None or fresh:
             names: list[str] = []
             kwargs: dict[str, Any] = {}
             while True:
@@ -69,22 +74,14 @@ class Catalog:
             self._names = names
         return self._names
 
-    def table(self, name: str) -> TableInfo:
+    def table(self, name: str, fresh: bool = False) -> TableInfo:
+        """DescribeTable, cached; `fresh`: sent now, its answer cached in place of what was (a
+        table gone since is forgotten)."""
+        if fresh:
+            self.forget_table(name)
         if name not in self._tables:
-            # a name DynamoDB cannot even validate is still "no such table"
-            sent = self.policy().send(
-                self.client.describe_table,
-                TableName=name,
-                answers=("ResourceNotFoundException", "ValidationException"),
-            )
-            if sent.error is not None:
-                raise PlanError(self._unknown(name)) from sent.error
-            description = sent.value
-            if "Table" not in description:
-                raise not_dynamodb("DescribeTable", "a table description")
-            if self.heard is not None:
-                self.heard(description)
-            info = table_info(description["Table"])
+            known = self._described.pop(name) if name in self._described else None
+            info = table_info(known or self._describe(name))
             if (
                 not self.capabilities().reports_table_size
                 and info.item_count
@@ -93,6 +90,30 @@ class Catalog:
                 info = self._with_sampled_size(info)
             self._tables[name] = info
         return self._tables[name]
+
+    def _describe(self, name: str) -> dict[str, Any]:
+        # a name DynamoDB cannot even validate is still "no such table"
+        sent = self.policy().send(
+            self.client.describe_table,
+            TableName=name,
+            answers=("ResourceNotFoundException", "ValidationException"),
+        )
+        if sent.error is not None:
+            raise PlanError(self._unknown(name)) from sent.error
+        description = sent.value
+        if "Table" not in description:
+            raise not_dynamodb("DescribeTable", "a table description")
+        if self.heard is not None:
+            self.heard(description)
+        return dict(description["Table"])
+
+    def described(self, name: str, table: dict[str, Any] | None) -> None:
+        """What a DescribeTable the port sent otherwise (a wait's poll) said of table `name`
+        (None: gone): the newest word on it, kept in place of what was cached, so that the
+        statement after a table change need not describe the table again."""
+        self.forget_table(name)
+        if table is not None:
+            self._described[name] = table
 
     def _with_sampled_size(self, info: TableInfo) -> TableInfo:
         from dataclasses import replace
@@ -117,6 +138,17 @@ class Catalog:
         guess = f"; did you mean {' or '.join(near)}?" if near else ""
         return f"no table named {name}{where}{guess} (tables: {listing})"
 
-    def refresh(self) -> None:
-        self._tables.clear()
+    def forget(self, name: str | None = None) -> None:
+        """Forget what is cached of table `name` (every table when None) and the table names:
+        the port has just sent it a change (or the user asked for it all afresh)."""
+        if name is None:
+            self._tables.clear()
+            self._described.clear()
+        else:
+            self.forget_table(name)
         self._names = None
+
+    def forget_table(self, name: str) -> None:
+        """Forget table `name`'s description (the table names kept)."""
+        self._tables.pop(name, None)
+        self._described.pop(name, None)

@@ -240,20 +240,23 @@ class Port(Protocol):
 
     # --- tables -----------------------------------------------------------------------------
 
-    def table(self, name: str) -> TableInfo:
-        """A table's keys, indexes and sizes (DescribeTable, cached)."""
+    def table(self, name: str, fresh: bool = False) -> TableInfo:
+        """A table's keys, indexes and sizes (DescribeTable, cached; `fresh`: sent now, for a
+        statement that must see the table as it is, changed elsewhere or not). The port
+        forgets its entry itself when it sends the table a change (`change_table`)."""
         ...
 
     def table_names(self, fresh: bool = False) -> list[str]:
-        """ListTables (cached until `refresh`; `fresh`: the table descriptions forgotten and
-        the names asked for again)."""
+        """ListTables (cached; `fresh`: the names asked for again)."""
         ...
 
     def refresh(self) -> None:
-        """Forget what is cached about tables (`catalog_version` moves on)."""
+        """Forget everything cached about tables (`catalog_version` moves on): the session's,
+        on the user's request (``\\refresh``); statements never need it."""
         ...
 
-    # bumped by every `refresh`: caches of table names elsewhere (completion) follow
+    # moves on when a table change is sent, or on `refresh`: what was learned of the tables
+    # before (partitions observed, completion's names) is stale
     catalog_version: int
 
     def sample(self, table: str, counted: bool = True) -> list[Item]:
@@ -268,14 +271,16 @@ class Port(Protocol):
 
     def change_table(self, call: Call) -> dict[str, Any]:
         """One CreateTable/UpdateTable/DeleteTable/UpdateTimeToLive; a retried one that finds
-        its work done by an earlier try is done."""
+        its work done by an earlier try is done. What was cached of the table (its
+        description, its sample, the table names) is forgotten once it is sent."""
         ...
 
     def watch_table(
         self, table: str, timeout: float
     ) -> Iterator[tuple[float, dict[str, Any] | None]]:
         """(seconds waited, DescribeTable now or None when gone), polled quickly at first,
-        each wait cancellable, until the caller stops or `timeout` passes."""
+        each wait cancellable, until the caller stops or `timeout` passes. The catalog keeps
+        the newest answer: the statement after a change reads the table as the wait left it."""
         ...
 
     def ttl_attribute(self, table: str) -> str | None:

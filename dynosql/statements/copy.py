@@ -257,7 +257,6 @@ def _copy_from(
         load.close()
         if bad_file is not None:
             bad_file.close()
-    ctx.refresh()
     stats.finish()
     cost = format_capacity(stats.capacity)
     cost = f"~{cost} WCU est." if stats.capacity_estimated else f"{cost} WCU"

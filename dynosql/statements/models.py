@@ -443,7 +443,8 @@ class Embedded(Protocol):
 
 def load_local(ctx: Context, server: Embedded, path: str) -> tuple[list[str], tuple[Entity, ...]]:
     """The embedded server made with a model's tables and items; the notes on what was left
-    out, and its facets as entities, for the Session to declare."""
+    out, and its facets as entities, for the Session to declare. The tables are made on the
+    server, not through the port: the Session has the port forget its catalog after."""
     prepared = prepare(path)
     kept = _checked_against(ctx, prepared)  # made by another --model, as IMPORT MODEL keeps one
     for table in prepared.model.tables:
@@ -451,7 +452,6 @@ def load_local(ctx: Context, server: Embedded, path: str) -> tuple[list[str], tu
             server.make_table(table.params)
         server.put_items(table.name, table.items)
     server.prepare_exports([t.name for t in prepared.model.tables])
-    ctx.refresh()
     return prepared.notes, _declared(ctx, prepared)
 
 

@@ -6,8 +6,9 @@ Guards (dynosql.guards, from the effects each statement declares): ``--read-only
 every table change, and so does BEGIN … COMMIT (a table change cannot be rolled back); DROP
 TABLE refuses a table with deletion protection; DROP TABLE, DROP INDEX, SET TTL (with how many
 sampled items already hold a past time) and DELETION PROTECTION OFF ask first through the
-front door; where nobody can be asked (a script) they are refused unless ``--yes``. After any
-change the catalog cache is forgotten (``Context.refresh``), the REPL's completion included.
+front door; where nobody can be asked (a script) they are refused unless ``--yes``. A change is
+planned on the table as DescribeTable says it is now; once it is sent, the port forgets what it
+had cached of the table (`Port.change_table`), the REPL's completion following.
 """
 
 from __future__ import annotations
@@ -51,8 +52,7 @@ class TableChange:
 
 def _plan(ctx: Context, statement: ast.Ddl, change: TableChange) -> tuple[DdlPlan, Any]:
     """The plan, on the table as it is now (not as cached)."""
-    ctx.refresh()
-    table = ctx.table(statement.table) if change.existing else None
+    table = ctx.table(statement.table, fresh=True) if change.existing else None
     ttl = None
     if getattr(statement, "ttl_off", False):  # SET TTL OFF names the attribute TTL uses
         ttl = ttl_attribute(ctx, statement.table)
@@ -106,12 +106,9 @@ def run_ddl(ctx: Context, planned: Planned[ast.Ddl], change: TableChange) -> Ste
             return Result.status(f"cancelled: {statement.table} was kept")
     if backfill is not None:
         ctx.tell(f"{plan.label}: {backfill.text()}")
-    try:
-        for call in plan.calls:
-            ctx.port.change_table(call)
-        _wait(ctx, plan)
-    finally:
-        ctx.refresh()
+    for call in plan.calls:
+        ctx.port.change_table(call)
+    _wait(ctx, plan)
     elapsed = time.monotonic() - started
     return Result.status(f"{plan.label} · done · {elapsed:.1f}s")
 
@@ -180,8 +177,7 @@ def ttl_attribute(ctx: Context, table: str) -> str | None:
 
 def show_create_table(ctx: Context, statement: ast.ShowCreateTable) -> Result:
     """SHOW CREATE TABLE: DescribeTable (fresh) and DescribeTimeToLive."""
-    ctx.refresh()
-    info = ctx.table(statement.table)
+    info = ctx.table(statement.table, fresh=True)
     try:
         ttl = ttl_attribute(ctx, statement.table)
     except ExecutionError:

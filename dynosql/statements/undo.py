@@ -55,7 +55,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
         path, journal_file = last_journal(ctx)
     else:
         path, journal_file = statement.path, read_journal(statement.path)
-    ctx.refresh()  # the tables as they are now, to compare with what the journal recorded
+    now = _tables_now(ctx, journal_file)  # to compare with what the journal recorded
     warnings, refusal = _checked(ctx, journal_file, statement)
     if refusal is not None:
         yield Ask(refused=refusal)  # the pipeline refuses: never resumed
@@ -68,7 +68,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
         )
     todo = restores(e for e in journal_file.entries if e.statement not in own)
     tables = sorted({r.table for r in todo})
-    changes, refusal = _changes(ctx, journal_file, tables, statement)
+    changes, refusal = _changes(journal_file, {t: now[t] for t in tables}, statement)
     if refusal is not None:
         yield Ask(refused=refusal)
     listed: list[tuple[Restore, str]] = []
@@ -139,19 +139,20 @@ def own_undos(journal_file: JournalFile) -> set[int]:
 
 
 def _changes(
-    ctx: Context, journal_file: JournalFile, tables: list[str], statement: ast.Undo
+    journal_file: JournalFile, tables: dict[str, TableInfo | None], statement: ast.Undo
 ) -> tuple[dict[str, Changes], str | None]:
-    """How each table differs from the journal's record of it (the newest header that has
-    one). A table dropped and recreated is another table: the refusal, unless FORCE TARGET."""
+    """How each table (as it is now, None when gone) differs from the journal's record of it
+    (the newest header that has one). A table dropped and recreated is another table: the
+    refusal, unless FORCE TARGET."""
     out: dict[str, Changes] = {}
-    for table in tables:
+    for table, info in tables.items():
         recorded = None
         for header in journal_file.headers:
             recorded = (header.get("tables") or {}).get(table, recorded)
             if recorded and (header.get("target") or {}).get("endpoint") == "embedded":
                 # --local: every process starts its own server, with its tables made anew
                 recorded = {k: v for k, v in recorded.items() if k != "created"}
-        out[table] = compare(recorded, table, _table_now(ctx, table))
+        out[table] = compare(recorded, table, info)
     recreated = [c for c in out.values() if c.recreated]
     if recreated and not statement.force_target:
         said = "; ".join("; ".join(c.said()) for c in recreated)
@@ -163,11 +164,18 @@ def _changes(
     return out, None
 
 
-def _table_now(ctx: Context, table: str) -> TableInfo | None:
-    try:
-        return ctx.table(table)
-    except DynosqlError:
-        return None  # gone
+def _tables_now(ctx: Context, journal_file: JournalFile) -> dict[str, TableInfo | None]:
+    """Every table the journal wrote as DescribeTable says it is now (changed since, here or
+    elsewhere, or gone: None), one fresh read each; the rest of the undo (its target check,
+    the restorer) reads these from the port's catalog."""
+    names = {e.table for e in journal_file.entries} | {u.table for u in journal_file.unknown}
+    now: dict[str, TableInfo | None] = {}
+    for name in sorted(names):
+        try:
+            now[name] = ctx.table(name, fresh=True)
+        except DynosqlError:
+            now[name] = None  # gone
+    return now
 
 
 def _change_notes(changes: dict[str, Changes], listed: list[tuple[Restore, str]]) -> list[str]:

@@ -1,0 +1,126 @@
+"""The port's catalog across table changes. The port forgets what it cached of a table when it
+sends the table a change, and keeps the newest DescribeTable its wait received, so the next
+statement in the same session plans on the new schema and no statement kind refreshes
+anything (tests/test_architecture.py). A statement that must see a table as it is now,
+changed elsewhere or not, asks for a fresh DescribeTable: a table change's plan, SHOW CREATE
+TABLE, UNDO (test_undo_safety.py: a table recreated by another client)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backends import Backend, unique_name
+
+from dynosql.errors import PlanError
+from dynosql.session import Session
+
+
+def _described(session: Session) -> list[str]:
+    """The table of every DescribeTable the session sends from now on, in order."""
+    names: list[str] = []
+    session.client.meta.events.register(
+        "provide-client-params.dynamodb.DescribeTable",
+        lambda params, **_: names.append(params["TableName"]),
+    )
+    return names
+
+
+def _reads(session: Session, sql: str) -> str:
+    """What EXPLAIN says the statement reads: ``Query t.ix``, ``Scan t``."""
+    document = session.execute(f"EXPLAIN {sql}").document
+    index = f".{document['index']}" if document.get("index") else ""
+    return f"{document['operation']} {document['table']}{index}"
+
+
+def test_each_table_change_is_seen_by_the_next_statement_and_described_once(
+    moto_backend: Backend,
+) -> None:
+    """CREATE TABLE, CREATE INDEX, ALTER TABLE, DROP INDEX and DROP TABLE, each followed by a
+    statement that reads the cached catalog: it sees the change. A change costs one fresh
+    DescribeTable to plan it (CREATE TABLE: none) and its wait's polls (one on moto, where
+    every change is done at once); the statement after it describes nothing, and another
+    table is described once in the whole session (before, every change forgot every table)."""
+    session = Session(moto_backend.client())
+    session.assume_yes = True
+    other = unique_name("other")
+    moto_backend.create_keyed_table(other)
+    t = unique_name("changed")
+    described = _described(session)
+    session.execute(f"SELECT * FROM {other} WHERE pk = 'a'").all()
+    steps: list[tuple[str, list[str], Any]] = [
+        (f"CREATE TABLE {t} (pk S, PRIMARY KEY (pk))", [t], None),
+        (f"INSERT INTO {t} (pk, v) VALUES ('a', 1)", [], None),
+        (f"SELECT * FROM {t} WHERE v = 1", [], f"Scan {t}"),
+        (f"CREATE INDEX by_v ON {t} (v N)", [t, t], None),
+        (f"SELECT * FROM {t} WHERE v = 1", [], f"Query {t}.by_v"),
+        (f"ALTER TABLE {t} SET BILLING PROVISIONED (4, 3)", [t, t], None),
+        (f"DROP INDEX by_v ON {t}", [t, t], None),
+        (f"SELECT * FROM {t} WHERE v = 1", [], f"Scan {t}"),
+        (f"SELECT * FROM {other} WHERE pk = 'a'", [], f"Query {other}"),
+    ]
+    for sql, describes, reads in steps:
+        before = len(described)
+        if reads is None:
+            session.execute(sql).all()
+        else:
+            assert _reads(session, sql) == reads, sql
+        assert described[before:] == describes, sql
+        if sql.startswith("ALTER"):
+            assert session.table(t).billing_mode == "PROVISIONED"  # the cached description
+    session.execute(f"DROP TABLE {t}").all()
+    with pytest.raises(PlanError, match=f"no table named {t}"):
+        session.execute(f"SELECT * FROM {t}").all()
+    assert described.count(other) == 1, described
+    assert len(described) == 11, described  # 16 when every change forgot every table
+
+
+def test_the_table_names_follow_the_changes_sent(moto_backend: Backend, tmp_path: Path) -> None:
+    """The port's cached table names (what CREATE ENTITY checks a new name against) after
+    CREATE TABLE, DROP TABLE and IMPORT MODEL, with no ListTables asked for in between."""
+    session = Session(moto_backend.client())
+    session.assume_yes = True
+    t = unique_name("named")
+    model = tmp_path / "model.json"
+    assert t not in session.port.table_names()
+    session.execute(f"CREATE TABLE {t} (pk S, v N, PRIMARY KEY (pk)) WITH GSI by_v (v)").all()
+    assert t in session.port.table_names()
+    session.execute(f"EXPORT MODEL {t} TO '{model}'").all()
+    session.execute(f"DROP TABLE {t}").all()
+    assert t not in session.port.table_names()
+    session.execute(f"IMPORT MODEL '{model}'").all()
+    assert t in session.port.table_names()
+    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Query {t}.by_v"
+    session.execute(f"DROP TABLE {t}").all()
+
+
+def test_a_change_made_elsewhere_is_seen_where_a_statement_must_see_it(
+    moto_backend: Backend,
+) -> None:
+    """The session cached the table; another client adds an index. A plain read keeps the
+    cached description (no DescribeTable per statement), SHOW CREATE TABLE and the plan of a
+    table change read the table afresh, and the statement after them sees the index."""
+    session = Session(moto_backend.client())
+    session.assume_yes = True
+    t = unique_name("elsewhere")
+    moto_backend.create_keyed_table(t)
+    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Scan {t}"
+    moto_backend.client().update_table(
+        TableName=t,
+        AttributeDefinitions=[{"AttributeName": "v", "AttributeType": "N"}],
+        GlobalSecondaryIndexUpdates=[
+            {
+                "Create": {
+                    "IndexName": "by_v",
+                    "KeySchema": [{"AttributeName": "v", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            }
+        ],
+    )
+    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Scan {t}"  # as cached
+    shown = session.execute(f"SHOW CREATE TABLE {t}").all()[0]["statement"]
+    assert "by_v" in shown
+    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Query {t}.by_v"
+    session.execute(f"DROP TABLE {t}").all()
