@@ -11,7 +11,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from dynosql.entity_model import Entity
 
 Row = dict[str, Any]  # column name -> decoded DynamoDB value; a missing attribute is absent
 
@@ -33,7 +36,7 @@ class Changes:
 
     transaction: Any = None
     setting: tuple[str, Any] | None = None
-    declared: tuple[Any, ...] = ()  # dynosql.entity_model.Entity
+    declared: tuple[Entity, ...] = ()
     dropped: tuple[str, ...] = ()
     export: tuple[str, str] | None = None
     observed: tuple[Any, ...] = ()  # dynosql.plan.observed.Found, in the order found

@@ -19,6 +19,8 @@ from dynosql.sql.keywords import ITEM_MEASURES
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+
+    from dynosql.entity_model import Entity
 else:
 
     def dataclass(**options: Any) -> Callable[[type], type]:
@@ -503,10 +505,10 @@ class ShowEntities(Statement, kind="entities"):
 @dataclass(frozen=True)
 class CreateEntity(Statement, kind="entity_defs"):
     """``CREATE ENTITY name ON table (KEY (…), INDEX idx (…) [WHERE …]…, attr = constant…)``:
-    `entity` is the definition as written (a ``dynosql.entity_model.Entity``), checked
-    against the table when the statement runs; `source` is the statement as written."""
+    `entity` is the definition as written, checked against the table when the statement
+    runs; `source` is the statement as written."""
 
-    entity: Any
+    entity: Entity
     pos: Pos = field(default=NOWHERE, compare=False)
     table_pos: Pos = field(default=NOWHERE, compare=False)
     source: str = field(default="", compare=False)
