@@ -117,6 +117,10 @@ class Session:
         self.journal_file: str | None = None  # --journal FILE (else one file per statement)
         self._transaction: Any = None  # the writes queued since BEGIN
         self._last_write: WriteStats | None = None
+        # the last statement's result, whose rows may still be read, and the port's catalog
+        # version when they were handed out: what they carried is applied (`_settle`) before
+        # the next statement, however far they were read
+        self._streaming: tuple[Result, int] | None = None
         self.params = dict(params or {})
         self.embedded: LocalDynamo | None = None  # the server Session.local() started
 
@@ -241,6 +245,7 @@ class Session:
         the same plan, handing the pipeline each change it is about to make (`guards.Ask`);
         what it changed in the session comes back in its result, or in the error that stopped
         it, and is applied here (`_apply`)."""
+        self._settle()
         self.cancelled.clear()
         self._last_write = None
         bound = self.resolve(self.bind(statement, params))
@@ -269,20 +274,37 @@ class Session:
             raise
         self._apply(result.stats.take_changes(), catalog)
         result.rows = self._applying(result, iter(result.rows), port.catalog_version)
+        self._streaming = (result, port.catalog_version)
         return result
 
     def _applying(self, result: Result, rows: Iterator[Row], catalog: int) -> Iterator[Row]:
         """`rows`; what the statement changes in the session as they are read (a partition
-        read whole, SHOW HOT KEYS' counts) is applied once they end, or stop. Rows left open
-        while a later statement changed a table (`catalog`: the port's version when they
-        were handed out) observed the tables as they were: that is not kept."""
+        read whole, SHOW HOT KEYS' counts) is applied once they end, or stop (Ctrl-C or an
+        error while they are read), or when the next statement starts (`_settle`)."""
         try:
             yield from rows
-        finally:  # Ctrl-C or an error while they are read: what was read is applied too
-            changes = result.stats.take_changes()
-            if catalog != self.port.catalog_version:
-                changes = dataclasses.replace(changes, observed=())
-            self._apply(changes)
+        finally:
+            self._apply_streamed(result, catalog)
+
+    def _settle(self) -> None:
+        """Apply what the last result's rows carried so far, before the next statement sees
+        the session: rows abandoned part-way (a script's result not read to its end, a
+        REPL display stopped, a cursor's result left open) then count at a point that does
+        not depend on when their generator is closed or collected. Rows read on afterwards
+        apply what they carry later when they end."""
+        if self._streaming is not None:
+            result, catalog = self._streaming
+            self._streaming = None
+            self._apply_streamed(result, catalog)
+
+    def _apply_streamed(self, result: Result, catalog: int) -> None:
+        """What `result`'s rows carried, not yet applied. Rows left open while a later
+        statement changed a table (`catalog`: the port's version when they were handed out)
+        observed the tables as they were: that is not kept."""
+        changes = result.stats.take_changes()
+        if catalog != self.port.catalog_version:
+            changes = dataclasses.replace(changes, observed=())
+        self._apply(changes)
 
     def _apply(self, changes: Changes, catalog: int | None = None) -> None:
         """What a statement changed in the session (its result's, or its error's); `catalog`:
@@ -331,6 +353,7 @@ class Session:
         """`statement` bound and planned by its kind as `run_statement` plans it, once, as for
         EXPLAIN (nothing read): what tools and tests look at, the plan and the Scans the
         guards would judge."""
+        self._settle()
         bound = self.resolve(self.bind(statement))
         return kind_for(bound, self.in_transaction).plan(self.context, bound, True)
 

@@ -77,6 +77,28 @@ def test_rows_stopped_by_ctrl_c_leave_what_was_read_to_the_session(moto_backend:
         assert "pk = 'a', read whole earlier this session: 3 items" in line
 
 
+@pytest.mark.parametrize(
+    "sql",
+    ["SHOW HOT KEYS FROM {t}", "SELECT * FROM {t} WHERE pk = 'a' ORDER BY n DESC"],
+    ids=["hot keys", "sorted select"],
+)
+def test_rows_abandoned_part_way_count_before_the_next_statement(
+    moto_backend: Backend, sql: str
+) -> None:
+    """SHOW HOT KEYS, and a SELECT sorted client-side, read their partition whole before their
+    first row. Left after one row, their generator still held (neither closed nor collected,
+    as a script or a cursor may leave it), what they read is applied as the next statement
+    starts, not whenever the generator happens to be closed; the rows can still be read."""
+    name = _partition(moto_backend, 3)
+    with Session(moto_backend.client()) as session:
+        rows = iter(session.execute(sql.format(t=name)))
+        first = next(rows)
+        line, _ = _explained(session, f"EXPLAIN SELECT * FROM {name} WHERE pk = 'a'")
+        assert "pk = 'a', read whole earlier this session: 3 items" in line, line
+        rest = list(rows)
+        assert len(rest) == (0 if sql.startswith("SHOW") else 2), (first, rest)
+
+
 def test_rows_closed_after_a_table_changed_leave_nothing_stale(moto_backend: Backend) -> None:
     """SHOW HOT KEYS' rows, left half read while the table is dropped and made again, then
     closed (a DB-API cursor's result replaced by its next statement's): their count was of
