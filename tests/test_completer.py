@@ -98,8 +98,6 @@ def test_statement_start_offers_statement_keywords():
         "SELECT",
         "EXPLAIN",
         "SHOW",
-        "DESCRIBE",
-        "SET",
         "CREATE",
         "ALTER",
         "DROP",
@@ -117,6 +115,8 @@ def test_statement_start_offers_statement_keywords():
         "UNDO",
         "IMPORT MODEL",
         "EXPORT MODEL",
+        "SET",
+        "DESCRIBE",
     ]
     assert texts("SEL") == ["SELECT"]
     assert texts("sel") == ["select"]  # the user's case
@@ -162,12 +162,12 @@ def test_cast_offers_the_types_it_converts_to():
 
 def test_show_explain_and_set():
     assert texts("SHOW ") == [
-        "TABLES",
-        "HOT KEYS FROM",
-        "ENTITIES",
-        "ENTITIES FROM",
         "CREATE TABLE",
         "CREATE ENTITY",
+        "ENTITIES",
+        "ENTITIES FROM",
+        "HOT KEYS FROM",
+        "TABLES",
     ]
     assert texts("SHOW ENTITIES ") == ["FROM"]
     assert texts("SHOW ENTITIES FROM audit ") == ["SAMPLE", "AS CREATE"]

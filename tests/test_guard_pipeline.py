@@ -10,6 +10,11 @@ run writes nothing, no means nothing changed."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -17,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backends import Backend, unique_name
+from backends import ROOT, Backend, unique_name
+from cli_runner import AWS_VARIABLES
 
 from dynosql.errors import DynosqlError, GuardError, SqlError
 from dynosql.session import Session
 from dynosql.settings import Settings
-from dynosql.sql import ast, parse
+from dynosql.sql import ast, keywords, parse
 from dynosql.statements import kind_for, kind_of_type, registered
 
 CHANGES = {
@@ -69,12 +75,13 @@ def test_every_statement_class_names_its_kind() -> None:
 
 
 # a statement kind written in one module, as CONTRIBUTING describes: its class, its parse
-# function and its kind, found from its Starter alone
+# function, its Starter and its kind
 SHOW_LIMITS = """
 from dataclasses import dataclass
 
 from dynosql.result import Result
 from dynosql.sql import ast
+from dynosql.sql.keywords import Starter
 from dynosql.statements.kind import Kind, named, unplanned
 
 
@@ -91,24 +98,54 @@ def _run(ctx, statement):
     return Result.status(f"{ctx.settings.max_rcu} RCU at most")
 
 
+STARTERS = (Starter("SHOW LIMITS", "SHOW LIMITS", parser=parse),)
 KINDS = {ShowLimits: Kind(named("SHOW LIMITS"), unplanned(_run), example=("SHOW LIMITS",))}
+"""
+# the command line, run in a copy of the package; reports what it imported
+RUN = """
+import json, sys
+import dynosql
+from dynosql.cli import main
+from dynosql.errors import SqlError
+from dynosql.sql import parse
+
+try:
+    parse("SHOW LIMIT")
+except SqlError as err:
+    refused = err.message
+code = main(sys.argv[1:])
+kinds = sorted(m for m in sys.modules if m.startswith("dynosql.statements."))
+print(json.dumps([dynosql.__file__, code, refused, kinds]), file=sys.stderr)
 """
 
 
-def test_a_kind_in_one_module_runs_from_its_starter(
-    moto_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from dynosql.sql import keywords, parser
-
-    (tmp_path / "show_limits.py").write_text(SHOW_LIMITS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    starter = keywords.Starter("SHOW LIMITS", "SHOW LIMITS", "show", parser="show_limits:parse")
-    monkeypatch.setattr(
-        parser, "_ELSEWHERE", ((keywords.leading((starter,)), starter.parser), *parser._ELSEWHERE)
+def test_a_kind_in_one_module_runs_from_its_starter(moto_backend: Backend, tmp_path: Path) -> None:
+    """CONTRIBUTING's recipe, whole: a copy of the package with one module added to
+    dynosql/statements/, nothing else changed, runs the new statement from the command line.
+    Its Starter is found in the module without importing it: the run imports the kinds of its
+    statements and no other, and a SHOW the parser does not know names it."""
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "dynosql", copy / "dynosql")  # compiled modules too: still valid
+    (copy / "dynosql" / "statements" / "show_limits.py").write_text(SHOW_LIMITS)
+    env = {**os.environ, **AWS_VARIABLES, "PYTHONPATH": str(copy)}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    argv = ["--endpoint-url", moto_backend.endpoint_url, "--max-rcu", "7", "--format", "csv"]
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, *argv, "-e", "SELECT 1 AS one; show  limits"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
     )
-    session = Session(moto_backend.client(), settings=Settings(max_rcu=Decimal(7)))
-    assert session.execute("show  limits").title == "7 RCU at most"
-    assert kind_of_type(type(parse("SHOW LIMITS"))).example == ("SHOW LIMITS",)
+    ran, code, refused, kinds = json.loads(done.stderr.splitlines()[-1])
+    assert Path(ran).parent == copy / "dynosql" and code == 0, done.stderr
+    assert done.stdout.split() == ["one", "1"] and "\n7 RCU at most\n" in done.stderr
+    assert "SHOW LIMITS" in refused and refused.startswith("expected SHOW ")
+    assert {"dynosql.statements.select_values", "dynosql.statements.show_limits"} <= set(kinds)
+    reading = {str(s.parser).partition(":")[0] for s in keywords.declared()}  # show.py, …
+    assert len(reading) >= 5 and not reading & set(kinds), kinds
 
 
 @dataclass

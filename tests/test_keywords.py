@@ -5,6 +5,7 @@ word added there is highlighted, completed and suggested; no consumer keeps a li
 from __future__ import annotations
 
 import ast as python_ast
+import dataclasses
 import importlib
 import re
 import subprocess
@@ -22,6 +23,7 @@ from dynosql.repl import completer, highlight, write_complete
 from dynosql.sql import convert, keywords, parse, parser, spelling, table_and_copy_parse
 from dynosql.sql.ast import Pos
 from dynosql.sql.split import Chunk
+from dynosql.statements import registered
 from dynosql.statements.show import ShowTables
 from dynosql.values import TYPE_CODES
 
@@ -185,14 +187,14 @@ def test_a_word_added_to_the_vocabulary_reaches_every_consumer() -> None:
     patched copy, in a fresh interpreter): parsed for its spelling, highlighted, completed."""
     source = (ROOT / "dynosql" / "sql" / "keywords.py").read_text()
     patched = source.replace(
-        "STARTERS = (\n", 'STARTERS = (\n    Starter("FROBNICATE", "FROBNICATE", "read"),\n', 1
+        "CORE = (\n", 'CORE = (\n    Starter("FROBNICATE", "FROBNICATE", "read"),\n', 1
     ).replace("FUNCTIONS = (\n", 'FUNCTIONS = (\n    Function("frob_exists", "condition", 1),\n', 1)
     assert patched.count("FROBNICATE") == 2 and "frob_exists" in patched
     program = textwrap.dedent(
         """
         import sys, types
         module = types.ModuleType("dynosql.sql.keywords")
-        module.__file__ = "keywords.py"
+        module.__file__ = "dynosql/sql/keywords.py"  # the kinds' Starters are found beside it
         sys.modules["dynosql.sql.keywords"] = module
         exec(compile(sys.stdin.read(), "keywords.py", "exec"), module.__dict__)
 
@@ -264,6 +266,71 @@ def test_a_statement_under_another_starters_words_is_read_by_the_function_it_nam
             assert parser._named(parser._EXPLAINERS, starter.lead) is named(starter.explainer)
     assert {s.word for s in keywords.UNDER} <= keywords.STARTER_WORDS
     assert not {s.opening for s in keywords.UNDER} & set(completer.OPENINGS)
+
+
+# --- the Starters the kind modules declare ---------------------------------------------------------
+
+
+def _as_read(starter: keywords.Starter) -> keywords.Starter:
+    """A Starter as `keywords.declared` reads it: a function named as "module:function"."""
+
+    def named(f: object) -> object:
+        return f if isinstance(f, str) else f"{f.__module__}:{f.__name__}"  # type: ignore[attr-defined]
+
+    return dataclasses.replace(
+        starter, parser=named(starter.parser), explainer=named(starter.explainer)
+    )
+
+
+def test_the_kinds_starters_are_read_as_their_modules_declare_them() -> None:
+    """`keywords.declared` reads the kind modules' STARTERS without importing them; importing
+    every kind gives the same Starters, and none that the reading missed."""
+    registered()  # every kind module imported
+    imported = [
+        _as_read(starter)
+        for name, module in sorted(sys.modules.items())
+        if name.startswith("dynosql.statements.")
+        for starter in getattr(module, "STARTERS", ())
+    ]
+    assert sorted(map(repr, keywords.declared())) == sorted(map(repr, imported))
+    leads = {s.lead for s in keywords.declared()}
+    assert {"DESCRIBE", "SET", "SHOW TABLES", "SHOW HOT KEYS", "SHOW ENTITIES FROM"} <= leads
+    assert set(keywords.declared()) <= {*keywords.STARTERS, *keywords.UNDER}
+
+
+def test_a_declaration_is_read_from_the_source_of_its_module(tmp_path: Path) -> None:
+    (tmp_path / "limits.py").write_text(
+        '"""SHOW LIMITS."""\n\nSTARTERS: tuple[Starter, ...] = (\n    Starter(\n        "SHOW LIMITS",'
+        '\n        "SHOW LIMITS",\n        aliases=("SHOW LIMIT",),\n        parser=parse,\n    ),\n)'
+        "\nKINDS = {}\n"
+    )
+    (tmp_path / "other.py").write_text("STARTING = 1\n")
+    assert keywords.declared(tmp_path) == (
+        keywords.Starter(
+            "SHOW LIMITS",
+            "SHOW LIMITS",
+            aliases=("SHOW LIMIT",),
+            parser="dynosql.statements.limits:parse",
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "declaration, line, why",
+    [
+        ('STARTERS = (\n    Starter("LIMITS", "LIMITS", parser=make()),\n)\n', 4, "malformed"),
+        ("STARTERS = (LIMITS,)\n", 3, "not a Starter(…) call"),
+        ("STARTERS = tuple(made())\n", 3, "not a Starter(…) call"),
+    ],
+)
+def test_a_declaration_that_cannot_be_read_without_running_it_is_refused(
+    tmp_path: Path, declaration: str, line: int, why: str
+) -> None:
+    (tmp_path / "limits.py").write_text(f'"""SHOW LIMITS."""\n\n{declaration}')
+    with pytest.raises(ValueError) as info:
+        keywords.declared(tmp_path)
+    where = f"{tmp_path / 'limits.py'}:{line}: STARTERS takes Starter(…) calls with literal "
+    assert str(info.value).startswith(where) and why in str(info.value), str(info.value)
 
 
 # --- the first word: statement starters first ------------------------------------------------------

@@ -32,6 +32,7 @@ from dynosql.plan.model import SampleSpec
 from dynosql.plan.planner import plan_select
 from dynosql.plan.sample import choose_segments, sample_shape
 from dynosql.sql import ast, parse
+from dynosql.statements.hot_keys import ShowHotKeys
 from dynosql.statements.read_explain import explain_lines
 
 # --- parsing: TABLESAMPLE is read or refused, never dropped ------------------------------------
@@ -80,7 +81,7 @@ def test_tablesample_refusals(sql: str, message: str) -> None:
 
 def test_show_hot_keys_sample_is_parsed() -> None:
     statement = parse("SHOW HOT KEYS FROM orders SAMPLE 10 PERCENT REPEATABLE (7) LIMIT 3")
-    assert isinstance(statement, ast.ShowHotKeys)
+    assert isinstance(statement, ShowHotKeys)
     assert statement.sample is not None
     assert (statement.sample.percent, statement.sample.seed, statement.limit) == (Decimal(10), 7, 3)
 

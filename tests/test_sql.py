@@ -15,6 +15,8 @@ from dynosql.session import bind
 from dynosql.sql import ast, is_complete, parse, parse_script, split_script
 from dynosql.sql.split import strip_comments
 from dynosql.sql.text import sql_text
+from dynosql.statements.entities import ShowEntities
+from dynosql.statements.hot_keys import ShowHotKeys
 from dynosql.statements.setting import SetOption
 from dynosql.statements.show import Describe, ShowTables
 
@@ -500,17 +502,17 @@ def test_explain_keeps_positions_across_lines() -> None:
         ("DESCRIBE orders", Describe("orders")),
         ("DESC orders", Describe("orders")),
         ('describe table "my-t"', Describe("my-t")),
-        ("SHOW HOT KEYS FROM t", ast.ShowHotKeys("t")),
-        ("SHOW HOT KEYS FROM t.idx LIMIT 5", ast.ShowHotKeys("t", "idx", 5)),
-        ('show hot keys from "a-b"."c" limit 3', ast.ShowHotKeys("a-b", "c", 3)),
+        ("SHOW HOT KEYS FROM t", ShowHotKeys("t")),
+        ("SHOW HOT KEYS FROM t.idx LIMIT 5", ShowHotKeys("t", "idx", 5)),
+        ('show hot keys from "a-b"."c" limit 3', ShowHotKeys("a-b", "c", 3)),
         ("SET segments = 4", SetOption("segments", "4")),
         ("SET consistent TO on", SetOption("consistent", "on")),
         ("SET format = 'json'", SetOption("format", "json")),
         ("set Max_RCU = 10", SetOption("max_rcu", "10")),
-        ("SHOW ENTITIES FROM drive", ast.ShowEntities("drive")),
-        ('show entities from "my-table" sample 200', ast.ShowEntities("my-table", 200)),
-        ("SHOW ENTITIES FROM t AS CREATE", ast.ShowEntities("t", as_create=True)),
-        ("show entities from t sample 5 as create;", ast.ShowEntities("t", 5, as_create=True)),
+        ("SHOW ENTITIES FROM drive", ShowEntities("drive")),
+        ('show entities from "my-table" sample 200', ShowEntities("my-table", 200)),
+        ("SHOW ENTITIES FROM t AS CREATE", ShowEntities("t", as_create=True)),
+        ("show entities from t sample 5 as create;", ShowEntities("t", 5, as_create=True)),
     ],
 )
 def test_other_statements(sql: str, expected: ast.Statement) -> None:
@@ -522,8 +524,8 @@ def test_other_statement_refusals() -> None:
         str(error("DESCRIBE a.b")) == "line 1, column 12: DESCRIBE takes a table name, not an index"
     )
     assert str(error("SHOW COLUMNS")) == (
-        "line 1, column 1: expected SHOW TABLES, SHOW HOT KEYS FROM table, SHOW ENTITIES "
-        "[FROM table], SHOW CREATE TABLE t or SHOW CREATE ENTITY e"
+        "line 1, column 1: expected SHOW CREATE TABLE, SHOW CREATE ENTITY, SHOW ENTITIES, "
+        "SHOW ENTITIES FROM, SHOW HOT KEYS FROM or SHOW TABLES"
     )
     explain_takes = (
         "line 1, column 9: EXPLAIN takes SELECT, CREATE, ALTER, DROP, COPY, INSERT, UPSERT, "
@@ -537,9 +539,9 @@ def test_other_statement_refusals() -> None:
 # --- refusals: every message, exactly ----------------------------------------------------------
 
 OTHERS = (
-    "a statement starts with SELECT, EXPLAIN, SHOW, DESCRIBE, SET, CREATE, ALTER, DROP, COPY, "
-    "INSERT, UPSERT, REPLACE, UPDATE, DELETE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK, "
-    "EXISTS, UNDO, IMPORT or EXPORT"
+    "a statement starts with SELECT, EXPLAIN, SHOW, CREATE, ALTER, DROP, COPY, INSERT, UPSERT, "
+    "REPLACE, UPDATE, DELETE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK, EXISTS, UNDO, IMPORT, "
+    "EXPORT, SET or DESCRIBE"
 )
 COMMA = "FROM a, b is not supported: write the join as JOIN b ON …"
 RIGHT = "RIGHT JOIN is not supported: put the source whose rows are kept first and write LEFT JOIN"

@@ -164,6 +164,19 @@ def test_errors_are_not_kept_and_only_sound_trusted_entries_are_read(kept_dir: P
     assert cache.parse_script(SCRIPT, across_runs=True) == whole
 
 
+def test_the_fingerprint_covers_every_module_that_parses() -> None:
+    """A kind module may read its own statements (the parser= of a Starter it declares): an
+    edit there parses again, as one in dynosql/sql does."""
+    from dynosql.sql import keywords
+
+    parsing = {
+        str(s.parser).partition(":")[0] for s in (*keywords.STARTERS, *keywords.UNDER) if s.parser
+    }
+    assert "dynosql.statements.hot_keys" in parsing and "dynosql.sql.entity_parse" in parsing
+    for module in parsing:
+        assert f"\n{ROOT.joinpath(*module.split('.'))}.py:" in cache.fingerprint(), module
+
+
 def test_the_directory_keeps_a_bounded_number_of_entries(
     kept_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -51,14 +51,8 @@ ALL_FUNCTIONS = tuple(f.name for f in vocabulary.FUNCTIONS)
 SETTINGS = tuple(s.name for s in SETTING_TABLE if s.live)
 SETTING_VALUES = {s.name: s.kind.words for s in SETTING_TABLE}
 COMPARISONS = {"=", "<>", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "LIKE"}
-SHOW_NEXT = [
-    "TABLES",
-    "HOT KEYS FROM",
-    "ENTITIES",
-    "ENTITIES FROM",
-    "CREATE TABLE",
-    "CREATE ENTITY",
-]
+# after SHOW, the rest of each SHOW statement's opening: TABLES, HOT KEYS FROM, …
+SHOW_NEXT = [s.opening.split(None, 1)[1] for s in vocabulary.UNDER if s.word == "SHOW"]
 NAME_KINDS = ("word", "keyword", "function", "identifier")
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -587,9 +581,17 @@ def _setting(c: _Cursor) -> Offer:
 # after a word, the keywords that follow it (the vocabulary's, in the grammar's order)
 AFTER: dict[tuple[str, str], tuple[str, ...]] = {
     ("SHOW", "SHOW"): tuple(SHOW_NEXT),
-    ("SHOW", "HOT"): ("KEYS FROM",),
-    ("SHOW", "KEYS"): ("FROM",),
-    ("SHOW", "ENTITIES"): ("FROM",),
+    **{  # SHOW HOT -> KEYS FROM, SHOW HOT KEYS -> FROM, …
+        ("SHOW", word): tuple(
+            dict.fromkeys(
+                " ".join(rest.split()[i + 1 :])
+                for rest in SHOW_NEXT
+                for i, said in enumerate(rest.split()[:-1])
+                if said == word
+            )
+        )
+        for word in {w for rest in SHOW_NEXT for w in rest.split()[:-1]}
+    },
     ("EXPLAIN", "EXPLAIN"): (*EXPLAINED, "ANALYZE"),
     ("EXPLAIN", "ANALYZE"): ANALYZED,
 }

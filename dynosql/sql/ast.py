@@ -81,10 +81,15 @@ class Statement:
     class a session runs); a class defined in that package is run by its own module's."""
 
     kind_module: ClassVar[str] = ""
+    # ``table_only=True``: a statement about a table itself, which an entity's name cannot
+    # stand for (SHOW HOT KEYS FROM invoice is refused, naming invoice's table; see
+    # statements/entity_resolve.py); its `table` names the table
+    table_only: ClassVar[bool] = False
 
-    def __init_subclass__(cls, kind: str = "", **options: Any) -> None:
+    def __init_subclass__(cls, kind: str = "", table_only: bool = False, **options: Any) -> None:
         super().__init_subclass__(**options)
         cls.kind_module = f"dynosql.statements.{kind}" if kind else cls.__module__
+        cls.table_only = table_only
 
 
 @dataclass(frozen=True)
@@ -474,31 +479,6 @@ class Explain(Statement, kind="explain"):
     partiql: bool = False  # EXPLAIN (FORMAT PARTIQL): the PartiQL statements that do the same
 
 
-@dataclass(frozen=True)
-class ShowHotKeys(Statement, kind="hot_keys"):
-    table: str
-    index: str | None = None
-    limit: int | None = None  # a Param until bound
-    pos: Pos = field(default=NOWHERE, compare=False)
-    sample: Sample | None = None  # SAMPLE p PERCENT: a key sample, not a full Scan
-    # BY <expression> of the partition key: write-sharded keys summed to their logical key
-    by: Any = None
-    # WITH SIZES: each key's bytes and RCU too, read off whole items (without it the Scan
-    # projects the partition key alone: the same RCU, a fraction of the client's work)
-    sizes: bool = False
-
-
-@dataclass(frozen=True)
-class ShowEntities(Statement, kind="entities"):
-    """``SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]``: the entity types behind a table's keys
-    (AS CREATE: written as CREATE ENTITY statements)."""
-
-    table: str
-    sample: int | None = None
-    pos: Pos = field(default=NOWHERE, compare=False)
-    as_create: bool = False
-
-
 # --- entities (dynosql/entities/, dynosql/statements/entity_defs.py) ----------------------------
 
 
@@ -779,7 +759,7 @@ class CreateTable(Statement, kind="table"):
 
 
 @dataclass(frozen=True)
-class CreateIndex(Statement, kind="table"):
+class CreateIndex(Statement, kind="table", table_only=True):
     """``CREATE INDEX name ON t (hash [type] [, range [type]]) [PROJECTION …] [PROVISIONED …]``:
     a GSI added with UpdateTable. A type is needed only for attributes the table has not
     declared."""
@@ -791,14 +771,14 @@ class CreateIndex(Statement, kind="table"):
 
 
 @dataclass(frozen=True)
-class DropIndex(Statement, kind="table"):
+class DropIndex(Statement, kind="table", table_only=True):
     table: str
     index: str
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
-class AlterTable(Statement, kind="table"):
+class AlterTable(Statement, kind="table", table_only=True):
     """``ALTER TABLE t SET BILLING …`` | ``SET TTL a`` | ``SET TTL OFF`` |
     ``SET DELETION PROTECTION ON|OFF``: exactly one of the fields is set."""
 
@@ -811,7 +791,7 @@ class AlterTable(Statement, kind="table"):
 
 
 @dataclass(frozen=True)
-class SetPointInTimeRecovery(Statement, kind="backups"):
+class SetPointInTimeRecovery(Statement, kind="backups", table_only=True):
     """``ALTER TABLE t SET POINT IN TIME RECOVERY ON|OFF`` (UpdateContinuousBackups)."""
 
     table: str
@@ -820,13 +800,13 @@ class SetPointInTimeRecovery(Statement, kind="backups"):
 
 
 @dataclass(frozen=True)
-class DropTable(Statement, kind="table"):
+class DropTable(Statement, kind="table", table_only=True):
     table: str
     pos: Pos = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True)
-class ShowCreateTable(Statement, kind="table"):
+class ShowCreateTable(Statement, kind="table", table_only=True):
     table: str
     pos: Pos = field(default=NOWHERE, compare=False)
 

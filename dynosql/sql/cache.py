@@ -8,10 +8,10 @@ script found there needs neither the parser nor sqlglot, whose import alone cost
 (~0.15 s) than the rest of a ``dynosql -e`` keyed lookup does besides botocore.
 
 An entry holds the script's text and a fingerprint of the code that parsed it (dynosql's
-version, the size and modification time of every module of ``dynosql/sql`` and of
-``values.py``, sqlglot's, the Python version), and is used only when both match exactly: an
-edited parser or another sqlglot parses again, and a hash collision can never return another
-script's statements. Only statements that parsed are kept (an error is reported from a fresh
+version, the size and modification time of every module of ``dynosql/sql``, of ``values.py``
+and of the kind modules of ``dynosql/statements``, sqlglot's, the Python version), and is used
+only when both match exactly: an edited parser or another sqlglot parses again, and a hash
+collision can never return another script's statements. Only statements that parsed are kept (an error is reported from a fresh
 parse, with its line and column). Entries are pickles, written and read as ``user_cache``
 says (atomic, private to the user); anything unreadable counts as absent. The directory keeps
 at most ``KEPT_ENTRIES`` entries (the least recently used go); deleting it is safe.
@@ -78,19 +78,14 @@ def directory() -> Path:
 @functools.lru_cache(maxsize=1)
 def fingerprint() -> str:
     """What the parse of a text depends on besides the text: the code that parses it (with
-    the kind modules that read their own statements, as `keywords.Starter.parser` names them)."""
+    the kind modules, any of which may declare a Starter and read its own statements:
+    `keywords.declared`)."""
     from importlib.machinery import PathFinder
 
-    from dynosql.sql import keywords
+    from dynosql.sql.keywords import kind_files
 
     here = Path(__file__).parent
-    files = sorted(here.glob("*.py")) + [here.parent / "values.py"]
-    named = {s.parser.partition(":")[0] for s in (*keywords.STARTERS, *keywords.UNDER) if s.parser}
-    files += sorted(
-        here.parent.joinpath(*module.split(".")[1:]).with_suffix(".py")
-        for module in named
-        if not module.startswith(f"{__package__}.")
-    )
+    files = sorted(here.glob("*.py")) + [here.parent / "values.py"] + kind_files()
     spec = PathFinder.find_spec("sqlglot")  # located, not imported
     if spec is not None and spec.origin:
         sqlglot = Path(spec.origin).parent

@@ -171,12 +171,6 @@ _NOT_SELECT = {
 }
 
 
-def _sample(chunk: Chunk, text: str, index: int, percent: str, seed: str | None) -> ast.Sample:
-    """A sample's percentage (0 < p <= 100) and optional seed, checked."""
-    pos = _pos(chunk, text, index)
-    return ast.Sample(check_percent(percent, pos), check_seed(seed, pos), pos)
-
-
 def check_percent(text: str, pos: ast.Pos) -> Decimal:
     try:
         p: Decimal | None = values.literal_number(text)

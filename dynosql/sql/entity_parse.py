@@ -14,17 +14,14 @@ from dynosql import values
 from dynosql.entity_model import Access, Column, Entity, Template
 from dynosql.errors import SqlError
 from dynosql.sql import ast
-from dynosql.sql.ast import MAX_LIMIT
-from dynosql.sql.convert import _error, _first, _pos
-from dynosql.sql.keywords import SHOW_EXPECTED, STARTERS, listing
+from dynosql.sql.convert import _error, _first
+from dynosql.sql.keywords import STARTERS, listing, show_expected
 from dynosql.sql.select_parse import parse_select
-from dynosql.sql.split import IDENT, Chunk, strip_comments, unquote
+from dynosql.sql.split import Chunk, strip_comments
 from dynosql.sql.table_and_copy_parse import _Reader
 
-_DECLARED = re.compile(r"\s*SHOW\s+ENTITIES\s*;?\s*$", re.I)  # the session's
-_FROM = re.compile(  # a table's: SHOW ENTITIES FROM t
-    rf"\s*SHOW\s+ENTITIES\s+FROM\s+({IDENT})(?:\s+SAMPLE\s+(\d+))?(\s+AS\s+CREATE)?\s*$", re.I
-)
+# the session's (a table's, SHOW ENTITIES FROM t, is dynosql/statements/entities.py's)
+_DECLARED = re.compile(r"\s*SHOW\s+ENTITIES\s*;?\s*$", re.I)
 
 _TOKEN = re.compile(
     r"""(?P<ws>\s+)
@@ -250,21 +247,8 @@ def parse_entity_statement(
 ) -> ast.Statement:
     """One of the entity statements (`code`: the chunk with comments blanked)."""
     if re.match(r"\s*SHOW\s+ENTITIES\b", code, re.I) and not _DECLARED.match(code):
-        return _show_entities(chunk, code)
+        raise _error(chunk, code, _first(code), show_expected())
     return _EntityReader(chunk, code, position).entity_statement(parse_select)
-
-
-def _show_entities(chunk: Chunk, code: str) -> ast.ShowEntities:
-    """``SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]``: the entity types behind a table's keys."""
-    m = _FROM.match(code)
-    if m is None:
-        raise _error(chunk, code, _first(code), SHOW_EXPECTED)
-    sample_size = int(m.group(2)) if m.group(2) else None
-    if sample_size is not None and not 1 <= sample_size <= MAX_LIMIT:
-        raise _error(chunk, code, m.start(2), "SAMPLE takes a whole number from 1")
-    return ast.ShowEntities(
-        unquote(m.group(1)), sample_size, _pos(chunk, code, m.start(1)), bool(m.group(3))
-    )
 
 
 def explain(

@@ -2,9 +2,12 @@
 as a keyword, written once, with enough structure that each consumer takes what it needs.
 
 - ``STARTERS``: the statements, by their leading word(s), with what completion offers at a
-  statement's start (``INSERT INTO``), their family (which parser reads them) and whether
-  ``EXPLAIN`` / ``EXPLAIN ANALYZE`` takes them. The parsers' dispatch (`leading`), the first-word
-  spelling hint and completion at a statement's start all come from here.
+  statement's start (``INSERT INTO``), the function that reads them and whether ``EXPLAIN`` /
+  ``EXPLAIN ANALYZE`` takes them. The parsers' dispatch (`leading`), the first-word spelling
+  hint and completion at a statement's start all come from here. ``CORE`` holds the statements
+  parsed in sql/ (SELECT, the writes, transactions, tables and COPY, entities, …); a statement
+  kind that reads its own statement declares its Starters in its module (``STARTERS`` beside
+  ``KINDS`` in dynosql/statements/), found there without importing it (`declared`).
 - ``CLAUSES``: the words after the first, by the part of the grammar that uses them (a word may
   be in several): ``select`` (and its conditions), ``write``, ``table``, ``copy``, ….
 - ``TYPE_WORDS`` (key types), ``PROJECTIONS``, ``BILLING_MODES``, ``COPY_FORMATS``,
@@ -24,29 +27,39 @@ checks that, and that every keyword of the grammar's EBNF is here).
 
 from __future__ import annotations
 
+import ast as python_ast
+import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
 class Starter:
-    """A statement, by its leading word(s)."""
+    """A statement, by its leading word(s). One whose first word is another's whole lead
+    (SHOW TABLES under SHOW, CREATE ENTITY under CREATE) is read under it: dispatched by its
+    longer words, but neither offered at a statement's start nor its first word (``UNDER``)."""
 
     lead: str  # the words that begin it, as dispatch matches them: "SELECT", "START TRANSACTION"
     opening: str  # what completion offers at a statement's start: "INSERT INTO"
-    # which parser reads it: read, explain, show, set, table, copy, put, update, delete,
-    # transaction, check, undo, model
-    family: str
+    # the parser's family that reads it (read, explain, show, table, copy, put, update, delete,
+    # transaction, check, undo, entity, model); "" for one read by its kind module alone
+    family: str = ""
     explain: bool = False  # EXPLAIN takes it (plans it, sends nothing)
     analyze: bool = False  # EXPLAIN ANALYZE takes it (runs it)
     aliases: tuple[str, ...] = ()  # other spellings of its first word (DESC for DESCRIBE)
-    # "module:function" that reads it, for a family parsed in a module of its own: the parser's
-    # dispatch calls it as function(chunk, code, position), so a new family adds no branch there
-    parser: str = ""
-    # "module:function" that reads it after EXPLAIN [ANALYZE], as function(chunk, match, pos):
+    # the function that reads it, called by the parser's dispatch as function(chunk, code,
+    # position), so a new statement adds no branch there: "module:function" here; in a kind
+    # module, the function itself (``parser=parse_describe``), which the vocabulary reads as
+    # "module:function" without importing the module (`declared`)
+    parser: str | Callable[..., Any] = ""
+    # the function that reads it after EXPLAIN [ANALYZE], as function(chunk, match, pos):
     # `chunk` with the EXPLAIN words blanked, `match` theirs (group 1: ANALYZE), `pos` the
     # parser's position of an index in a chunk's text
-    explainer: str = ""
+    explainer: str | Callable[..., Any] = ""
 
     @property
     def word(self) -> str:
@@ -58,18 +71,12 @@ _TABLE = "dynosql.sql.table_and_copy_parse:parse_table_or_copy"
 _TABLE_EXPLAIN = "dynosql.sql.table_and_copy_parse:explain"
 _ENTITY = "dynosql.sql.entity_parse:parse_entity_statement"
 _ENTITY_EXPLAIN = "dynosql.sql.entity_parse:explain"
-STARTERS = (
+# the statements parsed in sql/ (the parser's own branches and the families it names); a kind
+# that reads its own statement declares its Starters in its module (see `declared`)
+CORE = (
     Starter("SELECT", "SELECT", "read", explain=True, analyze=True),
     Starter("EXPLAIN", "EXPLAIN", "explain"),
     Starter("SHOW", "SHOW", "show"),
-    Starter(
-        "DESCRIBE",
-        "DESCRIBE",
-        "show",
-        aliases=("DESC",),
-        parser="dynosql.statements.show:parse_describe",
-    ),
-    Starter("SET", "SET", "set", parser="dynosql.statements.setting:parse_set"),
     Starter("CREATE", "CREATE", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
     Starter("ALTER", "ALTER", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
     Starter("DROP", "DROP", "table", explain=True, parser=_TABLE, explainer=_TABLE_EXPLAIN),
@@ -85,25 +92,6 @@ STARTERS = (
     Starter("ROLLBACK", "ROLLBACK", "transaction"),
     Starter("EXISTS", "EXISTS", "check"),  # PartiQL's condition check, inside BEGIN … COMMIT
     Starter("UNDO", "UNDO", "undo"),
-    Starter(
-        "IMPORT",
-        "IMPORT MODEL",
-        "model",
-        explain=True,
-        parser="dynosql.statements.models:parse_model_statement",
-        explainer="dynosql.statements.models:explain",
-    ),
-    Starter(
-        "EXPORT", "EXPORT MODEL", "model", parser="dynosql.statements.models:parse_model_statement"
-    ),
-)
-# statements read under another's leading words by a parse function of their own (SHOW CREATE
-# TABLE under SHOW, CREATE ENTITY under CREATE): dispatched as the starters are, where their
-# words match (the longest first), but neither offered at a statement's start nor its first word
-UNDER = (
-    Starter(
-        "SHOW TABLES", "SHOW TABLES", "show", parser="dynosql.statements.show:parse_show_tables"
-    ),
     Starter("SHOW CREATE", "SHOW CREATE TABLE", "table", parser=_TABLE),
     Starter(
         "CREATE ENTITY",
@@ -130,11 +118,6 @@ UNDER = (
         aliases=("DESC ENTITY",),
         parser=_ENTITY,
     ),
-)
-# what a SHOW that is none of the SHOW statements is told
-SHOW_EXPECTED = (
-    "expected SHOW TABLES, SHOW HOT KEYS FROM table, SHOW ENTITIES [FROM table], "
-    "SHOW CREATE TABLE t or SHOW CREATE ENTITY e"
 )
 WRITE_FAMILIES = ("put", "update", "delete", "transaction", "undo")  # read by write_parse
 
@@ -246,7 +229,8 @@ def functions(*kinds: str) -> tuple[str, ...]:
 
 def starters(*families: str) -> tuple[Starter, ...]:
     """The statements of these families (all of them when none is named)."""
-    return tuple(s for s in STARTERS if not families or s.family in families)
+    every = _vocabulary().starters
+    return tuple(s for s in every if not families or s.family in families)
 
 
 def words(*areas: str) -> frozenset[str]:
@@ -264,24 +248,157 @@ def leading(starters_: tuple[Starter, ...]) -> re.Pattern[str]:
     return re.compile(rf"\s*({'|'.join(alternatives)})\b", re.I)
 
 
+def show_expected() -> str:
+    """What a SHOW that is none of the SHOW statements is told: those statements, as
+    completion offers them."""
+    return "expected " + listing([s.opening for s in _vocabulary().under if s.word == "SHOW"])
+
+
 def listing(names: list[str] | tuple[str, ...]) -> str:
     """``A, B or C``."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-STARTER_WORDS = frozenset(w for s in STARTERS for w in (s.word, *s.aliases))
-RESERVED = (
-    STARTER_WORDS
-    | words("select", "explain", "show", "set", "write", "transaction")
-    | frozenset(LITERALS)
-    | frozenset({"IF"})  # DROP ENTITY IF EXISTS; sqlglot reads IF as a function, never a name
-)
-KEYWORDS = (
-    RESERVED
-    | words("table", "copy", "undo", "entity", "types", "model", "cast")
-    | frozenset(TYPE_WORDS)
-    | frozenset(PROJECTIONS)
-    | frozenset(BILLING_MODES)
-    | frozenset(w for s in STARTERS for w in s.lead.split())
-)
+# --- the vocabulary whole: CORE and what the kind modules declare ---------------------------
+
+# made on first use (PEP 562 `__getattr__`): importing this module reads no file (every
+# statement class imports it, and a script found parsed on disk needs no vocabulary)
+STARTERS: tuple[Starter, ...]  # every statement's leading words, in CORE's order, then the kinds'
+UNDER: tuple[Starter, ...]  # those read under another's first word
+STARTER_WORDS: frozenset[str]  # the words a statement may start with
+RESERVED: frozenset[str]
+KEYWORDS: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    starters: tuple[Starter, ...]
+    under: tuple[Starter, ...]
+    starter_words: frozenset[str]
+    reserved: frozenset[str]
+    keywords: frozenset[str]
+
+
+@cache
+def _vocabulary() -> _Vocabulary:
+    every = (*CORE, *declared())
+    leads = {s.lead for s in every}
+    starters_ = tuple(s for s in every if s.word == s.lead or s.word not in leads)
+    starter_words = frozenset(w for s in starters_ for w in (s.word, *s.aliases))
+    reserved = (
+        starter_words
+        | words("select", "explain", "show", "set", "write", "transaction")
+        | frozenset(LITERALS)
+        | frozenset({"IF"})  # DROP ENTITY IF EXISTS; sqlglot reads IF as a function, never a name
+    )
+    return _Vocabulary(
+        starters_,
+        tuple(s for s in every if s not in starters_),
+        starter_words,
+        reserved,
+        reserved
+        | words("table", "copy", "undo", "entity", "types", "model", "cast")
+        | frozenset(TYPE_WORDS)
+        | frozenset(PROJECTIONS)
+        | frozenset(BILLING_MODES)
+        | frozenset(w for s in every for w in s.lead.split()),
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name not in ("STARTERS", "UNDER", "STARTER_WORDS", "RESERVED", "KEYWORDS"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_vocabulary(), name.lower())
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+KINDS_PACKAGE = "dynosql.statements"
+_KINDS_FOLDER = Path(__file__).parent.parent / "statements"
+_DECLARES = re.compile(r"^STARTERS\b[^=\n]*=", re.M)  # STARTERS = (…), at column 0
+_FUNCTIONS = ("parser", "explainer")  # the arguments that may name a function of the module
+
+
+def kind_files(folder: Path = _KINDS_FOLDER) -> list[Path]:
+    """The kind modules: the files a Starter may be declared in (the parse cache's fingerprint
+    covers them all)."""
+    return sorted(
+        Path(e.path) for e in os.scandir(folder) if e.name.endswith(".py") and e.is_file()
+    )
+
+
+@cache
+def declared(folder: Path = _KINDS_FOLDER) -> tuple[Starter, ...]:
+    """The Starters the kind modules declare beside their ``KINDS`` (``STARTERS = (Starter(…),
+    …)`` in a module of dynosql/statements/), read from their source, not imported: the
+    dispatch, the spelling hints and completion need every statement's words, and importing
+    every kind costs about 0.1 s of CPU that a ``dynosql -e`` running one statement does not
+    pay (the parser imports a kind's module when it dispatches a statement there). So a
+    declaration is written to be read without running it: ``Starter(…)`` calls with literal
+    arguments, ``parser=`` and ``explainer=`` naming a function of the module (read as
+    "module:function"); anything else is refused, with its file and line."""
+    found: list[Starter] = []
+    for path in kind_files(folder):
+        source = path.read_bytes()
+        if b"\nSTARTERS" not in source:  # most kinds: no need to decode or search them
+            continue
+        text = source.decode("utf-8")
+        if (m := _DECLARES.search(text)) is not None:
+            before = text.count("\n", 0, m.start())  # the lines before the declaration
+            try:
+                found += _starters(_assignment(text[m.start() :]), f"{KINDS_PACKAGE}.{path.stem}")
+            except _Unreadable as err:
+                raise ValueError(
+                    f"{path}:{before + err.line}: STARTERS takes Starter(…) calls with literal "
+                    f"arguments, parser= and explainer= naming a function of the module ({err})"
+                ) from None
+    return tuple(found)
+
+
+class _Unreadable(ValueError):
+    def __init__(self, message: str, line: int = 1):
+        super().__init__(message)
+        self.line = line  # of the declaration, from 1
+
+
+def _assignment(text: str) -> python_ast.expr:
+    """The value assigned by the statement `text` starts with: it ends before a line that
+    starts at column 0 (the first such end that parses)."""
+    for m in (*re.finditer(r"\n(?=\S)", text), None):
+        try:
+            node = python_ast.parse(text if m is None else text[: m.start()]).body[0]
+        except SyntaxError:
+            continue
+        if isinstance(node, python_ast.Assign | python_ast.AnnAssign) and node.value is not None:
+            return node.value
+        break
+    raise _Unreadable("not an assignment")
+
+
+def _starters(value: python_ast.expr, module: str) -> list[Starter]:
+    found = []
+    calls = value.elts if isinstance(value, python_ast.Tuple | python_ast.List) else [value]
+    for call in calls:
+        line = getattr(call, "lineno", 1)
+        if not isinstance(call, python_ast.Call) or _name(call.func) != "Starter":
+            raise _Unreadable("not a Starter(…) call", line)
+        try:
+            args = [python_ast.literal_eval(a) for a in call.args]
+            options: dict[str, Any] = {
+                k.arg: f"{module}:{k.value.id}"
+                if k.arg in _FUNCTIONS and isinstance(k.value, python_ast.Name)
+                else python_ast.literal_eval(k.value)
+                for k in call.keywords
+                if k.arg is not None
+            }
+            found.append(Starter(*args, **options))
+        except (ValueError, TypeError) as err:
+            raise _Unreadable(str(err), line) from None
+    return found
+
+
+def _name(node: python_ast.expr) -> str:
+    return node.id if isinstance(node, python_ast.Name) else getattr(node, "attr", "")
+
+
 FUNCTION_NAMES = frozenset(f.name.lower() for f in FUNCTIONS)

@@ -1,12 +1,13 @@
 """SQL text → our typed statements (``dynosql.sql.ast``), with errors that say line and column.
 
 sqlglot tokenises and parses SELECT (``select_parse``); the statements sqlglot has no grammar for
-(EXPLAIN, SHOW, DESCRIBE, SET) are recognised here by their leading words. This module is the
-dispatcher: a statement whose `keywords.Starter` names its parse function (tables and COPY,
-entities, models: ``parser="module:function"``, and ``explainer=`` after EXPLAIN) goes there,
-writes to ``write_parse``; the dialect, the tree → ast converter and the position/error helpers
-they share live in ``convert``. Everything outside the supported
-grammar (see ``grammar/README.md``) is refused with one sentence naming the construct.
+are recognised here by their leading words. This module is the dispatcher: a statement whose
+`keywords.Starter` names its parse function (tables and COPY, entities: ``parser=
+"module:function"``, and ``explainer=`` after EXPLAIN; DESCRIBE, SET, SHOW TABLES, SHOW HOT
+KEYS, the models: the kinds' own, declared in their modules) goes there, writes to
+``write_parse``; the dialect, the tree → ast converter and the position/error helpers they
+share live in ``convert``. Everything outside the supported grammar (see ``grammar/README.md``)
+is refused with one sentence naming the construct.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from dynosql.sql.convert import (
     _error,
     _first,
     _pos,
-    _sample,
     sqlglot_parses,
 )
 from dynosql.sql.select_parse import SELECT_WORDS, parse_query, parse_select
@@ -35,12 +35,10 @@ from dynosql.sql.spelling import (
     unknown_words_message,
 )
 from dynosql.sql.split import (
-    QUALIFIED,
     Chunk,
     code_only,
     split_script,
     strip_comments,
-    unquote,
 )
 from dynosql.sql.write_parse import is_write, parse_explained_write, parse_write
 
@@ -79,14 +77,6 @@ def parse(sql: str) -> ast.Statement:
 
 # --- leading-word statements -------------------------------------------------------------------
 
-_HOT_KEYS = re.compile(
-    rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{QUALIFIED}"
-    r"(?:\s+BY\s+(.+?))??"
-    r"(\s+WITH\s+SIZES)?"
-    r"(?:\s+SAMPLE\s+(\S+)\s+PERCENT(?:\s+REPEATABLE\s*\(\s*(\S+?)\s*\))?)?"
-    r"(?:\s+LIMIT\s+(\d+))?\s*$",
-    re.I,
-)
 _EXPLAIN = re.compile(
     r"\s*EXPLAIN\b(?:\s*\(\s*FORMAT\s+(?:PYTHON|PARTIQL)\s*\))?(\s+ANALYZE\b)?", re.I
 )
@@ -113,23 +103,8 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
     _check_first_word(chunk, code)
     if (parse := _family_parser(code)) is not None:
         return parse(chunk, code, lambda index: _pos(chunk, code, index))
-    if m := _HOT_KEYS.match(code):
-        limit = int(m.group(7)) if m.group(7) else None
-        sample = None
-        if m.group(5):
-            sample = _sample(chunk, code, m.start(5), m.group(5), m.group(6))
-        by = _hot_keys_by(chunk, m.start(3), m.end(3)) if m.group(3) else None
-        return ast.ShowHotKeys(
-            unquote(m.group(1)),
-            unquote(m.group(2)) if m.group(2) else None,
-            limit,
-            _pos(chunk, code, m.start(1)),
-            sample,
-            by,
-            sizes=bool(m.group(4)),
-        )
     if re.match(r"\s*SHOW\b", code, re.I):
-        raise _error(chunk, code, _first(code), keywords.SHOW_EXPECTED)
+        raise _error(chunk, code, _first(code), keywords.show_expected())
     if m := _EXPLAIN.match(code):
         chunk, code, rate = _explain_rate(chunk, code)
         explain = _explain(chunk, code, m)
@@ -190,15 +165,19 @@ _EXPLAINERS = tuple((keywords.leading((s,)), s.explainer) for s in _NAMED if s.e
 
 
 def _family_parser(code: str) -> Callable[[Chunk, str, Callable[[int], ast.Pos]], Any] | None:
-    """The parse function `keywords.STARTERS` names for this statement's leading words (a family
-    read in a module of its own, imported when first met), or None."""
+    """The parse function a Starter names for this statement's leading words (a family read in
+    a module of its own, a statement kind's module among them, imported when first met), or
+    None."""
     return _named(_ELSEWHERE, code)
 
 
-def _named(table: tuple[tuple[re.Pattern[str], str], ...], code: str) -> Any:
-    """The function named ("module:function") for the first pattern `code` matches, or None."""
+def _named(table: tuple[tuple[re.Pattern[str], str | Callable[..., Any]], ...], code: str) -> Any:
+    """The function named ("module:function", or the function) for the first pattern `code`
+    matches, or None."""
     for pattern, where in table:
         if pattern.match(code):
+            if callable(where):
+                return where
             module, name = where.split(":")
             return getattr(importlib.import_module(module), name)
     return None
@@ -289,27 +268,6 @@ def _explain(chunk: Chunk, code: str, m: re.Match[str]) -> ast.Explain:
         return explained
     statement = parse_query(Chunk(blanked, chunk.line, chunk.col))
     return ast.Explain(statement, analyze=bool(m.group(1)))
-
-
-def _hot_keys_by(chunk: Chunk, start: int, end: int) -> Any:
-    """The expression of ``SHOW HOT KEYS FROM t BY <expression>``, read as a select-list
-    item where it stands (positions stay the user's): a path or a scalar expression."""
-    text = chunk.text
-    head = "SELECT" + "".join(c if c == "\n" else " " for c in text[6:start])
-    statement = parse_select(Chunk(head + text[start:end] + " FROM t", chunk.line, chunk.col))
-    assert statement.items is not None
-    expr = statement.items[0].expr
-    if statement.is_aggregate or len(statement.items) != 1:
-        raise _error(chunk, text, start, "SHOW HOT KEYS … BY takes one expression, no aggregate")
-    if ast.item_measures(expr):
-        raise _error(
-            chunk,
-            text,
-            start,
-            "SHOW HOT KEYS … BY takes an expression of the partition key; WITH SIZES sums "
-            "each key's bytes (or: SELECT pk, SUM(ITEM_SIZE()) … GROUP BY pk)",
-        )
-    return expr
 
 
 def _check_backslash(chunk: Chunk, code: str) -> None:

@@ -68,14 +68,15 @@ def misspelt_starter(code: str) -> tuple[int, str, str] | None:
 
 
 def misspelt_keyword(
-    code: str, before: int, words: Iterable[str] = keywords.RESERVED
+    code: str, before: int, words: Iterable[str] | None = None
 ) -> tuple[int, str, str] | None:
     """The last word starting at or before offset ``before`` of ``code`` (strings and quoted
-    names blanked) that is no keyword but close to one of `words`: (offset, word, keyword). The
-    statement's first word is compared with the statement words first."""
+    names blanked) that is no keyword but close to one of `words` (None: `keywords.RESERVED`):
+    (offset, word, keyword). The statement's first word is compared with the statement words
+    first."""
     if (first := misspelt_starter(code)) is not None and first[0] <= before:
         return first
-    known = frozenset(words) | keywords.STARTER_WORDS
+    known = frozenset(keywords.RESERVED if words is None else words) | keywords.STARTER_WORDS
     best = None
     for m in re.finditer(r"[A-Za-z_]+", code):
         if m.start() > before:
@@ -89,16 +90,14 @@ def misspelt_keyword(
     return best
 
 
-def misspelt_words(
-    code: str, words: Iterable[str] = keywords.RESERVED
-) -> list[tuple[int, str, str]]:
+def misspelt_words(code: str, words: Iterable[str] | None = None) -> list[tuple[int, str, str]]:
     """Every word of ``code`` that is no keyword but close to one, in order (the first word
     compared with the statement words): ``SELEC * FORM drive LIMT 3`` has three."""
     found = []
     first = misspelt_starter(code)
     if first is not None:
         found.append(first)
-    known = frozenset(words) | keywords.STARTER_WORDS
+    known = frozenset(keywords.RESERVED if words is None else words) | keywords.STARTER_WORDS
     for m in re.finditer(r"[A-Za-z_]+", code):
         word = m.group(0)
         if first is not None and m.start() == first[0]:

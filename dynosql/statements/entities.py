@@ -13,7 +13,9 @@ health checks (encodings that do not sort as their values do, with a pair that s
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -25,13 +27,17 @@ from dynosql.entities.discover import (
     discover,
 )
 from dynosql.entities.keyshape import template_text
+from dynosql.errors import SqlError
 from dynosql.guards import READS
 from dynosql.hints.sort_keys import sort_key_health
 from dynosql.plan.model import Plan
 from dynosql.plan.planner import plan_full_scan
 from dynosql.plan.schema import TableInfo
+from dynosql.position import NOWHERE, Pos
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
+from dynosql.sql.keywords import Starter, show_expected
+from dynosql.sql.split import IDENT, Chunk, unquote
 from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.values import read_units
 
@@ -43,7 +49,37 @@ MAX_PATH_PREFIXES = 5
 COLUMNS = ["entity", "pk", "sk", "items", "share", "avg bytes", "attributes", "indexes"]
 
 
-def _plan(ctx: Context, statement: ast.ShowEntities) -> tuple[TableInfo, Plan, str]:
+@dataclass(frozen=True)
+class ShowEntities(ast.Statement, table_only=True):
+    """``SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]``: the entity types behind a table's keys
+    (AS CREATE: written as CREATE ENTITY statements). SHOW ENTITIES alone (the entities the
+    session declared) is the entity definitions' (``ast.ShowDeclaredEntities``)."""
+
+    table: str
+    sample: int | None = None
+    pos: Pos = field(default=NOWHERE, compare=False)
+    as_create: bool = False
+
+
+_SHOW_ENTITIES = re.compile(
+    rf"\s*SHOW\s+ENTITIES\s+FROM\s+({IDENT})(?:\s+SAMPLE\s+(\d+))?(\s+AS\s+CREATE)?\s*$", re.I
+)
+
+
+def parse_show_entities(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ShowEntities:
+    """``SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]``."""
+    m = _SHOW_ENTITIES.match(code)
+    if m is None:
+        at = position(len(code) - len(code.lstrip()))
+        raise SqlError(show_expected(), at.line, at.col)
+    sample_size = int(m.group(2)) if m.group(2) else None
+    if sample_size is not None and not 1 <= sample_size <= ast.MAX_LIMIT:
+        at = position(m.start(2))
+        raise SqlError("SAMPLE takes a whole number from 1", at.line, at.col)
+    return ShowEntities(unquote(m.group(1)), sample_size, position(m.start(1)), bool(m.group(3)))
+
+
+def _plan(ctx: Context, statement: ShowEntities) -> tuple[TableInfo, Plan, str]:
     """The whole table's Scan, or one Scan page of `n` items for SAMPLE n; and what it reads."""
     table = ctx.table(statement.table)
     plan = plan_full_scan(table, None, ctx.options())
@@ -66,7 +102,7 @@ def _plan(ctx: Context, statement: ast.ShowEntities) -> tuple[TableInfo, Plan, s
     )
 
 
-def show_entities(ctx: Context, planned: Planned[ast.ShowEntities]) -> Result:
+def show_entities(ctx: Context, planned: Planned[ShowEntities]) -> Result:
     statement = planned.statement
     table, plan, warning = planned.plan
     stats = Stats(expected_items=plan.estimate.items or None)
@@ -194,17 +230,16 @@ def _first(items: Iterable[dict[str, Any]], n: int) -> Iterator[dict[str, Any]]:
         yield item
 
 
-def _planned(
-    ctx: Context, statement: ast.ShowEntities, _explaining: bool
-) -> Planned[ast.ShowEntities]:
+def _planned(ctx: Context, statement: ShowEntities, _explaining: bool) -> Planned[ShowEntities]:
     """A Scan either way: SAMPLE n reads n items (its estimate is theirs), but --fail-on-scan
     sends no Scan of any size."""
     found = _plan(ctx, statement)
     return Planned(statement, found, (ScanCheck(found[1], [], "SHOW ENTITIES"),))
 
 
+STARTERS = (Starter("SHOW ENTITIES FROM", "SHOW ENTITIES FROM", parser=parse_show_entities),)
 KINDS = {
-    ast.ShowEntities: Kind(
+    ShowEntities: Kind(
         named("SHOW ENTITIES"),
         show_entities,
         lambda _s: READS,

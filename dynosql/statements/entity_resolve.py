@@ -16,19 +16,6 @@ if TYPE_CHECKING:
     from dynosql.context import Context
 
 
-# statements about a table itself, which an entity's name cannot stand for
-_TABLE_ONLY = (
-    ast.ShowHotKeys,
-    ast.ShowEntities,
-    ast.ShowCreateTable,
-    ast.CreateIndex,
-    ast.DropIndex,
-    ast.AlterTable,
-    ast.DropTable,
-    ast.SetPointInTimeRecovery,
-)
-
-
 def resolve(ctx: Context, statement: Any) -> Any:
     """`statement` with what names an entity resolved (unchanged when nothing does), and a
     SELECT with joins made the JoinSelect that reads its sources (entities or tables)."""
@@ -86,7 +73,7 @@ def resolve(ctx: Context, statement: Any) -> Any:
         if ctx.transaction is not None:  # queued until COMMIT as the physical write it is
             return write.physical
         return ast.EntityWrite(write)
-    if isinstance(statement, _TABLE_ONLY) and entities.get(statement.table) is not None:
+    if statement.table_only and entities.get(statement.table) is not None:
         from dynosql.errors import PlanError
 
         entity = entities.get(statement.table)

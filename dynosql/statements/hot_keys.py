@@ -13,21 +13,26 @@ Contributor Insights is the tool, and the report says so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynosql import values
 from dynosql.dynamo.wiretally import KeyTally
-from dynosql.errors import PlanError
+from dynosql.errors import PlanError, SqlError
 from dynosql.evaluate import count_groups
 from dynosql.evaluate.predicate import operand_value
 from dynosql.guards import READS
 from dynosql.plan.expressions import paths_in
 from dynosql.plan.model import Plan
 from dynosql.plan.observed import MAX_PARTITIONS, Found, Partition
+from dynosql.position import NOWHERE, Pos
 from dynosql.result import Changes, Result, Stats, plural
 from dynosql.sql import ast
+from dynosql.sql.keywords import Starter, show_expected
+from dynosql.sql.split import QUALIFIED, Chunk, unquote
 from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.values import read_units
 
@@ -43,7 +48,78 @@ NEAR = 0.8  # "near a limit" from 80% of it
 MAX_KEY_NOTES = 5
 
 
-def plan_of(ctx: Context, statement: ast.ShowHotKeys) -> Plan:
+@dataclass(frozen=True)
+class ShowHotKeys(ast.Statement, table_only=True):
+    table: str
+    index: str | None = None
+    limit: int | None = None  # a Param until bound
+    pos: Pos = field(default=NOWHERE, compare=False)
+    sample: ast.Sample | None = None  # SAMPLE p PERCENT: a key sample, not a full Scan
+    # BY <expression> of the partition key: write-sharded keys summed to their logical key
+    by: Any = None
+    # WITH SIZES: each key's bytes and RCU too, read off whole items (without it the Scan
+    # projects the partition key alone: the same RCU, a fraction of the client's work)
+    sizes: bool = False
+
+
+_SHOW_HOT_KEYS = re.compile(
+    rf"\s*SHOW\s+HOT\s+KEYS\s+FROM\s+{QUALIFIED}"
+    r"(?:\s+BY\s+(.+?))??"
+    r"(\s+WITH\s+SIZES)?"
+    r"(?:\s+SAMPLE\s+(\S+)\s+PERCENT(?:\s+REPEATABLE\s*\(\s*(\S+?)\s*\))?)?"
+    r"(?:\s+LIMIT\s+(\d+))?\s*$",
+    re.I,
+)
+
+
+def parse_show_hot_keys(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ShowHotKeys:
+    """``SHOW HOT KEYS FROM t[.index] [BY expression] [WITH SIZES] [SAMPLE p PERCENT
+    [REPEATABLE (seed)]] [LIMIT n]``."""
+    m = _SHOW_HOT_KEYS.match(code)
+    if m is None:
+        at = position(len(code) - len(code.lstrip()))
+        raise SqlError(show_expected(), at.line, at.col)
+    sample = None
+    if m.group(5):
+        from dynosql.sql.convert import check_percent, check_seed
+
+        at = position(m.start(5))
+        sample = ast.Sample(check_percent(m.group(5), at), check_seed(m.group(6), at), at)
+    return ShowHotKeys(
+        unquote(m.group(1)),
+        unquote(m.group(2)) if m.group(2) else None,
+        int(m.group(7)) if m.group(7) else None,
+        position(m.start(1)),
+        sample,
+        _by(chunk, m.start(3), m.end(3), position) if m.group(3) else None,
+        sizes=bool(m.group(4)),
+    )
+
+
+def _by(chunk: Chunk, start: int, end: int, position: Callable[[int], Pos]) -> Any:
+    """The expression of ``SHOW HOT KEYS FROM t BY <expression>``, read as a select-list
+    item where it stands (positions stay the user's): a path or a scalar expression."""
+    from dynosql.sql.select_parse import parse_select
+
+    text = chunk.text
+    head = "SELECT" + "".join(c if c == "\n" else " " for c in text[6:start])
+    statement = parse_select(Chunk(head + text[start:end] + " FROM t", chunk.line, chunk.col))
+    assert statement.items is not None
+    expr = statement.items[0].expr
+    at = position(start)
+    if statement.is_aggregate or len(statement.items) != 1:
+        raise SqlError("SHOW HOT KEYS … BY takes one expression, no aggregate", at.line, at.col)
+    if ast.item_measures(expr):
+        raise SqlError(
+            "SHOW HOT KEYS … BY takes an expression of the partition key; WITH SIZES sums "
+            "each key's bytes (or: SELECT pk, SUM(ITEM_SIZE()) … GROUP BY pk)",
+            at.line,
+            at.col,
+        )
+    return expr
+
+
+def plan_of(ctx: Context, statement: ShowHotKeys) -> Plan:
     """The Scan of every item of the table or index (their partition key alone unless WITH
     SIZES); with SAMPLE, of the sampled segments."""
     plan = ctx.full_scan_plan(statement.table, statement.index, keys_only=not statement.sizes)
@@ -54,7 +130,7 @@ def plan_of(ctx: Context, statement: ast.ShowHotKeys) -> Plan:
     return plan
 
 
-def hot_keys(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Result:
+def hot_keys(ctx: Context, statement: ShowHotKeys, plan: Plan) -> Result:
     stats = Stats(expected_items=plan.estimate.items or None)
     limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
     if statement.by is not None:
@@ -183,7 +259,7 @@ def _logical_of(pk: str, by: Any) -> Callable[[Any], Any]:
     return logical
 
 
-def _sampled_by_logical_key(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Result:
+def _sampled_by_logical_key(ctx: Context, statement: ShowHotKeys, plan: Plan) -> Result:
     """``SHOW HOT KEYS FROM t BY <expr> SAMPLE p PERCENT``: the logical keys of the sampled
     segments, their shards, items and bytes estimated for the table with 95% intervals
     (`dynosql.evaluate.sample_stats.logical_key_sample`)."""
@@ -442,18 +518,19 @@ def _share_limits(table, ranked: list[Any], total: int) -> list[str]:  # noqa: A
 # --- the kind ------------------------------------------------------------------------------
 
 
-def _run(ctx: Context, planned: Planned[ast.ShowHotKeys]) -> Result:
+def _run(ctx: Context, planned: Planned[ShowHotKeys]) -> Result:
     statement, plan = planned.statement, planned.plan
     if statement.sample is not None:
         from dynosql.statements.tablesample import sampled_hot_keys
 
         if statement.by is not None:
             return _sampled_by_logical_key(ctx, statement, plan)
-        return sampled_hot_keys(ctx, statement, plan)
+        limit = statement.limit if statement.limit is not None else DEFAULT_LIMIT
+        return sampled_hot_keys(ctx, plan, limit, statement.sizes)
     return hot_keys(ctx, statement, plan)
 
 
-def _plan(ctx: Context, statement: ast.ShowHotKeys, _explaining: bool) -> Planned[ast.ShowHotKeys]:
+def _plan(ctx: Context, statement: ShowHotKeys, _explaining: bool) -> Planned[ShowHotKeys]:
     """The Scan it sends; a SAMPLE's seed drawn here, once (EXPLAIN shows it, the run reads
     those segments)."""
     if statement.sample is not None:
@@ -464,8 +541,9 @@ def _plan(ctx: Context, statement: ast.ShowHotKeys, _explaining: bool) -> Planne
     return Planned(statement, plan, (ScanCheck(plan, [], "SHOW HOT KEYS"),))
 
 
+STARTERS = (Starter("SHOW HOT KEYS", "SHOW HOT KEYS FROM", parser=parse_show_hot_keys),)
 KINDS = {
-    ast.ShowHotKeys: Kind(
+    ShowHotKeys: Kind(
         named("SHOW HOT KEYS"),
         _run,
         lambda _s: READS,

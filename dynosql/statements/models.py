@@ -50,6 +50,7 @@ from dynosql.plan.schema import TableInfo
 from dynosql.position import NOWHERE, Pos
 from dynosql.result import Changes, Result, Stats, WriteStats, carried, counted, format_capacity
 from dynosql.sql import ast
+from dynosql.sql.keywords import Starter
 from dynosql.sql.split import Chunk, strip_comments
 from dynosql.sql.table_and_copy_parse import _Reader
 from dynosql.statements.entity_defs import declare
@@ -465,6 +466,17 @@ def _declared(ctx: Context, prepared: Any) -> tuple[Entity, ...]:
     return tuple(declared)
 
 
+STARTERS = (
+    Starter(
+        "IMPORT",
+        "IMPORT MODEL",
+        "model",
+        explain=True,
+        parser=parse_model_statement,
+        explainer=explain,
+    ),
+    Starter("EXPORT", "EXPORT MODEL", "model", parser=parse_model_statement),
+)
 KINDS: dict[type, Kind[Any]] = {
     ImportModel: Kind(
         named("IMPORT MODEL"),

@@ -12,6 +12,7 @@ from dynosql.position import NOWHERE, Pos
 from dynosql.result import Changes, Result
 from dynosql.settings import SettingError
 from dynosql.sql import ast
+from dynosql.sql.keywords import Starter
 from dynosql.sql.split import Chunk
 from dynosql.statements.kind import Kind, named, unplanned
 
@@ -61,4 +62,5 @@ def run(ctx: Context, option: SetOption) -> Result:
         raise SqlError(str(err), option.pos.line, option.pos.col) from err
 
 
+STARTERS = (Starter("SET", "SET", parser=parse_set),)
 KINDS = {SetOption: Kind(named("SET"), unplanned(run), example=("SET numeric_digits = 10",))}

@@ -13,7 +13,7 @@ from dynosql.plan.schema import TableInfo
 from dynosql.position import NOWHERE, Pos
 from dynosql.result import Result, plural
 from dynosql.sql import ast
-from dynosql.sql.keywords import SHOW_EXPECTED
+from dynosql.sql.keywords import Starter, show_expected
 from dynosql.sql.split import QUALIFIED, Chunk, unquote
 from dynosql.statements.kind import Kind, named, unplanned
 
@@ -40,7 +40,7 @@ def parse_show_tables(chunk: Chunk, code: str, position: Callable[[int], Pos]) -
     """``SHOW TABLES``, and nothing after it."""
     if not _SHOW_TABLES.match(code):
         at = position(len(code) - len(code.lstrip()))
-        raise SqlError(SHOW_EXPECTED, at.line, at.col)
+        raise SqlError(show_expected(), at.line, at.col)
     return ShowTables()
 
 
@@ -103,6 +103,10 @@ def _show_tables(ctx: Context, _statement: ShowTables) -> Result:
     return Result(["table"], iter([{"table": n} for n in ctx.table_names()]))
 
 
+STARTERS = (
+    Starter("SHOW TABLES", "SHOW TABLES", parser=parse_show_tables),
+    Starter("DESCRIBE", "DESCRIBE", aliases=("DESC",), parser=parse_describe),
+)
 KINDS: dict[type, Kind[Any]] = {
     Describe: Kind(named("DESCRIBE"), unplanned(_describe), example=("DESCRIBE {t}",)),
     ShowTables: Kind(named("SHOW TABLES"), unplanned(_show_tables), example=("SHOW TABLES",)),

@@ -55,14 +55,13 @@ def sampled_select(ctx: Context, statement: ast.Select, plan: Plan) -> Result:
     return result
 
 
-def sampled_hot_keys(ctx: Context, statement: ast.ShowHotKeys, plan: Plan) -> Result:
-    """SHOW HOT KEYS … SAMPLE: `plan` reads the seeded sample's segments (hot_keys.plan_of)."""
+def sampled_hot_keys(ctx: Context, plan: Plan, limit: int, sized: bool) -> Result:
+    """SHOW HOT KEYS … SAMPLE: `plan` reads the seeded sample's segments (hot_keys.plan_of),
+    the `limit` hottest keys shown (`sized`: WITH SIZES, their bytes too)."""
     assert plan.sample is not None
     spec = plan.sample
     stats = Stats(expected_items=plan.estimate.items or None)
-    limit = statement.limit if statement.limit is not None else 20
     target = plan.target
-    sized = statement.sizes
     result = Result(
         ["key", "items", "bytes", "sample_share", "bar"]
         if sized
