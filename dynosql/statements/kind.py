@@ -74,7 +74,7 @@ class Kind(Generic[S]):
     # a statement of this kind, after the statements it needs first (run with no guard): the
     # guard walk (tests/test_guard_pipeline.py) runs it under every guard. It may name ``{t}``,
     # a table (pk S, sk N) of three items ('p', 1..3) with v = sk and one item ('A#x', 1) in its
-    # sparse GSI ``g`` (g S), and ``{dir}``, an empty directory for the files it writes
+    # sparse GSI ``gix`` (g S), and ``{dir}``, an empty directory for the files it writes
     example: tuple[str, ...] = ()
 
 

@@ -271,7 +271,7 @@ CHANGES: dict[type, TableChange] = {
         example="CREATE INDEX by_v ON {t} (v N)",
     ),
     ast.DropIndex: TableChange(
-        "DROP INDEX", lambda _s: LOSES, loses=_drop_index, example="DROP INDEX g ON {t}"
+        "DROP INDEX", lambda _s: LOSES, loses=_drop_index, example="DROP INDEX gix ON {t}"
     ),
     ast.AlterTable: TableChange(
         "ALTER TABLE", _alter_effects, loses=_alter_loses, example="ALTER TABLE {t} SET TTL v"
