@@ -360,9 +360,10 @@ class Session:
     def options(self) -> Options:
         return self.context.options()
 
-    def table(self, name: str) -> TableInfo:
-        """A table's keys, indexes and sizes (DescribeTable, cached)."""
-        return self.context.table(name)
+    def table(self, name: str, fresh: bool = False) -> TableInfo:
+        """A table's keys, indexes and sizes (DescribeTable, cached; `fresh`: sent now, to
+        show the table as it is, its counts and status included)."""
+        return self.context.table(name, fresh)
 
     def tables(self, pattern: str | None = None) -> list[str]:
         """The table names, sorted; `pattern` is a glob such as ``aud*``."""

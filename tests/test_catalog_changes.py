@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from backends import Backend, unique_name
+from repl_driver import drive
 
 from dynosql.errors import PlanError
 from dynosql.session import Session
@@ -98,29 +99,46 @@ def test_the_table_names_follow_the_changes_sent(moto_backend: Backend, tmp_path
 def test_a_change_made_elsewhere_is_seen_where_a_statement_must_see_it(
     moto_backend: Backend,
 ) -> None:
-    """The session cached the table; another client adds an index. A plain read keeps the
-    cached description (no DescribeTable per statement), SHOW CREATE TABLE and the plan of a
-    table change read the table afresh, and the statement after them sees the index."""
+    """The session cached the table; another client adds an index, then others. A plain read
+    keeps the cached description (no DescribeTable per statement); SHOW CREATE TABLE,
+    DESCRIBE and the REPL's \\d and \\dt+ read the table afresh, and the statement after
+    them sees the index."""
     session = Session(moto_backend.client())
     session.assume_yes = True
     t = unique_name("elsewhere")
     moto_backend.create_keyed_table(t)
     assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Scan {t}"
-    moto_backend.client().update_table(
-        TableName=t,
-        AttributeDefinitions=[{"AttributeName": "v", "AttributeType": "N"}],
+    _add_index_elsewhere(moto_backend, t, "v")
+    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Scan {t}"  # as cached
+    shown = session.execute(f"SHOW CREATE TABLE {t}").all()[0]["statement"]
+    assert "by_v" in shown
+    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Query {t}.by_v"
+    _add_index_elsewhere(moto_backend, t, "w", "v")
+    described = [row["name"] for row in session.execute(f"DESCRIBE {t}").all()]
+    assert described == [t, "by_v", "by_w"]
+    assert _reads(session, f"SELECT * FROM {t} WHERE w = 1") == f"Query {t}.by_w"
+    for command, index, before in (("\\d", "x", ("v", "w")), ("\\dt+", "y", ("v", "w", "x"))):
+        _add_index_elsewhere(moto_backend, t, index, *before)
+        screen, _ = drive(session, f"{command} {t}\r\\q\r")
+        assert f"by_{index}" in screen, screen
+    session.execute(f"DROP TABLE {t}").all()
+
+
+def _add_index_elsewhere(backend: Backend, table: str, attribute: str, *before: str) -> None:
+    """A GSI ``by_<attribute>`` on a Number `attribute`, added by another client. Every key
+    attribute is defined again (`before`: the earlier indexes'): moto replaces a table's
+    AttributeDefinitions with UpdateTable's, where DynamoDB adds to them."""
+    defined = [("pk", "S"), ("sk", "N"), *((a, "N") for a in (*before, attribute))]
+    backend.client().update_table(
+        TableName=table,
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": k} for a, k in defined],
         GlobalSecondaryIndexUpdates=[
             {
                 "Create": {
-                    "IndexName": "by_v",
-                    "KeySchema": [{"AttributeName": "v", "KeyType": "HASH"}],
+                    "IndexName": f"by_{attribute}",
+                    "KeySchema": [{"AttributeName": attribute, "KeyType": "HASH"}],
                     "Projection": {"ProjectionType": "ALL"},
                 }
             }
         ],
     )
-    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Scan {t}"  # as cached
-    shown = session.execute(f"SHOW CREATE TABLE {t}").all()[0]["statement"]
-    assert "by_v" in shown
-    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Query {t}.by_v"
-    session.execute(f"DROP TABLE {t}").all()

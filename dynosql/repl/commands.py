@@ -162,7 +162,7 @@ def tables_plus(repl: Repl, arg: str) -> Result:
     names = list(tables(repl, arg).rows)
     rows = []
     for row in names:
-        info = repl.session.table(row["table"])
+        info = repl.session.table(row["table"], fresh=True)  # as DESCRIBE: as it is now
         rows.append(
             {
                 "table": info.name,
@@ -197,7 +197,7 @@ def describe(repl: Repl, arg: str) -> Result:
         return repl.session.run_statement(ast.DescribeEntity(name))
     from dynosql.statements.show import describe_result
 
-    return describe_result(repl.session.table(name))
+    return describe_result(repl.session.table(name, fresh=True))  # as DESCRIBE
 
 
 @command(

@@ -96,7 +96,9 @@ def describe_result(table: TableInfo) -> Result:
 
 
 def _describe(ctx: Context, statement: Describe) -> Result:
-    return describe_result(ctx.table(statement.table))
+    """The table as DescribeTable says it is now (fresh, as SHOW CREATE TABLE): its status and
+    counts, and any change made elsewhere; the next statements plan on what it read."""
+    return describe_result(ctx.table(statement.table, fresh=True))
 
 
 def _show_tables(ctx: Context, _statement: ShowTables) -> Result:
