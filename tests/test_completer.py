@@ -93,31 +93,40 @@ def kinds(before: str, after: str = "") -> set[str]:
 # --- keywords and functions -----------------------------------------------------------------
 
 
+def _in_order(offered: list[str], known: list[str]) -> bool:
+    """`known` are offered, in this order (a statement kind added since adds its own words:
+    tests/test_keywords.py checks the whole list against the vocabulary)."""
+    return [t for t in offered if t in known] == known
+
+
 def test_statement_start_offers_statement_keywords():
-    assert texts("") == [
-        "SELECT",
-        "EXPLAIN",
-        "SHOW",
-        "CREATE",
-        "ALTER",
-        "DROP",
-        "COPY",
-        "INSERT INTO",
-        "UPSERT INTO",
-        "REPLACE INTO",
-        "UPDATE",
-        "DELETE FROM",
-        "BEGIN",
-        "START TRANSACTION",
-        "COMMIT",
-        "ROLLBACK",
-        "EXISTS",
-        "UNDO",
-        "IMPORT MODEL",
-        "EXPORT MODEL",
-        "SET",
-        "DESCRIBE",
-    ]
+    assert _in_order(
+        texts(""),
+        [
+            "SELECT",
+            "EXPLAIN",
+            "SHOW",
+            "CREATE",
+            "ALTER",
+            "DROP",
+            "COPY",
+            "INSERT INTO",
+            "UPSERT INTO",
+            "REPLACE INTO",
+            "UPDATE",
+            "DELETE FROM",
+            "BEGIN",
+            "START TRANSACTION",
+            "COMMIT",
+            "ROLLBACK",
+            "EXISTS",
+            "UNDO",
+            "IMPORT MODEL",
+            "EXPORT MODEL",
+            "SET",
+            "DESCRIBE",
+        ],
+    )
     assert texts("SEL") == ["SELECT"]
     assert texts("sel") == ["select"]  # the user's case
 
@@ -161,14 +170,10 @@ def test_cast_offers_the_types_it_converts_to():
 
 
 def test_show_explain_and_set():
-    assert texts("SHOW ") == [
-        "CREATE TABLE",
-        "CREATE ENTITY",
-        "ENTITIES",
-        "ENTITIES FROM",
-        "HOT KEYS FROM",
-        "TABLES",
-    ]
+    assert _in_order(
+        texts("SHOW "),
+        ["CREATE TABLE", "CREATE ENTITY", "ENTITIES", "ENTITIES FROM", "HOT KEYS FROM", "TABLES"],
+    )
     assert texts("SHOW ENTITIES ") == ["FROM"]
     assert texts("SHOW ENTITIES FROM audit ") == ["SAMPLE", "AS CREATE"]
     assert texts("SHOW ENTITIES FROM audit SAMPLE 50 ") == ["AS CREATE"]

@@ -298,6 +298,13 @@ def test_the_kinds_starters_are_read_as_their_modules_declare_them() -> None:
     assert set(keywords.declared()) <= {*keywords.STARTERS, *keywords.UNDER}
 
 
+def test_no_two_statements_begin_with_the_same_words() -> None:
+    """Dispatch takes the first Starter whose words match: two kinds declaring the same words
+    would leave one unreachable."""
+    leads = [lead for s in (*keywords.STARTERS, *keywords.UNDER) for lead in (s.lead, *s.aliases)]
+    assert sorted(lead for lead in leads if leads.count(lead) > 1) == []
+
+
 def test_a_declaration_is_read_from_the_source_of_its_module(tmp_path: Path) -> None:
     (tmp_path / "limits.py").write_text(
         '"""SHOW LIMITS."""\n\nSTARTERS: tuple[Starter, ...] = (\n    Starter(\n        "SHOW LIMITS",'
