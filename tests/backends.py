@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from client_pool import POOL
 
@@ -154,17 +155,45 @@ class Backend:
         raise NotImplementedError
 
 
+# the running moto servers of this process by ``host:port``: every client made for one answers
+# in the calling thread (`_answer_in_process`)
+_IN_PROCESS: dict[str, LocalDynamo] = {}
+
+
+def _answer_in_process() -> None:
+    """Every botocore client this process makes for one of its moto servers (`_IN_PROCESS`) has
+    the server's application answer it in the calling thread (`LocalDynamo.answer_directly`:
+    the same moto and metering, no HTTP): a round trip in less than half the time. That covers
+    the clients dynosql makes itself, all through `dynosql.dynamo.aws.client`: a Session's, a
+    DB-API connection's, ``dynosql.cli.main(["--endpoint-url", …])`` run in-process. S3's
+    (exports) still go over HTTP: `answer_directly` is for DynamoDB's requests (moto routes an
+    S3 request by its Host header, which botocore leaves to the HTTP layer). So does ``--local``
+    and its tests (their own `LocalDynamo`, not in `_IN_PROCESS`), and a ``dynosql`` child
+    process; dynalite and DynamoDB Local are reached over HTTP."""
+    from dynosql.dynamo import aws
+
+    made = aws.client
+    if getattr(made, "answers_in_process", False):
+        return
+
+    def client(session: Any, service: str, **kwargs: Any) -> Any:
+        new = made(session, service, **kwargs)
+        server = _IN_PROCESS.get(urlsplit(kwargs.get("endpoint_url") or "").netloc)
+        if server is None or service != "dynamodb":
+            return new
+        return server.answer_directly(new)
+
+    client.answers_in_process = True  # type: ignore[attr-defined]
+    aws.client = client  # type: ignore[assignment]
+
+
 class MotoBackend(Backend):
     def __init__(self) -> None:
         self.local = LocalDynamo().start()
         super().__init__("moto", self.local.endpoint_url)
-
-    def _new_client(self, **config: Any) -> Any:
-        """A client whose requests the embedded server's application answers in the calling
-        thread (`LocalDynamo.answer_directly`: the same moto and metering, no HTTP): a round
-        trip in less than half the time, over the thousands the tests send. HTTP to moto is
-        what ``--local`` and its tests use; the other two backends are reached over HTTP."""
-        return self.local.answer_directly(super()._new_client(**config))
+        _answer_in_process()
+        self.netloc = urlsplit(self.endpoint_url).netloc
+        _IN_PROCESS[self.netloc] = self.local
 
     def load_examples(self, names: Iterable[str] | None = None) -> dict[str, int]:
         """As ``dynosql --local`` loads them: tables by CreateTable, items straight into moto's
@@ -181,6 +210,7 @@ class MotoBackend(Backend):
         return self.local.put_items(table, items)
 
     def stop(self) -> None:
+        _IN_PROCESS.pop(self.netloc, None)
         self.local.stop()
 
 
