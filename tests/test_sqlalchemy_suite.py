@@ -1,5 +1,6 @@
 """SQLAlchemy's own dialect compliance suite (``sqlalchemy.testing.suite``, what a third-party
-dialect is expected to pass) on dynosql's dialect, against a moto server of its own.
+dialect is expected to pass) on dynosql's dialect, against a moto server of its own (in the
+suite's process, answering its clients without HTTP: tests/sqla_suite/conftest.py).
 
 The suite brings SQLAlchemy's pytest plugin, which takes over collection, options and
 fixtures, so it runs in a pytest process of its own, from tests/sqla_suite/ (which the main
@@ -17,7 +18,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from backends import start
 from cli_runner import AWS_VARIABLES
 
 SUITE = Path(__file__).resolve().parent / "sqla_suite"
@@ -26,21 +26,16 @@ SUITE = Path(__file__).resolve().parent / "sqla_suite"
 @pytest.mark.slow  # its own pytest process: ~1,400 tests collected, 315 run (about 13 s of CPU)
 def test_sqlalchemys_compliance_suite_passes_every_test_left_on() -> None:
     pytest.importorskip("sqlalchemy")
-    server = start("moto")
-    try:
-        url = f"dynosql://?endpoint_url={server.endpoint_url}&journal_dir=off&confirm=yes"
-        env = {**os.environ, **AWS_VARIABLES, "COLUMNS": "400"}
-        env.pop("PYTEST_XDIST_WORKER", None)
-        run = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-rs", "--tb=short", "--dburi", url],
-            cwd=SUITE,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-    finally:
-        server.stop()
+    env = {**os.environ, **AWS_VARIABLES, "COLUMNS": "400", "DYNOSQL_SQLA_SUITE_MOTO": "1"}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "--tb=short"],
+        cwd=SUITE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     summary = run.stdout.strip().splitlines()[-1]
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     counts = {

@@ -1,6 +1,13 @@
 """SQLAlchemy's pytest plugin, for its dialect compliance suite only (this directory is not
-collected by the main suite: tests/conftest.py ignores it)."""
+collected by the main suite: tests/conftest.py ignores it).
 
+With ``DYNOSQL_SQLA_SUITE_MOTO=1`` (as tests/test_sqlalchemy_suite.py runs it) the suite's
+database is a moto server in this process, which answers the dialect's clients in the calling
+thread (tests/backends.py's moto: the same moto and metering as over HTTP, at less than half
+the round trip, over the ~2,700 requests of the suite); else ``--dburi``, or setup.cfg's
+``dynosql+local://``."""
+
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +25,9 @@ pytest.register_assert_rewrite("sqlalchemy.testing.assertions")
 from sqlalchemy.testing.plugin.pytestplugin import *  # noqa: E402, F403
 from sqlalchemy.testing.plugin.pytestplugin import (  # noqa: E402
     pytest_collection_modifyitems as _sqla_modify,
+)
+from sqlalchemy.testing.plugin.pytestplugin import (  # noqa: E402
+    pytest_configure as _sqla_configure,
 )
 from unsupported import CLASSES, PREFIXES, UNSUPPORTED  # noqa: E402
 
@@ -39,3 +49,18 @@ def pytest_collection_modifyitems(session, config, items):  # noqa: F811
         )
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_configure(config):  # noqa: F811
+    """The moto server of this process as the suite's database (see the module docstring),
+    then SQLAlchemy's own configuration."""
+    if os.environ.get("DYNOSQL_SQLA_SUITE_MOTO"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/backends.py
+        from backends import start
+
+        server = start("moto")
+        config.add_cleanup(server.stop)
+        config.option.dburi = [
+            f"dynosql://?endpoint_url={server.endpoint_url}&journal_dir=off&confirm=yes"
+        ]
+    _sqla_configure(config)
