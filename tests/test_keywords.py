@@ -322,6 +322,23 @@ def test_a_declaration_is_read_from_the_source_of_its_module(tmp_path: Path) -> 
     )
 
 
+def test_a_declaration_named_in_a_docstring_or_string_is_not_read(tmp_path: Path) -> None:
+    """Lines of a docstring (or another triple-quoted string) that begin with STARTERS, even one
+    that would parse as a declaration, are text: the module's declaration is the one read."""
+    (tmp_path / "limits.py").write_text(
+        '"""SHOW LIMITS. A kind declares its words beside its KINDS:\n'
+        "STARTERS = (Starter(…),) names its statement's leading words.\n"
+        '"""\n\n'
+        "EXAMPLE = '''\n"
+        'STARTERS = (Starter("SHOW QUOTAS", "SHOW QUOTAS"),)\n'
+        "'''\n"
+        'STARTERS = (Starter("SHOW LIMITS", "SHOW LIMITS", parser=parse),)\n'
+    )
+    assert keywords.declared(tmp_path) == (
+        keywords.Starter("SHOW LIMITS", "SHOW LIMITS", parser="dynosql.statements.limits:parse"),
+    )
+
+
 @pytest.mark.parametrize(
     "declaration, line, why",
     [

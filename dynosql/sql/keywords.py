@@ -316,6 +316,7 @@ def __getattr__(name: str) -> Any:
 KINDS_PACKAGE = "dynosql.statements"
 _KINDS_FOLDER = Path(__file__).parent.parent / "statements"
 _DECLARES = re.compile(r"^STARTERS\b[^=\n]*=", re.M)  # STARTERS = (…), at column 0
+_TRIPLE = re.compile(r'"""|\'\'\'')  # where a docstring (or a long string) opens or closes
 _FUNCTIONS = ("parser", "explainer")  # the arguments that may name a function of the module
 
 
@@ -343,7 +344,7 @@ def declared(folder: Path = _KINDS_FOLDER) -> tuple[Starter, ...]:
         if b"\nSTARTERS" not in source:  # most kinds: no need to decode or search them
             continue
         text = source.decode("utf-8")
-        if (m := _DECLARES.search(text)) is not None:
+        if (m := _declaration(text)) is not None:
             before = text.count("\n", 0, m.start())  # the lines before the declaration
             try:
                 found += _starters(_assignment(text[m.start() :]), f"{KINDS_PACKAGE}.{path.stem}")
@@ -353,6 +354,26 @@ def declared(folder: Path = _KINDS_FOLDER) -> tuple[Starter, ...]:
                     f"arguments, parser= and explainer= naming a function of the module ({err})"
                 ) from None
     return tuple(found)
+
+
+def _declaration(text: str) -> re.Match[str] | None:
+    """The first ``STARTERS =`` at column 0 that is code: a line of a docstring (or of another
+    triple-quoted string) that begins so is text, however it reads."""
+    for m in _DECLARES.finditer(text):
+        if _quoted_at(text, m.start()) is None:
+            return m
+    return None
+
+
+def _quoted_at(text: str, end: int) -> str | None:
+    """The triple quote left open at offset `end` of `text`, or None."""
+    open_ = None
+    for quote in _TRIPLE.finditer(text, 0, end):
+        if open_ is None:
+            open_ = quote.group()
+        elif quote.group() == open_:
+            open_ = None
+    return open_
 
 
 class _Unreadable(ValueError):
