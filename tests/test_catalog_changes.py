@@ -142,3 +142,21 @@ def _add_index_elsewhere(backend: Backend, table: str, attribute: str, *before: 
             }
         ],
     )
+
+
+def test_a_table_dropped_elsewhere_is_not_its_own_did_you_mean(moto_backend: Backend) -> None:
+    """The session listed the tables (completion, SHOW TABLES), then another client dropped
+    one. DescribeTable's "not found" makes that listing stale: the refusal lists the tables as
+    they are now, and does not offer the missing name as the correction of itself."""
+    session = Session(moto_backend.client())
+    t = unique_name("dropped")
+    moto_backend.create_keyed_table(t)
+    assert t in session.tables()
+    moto_backend.delete_table(t)
+    for sql in (f"DESCRIBE {t}", f"SELECT * FROM {t} WHERE pk = 'a'"):
+        with pytest.raises(PlanError) as info:
+            session.execute(sql).all()
+        message = str(info.value)
+        listed = message.partition("(tables: ")[2].rstrip(")").split(", ")
+        assert message.startswith(f"no table named {t} ") and t not in listed, message
+        assert f"did you mean {t}?" not in message, message

@@ -130,7 +130,10 @@ class Catalog:
         region = getattr(getattr(self.client, "meta", None), "region_name", None)
         where = f" in region {region}" if region else ""
         try:
-            names = sorted(self.table_names())
+            names = self.table_names()
+            if name in names:  # listed, then dropped elsewhere: the listing is stale
+                names = self.table_names(fresh=True)
+            names = sorted(names)
         except Exception:  # noqa: BLE001 - the listing only decorates the message
             return f"no table named {name}{where} (the table list could not be read either)"
         listing = ", ".join(names) if names else "none"
