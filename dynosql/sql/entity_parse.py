@@ -14,8 +14,7 @@ from dynosql import values
 from dynosql.entity_model import Access, Column, Entity, Template
 from dynosql.errors import SqlError
 from dynosql.sql import ast
-from dynosql.sql.convert import _error, _first
-from dynosql.sql.keywords import STARTERS, listing, show_expected
+from dynosql.sql.keywords import STARTERS, listing, show_refused
 from dynosql.sql.select_parse import parse_select
 from dynosql.sql.split import Chunk, strip_comments
 from dynosql.sql.table_and_copy_parse import _Reader
@@ -247,7 +246,7 @@ def parse_entity_statement(
 ) -> ast.Statement:
     """One of the entity statements (`code`: the chunk with comments blanked)."""
     if re.match(r"\s*SHOW\s+ENTITIES\b", code, re.I) and not _DECLARED.match(code):
-        raise _error(chunk, code, _first(code), show_expected())
+        raise show_refused(code, position)
     return _EntityReader(chunk, code, position).entity_statement(parse_select)
 
 

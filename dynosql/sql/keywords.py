@@ -36,6 +36,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from dynosql.errors import SqlError
+from dynosql.position import Pos
+
 
 @dataclass(frozen=True)
 class Starter:
@@ -252,6 +255,13 @@ def show_expected() -> str:
     """What a SHOW that is none of the SHOW statements is told: those statements, as
     completion offers them."""
     return "expected " + listing([s.opening for s in _vocabulary().under if s.word == "SHOW"])
+
+
+def show_refused(code: str, position: Callable[[int], Pos]) -> SqlError:
+    """The error for a SHOW that is none of the SHOW statements (`code`: comments blanked;
+    `position`: the script's line and column of an offset of it), at its first word."""
+    at = position(len(code) - len(code.lstrip()))
+    return SqlError(show_expected(), at.line, at.col)
 
 
 def listing(names: list[str] | tuple[str, ...]) -> str:

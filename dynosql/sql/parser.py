@@ -104,7 +104,7 @@ def _parse_chunk(chunk: Chunk) -> ast.Statement:
     if (parse := _family_parser(code)) is not None:
         return parse(chunk, code, lambda index: _pos(chunk, code, index))
     if re.match(r"\s*SHOW\b", code, re.I):
-        raise _error(chunk, code, _first(code), keywords.show_expected())
+        raise keywords.show_refused(code, lambda index: _pos(chunk, code, index))
     if m := _EXPLAIN.match(code):
         chunk, code, rate = _explain_rate(chunk, code)
         explain = _explain(chunk, code, m)

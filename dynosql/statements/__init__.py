@@ -1,7 +1,9 @@
 """Statement kinds: one module per statement family, each exporting ``KINDS`` (statement type →
 `Kind`). No list here: a statement class names the module that runs it (``kind="…"``, or the
 module it is defined in, see `ast.Statement`), imported on first use (a ``dynosql -e`` loads
-only the families it runs); `kind_for` is the one dispatch."""
+only the families it runs); `kind_for` is the one dispatch. A kind that reads its own statement
+declares its leading words beside ``KINDS`` (``STARTERS``), which the vocabulary reads from the
+module's source without importing it (`dynosql.sql.keywords.declared`)."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ from dynosql.plan.schema import TableInfo
 from dynosql.position import NOWHERE, Pos
 from dynosql.result import Result, Stats
 from dynosql.sql import ast
-from dynosql.sql.keywords import Starter, show_expected
+from dynosql.sql.keywords import Starter, show_refused
 from dynosql.sql.split import IDENT, Chunk, unquote
 from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.values import read_units
@@ -70,8 +70,7 @@ def parse_show_entities(chunk: Chunk, code: str, position: Callable[[int], Pos])
     """``SHOW ENTITIES FROM t [SAMPLE n] [AS CREATE]``."""
     m = _SHOW_ENTITIES.match(code)
     if m is None:
-        at = position(len(code) - len(code.lstrip()))
-        raise SqlError(show_expected(), at.line, at.col)
+        raise show_refused(code, position)
     sample_size = int(m.group(2)) if m.group(2) else None
     if sample_size is not None and not 1 <= sample_size <= ast.MAX_LIMIT:
         at = position(m.start(2))

@@ -31,7 +31,7 @@ from dynosql.plan.observed import MAX_PARTITIONS, Found, Partition
 from dynosql.position import NOWHERE, Pos
 from dynosql.result import Changes, Result, Stats, plural
 from dynosql.sql import ast
-from dynosql.sql.keywords import Starter, show_expected
+from dynosql.sql.keywords import Starter, show_refused
 from dynosql.sql.split import QUALIFIED, Chunk, unquote
 from dynosql.statements.kind import Kind, Planned, ScanCheck, named
 from dynosql.values import read_units
@@ -77,8 +77,7 @@ def parse_show_hot_keys(chunk: Chunk, code: str, position: Callable[[int], Pos])
     [REPEATABLE (seed)]] [LIMIT n]``."""
     m = _SHOW_HOT_KEYS.match(code)
     if m is None:
-        at = position(len(code) - len(code.lstrip()))
-        raise SqlError(show_expected(), at.line, at.col)
+        raise show_refused(code, position)
     sample = None
     if m.group(5):
         from dynosql.sql.convert import check_percent, check_seed

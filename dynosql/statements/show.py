@@ -13,7 +13,7 @@ from dynosql.plan.schema import TableInfo
 from dynosql.position import NOWHERE, Pos
 from dynosql.result import Result, plural
 from dynosql.sql import ast
-from dynosql.sql.keywords import Starter, show_expected
+from dynosql.sql.keywords import Starter, show_refused
 from dynosql.sql.split import QUALIFIED, Chunk, unquote
 from dynosql.statements.kind import Kind, named, unplanned
 
@@ -39,8 +39,7 @@ _DESCRIBE = re.compile(rf"\s*(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?{QUALIFIED}\s*$", 
 def parse_show_tables(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ShowTables:
     """``SHOW TABLES``, and nothing after it."""
     if not _SHOW_TABLES.match(code):
-        at = position(len(code) - len(code.lstrip()))
-        raise SqlError(show_expected(), at.line, at.col)
+        raise show_refused(code, position)
     return ShowTables()
 
 
