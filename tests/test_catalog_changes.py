@@ -160,3 +160,23 @@ def test_a_table_dropped_elsewhere_is_not_its_own_did_you_mean(moto_backend: Bac
         listed = message.partition("(tables: ")[2].rstrip(")").split(", ")
         assert message.startswith(f"no table named {t} ") and t not in listed, message
         assert f"did you mean {t}?" not in message, message
+
+
+def test_import_model_checks_the_tables_there_as_they_are_now(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """IMPORT MODEL keeps a table that exists with the model's keys and indexes, and refuses
+    one that exists otherwise: it compares the table as DescribeTable says it is now, not as
+    the session described it before another client made it again with other keys."""
+    session = Session(moto_backend.client())
+    session.assume_yes = True
+    t = unique_name("remade")
+    model = tmp_path / "model.json"
+    moto_backend.create_keyed_table(t, sk=None)
+    moto_backend.put_items(t, [{"pk": "a"}])
+    session.execute(f"EXPORT MODEL {t} TO '{model}'").all()  # the session has described it
+    moto_backend.delete_table(t)
+    moto_backend.create_keyed_table(t)  # pk S, sk N
+    with pytest.raises(PlanError, match=f"table {t} exists with other keys or indexes"):
+        session.execute(f"IMPORT MODEL '{model}'").all()
+    moto_backend.delete_table(t)

@@ -272,7 +272,7 @@ def _checked_against(ctx: Context, prepared: Prepared) -> set[str]:
     for table in prepared.model.tables:
         if table.name not in existing:
             continue
-        there = ctx.table(table.name)
+        there = ctx.table(table.name, fresh=True)  # as it is now: made again elsewhere?
         if _shape(there) != _shape(table.info):
             raise PlanError(
                 f"IMPORT MODEL: table {table.name} exists with other keys or indexes "
