@@ -547,6 +547,11 @@ def test_other_statement_refusals() -> None:
     assert str(error("EXPLAIN SHOW TABLES")) == explain_takes
     assert str(error("EXPLAIN SET consistent = on")) == explain_takes
     assert str(error("EXPLAIN (SELECT * FROM a)")) == explain_takes
+    # a SET that is not SET name = value says what SET takes (it was "SET is not supported:
+    # a statement starts with …, SET or DESCRIBE")
+    set_takes = "SET takes a setting and its value: SET name = value (or SET name TO value)"
+    assert str(error("SET")) == f"line 1, column 1: {set_takes}"
+    assert str(error("SELECT 1;\n  set format vertical")) == f"line 2, column 3: {set_takes}"
 
 
 # --- refusals: every message, exactly ----------------------------------------------------------

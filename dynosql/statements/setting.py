@@ -34,12 +34,15 @@ _SET = re.compile(r"\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s+TO\s+)\s*(.+?)\s
 
 def parse_set(chunk: Chunk, code: str, position: Callable[[int], Pos]) -> ast.Statement:
     """``SET name = value`` or ``SET name TO value`` (a value in 'quotes' is taken without
-    them); any other SET is read as the parser reads text no statement claims."""
+    them); any other SET is told what SET takes."""
     m = _SET.match(code)
     if m is None:
-        from dynosql.sql.select_parse import parse_query
-
-        return parse_query(chunk)
+        at = position(len(code) - len(code.lstrip()))
+        raise SqlError(
+            "SET takes a setting and its value: SET name = value (or SET name TO value)",
+            at.line,
+            at.col,
+        )
     value = m.group(2).strip()
     if len(value) >= 2 and value[0] == value[-1] == "'":
         value = value[1:-1].replace("''", "'")
