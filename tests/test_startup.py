@@ -321,6 +321,20 @@ def test_ast_methods_are_made_on_first_use_not_at_import() -> None:
     assert names == ["_deferred.<locals>.first_call", "SetPointInTimeRecovery.__eq__"]
 
 
+def test_the_vocabulary_is_made_on_first_use_not_at_import() -> None:
+    """Every statement class imports the vocabulary, and a script found parsed on disk needs
+    none of it: the kinds' Starters are read (their modules' source) when first asked for."""
+    code = (
+        "import dynosql.sql.ast, dynosql.sql.keywords as k; "
+        "print(k.declared.cache_info().currsize, 'STARTERS' in vars(k)); "
+        "'DESCRIBE' in k.STARTER_WORDS; print(k.declared.cache_info().currsize, 'SET' in k.RESERVED)"
+    )
+    said = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout.split()
+    assert said == ["0", "False", "1", "True"]
+
+
 def test_the_command_skips_collections_of_what_its_start_built_and_a_caller_of_main_does_not() -> (
     None
 ):
