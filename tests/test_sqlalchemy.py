@@ -98,6 +98,30 @@ def test_the_inspector_lists_tables_columns_keys_and_indexes(
     engine.dispose()
 
 
+def test_the_inspector_reads_a_table_as_it_is_now(moto_backend: Backend, table_name: str):
+    """An index another client adds is reflected by the next inspector, on the same pooled
+    connection (one Session, which had described the table)."""
+    moto_backend.create_keyed_table(table_name)
+    engine = engine_for(moto_backend, confirm="yes")
+    assert sa.inspect(engine).get_indexes(table_name) == []
+    defined = [("pk", "S"), ("sk", "N"), ("v", "N")]
+    moto_backend.client().update_table(
+        TableName=table_name,
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": k} for a, k in defined],
+        GlobalSecondaryIndexUpdates=[
+            {
+                "Create": {
+                    "IndexName": "by_v",
+                    "KeySchema": [{"AttributeName": "v", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            }
+        ],
+    )
+    assert [ix["name"] for ix in sa.inspect(engine).get_indexes(table_name)] == ["by_v"]
+    engine.dispose()
+
+
 def test_core_select_compiles_to_dynosql_and_runs(moto_examples_backend: Backend):
     engine = engine_for(moto_examples_backend)
     metadata = sa.MetaData()

@@ -193,10 +193,12 @@ class DynosqlDialect(default.DefaultDialect):
         return []
 
     def _table(self, connection: Any, table_name: str, **kw: Any) -> Any:
-        """The table's description; NoSuchTableError (SQLAlchemy's) when there is none."""
+        """The table's description as DescribeTable gives it now (reflection reads the table as
+        it is, changed by another client or not); NoSuchTableError (SQLAlchemy's) when there is
+        none."""
         if not self.has_table(connection, table_name, **kw):
             raise exc.NoSuchTableError(table_name)
-        return _session(connection).table(table_name)
+        return _session(connection).table(table_name, fresh=True)
 
     @reflection.cache
     def get_columns(
