@@ -7,6 +7,7 @@ TABLE, UNDO (test_undo_safety.py: a table recreated by another client)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -179,4 +180,22 @@ def test_import_model_checks_the_tables_there_as_they_are_now(
     moto_backend.create_keyed_table(t)  # pk S, sk N
     with pytest.raises(PlanError, match=f"table {t} exists with other keys or indexes"):
         session.execute(f"IMPORT MODEL '{model}'").all()
+    moto_backend.delete_table(t)
+
+
+def test_export_model_writes_the_tables_as_they_are_now(
+    moto_backend: Backend, tmp_path: Path
+) -> None:
+    """EXPORT MODEL records each table's keys and indexes, as SHOW CREATE TABLE prints them:
+    from DescribeTable now, not from what the session described before another client added
+    an index."""
+    session = Session(moto_backend.client())
+    t = unique_name("exported")
+    model = tmp_path / "model.json"
+    moto_backend.create_keyed_table(t)
+    assert _reads(session, f"SELECT * FROM {t} WHERE v = 1") == f"Scan {t}"  # described
+    _add_index_elsewhere(moto_backend, t, "v")
+    session.execute(f"EXPORT MODEL {t} TO '{model}'").all()
+    (table,) = json.loads(model.read_text())["DataModel"]
+    assert [ix["IndexName"] for ix in table["GlobalSecondaryIndexes"]] == ["by_v"]
     moto_backend.delete_table(t)

@@ -363,6 +363,8 @@ def _plan_export(ctx: Context, statement: ExportModel, _explaining: bool) -> Pla
     names = statement.tables or tuple(ctx.table_names())
     if not names:
         raise PlanError("EXPORT MODEL: there is no table to export")
+    for name in names:  # the model records each table as it is now (as SHOW CREATE TABLE)
+        ctx.table(name, fresh=True)
     plans = tuple(ctx.full_scan_plan(name) for name in names)
     return Planned(statement, plans, tuple(ScanCheck(p, what="EXPORT MODEL") for p in plans))
 
