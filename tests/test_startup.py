@@ -8,6 +8,7 @@ the cache is tested in this process, with its directory under ``tmp_path``.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pickle
@@ -174,6 +175,47 @@ def test_the_fingerprint_covers_every_module_that_parses() -> None:
     }
     assert "dynosql.statements.hot_keys" in parsing and "dynosql.sql.entity_parse" in parsing
     for module in parsing:
+        assert f"\n{ROOT.joinpath(*module.split('.'))}.py:" in cache.fingerprint(), module
+
+
+# a script of every kind of statement, with what each may hold (an entity's templates, a
+# sample, expressions, a join, RETURNING, a PartiQL set)
+EVERY_KIND = (
+    (ROOT / "examples" / "entities.sql").read_text()
+    + """;
+SELECT CAST(a AS NUMBER), SUBSTR(a, 1, 2), COUNT(*) FROM t WHERE a IN (1, 2) AND b LIKE 'x%'
+  GROUP BY 1, 2 ORDER BY 1 LIMIT 3;
+SELECT * FROM t TABLESAMPLE (5 PERCENT); SELECT * FROM a JOIN b ON a.x = b.y; SELECT 1 + 1;
+SHOW HOT KEYS FROM t BY SUBSTR(pk, 1, 3) WITH SIZES SAMPLE 5 PERCENT LIMIT 2;
+SHOW ENTITIES FROM t SAMPLE 5 AS CREATE; SHOW ENTITIES; SHOW TABLES; DESCRIBE t; SET format = csv;
+INSERT INTO t (a, b) VALUES (1, <<'x'>>) ON CONFLICT DO NOTHING RETURNING *;
+UPDATE t SET a = a + 1 REMOVE b WHERE pk = 'x' RETURNING old.*; DELETE FROM t WHERE pk = 'x';
+COPY t TO 'f.csv' FORMAT csv; COPY t FROM 'f.jsonl';
+CREATE TABLE tt (a S, b N, PRIMARY KEY (a, b)) WITH GSI gix (b) PROJECTION KEYS_ONLY TTL e;
+ALTER TABLE tt SET POINT IN TIME RECOVERY ON; EXPLAIN SELECT * FROM t; UNDO LAST;
+IMPORT MODEL 'm.json'; EXPORT MODEL t TO 'm.json' SAMPLE 3; DROP ENTITY IF EXISTS e;
+BEGIN; EXISTS (SELECT * FROM t WHERE pk = 'a'); COMMIT
+"""
+)
+
+
+def test_the_fingerprint_covers_every_module_whose_objects_a_kept_script_holds() -> None:
+    """A kept script is its statements pickled: objects of classes from dynosql's modules (an
+    entity's templates are dynosql.entity_model's, every position dynosql.position's). An
+    edit of any of those modules (a field added) parses again, rather than handing back objects
+    made by the code before it."""
+    held: set[str] = set()
+
+    class Held(pickle.Pickler):
+        def persistent_id(self, obj: Any) -> None:
+            held.add(type(obj).__module__)
+
+    Held(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL).dump(
+        tuple(parser.parse_script(EVERY_KIND))
+    )
+    ours = sorted(m for m in held if m.split(".")[0] == "dynosql")
+    assert {"dynosql.entity_model", "dynosql.position", "dynosql.sql.ast"} <= set(ours)
+    for module in ours:
         assert f"\n{ROOT.joinpath(*module.split('.'))}.py:" in cache.fingerprint(), module
 
 

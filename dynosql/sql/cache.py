@@ -8,8 +8,9 @@ script found there needs neither the parser nor sqlglot, whose import alone cost
 (~0.15 s) than the rest of a ``dynosql -e`` keyed lookup does besides botocore.
 
 An entry holds the script's text and a fingerprint of the code that parsed it (dynosql's
-version, the size and modification time of every module of ``dynosql/sql``, of ``values.py``
-and of the kind modules of ``dynosql/statements``, sqlglot's, the Python version), and is used
+version, the size and modification time of every module of ``dynosql/sql``, of the modules whose
+objects a statement holds (``values.py``, ``entity_model.py``, ``position.py``) and of the kind
+modules of ``dynosql/statements``, sqlglot's, the Python version), and is used
 only when both match exactly: an edited parser or another sqlglot parses again, and a hash
 collision can never return another script's statements. Only statements that parsed are kept (an error is reported from a fresh
 parse, with its line and column). Entries are pickles, written and read as ``user_cache``
@@ -85,7 +86,10 @@ def fingerprint() -> str:
     from dynosql.sql.keywords import kind_files
 
     here = Path(__file__).parent
-    files = sorted(here.glob("*.py")) + [here.parent / "values.py"] + kind_files()
+    # besides the parsers, the modules whose objects a statement holds: values, an entity's
+    # templates (CREATE ENTITY), every position
+    held = [here.parent / f"{name}.py" for name in ("values", "entity_model", "position")]
+    files = sorted(here.glob("*.py")) + held + kind_files()
     spec = PathFinder.find_spec("sqlglot")  # located, not imported
     if spec is not None and spec.origin:
         sqlglot = Path(spec.origin).parent
