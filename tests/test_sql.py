@@ -529,16 +529,15 @@ def test_other_statement_refusals() -> None:
     # the SHOW statements, as completion offers them (a SHOW kind added since adds its own)
     shows = [
         "TABLES",
-        "HOT KEYS FROM",
-        "ENTITIES",
-        "ENTITIES FROM",
-        "CREATE TABLE",
-        "CREATE ENTITY",
+        "HOT KEYS FROM table",
+        "ENTITIES [FROM table]",
+        "CREATE TABLE t",
+        "CREATE ENTITY e",
     ]
     assert str(error("SHOW COLUMNS")) == "line 1, column 1: " + keywords.show_expected()
-    assert {f"SHOW {w}" for w in shows} <= set(
-        keywords.show_expected().removeprefix("expected ").replace(" or ", ", ").split(", ")
-    )
+    named = keywords.show_expected().removeprefix("expected ").replace(" or ", ", ").split(", ")
+    assert {f"SHOW {w}" for w in shows} <= set(named)
+    assert len(named) == len(set(named))  # SHOW ENTITIES and SHOW ENTITIES FROM: named once
     # the statements EXPLAIN takes (a kind added since that EXPLAIN takes adds its own)
     explained = [s.word for s in keywords.STARTERS if s.explain]
     explain_takes = f"line 1, column 9: EXPLAIN takes {keywords.listing(explained)}"

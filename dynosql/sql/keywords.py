@@ -63,6 +63,9 @@ class Starter:
     # `chunk` with the EXPLAIN words blanked, `match` theirs (group 1: ANALYZE), `pos` the
     # parser's position of an index in a chunk's text
     explainer: str | Callable[..., Any] = ""
+    # how a message names it, with its operands ("SHOW HOT KEYS FROM table"); its opening when
+    # empty. Two Starters of one statement (SHOW ENTITIES, SHOW ENTITIES FROM) name it alike
+    usage: str = ""
 
     @property
     def word(self) -> str:
@@ -95,7 +98,9 @@ CORE = (
     Starter("ROLLBACK", "ROLLBACK", "transaction"),
     Starter("EXISTS", "EXISTS", "check"),  # PartiQL's condition check, inside BEGIN … COMMIT
     Starter("UNDO", "UNDO", "undo"),
-    Starter("SHOW CREATE", "SHOW CREATE TABLE", "table", parser=_TABLE),
+    Starter(
+        "SHOW CREATE", "SHOW CREATE TABLE", "table", parser=_TABLE, usage="SHOW CREATE TABLE t"
+    ),
     Starter(
         "CREATE ENTITY",
         "CREATE ENTITY",
@@ -112,8 +117,20 @@ CORE = (
         parser=_ENTITY,
         explainer=_ENTITY_EXPLAIN,
     ),
-    Starter("SHOW CREATE ENTITY", "SHOW CREATE ENTITY", "entity", parser=_ENTITY),
-    Starter("SHOW ENTITIES", "SHOW ENTITIES", "entity", parser=_ENTITY),
+    Starter(
+        "SHOW CREATE ENTITY",
+        "SHOW CREATE ENTITY",
+        "entity",
+        parser=_ENTITY,
+        usage="SHOW CREATE ENTITY e",
+    ),
+    Starter(
+        "SHOW ENTITIES",
+        "SHOW ENTITIES",
+        "entity",
+        parser=_ENTITY,
+        usage="SHOW ENTITIES [FROM table]",  # and SHOW ENTITIES FROM's, in entities.py
+    ),
     Starter(
         "DESCRIBE ENTITY",
         "DESCRIBE ENTITY",
@@ -252,9 +269,10 @@ def leading(starters_: tuple[Starter, ...]) -> re.Pattern[str]:
 
 
 def show_expected() -> str:
-    """What a SHOW that is none of the SHOW statements is told: those statements, as
-    completion offers them."""
-    return "expected " + listing([s.opening for s in _vocabulary().under if s.word == "SHOW"])
+    """What a SHOW that is none of the SHOW statements is told: those statements, with their
+    operands."""
+    usages = (s.usage or s.opening for s in _vocabulary().under if s.word == "SHOW")
+    return "expected " + listing(list(dict.fromkeys(usages)))
 
 
 def show_refused(code: str, position: Callable[[int], Pos]) -> SqlError:

@@ -236,7 +236,14 @@ def _planned(ctx: Context, statement: ShowEntities, _explaining: bool) -> Planne
     return Planned(statement, found, (ScanCheck(found[1], [], "SHOW ENTITIES"),))
 
 
-STARTERS = (Starter("SHOW ENTITIES FROM", "SHOW ENTITIES FROM", parser=parse_show_entities),)
+STARTERS = (
+    Starter(
+        "SHOW ENTITIES FROM",
+        "SHOW ENTITIES FROM",
+        parser=parse_show_entities,
+        usage="SHOW ENTITIES [FROM table]",
+    ),
+)
 KINDS = {
     ShowEntities: Kind(
         named("SHOW ENTITIES"),

@@ -540,7 +540,14 @@ def _plan(ctx: Context, statement: ShowHotKeys, _explaining: bool) -> Planned[Sh
     return Planned(statement, plan, (ScanCheck(plan, [], "SHOW HOT KEYS"),))
 
 
-STARTERS = (Starter("SHOW HOT KEYS", "SHOW HOT KEYS FROM", parser=parse_show_hot_keys),)
+STARTERS = (
+    Starter(
+        "SHOW HOT KEYS",
+        "SHOW HOT KEYS FROM",
+        parser=parse_show_hot_keys,
+        usage="SHOW HOT KEYS FROM table",
+    ),
+)
 KINDS = {
     ShowHotKeys: Kind(
         named("SHOW HOT KEYS"),
