@@ -95,6 +95,7 @@ class Call:
     action: str  # "forward" or one of ACTIONS
     at: float = field(default_factory=time.monotonic)  # when the request arrived
     answer: dict | None = None  # a forwarded call's JSON answer, as the client received it
+    delivered: bool | None = None  # an answer written whole (True) or its client gone (False)
 
 
 @dataclass
@@ -314,16 +315,30 @@ class _Handler(BaseHTTPRequestHandler):
                 call.answer = json.loads(data or b"{}")
             except ValueError:
                 call.answer = None
-        self._answer(status, out_headers, data)
+        self._answer(status, out_headers, data, call)
 
-    def _answer(self, status: int, headers: dict[str, str], data: bytes) -> None:
-        self.send_response(status)
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
+    def _answer(
+        self, status: int, headers: dict[str, str], data: bytes, call: Call | None = None
+    ) -> None:
+        """Write the answer; a client that gave up waiting for it (its read timeout, its
+        deadline) is no fault of the proxy's: without this the server's thread printed a
+        BrokenPipeError traceback into the stderr of the in-process ``dynosql`` under test."""
+        try:
+            self.send_response(status)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except ConnectionError:  # BrokenPipeError, ConnectionResetError
+            self.close_connection = True
+            self.wfile = io.BytesIO()  # finish() flushes into nothing
+            if call is not None:
+                call.delivered = False
+            return
+        if call is not None:
+            call.delivered = True
 
     def _reset(self) -> None:
         """Drop the connection with a TCP RST: no status line, no body."""

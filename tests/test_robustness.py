@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -229,6 +230,44 @@ def test_hung_query_fails_within_the_deadline(dynalite_backend: Backend, tmp_pat
     line = run.one_error()
     assert "cannot reach DynamoDB" in line and "deadline" in line, line
     assert took < 8, took
+
+
+def test_the_proxy_is_quiet_about_a_client_that_left_before_its_answer(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A forwarded answer that comes after the client gave up (its read timeout, as in the
+    hung-query test under load): the proxy's thread printed a BrokenPipeError traceback into
+    the stderr `run_cli` captures, and the test read it as dynosql's. Here the upstream holds
+    its answer until the client has reset the connection."""
+    asked, release = threading.Event(), threading.Event()
+    with socket.socket() as upstream:
+        upstream.bind(("127.0.0.1", 0))
+        upstream.listen(1)
+
+        def answer_late() -> None:
+            conn, _ = upstream.accept()
+            with conn:
+                conn.recv(65536)
+                asked.set()
+                release.wait(10)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+
+        threading.Thread(target=answer_late, daemon=True).start()
+        with FaultProxy(f"http://127.0.0.1:{upstream.getsockname()[1]}") as proxy:
+            client = socket.create_connection(("127.0.0.1", int(proxy.url.rsplit(":", 1)[1])))
+            client.sendall(
+                b"POST / HTTP/1.1\r\nHost: dynamodb\r\nContent-Length: 2\r\n"
+                b"X-Amz-Target: DynamoDB_20120810.ListTables\r\n\r\n{}"
+            )
+            assert asked.wait(10), "the proxy never forwarded the call"
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            client.close()  # a reset: the client is gone before the answer
+            release.set()
+            deadline = time.monotonic() + 10
+            while proxy.log[0].delivered is None and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert proxy.log[0].delivered is False
+    assert capsys.readouterr().err == ""
 
 
 def test_never_answering_socket_fails_fast(tmp_path: Any) -> None:
