@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import write_model as wm
@@ -143,6 +144,7 @@ class Attack:
                 break
             time.sleep(0.003)
         _out, err = process.communicate(timeout=60)
+        _served(self.backend)  # its request in flight lands now, not during what comes next
         have = _lines(journal)
         landed = process.returncode == -signal.SIGKILL and have < lines
         if not landed:  # it ran to its end: the journal's structure must be as counted
@@ -161,6 +163,39 @@ class Attack:
             held = [now.get(SCHEMA.key_of({"pk": r["pk"], "sk": r["sk"]})) for r in listed]
             raise AssertionError(f"{self.where} undo {journal}: listed {listed}, now {held}")
         return undo
+
+
+def _served(backend: Backend) -> None:
+    """Wait until the server has answered every request of a killed process: a kill does not
+    recall a request the server has received, and a server starved of CPU (moto answers
+    children from a thread of this busy process) applied one late, under the test's next
+    steps: the killed undo's write, conditional on the UPDATE's result, landed after
+    `put_items` had put that result back, and the whole undo found one item already restored
+    (16 writes, not 17). The server's end of a connection whose client has gone stays in
+    CLOSE_WAIT until the server has read (and answered) what it was sent and closed it."""
+    port = urlsplit(backend.endpoint_url).port
+    deadline = time.monotonic() + 30
+    while _closing(port):
+        assert time.monotonic() < deadline, f"{backend.name}: a killed client's request unserved"
+        time.sleep(0.005)
+
+
+def _closing(port: int | None) -> bool:
+    """Whether a TCP connection on local `port` is in CLOSE_WAIT (its peer gone, not yet
+    closed here); False where /proc/net/tcp cannot say."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            if state == _CLOSE_WAIT and int(local.rsplit(":", 1)[1], 16) == port:
+                return True
+    return False
+
+
+_CLOSE_WAIT = "08"  # the state's number in /proc/net/tcp (include/net/tcp_states.h)
 
 
 def _journal_lines(items: int) -> int:
