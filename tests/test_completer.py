@@ -473,3 +473,31 @@ def test_a_join_completes_its_tables_keywords_and_each_alias_columns():
     following = texts("SELECT * FROM audit a JOIN drive d ON d.PK = a.PK ")
     assert following[:2] == ["AND", "OR"] and {"JOIN", "LEFT JOIN", "WHERE"} <= set(following)
     assert texts("SELECT x.", " FROM drive x")[:2] == ["PK", "SK"]  # one table's alias too
+
+
+@pytest.mark.parametrize(
+    ("before", "offered"),
+    [
+        ("SHOW HOT KEYS FROM sensors ", ["BY", "WITH SIZES", "SAMPLE", "LIMIT"]),
+        ("SHOW HOT KEYS FROM sensors.ix ", ["BY", "WITH SIZES", "SAMPLE", "LIMIT"]),
+        (
+            "SHOW HOT KEYS FROM sensors BY SPLIT_PART(deviceId, '#', 1) ",
+            ["WITH SIZES", "SAMPLE", "LIMIT"],
+        ),
+        ("SHOW HOT KEYS FROM sensors WITH ", ["SIZES"]),
+        ("SHOW HOT KEYS FROM sensors WITH SIZES ", ["SAMPLE", "LIMIT"]),
+        ("SHOW HOT KEYS FROM sensors SAMPLE ", []),
+        ("SHOW HOT KEYS FROM sensors SAMPLE 5 ", ["PERCENT"]),
+        ("SHOW HOT KEYS FROM sensors SAMPLE 5 PERCENT ", ["REPEATABLE", "LIMIT"]),
+        ("SHOW HOT KEYS FROM sensors SAMPLE 5 PERCENT REPEATABLE (", []),
+        ("SHOW HOT KEYS FROM sensors LIMIT 3 ", []),
+    ],
+)
+def test_show_hot_keys_offers_its_own_clauses_not_a_selects(
+    before: str, offered: list[str]
+) -> None:
+    assert texts(before) == offered  # not WHERE, JOIN or GROUP BY, which it refuses
+
+
+def test_show_hot_keys_by_offers_the_tables_attributes() -> None:
+    assert "deviceId" in texts("SHOW HOT KEYS FROM sensors BY ")

@@ -618,6 +618,35 @@ def _show_entities_from(c: _Cursor) -> Offer:
     return c.keywords(["CREATE"]) if rest[-1] == "AS" else []
 
 
+# SHOW HOT KEYS FROM t[.ix]'s optional clauses, in the grammar's order
+_HOT_KEYS_CLAUSES = ("BY", "WITH SIZES", "SAMPLE", "LIMIT")
+
+
+def _show_hot_keys(c: _Cursor) -> Offer:
+    """SHOW HOT KEYS FROM t[.ix] [BY expression] [WITH SIZES] [SAMPLE p PERCENT [REPEATABLE
+    (s)]] [LIMIT n]: the clauses that may still follow, not a SELECT's (WHERE, GROUP BY)."""
+    said = c.said
+    if said[:4] != ["SHOW", "HOT", "KEYS", "FROM"] or len(said) < 5:
+        return None
+    rest = said[5:]
+    if rest[:1] == ["."]:  # t.ix
+        rest = rest[2:]
+    if not rest:
+        return c.keywords(_HOT_KEYS_CLAUSES)
+    word = rest[-1]
+    if word in ("SAMPLE", "LIMIT", "REPEATABLE") or rest[-2:] == ["REPEATABLE", "("]:
+        return []  # a number comes next
+    if word == "BY" or (word in ("(", ",") and "BY" in rest):
+        return c.attributes()
+    if word == "WITH":
+        return c.keywords(["SIZES"])
+    if len(rest) >= 2 and rest[-2] == "SAMPLE":
+        return c.keywords(["PERCENT"])
+    said_clauses = [i for i, w in enumerate(_HOT_KEYS_CLAUSES) if w.split()[0] in rest]
+    after = _HOT_KEYS_CLAUSES[max(said_clauses, default=-1) + 1 :]
+    return c.keywords((["REPEATABLE"] if word == "PERCENT" else []) + list(after))
+
+
 def _cast_type(c: _Cursor) -> Offer:
     """CAST(x AS …): the types CAST converts to (the vocabulary's "cast" words)."""
     if c.word != "AS":
@@ -706,6 +735,7 @@ RULES: tuple[Callable[[_Cursor], Offer], ...] = (
     _setting,
     _after,
     _show_entities_from,
+    _show_hot_keys,
     _cast_type,
     _select_list,
     _join,
