@@ -501,3 +501,19 @@ def test_show_hot_keys_offers_its_own_clauses_not_a_selects(
 
 def test_show_hot_keys_by_offers_the_tables_attributes() -> None:
     assert "deviceId" in texts("SHOW HOT KEYS FROM sensors BY ")
+
+
+@pytest.mark.parametrize(
+    ("before", "offered"),
+    [
+        ("EXPLAIN IMPORT ", ["MODEL"]),
+        ("EXPLAIN CREATE ", ["TABLE", "INDEX", "ENTITY"]),
+        ("EXPLAIN DROP TABLE ", ["audit", "sensors", "drive", '"my-table"']),
+        ("DESCRIBE sensors ", []),
+        ("DESCRIBE TABLE sensors ", []),
+    ],
+)
+def test_after_explain_a_table_statement_and_after_describe_completion_goes_on(
+    before: str, offered: list[str]
+) -> None:
+    assert texts(before) == offered  # every keyword before; nothing follows DESCRIBE's table

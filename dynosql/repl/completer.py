@@ -548,8 +548,12 @@ def _write(c: _Cursor) -> Offer:
 
 
 def _table_statement_words(c: _Cursor) -> Offer:
-    """CREATE/ALTER/DROP, SHOW CREATE, COPY: `_table_statement`'s keywords and table names."""
-    found = _table_statement(c.said)
+    """CREATE/ALTER/DROP, SHOW CREATE, COPY, IMPORT/EXPORT MODEL (after EXPLAIN too, which
+    takes them; EXPLAIN ANALYZE does not): `_table_statement`'s keywords and table names."""
+    said = c.said
+    if said[:1] == ["EXPLAIN"]:
+        said = [] if said[1:2] == ["ANALYZE"] else said[1:]
+    found = _table_statement(said) if said else None
     if found is None:
         return None
     next_words, tables = found
@@ -557,8 +561,10 @@ def _table_statement_words(c: _Cursor) -> Offer:
 
 
 def _table_name(c: _Cursor) -> Offer:
-    """After FROM, DESCRIBE (TABLE): table names."""
+    """After FROM, DESCRIBE (TABLE): table names; nothing after DESCRIBE's table."""
     describing = c.first in ("DESCRIBE", "DESC")
+    if describing and len(c.prev) >= 2 and c.word != "TABLE" and c.said[1] != "ENTITY":
+        return []
     if not (
         c.word in ("FROM", "JOIN")
         or (describing and (len(c.prev) == 1 or (len(c.prev) == 2 and c.word == "TABLE")))
