@@ -80,7 +80,7 @@ class Catalog:
         if fresh:
             self.forget_table(name)
         if name not in self._tables:
-            known = self._described.pop(name) if name in self._described else None
+            known = self._described.pop(name, None)
             info = table_info(known or self._describe(name))
             if (
                 not self.capabilities().reports_table_size

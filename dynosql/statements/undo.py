@@ -62,7 +62,7 @@ def run_undo(ctx: Context, statement: ast.Undo) -> Steps[Result]:
     own = own_undos(journal_file)
     if own:
         warnings.append(
-            f"{counted(len(own), 'statement')} of {path} {'undoes' if len(own) == 1 else 'undo'} "
+            f"{counted(len(own), 'statement')} of {path} {plural(len(own), 'undoes', 'undo')} "
             "this journal itself (journaled there by an older dynosql): not undone, so undo never "
             "redoes what it restored"
         )
@@ -187,7 +187,7 @@ def _change_notes(changes: dict[str, Changes], listed: list[tuple[Restore, str]]
             continue
         out = sum(1 for r, _why in listed if r.table == table)
         tail = (
-            f": {counted(out, 'item')} cannot be restored as {'it was' if out == 1 else 'they were'} "
+            f": {counted(out, 'item')} cannot be restored as {plural(out, 'it was', 'they were')} "
             "(listed), the rest are"
             if out
             else ": every item can still be restored as it was"
@@ -266,22 +266,18 @@ def _unsent_notes(unsent: list[Unsent]) -> list[str]:
     refused = [u for u in unsent if u.why is not None]
     if not_sent:
         notes.append(
-            f"{counted(len(not_sent), 'write')} {_were(len(not_sent))} never sent (the statement "
+            f"{counted(len(not_sent), 'write')} {plural(len(not_sent), 'was', 'were')} never sent (the statement "
             "stopped first): "
             "nothing to restore"
         )
     if refused:
         whys = sorted({str(u.why).split(":")[0] for u in refused})
         notes.append(
-            f"{counted(len(refused), 'write')} {_were(len(refused))} sent and refused by DynamoDB "
+            f"{counted(len(refused), 'write')} {plural(len(refused), 'was', 'were')} sent and refused by DynamoDB "
             f"({', '.join(whys)}): "
             "not applied, nothing to restore"
         )
     return notes
-
-
-def _were(n: int) -> str:
-    return "was" if n == 1 else "were"
 
 
 def _already_notes(already: list[Restore]) -> list[str]:
@@ -322,7 +318,7 @@ def _answer(
         )
     if unknown:
         warnings.append(
-            f"{counted(len(unknown), 'write')} {_were(len(unknown))} sent but their outcome never "
+            f"{counted(len(unknown), 'write')} {plural(len(unknown), 'was', 'were')} sent but their outcome never "
             "reached the journal (the "
             "process stopped first): their state is unknown, not restored (listed; check them)"
         )
